@@ -1,0 +1,45 @@
+# Shared by scripts/test, scripts/demo and scripts/bench: install what the
+# project needs on a fresh Debian 12 machine, then build and install the
+# extension.  Sourced, not executed.
+
+WJ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# The installed module is machine-wide: two runs that build and test at the
+# same time would overwrite each other's copy.  Callers hold this lock.
+WJ_LOCK=${WJ_LOCK:-/tmp/windowjoin-install.lock}
+
+wj_need_packages() {
+	local missing=()
+	local pkg
+	for pkg in "$@"; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$pkg")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+		return 1
+	fi
+	echo "installing ${missing[*]} ..." >&2
+	apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+}
+
+wj_ensure_deps() {
+	wj_need_packages postgresql-15 postgresql-server-dev-15 postgresql-common \
+		build-essential make gcc
+	export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+}
+
+# Build with every warning fatal and install into PostgreSQL 15.
+wj_build_install() {
+	(cd "$WJ_ROOT" &&
+		make -s clean >/dev/null &&
+		make -s WERROR=1 -j2 &&
+		make -s install >/dev/null)
+}
+
+# Run a command in a throwaway cluster that preloads windowjoin.
+wj_virtualenv() {
+	pg_virtualenv -o shared_preload_libraries=windowjoin "$@"
+}

@@ -1,0 +1,47 @@
+/*-------------------------------------------------------------------------
+ *
+ * windowjoin.h
+ *	  Declarations shared across the windowjoin extension: configuration
+ *	  variables (GUCs) and the entry points each module exposes to
+ *	  _PG_init and to the planner hook.
+ *
+ * src/windowjoin.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WINDOWJOIN_H
+#define WINDOWJOIN_H
+
+#include "postgres.h"
+
+#include "nodes/pathnodes.h"
+
+/* GUCs, defined in windowjoin.c */
+extern bool wj_enable_window_join;
+extern bool wj_enable_interval_join;
+extern bool wj_enable_asof_join;
+extern int	wj_max_windows_per_row;
+
+/* planner.c: installs the chained set_join_pathlist_hook */
+extern void wj_planner_init(void);
+
+/*
+ * Per-join-kind path generators, called from the join pathlist hook with
+ * the hook's arguments.  Each adds zero or more CustomPaths to joinrel.
+ */
+extern void wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
+							  RelOptInfo *outerrel, RelOptInfo *innerrel,
+							  JoinType jointype, JoinPathExtraData *extra);
+extern void wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
+								  RelOptInfo *outerrel, RelOptInfo *innerrel,
+								  JoinType jointype, JoinPathExtraData *extra);
+extern void wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
+									 RelOptInfo *outerrel, RelOptInfo *innerrel,
+									 JoinType jointype, JoinPathExtraData *extra);
+
+/* Custom scan method registration, one per executor node */
+extern void wj_asof_register(void);
+extern void wj_interval_register(void);
+extern void wj_window_join_register(void);
+
+#endif							/* WINDOWJOIN_H */
