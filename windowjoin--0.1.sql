@@ -104,3 +104,20 @@ AS $$
   SELECT wj_tumble_start($1, $3, $4), e, wj_end_to_time(e)
   FROM wj_cumulate_ends($1, $2, $3, $4) AS e
 $$;
+
+--------------------------------------------------------------------------
+-- Session windows: a window function over the partition, ordered by time.
+--   SELECT *, session(bidtime, interval '5 minutes')
+--             OVER (PARTITION BY item ORDER BY bidtime) AS w FROM bid;
+-- returns (window_start, window_end, window_time), read as (w).window_start.
+--------------------------------------------------------------------------
+
+CREATE TYPE session_window AS
+  (window_start timestamp, window_end timestamp, window_time timestamp);
+CREATE TYPE session_window_tz AS
+  (window_start timestamptz, window_end timestamptz, window_time timestamptz);
+
+CREATE FUNCTION session(ts timestamp, gap interval) RETURNS session_window
+AS 'MODULE_PATHNAME', 'wj_session' LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION session(ts timestamptz, gap interval) RETURNS session_window_tz
+AS 'MODULE_PATHNAME', 'wj_session' LANGUAGE C WINDOW IMMUTABLE PARALLEL SAFE;
