@@ -1,12 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * planner.c
- *	  The join pathlist hook: the single place where windowjoin enters the
- *	  planner.  It chains any previously installed hook, then offers each
- *	  join kind's recogniser the chance to add a CustomPath to the join
- *	  relation.  Each recogniser checks its own GUC and adds nothing when it
- *	  is off or when the join is not one it can execute exactly; the paths it
- *	  adds compete with PostgreSQL's own on cost.
+ *	  The planner hooks: the single place where windowjoin enters the
+ *	  planner.  The join pathlist hook offers each join kind's recogniser
+ *	  the chance to add a CustomPath to a join relation; the upper paths
+ *	  hook offers pane-based aggregation of hop()/cumulate() windows.  Both
+ *	  chain any previously installed hook first.  Each recogniser checks its
+ *	  own GUC and adds nothing when it is off or when the query is not one it
+ *	  can execute exactly; the paths it adds compete with PostgreSQL's own on
+ *	  cost.
  *
  * src/planner.c
  *
@@ -15,10 +17,13 @@
 #include "postgres.h"
 
 #include "optimizer/paths.h"
+#include "optimizer/planner.h"
 
+#include "window_agg.h"
 #include "windowjoin.h"
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
 /*
  * wj_set_join_pathlist
@@ -39,12 +44,30 @@ wj_set_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 }
 
 /*
+ * wj_create_upper_paths
+ *		create_upper_paths_hook: chain, then offer window aggregation.
+ */
+static void
+wj_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+					  RelOptInfo *input_rel, RelOptInfo *output_rel,
+					  void *extra)
+{
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+
+	if (stage == UPPERREL_GROUP_AGG)
+		wj_window_agg_add_paths(root, input_rel, output_rel, extra);
+}
+
+/*
  * wj_planner_init
- *		Install the hook, remembering the previous one.
+ *		Install the hooks, remembering the previous ones.
  */
 void
 wj_planner_init(void)
 {
 	prev_set_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = wj_set_join_pathlist;
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = wj_create_upper_paths;
 }

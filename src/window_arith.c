@@ -33,6 +33,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "common/int.h"
 #include "utils/timestamp.h"
 
@@ -129,6 +130,21 @@ wj_interval_offset(const Interval *span)
 				 errhint("Only the offset modulo the window length matters; pass a shorter one.")));
 
 	return usecs;
+}
+
+/*
+ * wj_const_usecs
+ *		The microseconds of a non-NULL interval constant without months.
+ */
+bool
+wj_const_usecs(Node *arg, int64 *usecs)
+{
+	if (!IsA(arg, Const) || ((Const *) arg)->constisnull ||
+		((Const *) arg)->consttype != INTERVALOID)
+		return false;
+	if (DatumGetIntervalP(((Const *) arg)->constvalue)->month != 0)
+		return false;
+	return interval_usecs(DatumGetIntervalP(((Const *) arg)->constvalue), usecs);
 }
 
 /*
@@ -236,7 +252,11 @@ wj_hop_windows(int64 ts, int64 slide, int64 size, int64 offset,
 	wj_check_window_count(count, "hop");
 
 	if (count > 0)
+	{
 		*first_start = wj_timestamp_add(last_start, -(count - 1) * slide);
+		/* the latest window's end must be representable too */
+		(void) wj_timestamp_add(last_start, size);
+	}
 	return count;
 }
 
@@ -261,6 +281,8 @@ wj_cumulate_windows(int64 ts, int64 step, int64 size, int64 offset,
 	wj_check_window_count(count, "cumulate");
 
 	*first_end = wj_timestamp_add(*start, (done + 1) * step);
+	/* the largest window's end must be representable too */
+	(void) wj_timestamp_add(*start, size);
 	return count;
 }
 

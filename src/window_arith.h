@@ -17,6 +17,7 @@
 
 #include "datatype/timestamp.h"
 #include "fmgr.h"
+#include "nodes/primnodes.h"
 
 /* Window lengths are at least this long, so window_time stays inside */
 #define WJ_MIN_WINDOW_USECS		INT64CONST(1000)
@@ -40,6 +41,12 @@ extern int64 wj_offset_arg(FunctionCallInfo fcinfo, int argno);
 /* Converters from interval, with the checks above */
 extern int64 wj_interval_duration(const Interval *span, const char *param_name);
 extern int64 wj_interval_offset(const Interval *span);
+
+/*
+ * A non-NULL interval constant without months, in microseconds; false
+ * otherwise.  Never raises: for the planner.
+ */
+extern bool wj_const_usecs(Node *arg, int64 *usecs);
 
 /* Rejects infinite timestamps */
 extern void wj_check_finite(int64 ts);

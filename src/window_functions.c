@@ -173,8 +173,6 @@ wj_hop_starts(PG_FUNCTION_ARGS)
 			count = wj_hop_windows(ts, slide, size, offset, &first_start);
 			if (count > 0)
 			{
-				/* the last window's end must be representable too */
-				wj_timestamp_add(ts, size);
 				series = MemoryContextAlloc(funcctx->multi_call_memory_ctx,
 											sizeof(WindowSeries));
 				series->next = first_start;
@@ -230,8 +228,6 @@ wj_cumulate_ends(PG_FUNCTION_ARGS)
 			wj_check_finite(ts);
 			count = wj_cumulate_windows(ts, step, size, offset,
 										&start, &first_end);
-			/* the largest window's end must be representable too */
-			wj_timestamp_add(start, size);
 			series = MemoryContextAlloc(funcctx->multi_call_memory_ctx,
 										sizeof(WindowSeries));
 			series->next = first_end;
@@ -286,23 +282,13 @@ wj_end_to_time(PG_FUNCTION_ARGS)
 
 /*
  * const_duration
- *		If arg is a non-NULL interval constant that is a valid window
- *		length, store its microseconds and return true.  Never raises: the
+ *		Is arg a constant that is a valid window length?  Never raises: the
  *		planner must not fail on an argument the executor will reject.
  */
 static bool
 const_duration(Node *arg, int64 *usecs)
 {
-	Interval   *span;
-
-	if (!IsA(arg, Const) || ((Const *) arg)->constisnull)
-		return false;
-	span = DatumGetIntervalP(((Const *) arg)->constvalue);
-	if (span->month != 0 || span->day < 0 || span->day > 1000000 ||
-		span->time < -INT64CONST(1000000000000000))
-		return false;
-	*usecs = (int64) span->day * USECS_PER_DAY + span->time;
-	return *usecs >= WJ_MIN_WINDOW_USECS;
+	return wj_const_usecs(arg, usecs) && *usecs >= WJ_MIN_WINDOW_USECS;
 }
 
 /*

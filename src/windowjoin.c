@@ -22,6 +22,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "window_agg.h"
 #include "windowjoin.h"
 
 PG_MODULE_MAGIC;
@@ -67,6 +68,15 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("windowjoin.enable_window_aggregate",
+							 "Enables pane-based aggregation of hop() and cumulate() windows.",
+							 "GROUP BY over hop/cumulate windows aggregates each pane once instead of each window copy.",
+							 &wj_enable_window_aggregate,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
 	DefineCustomIntVariable("windowjoin.max_windows_per_row",
 							"Maximum number of windows hop() or cumulate() may assign to one row.",
 							"A row that would fall in more windows raises an error instead.",
@@ -79,6 +89,7 @@ _PG_init(void)
 
 	MarkGUCPrefixReserved("windowjoin");
 
+	wj_window_expand_register();
 	wj_asof_register();
 	wj_interval_register();
 	wj_window_join_register();

@@ -1,0 +1,629 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_agg_planner.c
+ *	  Pane-based aggregation over hop() and cumulate() windows.
+ *
+ * "SELECT window_start, window_end, sum(price) FROM bid, hop(bidtime,
+ * '1 minute', '10 minutes') GROUP BY window_start, window_end" ordinarily
+ * expands every row into its size/slide windows (a lateral Function Scan
+ * per row) and aggregates all of those copies.  But hop windows of length
+ * `size' starting every `slide' are unions of panes of width
+ * g = gcd(slide, size), aligned like the windows, and all rows of one pane
+ * fall into exactly the same windows.  So we aggregate each pane once,
+ * expand each pane's partial aggregate state into the windows that contain
+ * the pane, and combine the states per window -- PostgreSQL's own partial
+ * and final aggregation, as in a parallel plan, with a small custom node in
+ * between:
+ *
+ *	 Finalize HashAggregate			 GROUP BY window_start, window_end, keys
+ *	   -> Custom Scan (WindowExpand) one row per (pane, window)
+ *			-> Partial HashAggregate GROUP BY pane, keys
+ *				 -> scan of bid		 (any path PostgreSQL chose for it)
+ *
+ * The expensive aggregation now sees each input row once instead of
+ * size/slide times.  CUMULATE works the same way with panes of one step:
+ * its windows [S, S + k*step) are unions of steps.
+ *
+ * The path is offered (from the create_upper_paths_hook, GROUP_AGG stage)
+ * only when it computes exactly what the query asks for:
+ *	- the query groups a join of one relation and one hop()/cumulate() call
+ *	  over it (after inlining: a lateral scan of wj_hop_starts or
+ *	  wj_cumulate_ends) with constant slide/step, size and offset;
+ *	- at least one GROUP BY item is a window column, every other one uses
+ *	  only the windowed relation, and no condition or aggregate argument
+ *	  refers to the window columns (so it can be evaluated per pane);
+ *	- all aggregates support partial aggregation and the grouping can hash.
+ * It then competes on cost with PostgreSQL's plan.
+ *
+ * src/window_agg_planner.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
+#include "optimizer/prep.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_func.h"
+#include "parser/parse_oper.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/syscache.h"
+
+#include "window_agg.h"
+#include "window_arith.h"
+#include "windowjoin.h"
+
+bool		wj_enable_window_aggregate = true;
+
+/* What was recognised in the query */
+typedef struct WindowAggSpec
+{
+	WindowExpandKind kind;
+	Index		fn_relid;		/* the hop/cumulate function RTE */
+	RelOptInfo *data_rel;		/* the windowed relation */
+	Expr	   *time_expr;		/* its time argument */
+	Oid			time_type;		/* timestamp or timestamptz */
+	Oid			fn_namespace;	/* where the extension's functions live */
+	int64		every;			/* slide or step */
+	int64		size;
+	int64		offset;
+	int64		pane;			/* pane width */
+} WindowAggSpec;
+
+static CustomPathMethods window_expand_path_methods;
+
+/*
+ * is_windowjoin_function
+ *		Is funcid our C function with the given symbol?  Checked through
+ *		pg_proc's prosrc/probin, so it does not depend on the schema the
+ *		extension was installed in or on search_path.
+ */
+static bool
+is_windowjoin_function(Oid funcid, const char *symbol)
+{
+	HeapTuple	tup;
+	bool		result = false;
+
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
+	{
+		bool		isnull;
+		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		Datum		bin;
+
+		if (!isnull && strcmp(TextDatumGetCString(src), symbol) == 0)
+		{
+			bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+			if (!isnull)
+			{
+				char	   *path = TextDatumGetCString(bin);
+				size_t		len = strlen(path);
+
+				result = len >= 10 && strcmp(path + len - 10, "windowjoin") == 0;
+			}
+		}
+	}
+	ReleaseSysCache(tup);
+	return result;
+}
+
+/*
+ * gcd64
+ *		Greatest common divisor of two positive integers.
+ */
+static int64
+gcd64(int64 a, int64 b)
+{
+	while (b != 0)
+	{
+		int64		t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * match_window_function
+ *		Is input_rel exactly {relation, lateral hop/cumulate over it} with
+ *		constant window parameters and no condition on the window columns?
+ *		Fills spec if so.
+ */
+static bool
+match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
+					  WindowAggSpec *spec)
+{
+	int			relid = -1;
+	Index		fn_relid = 0;
+	Index		data_relid = 0;
+	RangeTblEntry *rte = NULL;
+	RangeTblFunction *rtfunc;
+	FuncExpr   *fexpr;
+	RelOptInfo *fn_rel;
+	Relids		time_varnos;
+
+	if (input_rel->reloptkind != RELOPT_JOINREL ||
+		bms_num_members(input_rel->relids) != 2)
+		return false;
+
+	while ((relid = bms_next_member(input_rel->relids, relid)) >= 0)
+	{
+		RangeTblEntry *r = root->simple_rte_array[relid];
+
+		if (r->rtekind == RTE_FUNCTION && fn_relid == 0)
+		{
+			fn_relid = relid;
+			rte = r;
+		}
+		else
+			data_relid = relid;
+	}
+	if (fn_relid == 0 || data_relid == 0)
+		return false;
+
+	if (list_length(rte->functions) != 1 || rte->funcordinality)
+		return false;
+	rtfunc = (RangeTblFunction *) linitial(rte->functions);
+	if (!IsA(rtfunc->funcexpr, FuncExpr))
+		return false;
+	fexpr = (FuncExpr *) rtfunc->funcexpr;
+	if (list_length(fexpr->args) != 4)
+		return false;
+
+	if (is_windowjoin_function(fexpr->funcid, "wj_hop_starts"))
+		spec->kind = WJ_EXPAND_HOP;
+	else if (is_windowjoin_function(fexpr->funcid, "wj_cumulate_ends"))
+		spec->kind = WJ_EXPAND_CUMULATE;
+	else
+		return false;
+
+	/* constant, valid window parameters (else let the executor complain) */
+	if (!wj_const_usecs(lsecond(fexpr->args), &spec->every) ||
+		!wj_const_usecs(lthird(fexpr->args), &spec->size) ||
+		!wj_const_usecs(lfourth(fexpr->args), &spec->offset) ||
+		spec->every < WJ_MIN_WINDOW_USECS || spec->size < WJ_MIN_WINDOW_USECS)
+		return false;
+	if (spec->kind == WJ_EXPAND_HOP)
+		spec->pane = gcd64(spec->every, spec->size);
+	else
+	{
+		if (spec->size % spec->every != 0)
+			return false;
+		spec->pane = spec->every;
+	}
+	if (spec->pane < WJ_MIN_WINDOW_USECS)
+		return false;
+
+	/* the time argument comes from the windowed relation alone */
+	spec->time_expr = (Expr *) linitial(fexpr->args);
+	time_varnos = pull_varnos(root, (Node *) spec->time_expr);
+	if (!bms_equal(time_varnos, bms_make_singleton(data_relid)) ||
+		contain_volatile_functions((Node *) spec->time_expr))
+		return false;
+	spec->time_type = exprType((Node *) spec->time_expr);
+
+	/* nothing filters or joins on the window columns */
+	fn_rel = find_base_rel(root, fn_relid);
+	spec->data_rel = find_base_rel(root, data_relid);
+	if (fn_rel->baserestrictinfo != NIL || fn_rel->joininfo != NIL ||
+		spec->data_rel->reloptkind != RELOPT_BASEREL ||
+		!bms_is_empty(spec->data_rel->lateral_relids) ||
+		spec->data_rel->cheapest_total_path == NULL ||
+		spec->data_rel->cheapest_total_path->param_info != NULL)
+		return false;
+
+	spec->fn_relid = fn_relid;
+	spec->fn_namespace = get_func_namespace(fexpr->funcid);
+	return true;
+}
+
+/*
+ * make_pane_expr
+ *		wj_tumble_start(time, pane, offset): the pane of a row.
+ */
+static Expr *
+make_pane_expr(WindowAggSpec *spec)
+{
+	Oid			argtypes[3] = {spec->time_type, INTERVALOID, INTERVALOID};
+	List	   *name;
+	Oid			funcid;
+	Interval   *pane = palloc0(sizeof(Interval));
+	Interval   *offset = palloc0(sizeof(Interval));
+
+	name = list_make2(makeString(get_namespace_name(spec->fn_namespace)),
+					  makeString("wj_tumble_start"));
+	funcid = LookupFuncName(name, 3, argtypes, true);
+	if (!OidIsValid(funcid))
+		return NULL;
+
+	pane->time = spec->pane;
+	offset->time = spec->offset;
+	return (Expr *) makeFuncExpr(funcid, spec->time_type,
+								 list_make3(copyObject(spec->time_expr),
+											makeConst(INTERVALOID, -1, InvalidOid, 16,
+													  IntervalPGetDatum(pane), false, false),
+											makeConst(INTERVALOID, -1, InvalidOid, 16,
+													  IntervalPGetDatum(offset), false, false)),
+								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+/*
+ * constant_per_pane
+ *		Is expr a window of the same time column that is a union of panes,
+ *		like cumulate()'s window_start, wj_tumble_start(time, size, offset)?
+ *		Such a key adds no groups to the partial aggregation.
+ */
+static bool
+constant_per_pane(WindowAggSpec *spec, Expr *expr)
+{
+	FuncExpr   *fexpr = (FuncExpr *) expr;
+	int64		unit;
+	int64		offset;
+
+	if (!IsA(expr, FuncExpr) || list_length(fexpr->args) != 3 ||
+		!is_windowjoin_function(fexpr->funcid, "wj_tumble_start") ||
+		!equal(linitial(fexpr->args), spec->time_expr) ||
+		!wj_const_usecs(lsecond(fexpr->args), &unit) ||
+		!wj_const_usecs(lthird(fexpr->args), &offset) ||
+		unit <= 0)
+		return false;
+	return unit % spec->pane == 0 && (offset - spec->offset) % spec->pane == 0;
+}
+
+/*
+ * estimate_panes
+ *		Number of distinct (pane, keys) groups among rows input rows.  Each
+ *		bucket of the time column's histogram holds about rows/nbuckets rows
+ *		spread over its range, so it contributes at most that many panes and
+ *		at most its width over the pane width (plus one); a few outliers far
+ *		apart thus do not inflate the estimate.  Times the distinct keys, at
+ *		most one per row.  Without statistics: one per row.
+ */
+static double
+estimate_panes(PlannerInfo *root, WindowAggSpec *spec, List *key_exprs,
+			   double rows)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	double		panes = rows;
+
+	examine_variable(root, (Node *) spec->time_expr, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple) &&
+		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM,
+						 InvalidOid, ATTSTATSSLOT_VALUES))
+	{
+		if (sslot.nvalues >= 2 &&
+			(sslot.valuetype == TIMESTAMPOID || sslot.valuetype == TIMESTAMPTZOID))
+		{
+			double		per_bucket = rows / (sslot.nvalues - 1);
+			int			i;
+
+			panes = 0;
+			for (i = 1; i < sslot.nvalues; i++)
+			{
+				int64		lo = DatumGetInt64(sslot.values[i - 1]);
+				int64		hi = DatumGetInt64(sslot.values[i]);
+				double		width;
+
+				if (TIMESTAMP_NOT_FINITE(lo) || TIMESTAMP_NOT_FINITE(hi))
+					width = per_bucket;
+				else
+					width = ((double) hi - (double) lo) / (double) spec->pane + 1.0;
+				panes += Min(width, per_bucket);
+			}
+		}
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+
+	if (key_exprs != NIL)
+		panes *= estimate_num_groups(root, key_exprs, rows, NULL, NULL);
+	return clamp_row_est(Min(panes, rows));
+}
+
+/*
+ * wj_window_agg_add_paths
+ *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: add the
+ *		pane-based aggregation path when the query qualifies.
+ */
+void
+wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+						RelOptInfo *output_rel, void *extra_arg)
+{
+	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
+	Query	   *parse = root->parse;
+	WindowAggSpec spec;
+	PathTarget *grouping_target = output_rel->reltarget;
+	PathTarget *pane_input;
+	PathTarget *pane_target;
+	PathTarget *expand_target;
+	List	   *pane_group = NIL;
+	List	   *key_exprs = NIL;
+	List	   *non_group = NIL;
+	List	   *pulled;
+	Expr	   *pane_expr;
+	Var		   *fn_var;
+	Index		pane_ref = 0;
+	bool		grouped_by_window = false;
+	SortGroupClause *pane_sgc;
+	Oid			sortop;
+	Oid			eqop;
+	bool		hashable;
+	AggClauseCosts partial_costs;
+	AggClauseCosts final_costs;
+	Path	   *data_path;
+	Path	   *path;
+	CustomPath *cpath;
+	double		pane_groups;
+	double		windows_per_pane;
+	double		final_groups;
+	ListCell   *lc;
+	int			i;
+
+	if (!wj_enable_window_aggregate || extra == NULL ||
+		parse->groupingSets != NIL || parse->groupClause == NIL ||
+		!(extra->flags & GROUPING_CAN_PARTIAL_AGG) ||
+		!(extra->flags & GROUPING_CAN_USE_HASH) ||
+		extra->patype != PARTITIONWISE_AGGREGATE_NONE)
+		return;
+
+	memset(&spec, 0, sizeof(spec));
+	if (!match_window_function(root, input_rel, &spec))
+		return;
+	pane_expr = make_pane_expr(&spec);
+	if (pane_expr == NULL)
+		return;
+
+	/* a sort/group reference for the pane, unused by the query */
+	foreach(lc, parse->targetList)
+		pane_ref = Max(pane_ref, ((TargetEntry *) lfirst(lc))->ressortgroupref);
+	pane_ref++;
+	get_sort_group_operators(spec.time_type, true, true, false,
+							 &sortop, &eqop, NULL, &hashable);
+	if (!hashable)
+		return;
+	pane_sgc = makeNode(SortGroupClause);
+	pane_sgc->tleSortGroupRef = pane_ref;
+	pane_sgc->eqop = eqop;
+	pane_sgc->sortop = sortop;
+	pane_sgc->nulls_first = false;
+	pane_sgc->hashable = true;
+	pane_group = list_make1(pane_sgc);
+
+	/*
+	 * Three targets: the rows fed to the partial aggregation (pane, keys,
+	 * aggregate inputs), its output (pane, keys, partial states), and
+	 * WindowExpand's output (window columns, keys, partial states).
+	 */
+	pane_input = create_empty_pathtarget();
+	pane_target = create_empty_pathtarget();
+	expand_target = create_empty_pathtarget();
+	add_column_to_pathtarget(pane_input, pane_expr, pane_ref);
+	add_column_to_pathtarget(pane_target, pane_expr, pane_ref);
+	fn_var = makeVar(spec.fn_relid, 1, spec.time_type, -1, InvalidOid, 0);
+
+	i = 0;
+	foreach(lc, grouping_target->exprs)
+	{
+		Expr	   *expr = (Expr *) lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(grouping_target, i);
+		SortGroupClause *sgc = NULL;
+		Relids		varnos;
+
+		i++;
+		if (sgref != 0)
+			sgc = get_sortgroupref_clause_noerr(sgref, parse->groupClause);
+		if (sgc == NULL)
+		{
+			non_group = lappend(non_group, expr);
+			continue;
+		}
+		if (!sgc->hashable || contain_volatile_functions((Node *) expr))
+			return;
+
+		varnos = pull_varnos(root, (Node *) expr);
+		if (bms_is_member(spec.fn_relid, varnos))
+		{
+			/* a window column: computed from each window's start/end */
+			if (bms_num_members(varnos) != 1)
+				return;
+			add_column_to_pathtarget(expand_target, expr, sgref);
+			grouped_by_window = true;
+		}
+		else
+		{
+			/* a key of the windowed relation: grouped per pane already */
+			add_column_to_pathtarget(pane_input, expr, sgref);
+			add_column_to_pathtarget(pane_target, expr, sgref);
+			add_column_to_pathtarget(expand_target, expr, sgref);
+			pane_group = lappend(pane_group, sgc);
+			if (!constant_per_pane(&spec, expr))
+				key_exprs = lappend(key_exprs, expr);
+		}
+	}
+	if (!grouped_by_window)
+		return;
+
+	/* Aggregates, and whatever else the output and HAVING need */
+	if (extra->havingQual)
+		non_group = lappend(non_group, extra->havingQual);
+	pulled = pull_var_clause((Node *) non_group,
+							 PVC_INCLUDE_AGGREGATES |
+							 PVC_RECURSE_WINDOWFUNCS |
+							 PVC_INCLUDE_PLACEHOLDERS);
+	foreach(lc, pulled)
+	{
+		Node	   *node = (Node *) lfirst(lc);
+
+		if (IsA(node, Aggref))
+		{
+			Aggref	   *aggref = (Aggref *) node;
+			Aggref	   *partial;
+
+			if (aggref->agglevelsup != 0 ||
+				bms_is_member(spec.fn_relid, pull_varnos(root, node)))
+				return;
+
+			partial = makeNode(Aggref);
+			memcpy(partial, aggref, sizeof(Aggref));
+			mark_partial_aggref(partial, AGGSPLIT_INITIAL_SERIAL);
+			add_new_column_to_pathtarget(pane_target, (Expr *) partial);
+			add_new_column_to_pathtarget(expand_target, (Expr *) partial);
+			add_new_columns_to_pathtarget(pane_input,
+										  pull_var_clause(node,
+														  PVC_RECURSE_AGGREGATES |
+														  PVC_RECURSE_WINDOWFUNCS |
+														  PVC_RECURSE_PLACEHOLDERS));
+		}
+		else if (IsA(node, Var) && ((Var *) node)->varno == spec.fn_relid &&
+				 ((Var *) node)->varlevelsup == 0)
+		{
+			/* used above a grouped window column: WindowExpand provides it */
+			add_new_column_to_pathtarget(expand_target, (Expr *) node);
+		}
+		else
+			return;				/* an ungrouped column of the relation, or a PHV */
+	}
+
+	/* WindowExpand's scan tuple is (window value, pane_target[2..]) */
+	if (!list_member(expand_target->exprs, fn_var))
+		add_new_column_to_pathtarget(expand_target, (Expr *) fn_var);
+
+	set_pathtarget_cost_width(root, pane_input);
+	set_pathtarget_cost_width(root, pane_target);
+	set_pathtarget_cost_width(root, expand_target);
+
+	MemSet(&partial_costs, 0, sizeof(AggClauseCosts));
+	MemSet(&final_costs, 0, sizeof(AggClauseCosts));
+	get_agg_clause_costs(root, AGGSPLIT_INITIAL_SERIAL, &partial_costs);
+	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+
+	/* Partial aggregation per pane over the relation's cheapest path */
+	data_path = spec.data_rel->cheapest_total_path;
+	path = (Path *) create_projection_path(root, spec.data_rel, data_path,
+										   pane_input);
+	pane_groups = estimate_panes(root, &spec, key_exprs, data_path->rows);
+	path = (Path *) create_agg_path(root, spec.data_rel, path, pane_target,
+									AGG_HASHED, AGGSPLIT_INITIAL_SERIAL,
+									pane_group, NIL, &partial_costs,
+									pane_groups);
+
+	/* WindowExpand: each pane row once per window containing the pane */
+	if (spec.kind == WJ_EXPAND_HOP)
+		windows_per_pane = (double) spec.size / (double) spec.every;
+	else
+		windows_per_pane = ((double) (spec.size / spec.every) + 1.0) / 2.0;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = expand_target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = clamp_row_est(path->rows * windows_per_pane);
+	cpath->path.startup_cost = path->total_cost;
+	cpath->path.total_cost = path->total_cost +
+		cpath->path.rows * (cpu_tuple_cost + expand_target->cost.per_tuple);
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(path);
+	cpath->custom_private = list_make5(makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.kind), false, true),
+									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.every), false, true),
+									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.size), false, true),
+									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.offset), false, true),
+									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.pane), false, true));
+	cpath->methods = &window_expand_path_methods;
+
+	/* Final aggregation per window */
+	final_groups = Min(output_rel->rows > 0 ? output_rel->rows : cpath->path.rows,
+					   cpath->path.rows);
+	path = (Path *) create_agg_path(root, output_rel, &cpath->path,
+									grouping_target, AGG_HASHED,
+									AGGSPLIT_FINAL_DESERIAL,
+									parse->groupClause,
+									(List *) extra->havingQual,
+									&final_costs,
+									clamp_row_est(final_groups));
+	add_path(output_rel, path);
+}
+
+/*
+ * plan_window_expand
+ *		PlanCustomPath: a CustomScan over the partial aggregation whose scan
+ *		tuple is the child's row with column 1 replaced by the window value.
+ */
+static Plan *
+plan_window_expand(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				   List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *child = (Plan *) linitial(custom_plans);
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+	Var		   *fn_var = NULL;
+	AttrNumber	resno = 1;
+
+	/* the window column's Var is the first column of the expand target */
+	foreach(lc, best_path->path.pathtarget->exprs)
+	{
+		Node	   *expr = (Node *) lfirst(lc);
+
+		if (IsA(expr, Var))
+		{
+			Var		   *var = (Var *) expr;
+
+			if (root->simple_rte_array[var->varno]->rtekind == RTE_FUNCTION)
+			{
+				fn_var = var;
+				break;
+			}
+		}
+	}
+	if (fn_var == NULL)
+		elog(ERROR, "WindowExpand path without a window column");
+
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+		Expr	   *expr = (resno == 1) ? (Expr *) copyObject(fn_var) : tle->expr;
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(expr, resno, NULL, false));
+		resno++;
+	}
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = best_path->custom_private;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = NULL;
+	cscan->methods = &wj_window_expand_scan_methods;
+	return &cscan->scan.plan;
+}
+
+static CustomPathMethods window_expand_path_methods = {
+	.CustomName = "WindowExpand",
+	.PlanCustomPath = plan_window_expand,
+};
