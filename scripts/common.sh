@@ -39,7 +39,21 @@ wj_build_install() {
 		make -s install >/dev/null)
 }
 
+# pg_virtualenv run as root creates the cluster "15/regress" in the system
+# directories; one that was killed half-way leaves it behind and every later
+# run refuses to start.  Callers hold $WJ_LOCK, so no live run owns it.
+wj_drop_stale_virtualenv() {
+	if [ -e /etc/postgresql/15/regress/.by_pg_virtualenv ] ||
+		{ [ -d /etc/postgresql/15/regress ] && [ -z "$(ls -A /etc/postgresql/15/regress)" ]; }; then
+		echo "removing a stale pg_virtualenv cluster 15/regress" >&2
+		pg_ctlcluster 15 regress stop -m immediate >/dev/null 2>&1 || true
+		pg_dropcluster 15 regress >/dev/null 2>&1 || true
+		rm -rf /etc/postgresql/15/regress /var/lib/postgresql/15/regress
+	fi
+}
+
 # Run a command in a throwaway cluster that preloads windowjoin.
 wj_virtualenv() {
+	[ "$(id -u)" -eq 0 ] && wj_drop_stale_virtualenv
 	pg_virtualenv -o shared_preload_libraries=windowjoin "$@"
 }
