@@ -4,7 +4,8 @@
  *	  The planner hooks: the single place where windowjoin enters the
  *	  planner.  The join pathlist hook offers each join kind's recogniser
  *	  the chance to add a CustomPath to a join relation; the upper paths
- *	  hook offers pane-based aggregation of hop()/cumulate() windows.  Both
+ *	  hook offers pane-based aggregation of hop()/cumulate() windows and
+ *	  streaming aggregation of session windows.  Both
  *	  chain any previously installed hook first.  Each recogniser checks its
  *	  own GUC and adds nothing when it is off or when the query is not one it
  *	  can execute exactly; the paths it adds compete with PostgreSQL's own on
@@ -56,7 +57,10 @@ wj_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
 	if (stage == UPPERREL_GROUP_AGG)
+	{
 		wj_window_agg_add_paths(root, input_rel, output_rel, extra);
+		wj_session_agg_add_paths(root, input_rel, output_rel, extra);
+	}
 }
 
 /*

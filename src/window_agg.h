@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * window_agg.h
- *	  Pane-based aggregation over hop() and cumulate() windows: the planner
- *	  path (window_agg_planner.c) and the WindowExpand executor node
- *	  (window_agg_exec.c) share these definitions.
+ *	  Aggregation over windows: pane-based hop()/cumulate() aggregation
+ *	  (window_agg_planner.c, and its WindowExpand executor node in
+ *	  window_agg_exec.c) and streaming session aggregation (session_agg.c).
  *
  * src/window_agg.h
  *
@@ -38,5 +38,12 @@ extern bool wj_enable_window_aggregate;
 extern void wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									RelOptInfo *output_rel, void *extra);
 extern void wj_window_expand_register(void);
+
+/* session_agg.c */
+extern void wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+									 RelOptInfo *output_rel, void *extra);
+
+/* Is funcid windowjoin's C function with this symbol? */
+extern bool wj_is_windowjoin_function(Oid funcid, const char *symbol);
 
 #endif							/* WINDOW_AGG_H */

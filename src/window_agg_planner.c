@@ -86,13 +86,13 @@ typedef struct WindowAggSpec
 static CustomPathMethods window_expand_path_methods;
 
 /*
- * is_windowjoin_function
+ * wj_is_windowjoin_function
  *		Is funcid our C function with the given symbol?  Checked through
  *		pg_proc's prosrc/probin, so it does not depend on the schema the
  *		extension was installed in or on search_path.
  */
-static bool
-is_windowjoin_function(Oid funcid, const char *symbol)
+bool
+wj_is_windowjoin_function(Oid funcid, const char *symbol)
 {
 	HeapTuple	tup;
 	bool		result = false;
@@ -186,9 +186,9 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 	if (list_length(fexpr->args) != 4)
 		return false;
 
-	if (is_windowjoin_function(fexpr->funcid, "wj_hop_starts"))
+	if (wj_is_windowjoin_function(fexpr->funcid, "wj_hop_starts"))
 		spec->kind = WJ_EXPAND_HOP;
-	else if (is_windowjoin_function(fexpr->funcid, "wj_cumulate_ends"))
+	else if (wj_is_windowjoin_function(fexpr->funcid, "wj_cumulate_ends"))
 		spec->kind = WJ_EXPAND_CUMULATE;
 	else
 		return false;
@@ -277,7 +277,7 @@ constant_per_pane(WindowAggSpec *spec, Expr *expr)
 	int64		offset;
 
 	if (!IsA(expr, FuncExpr) || list_length(fexpr->args) != 3 ||
-		!is_windowjoin_function(fexpr->funcid, "wj_tumble_start") ||
+		!wj_is_windowjoin_function(fexpr->funcid, "wj_tumble_start") ||
 		!equal(linitial(fexpr->args), spec->time_expr) ||
 		!wj_const_usecs(lsecond(fexpr->args), &unit) ||
 		!wj_const_usecs(lthird(fexpr->args), &offset) ||
