@@ -127,18 +127,16 @@ static Datum
 series_next(FunctionCallInfo fcinfo, FuncCallContext *funcctx)
 {
 	WindowSeries *series = (WindowSeries *) funcctx->user_fctx;
+	int64		value;
 
 	if (series == NULL || series->remaining <= 0)
 		SRF_RETURN_DONE(funcctx);
 
-	{
-		int64		value = series->next;
-
-		series->remaining--;
-		if (series->remaining > 0)
-			series->next += series->step;	/* inside the range: checked */
-		SRF_RETURN_NEXT(funcctx, Int64GetDatum(value));
-	}
+	value = series->next;
+	series->remaining--;
+	if (series->remaining > 0)
+		series->next += series->step;	/* below the checked last bound */
+	SRF_RETURN_NEXT(funcctx, Int64GetDatum(value));
 }
 
 /*
