@@ -833,3 +833,72 @@ LEFT JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time >= o.order_time
   ORDER BY r.update_time LIMIT 1) r ON true
 $q$) AS many_orders_forward;
+
+--
+-- The merge strategy: keys of different types (int4 against int8) are not
+-- hashed; both inputs are then sorted by (keys, time) and merged.  The same
+-- directions, tolerances, NULLs and join filters again.
+--
+SET enable_nestloop = off;
+CREATE TABLE rates_m AS
+SELECT (ascii(currency) * 1000 + ascii(substr(currency, 2)))::int8 AS cur,
+       rate, update_time
+FROM rates;
+CREATE TABLE orders_m AS
+SELECT order_id, (ascii(currency) * 1000 + ascii(substr(currency, 2)))::int4 AS cur,
+       amount, order_time
+FROM orders;
+ANALYZE rates_m;
+ANALYZE orders_m;
+EXPLAIN (COSTS OFF)
+SELECT o.order_id, r.rate
+FROM orders_m o
+JOIN LATERAL (
+  SELECT rate FROM rates_m r
+  WHERE r.cur = o.cur AND r.update_time <= o.order_time
+  ORDER BY r.update_time DESC LIMIT 1) r ON true;
+SELECT x.direction, asof_check(format($q$
+SELECT o.order_id, r.rate, r.update_time
+FROM orders_m o
+LEFT JOIN LATERAL (
+  SELECT rate, update_time FROM rates_m r
+  WHERE r.cur = o.cur AND r.update_time %s o.order_time %s
+  ORDER BY r.update_time %s LIMIT 1) r ON %s
+$q$, d.op, d.extra, d.dir, d.joinqual))
+FROM (VALUES ('<=', '', 'DESC', 'true'),
+             ('<', '', 'DESC', 'true'),
+             ('>=', '', 'ASC', 'true'),
+             ('>', '', 'ASC', 'true'),
+             ('<=', $$AND r.update_time >= o.order_time - interval '1 hour'$$, 'DESC', 'true'),
+             ('>=', $$AND r.update_time < o.order_time + interval '2 hours'$$, 'ASC', 'true'),
+             ('<=', '', 'DESC', 'r.rate > 1305'),
+             ('>=', '', 'ASC', 'o.amount > 5')) d(op, extra, dir, joinqual),
+     LATERAL (SELECT d.op || ' ' || d.dir || CASE WHEN d.extra <> '' THEN ' tolerance' ELSE '' END
+                     || CASE WHEN d.joinqual <> 'true' THEN ' ON ' || d.joinqual ELSE '' END AS direction) x
+ORDER BY 1;
+-- and the same with inner joins
+SELECT d.op, asof_check(format($q$
+SELECT o.order_id, r.rate, r.update_time
+FROM orders_m o
+JOIN LATERAL (
+  SELECT rate, update_time FROM rates_m r
+  WHERE r.cur = o.cur AND r.update_time %s o.order_time
+  ORDER BY r.update_time %s LIMIT 1) r ON true
+$q$, d.op, d.dir))
+FROM (VALUES ('<=', 'DESC'), ('<', 'DESC'), ('>=', 'ASC'), ('>', 'ASC')) d(op, dir)
+ORDER BY 1;
+-- ties with the merge strategy follow the same rule
+CREATE TABLE tied_m AS SELECT 1::int8 AS k, t, v, note FROM tied;
+CREATE TABLE probes_m AS SELECT 1::int4 AS k, t FROM probes;
+SELECT p.t, x.v, x.note
+FROM probes_m p
+LEFT JOIN LATERAL (
+  SELECT v, note FROM tied_m x WHERE x.k = p.k AND x.t <= p.t
+  ORDER BY x.t DESC LIMIT 1) x ON true
+ORDER BY p.t;
+SELECT p.t, x.v, x.note
+FROM probes_m p
+LEFT JOIN LATERAL (
+  SELECT v, note FROM tied_m x WHERE x.k = p.k AND x.t >= p.t
+  ORDER BY x.t LIMIT 1) x ON true
+ORDER BY p.t;

@@ -9,7 +9,9 @@
  * custom_plans: the outer child (a plan of the outer relation, sorted by
  *		the join keys then the outer time) and the inner child (a
  *		SubqueryScan of the rewritten version subquery, sorted by the same
- *		keys then the version time, then the tie breakers).
+ *		keys then the version time, then the tie breakers).  With the hashed
+ *		strategy both are sorted by time alone (descending when looking
+ *		forward).
  *
  * custom_scan_tlist: the outer child's columns followed by the inner
  *		child's columns; that is the layout of the node's scan tuple, on
@@ -18,11 +20,12 @@
  * custom_exprs: a list of ASOF_NEXPRS lists, indexed by the ASOF_EXPR_*
  *		constants below.
  *
- * custom_private: a list of three lists: the integer parameters (indexed by
+ * custom_private: a list of four lists: the integer parameters (indexed by
  *		ASOF_META_*), the comparison descriptors (four OIDs per comparison:
  *		btree opfamily, outer type, inner type, collation; first one per
- *		key, then the time, then one per tolerance bound) and the inner
- *		attribute numbers (one per key, then the time).
+ *		key, then the time, then one per tolerance bound), the inner
+ *		attribute numbers (one per key, then the time) and, for the hashed
+ *		strategy, two OIDs per key: hash function and equality function.
  *
  * src/asof.h
  *
@@ -52,7 +55,8 @@
 #define ASOF_META_NOUTER		3	/* outer columns in the scan tuple */
 #define ASOF_META_NKEYS			4
 #define ASOF_META_NTOL			5
-#define ASOF_META_TOL_STRICT	6	/* then one strictness flag per bound */
+#define ASOF_META_HASHED		6	/* 1: keys hashed, inputs in time order */
+#define ASOF_META_TOL_STRICT	7	/* then one strictness flag per bound */
 
 /* Each comparison is described by four OIDs in custom_private */
 #define ASOF_CMP_WIDTH			4

@@ -77,6 +77,7 @@ typedef struct AsOfJoinState
 	JoinType	jointype;
 	bool		forward;
 	bool		strict;
+	bool		hashed;			/* hashed keys, time-ordered sweep */
 	int			nouter;			/* columns of the outer child */
 	int			ninner;			/* columns of the inner child */
 	int			nkeys;
@@ -103,6 +104,12 @@ typedef struct AsOfJoinState
 	bool		have_best;
 	bool		best_is_next;	/* forward: best_slot copies next */
 	int64		best_bytes;
+
+	/* hashed strategy: the current version of every key seen so far */
+	TupleHashTable hashtable;
+	MemoryContext hashcxt;		/* the table and the version copies */
+	TupleTableSlot *probe_slot; /* keys only, in the inner layout */
+	TupleTableSlot *match_slot; /* a version out of the table */
 
 	WjStateStats stats;
 } AsOfJoinState;
@@ -298,6 +305,40 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	s->best_slot = ExecInitExtraTupleSlot(estate,
 										  ExecGetResultType(s->inner_ps),
 										  &TTSOpsMinimalTuple);
+
+	s->hashed = list_nth_int(meta, ASOF_META_HASHED) != 0;
+	if (s->hashed)
+	{
+		List	   *hashinfo = (List *) lfourth(cscan->custom_private);
+		FmgrInfo   *hashfunctions = palloc0(sizeof(FmgrInfo) * s->nkeys);
+		Oid		   *eqfuncs = palloc0(sizeof(Oid) * s->nkeys);
+		Oid		   *collations = palloc0(sizeof(Oid) * s->nkeys);
+
+		for (i = 0; i < s->nkeys; i++)
+		{
+			fmgr_info(list_nth_oid(hashinfo, 2 * i), &hashfunctions[i]);
+			eqfuncs[i] = list_nth_oid(hashinfo, 2 * i + 1);
+			collations[i] = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3);
+		}
+		s->hashcxt = AllocSetContextCreate(CurrentMemoryContext,
+										   "AsOfJoin versions",
+										   ALLOCSET_DEFAULT_SIZES);
+		s->hashtable = BuildTupleHashTableExt(&node->ss.ps,
+											  ExecGetResultType(s->inner_ps),
+											  s->nkeys, s->inner_key_attno,
+											  eqfuncs, hashfunctions,
+											  collations, 256, 0,
+											  CurrentMemoryContext,
+											  s->hashcxt,
+											  node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory,
+											  false);
+		s->probe_slot = ExecInitExtraTupleSlot(estate,
+											   ExecGetResultType(s->inner_ps),
+											   &TTSOpsVirtual);
+		s->match_slot = ExecInitExtraTupleSlot(estate,
+											   ExecGetResultType(s->inner_ps),
+											   &TTSOpsMinimalTuple);
+	}
 	s->next = NULL;
 	s->inner_done = false;
 	s->have_best = false;
@@ -487,6 +528,111 @@ asof_forward(AsOfJoinState *s)
 }
 
 /*
+ * asof_key_slot
+ *		Store key values in the probe slot, at the inner key columns; the
+ *		other columns are NULL.  This is what the hash table hashes,
+ *		compares and keeps as the representative of a key.
+ */
+static TupleTableSlot *
+asof_key_slot(AsOfJoinState *s, Datum *keys)
+{
+	TupleTableSlot *slot = s->probe_slot;
+	int			i;
+
+	ExecClearTuple(slot);
+	memset(slot->tts_isnull, true,
+		   slot->tts_tupleDescriptor->natts * sizeof(bool));
+	for (i = 0; i < s->nkeys; i++)
+	{
+		slot->tts_values[s->inner_key_attno[i] - 1] = keys[i];
+		slot->tts_isnull[s->inner_key_attno[i] - 1] = false;
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * asof_hash_put
+ *		Make the inner row the current version of its key.
+ */
+static void
+asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner)
+{
+	Datum	   *keys = palloc(sizeof(Datum) * s->nkeys);
+	TupleHashEntry entry;
+	MemoryContext oldcxt;
+	MinimalTuple old;
+	MinimalTuple copy;
+	bool		isnew;
+	bool		isnull;
+	int			i;
+
+	for (i = 0; i < s->nkeys; i++)
+		keys[i] = slot_getattr(inner, s->inner_key_attno[i], &isnull);
+	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, keys),
+								 &isnew, NULL);
+	pfree(keys);
+
+	oldcxt = MemoryContextSwitchTo(s->hashcxt);
+	copy = ExecCopySlotMinimalTuple(inner);
+	MemoryContextSwitchTo(oldcxt);
+
+	old = isnew ? NULL : (MinimalTuple) entry->additional;
+	if (old != NULL)
+	{
+		wj_state_remove(&s->stats, old->t_len);
+		pfree(old);
+	}
+	entry->additional = copy;
+	wj_state_add(&s->stats, copy->t_len);
+}
+
+/*
+ * asof_hashed
+ *		Time-ordered sweep: take every version up to the outer time (from
+ *		it on, looking forward) into the table, then look up the outer keys.
+ */
+static TupleTableSlot *
+asof_hashed(AsOfJoinState *s)
+{
+	TupleHashEntry entry;
+
+	ExecClearTuple(s->match_slot);
+	for (;;)
+	{
+		int			tc;
+
+		CHECK_FOR_INTERRUPTS();
+		if (s->next == NULL)
+		{
+			if (s->inner_done)
+				break;
+			asof_fetch_inner(s);
+			continue;
+		}
+		if (asof_inner_has_nulls(s, s->next))
+		{
+			asof_fetch_inner(s);
+			continue;
+		}
+		tc = asof_compare_time(s, s->next);
+		/* backward: version <= (<) outer; forward: version >= (>) outer */
+		if (s->forward)
+			tc = -tc;
+		if (s->strict ? tc <= 0 : tc < 0)
+			break;
+		asof_hash_put(s, s->next);
+		asof_fetch_inner(s);
+	}
+
+	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->okeys),
+								 NULL, NULL);
+	if (entry == NULL)
+		return NULL;
+	return ExecStoreMinimalTuple((MinimalTuple) entry->additional,
+								 s->match_slot, false);
+}
+
+/*
  * asof_within_tolerance
  *		Check the match against the tolerance bounds of the outer row (in
  *		the scan slot).
@@ -592,7 +738,11 @@ asof_next(ScanState *ss)
 		s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
 		anynull |= isnull;
 
-		if (!anynull)
+		if (anynull)
+			match = NULL;
+		else if (s->hashed)
+			match = asof_hashed(s);
+		else
 			match = s->forward ? asof_forward(s) : asof_backward(s);
 		if (match != NULL && s->ntol > 0 &&
 			!asof_within_tolerance(s, match, econtext))
@@ -662,6 +812,11 @@ asof_rescan(CustomScanState *node)
 
 	ExecScanReScan(&node->ss);
 	asof_forget(s);
+	if (s->hashed)
+	{
+		ResetTupleHashTable(s->hashtable);
+		MemoryContextReset(s->hashcxt);
+	}
 	wj_state_reset(&s->stats, true);
 	s->next = NULL;
 	s->inner_done = false;
@@ -728,6 +883,11 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									 context), es);
 	if (show_tol != NIL)
 		ExplainPropertyText("Tolerance", asof_deparse(show_tol, context), es);
+	if (list_length(show_keys) > 0)
+		ExplainPropertyText("Strategy",
+							list_nth_int(meta, ASOF_META_HASHED) ?
+							"hashed keys, inputs in time order" :
+							"inputs sorted by keys and time", es);
 	ExplainPropertyText("Direction",
 						forward ? "forward (earliest version at or after)" :
 						"backward (latest version at or before)", es);

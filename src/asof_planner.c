@@ -95,6 +95,7 @@ typedef struct AsOfSpec
 	List	   *tolerances;		/* AsOfCond * for tolerance bounds */
 	bool		forward;		/* earliest version at/after instead */
 	bool		strict;			/* < or > instead of <= or >= */
+	bool		hashed;			/* keys hashed, inputs sorted by time only */
 	Query	   *rewritten;		/* the subquery to plan instead */
 	List	   *new_colnames;	/* names of the columns added to it */
 } AsOfSpec;
@@ -546,6 +547,26 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	}
 	q->targetList = tlist;
 
+	/*
+	 * Strategy.  When every key has the same type on both sides and is
+	 * hashable, both inputs are sorted by time alone and the executor keeps
+	 * the current version of each key in a hash table (sorting by time is
+	 * much cheaper than by text keys).  Otherwise both are sorted by (keys,
+	 * time) and merged.
+	 */
+	spec->hashed = (spec->keys != NIL);
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Oid			lhs;
+		Oid			rhs;
+
+		if (c->innertype != c->outertype ||
+			!op_hashjoinable(c->opno, c->innertype) ||
+			!get_op_hash_functions(c->opno, &lhs, &rhs) || lhs != rhs)
+			spec->hashed = false;
+	}
+
 	n = 0;
 	foreach(lc, spec->keys)
 	{
@@ -553,19 +574,25 @@ asof_recognise(PlannerInfo *root, Query *sq)
 
 		c->resno = asof_target_resno(q, noriginal, c->inner, "asof_key",
 									 ++n, &spec->new_colnames);
-		asof_add_sort(q, c->resno,
-					  get_opfamily_member(c->opfamily, c->innertype,
-										  c->innertype, BTLessStrategyNumber),
-					  get_opfamily_member(c->opfamily, c->innertype,
-										  c->innertype, BTEqualStrategyNumber),
-					  false, &next_ref);
+		if (!spec->hashed)
+			asof_add_sort(q, c->resno,
+						  get_opfamily_member(c->opfamily, c->innertype,
+											  c->innertype,
+											  BTLessStrategyNumber),
+						  get_opfamily_member(c->opfamily, c->innertype,
+											  c->innertype,
+											  BTEqualStrategyNumber),
+						  false, &next_ref);
 	}
 	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
 										  "asof_time", 0,
 										  &spec->new_colnames);
+	/* the hashed forward sweep goes from the latest time down */
 	asof_add_sort(q, spec->time->resno,
 				  get_opfamily_member(time_opfamily, spec->time->innertype,
 									  spec->time->innertype,
+									  (spec->hashed && spec->forward) ?
+									  BTGreaterStrategyNumber :
 									  BTLessStrategyNumber),
 				  get_opfamily_member(time_opfamily, spec->time->innertype,
 									  spec->time->innertype,
@@ -577,9 +604,9 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	/*
 	 * Tie breakers: among versions with equal keys and time, the executor
 	 * takes the one whose output row sorts last in ascending order with
-	 * NULLs last.  Looking backward it keeps the last candidate of the
-	 * stream, looking forward the first one, so the forward direction sorts
-	 * the tie breakers descending with NULLs first.
+	 * NULLs last.  The hashed sweeps and the backward merge keep the last
+	 * candidate of the stream; the forward merge keeps the first one, so it
+	 * sorts the tie breakers descending with NULLs first.
 	 */
 	for (n = 1; n <= noriginal; n++)
 	{
@@ -594,8 +621,10 @@ asof_recognise(PlannerInfo *root, Query *sq)
 								 &ltop, &eqop, &gtop, &hashable);
 		if (!OidIsValid(ltop) || !OidIsValid(eqop) || !OidIsValid(gtop))
 			continue;
-		asof_add_sort(q, n, spec->forward ? gtop : ltop, eqop,
-					  spec->forward, &next_ref);
+		if (spec->forward && !spec->hashed)
+			asof_add_sort(q, n, gtop, eqop, true, &next_ref);
+		else
+			asof_add_sort(q, n, ltop, eqop, false, &next_ref);
 	}
 
 	/* Nothing of the parent query may remain in it */
@@ -611,20 +640,27 @@ asof_recognise(PlannerInfo *root, Query *sq)
  * asof_outer_pathkeys
  *		Pathkeys ordering the outer relation by (keys, time), ascending with
  *		NULLs last, using each comparison's opfamily; redundant ones are
- *		left out.
+ *		left out.  The hashed strategy orders by time alone (descending for
+ *		a forward lookup).
  */
 static List *
 asof_outer_pathkeys(PlannerInfo *root, RelOptInfo *outerrel, AsOfSpec *spec)
 {
 	List	   *pathkeys = NIL;
-	List	   *conds = lappend(list_copy(spec->keys), spec->time);
+	List	   *conds;
 	ListCell   *lc;
 
+	if (spec->hashed)
+		conds = list_make1(spec->time);
+	else
+		conds = lappend(list_copy(spec->keys), spec->time);
 	foreach(lc, conds)
 	{
 		AsOfCond   *c = (AsOfCond *) lfirst(lc);
 		Oid			ltop = get_opfamily_member(c->opfamily, c->outertype,
 											   c->outertype,
+											   (spec->hashed && spec->forward) ?
+											   BTGreaterStrategyNumber :
 											   BTLessStrategyNumber);
 		List	   *pk;
 		PathKey    *pathkey;
@@ -823,7 +859,10 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		outer_exprs = lappend(outer_exprs, spec->time->outer);
 		cost_qual_eval(&outer_expr_cost, outer_exprs, root);
 	}
+	/* comparisons, or a hash and a probe */
 	cmp_cost = cpu_operator_cost * (list_length(spec->keys) + 1);
+	if (spec->hashed)
+		cmp_cost += cpu_operator_cost * list_length(spec->keys);
 	run_cost = outer_rows * (cmp_cost + outer_expr_cost.per_tuple +
 							 qual_cost.per_tuple + cpu_tuple_cost) +
 		inner_rows * (cmp_cost + 2 * cpu_tuple_cost) +
@@ -923,6 +962,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *show_keys = NIL;
 	List	   *show_tol = NIL;
 	List	   *tol_strict = NIL;
+	List	   *hashinfo = NIL;
 	ListCell   *lc;
 	int			resno;
 
@@ -989,6 +1029,17 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 										  (Expr *) var, c->outer,
 										  InvalidOid, c->collation));
 		cmps = asof_add_cmp(cmps, c);
+		if (spec->hashed)
+		{
+			Oid			hashproc;
+			Oid			dummy;
+
+			if (!get_op_hash_functions(c->opno, &hashproc, &dummy))
+				elog(ERROR, "could not find hash function for operator %u",
+					 c->opno);
+			hashinfo = lappend_oid(hashinfo, hashproc);
+			hashinfo = lappend_oid(hashinfo, get_opcode(c->opno));
+		}
 	}
 	{
 		Var		   *var = asof_inner_var(relid, spec->time);
@@ -1070,6 +1121,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 						  list_length(outer_plan->targetlist),
 						  list_length(spec->keys));
 	meta = lappend_int(meta, list_length(spec->tolerances));
+	meta = lappend_int(meta, spec->hashed ? 1 : 0);
 	meta = list_concat(meta, tol_strict);
 
 	cscan->scan.plan.targetlist = tlist;
@@ -1078,7 +1130,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = list_make2(outer_plan, inner_plan);
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = list_make3(meta, cmps, attnos);
+	cscan->custom_private = list_make4(meta, cmps, attnos, hashinfo);
 	cscan->methods = &wj_asof_scan_methods;
 
 	return &cscan->scan.plan;
