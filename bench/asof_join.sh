@@ -50,7 +50,7 @@ wj_ensure_deps
 
 # DuckDB through its Node.js API; the benchmark goes on without it
 HAVE_DUCKDB=0
-if wj_need_packages nodejs npm >/dev/null 2>&1 &&
+if { command -v npm >/dev/null 2>&1 || wj_need_packages nodejs npm >/dev/null 2>&1; } &&
 	{ [ -d "$WORK/duck/node_modules/@duckdb/node-api" ] ||
 	  (mkdir -p "$WORK/duck" && cd "$WORK/duck" &&
 	   { [ -f package.json ] || npm init -y >/dev/null; } &&

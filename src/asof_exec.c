@@ -10,9 +10,22 @@
  * optionally limited by a tolerance bound.  At most one version per outer
  * row, so this is a join that never multiplies rows.
  *
- * Both children arrive sorted by (keys, time) ascending with NULLs last;
- * the inner child is also sorted by its output columns as tie breakers.
- * The merge walks both streams once:
+ * Two strategies, chosen by the planner:
+ *
+ * hashed (every key hashable and of the same type on both sides): both
+ *	children arrive sorted by time alone (descending when looking forward),
+ *	the inner one also by its output columns as tie breakers.  Before each
+ *	outer row (time t) every version with time <= t (>= t forward; strict
+ *	for < and >) is read and becomes the current version of its key in a
+ *	TupleHashTable; then the outer keys are looked up.  The state is one
+ *	version per key seen so far.  Sorting by a timestamp is much cheaper
+ *	than by (text keys, timestamp).  Among versions tied on (keys, time)
+ *	the last one read wins.
+ *
+ * merge (otherwise, and with zero keys): both children arrive sorted by
+ * (keys, time) ascending with NULLs last; the inner child is also sorted
+ * by its output columns as tie breakers.  The merge walks both streams
+ * once:
  *
  *	backward: for each outer row (keys K, time t), forget the current
  *		version if its keys are not K; then consume inner rows while their
@@ -34,7 +47,7 @@
  * a LEFT join's join filter, if any, decides whether the match is kept.
  *
  * Outer rows with a NULL key or time match nothing; inner rows with one
- * are skipped.  The state is the current version: one row.
+ * are skipped.  The merge's state is the current version: one row.
  *
  * src/asof_exec.c
  *
