@@ -17,7 +17,7 @@
 # workers, like DuckDB with one thread, and with work_mem = $WORK_MEM.
 #
 # usage: bench/asof_join.sh [--quick] [--versions N] [--currencies N]
-#                           [--orders N] [--work-mem SIZE]
+#                           [--orders N] [--work-mem SIZE] [--no-jit]
 #   defaults: 200000 versions, 100 currencies, 2000000 orders (the issue's);
 #   --quick:   20000 versions, 100 currencies,  200000 orders.
 #
@@ -30,6 +30,7 @@ VERSIONS=200000
 CURRENCIES=100
 ORDERS=2000000
 WORK_MEM=256MB
+JIT=on
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--quick) VERSIONS=20000; CURRENCIES=100; ORDERS=200000 ;;
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
 		--currencies) CURRENCIES=$2; shift ;;
 		--orders) ORDERS=$2; shift ;;
 		--work-mem) WORK_MEM=$2; shift ;;
+		--no-jit) JIT=off ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -119,7 +121,7 @@ SET DateStyle = 'ISO, YMD';
 SQL
 
 Q="SELECT sum(o.amount * r.rate) FROM orders o JOIN LATERAL (SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time ORDER BY r.update_time DESC LIMIT 1) r ON true"
-SET="SET max_parallel_workers_per_gather = 0; SET work_mem = '$WORK_MEM';"
+SET="SET max_parallel_workers_per_gather = 0; SET work_mem = '$WORK_MEM'; SET jit = $JIT;"
 
 for mode in on off; do
 	psql -X -q -c "\$SET SET windowjoin.enable_asof_join = \$mode;" -c "EXPLAIN (COSTS OFF) \$Q" > "plan_\$mode.txt"
@@ -139,7 +141,7 @@ EOF
 chmod 755 "$WORK/pg.sh"
 
 echo "AsOfJoin benchmark: $VERSIONS versions over $CURRENCIES currencies, $ORDERS orders"
-echo "PostgreSQL: max_parallel_workers_per_gather = 0, work_mem = $WORK_MEM"
+echo "PostgreSQL: max_parallel_workers_per_gather = 0, work_mem = $WORK_MEM, jit = $JIT"
 
 exec 9>"$WJ_LOCK"
 flock 9
