@@ -694,6 +694,35 @@ FROM (VALUES ('USD', timestamp '2024-01-01 00:00'),
              ('EUR', timestamp '2024-01-01 10:00')) c(currency, since)
 $q$) AS upper_level_reference;
 
+-- in a sub-select of an UPDATE, and as the source of an INSERT
+CREATE TABLE totals (currency text, total numeric);
+INSERT INTO totals VALUES ('USD', 0), ('EUR', 0), ('JPY', 0), ('GBP', 0);
+EXPLAIN (COSTS OFF)
+UPDATE totals t SET total = (
+  SELECT sum(o.amount * r.rate)
+  FROM orders o
+  JOIN LATERAL (
+    SELECT rate FROM rates r
+    WHERE r.currency = o.currency AND r.update_time <= o.order_time
+    ORDER BY r.update_time DESC LIMIT 1) r ON true
+  WHERE o.currency = t.currency);
+UPDATE totals t SET total = (
+  SELECT sum(o.amount * r.rate)
+  FROM orders o
+  JOIN LATERAL (
+    SELECT rate FROM rates r
+    WHERE r.currency = o.currency AND r.update_time <= o.order_time
+    ORDER BY r.update_time DESC LIMIT 1) r ON true
+  WHERE o.currency = t.currency);
+INSERT INTO totals
+SELECT 'all', sum(o.amount * r.rate)
+FROM orders o
+JOIN LATERAL (
+  SELECT rate FROM rates r
+  WHERE r.currency = o.currency AND r.update_time <= o.order_time
+  ORDER BY r.update_time DESC LIMIT 1) r ON true;
+SELECT * FROM totals ORDER BY currency;
+
 -- parameters of a prepared statement inside the subquery
 PREPARE p(numeric) AS
 SELECT o.order_id, r.rate

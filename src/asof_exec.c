@@ -715,7 +715,7 @@ asof_set_inner(AsOfJoinState *s, TupleTableSlot *scan, TupleTableSlot *inner)
 
 /*
  * asof_next
- *		ExecScan access method: the next joined (or null-extended) row.
+ *		The next joined (or null-extended) row, in the scan slot.
  */
 static TupleTableSlot *
 asof_next(ScanState *ss)
@@ -777,26 +777,40 @@ asof_next(ScanState *ss)
 }
 
 /*
- * asof_recheck
- *		ExecScan recheck method.  The planner adds no AsOfJoin to queries
- *		that can run EvalPlanQual, so this is never reached.
- */
-static bool
-asof_recheck(ScanState *ss, TupleTableSlot *slot)
-{
-	elog(ERROR, "AsOfJoin does not support EvalPlanQual rechecks");
-	return false;
-}
-
-/*
  * asof_exec
- *		ExecCustomScan: ExecScan applies the filter and the projection.
+ *		ExecCustomScan: the next row, filtered and projected.  This is
+ *		ExecScan's loop without its EvalPlanQual branch: our children are
+ *		ordinary plans whose scans substitute EvalPlanQual test tuples
+ *		themselves, so like a NestLoop the node simply runs during a recheck
+ *		(e.g. inside a sub-select of an UPDATE).  The planner adds no
+ *		AsOfJoin at the level of an UPDATE, DELETE or FOR UPDATE.
  */
 static TupleTableSlot *
 asof_exec(CustomScanState *node)
 {
-	return ExecScan(&node->ss, (ExecScanAccessMtd) asof_next,
-					(ExecScanRecheckMtd) asof_recheck);
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = asof_next(&node->ss);
+
+		if (TupIsNull(slot))
+		{
+			if (proj != NULL)
+				return ExecClearTuple(proj->pi_state.resultslot);
+			return slot;
+		}
+		econtext->ecxt_scantuple = slot;
+		if (qual == NULL || ExecQual(qual, econtext))
+		{
+			if (proj != NULL)
+				return ExecProject(proj);
+			return slot;
+		}
+		InstrCountFiltered1(node, 1);
+	}
 }
 
 /*
