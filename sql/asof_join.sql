@@ -608,6 +608,15 @@ SELECT * FROM orders o JOIN LATERAL (
 SELECT * FROM orders o RIGHT JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.update_time <= now()
   ORDER BY r.update_time DESC LIMIT 1) r ON r.rate > o.amount$q$) AS uncorrelated;
+-- a whole-row reference to the subquery is left to PostgreSQL
+SELECT asof_used($q$
+SELECT o.order_id, r FROM orders o JOIN LATERAL (
+  SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS whole_row,
+       asof_used($q$
+SELECT o.order_id FROM orders o LEFT JOIN LATERAL (
+  SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
+  ORDER BY r.update_time DESC LIMIT 1) r ON r IS NOT NULL$q$) AS whole_row_in_on;
 SET windowjoin.enable_asof_join = off;
 SELECT asof_used($q$
 SELECT * FROM orders o JOIN LATERAL (
@@ -747,6 +756,22 @@ SELECT o.order_id, r.rate
 FROM orders o
 LEFT JOIN LATERAL (
   SELECT rate FROM rates_sb r
+  WHERE r.currency = o.currency AND r.update_time <= o.order_time
+  ORDER BY r.update_time DESC LIMIT 1) r ON true
+$q$);
+
+-- a partitioned version table
+CREATE TABLE rates_p (currency text, rate numeric, update_time timestamp)
+  PARTITION BY LIST (currency);
+CREATE TABLE rates_p_usd PARTITION OF rates_p FOR VALUES IN ('USD');
+CREATE TABLE rates_p_other PARTITION OF rates_p DEFAULT;
+INSERT INTO rates_p SELECT * FROM rates;
+ANALYZE rates_p;
+SELECT asof_check($q$
+SELECT o.order_id, r.rate, r.update_time
+FROM orders o
+LEFT JOIN LATERAL (
+  SELECT rate, update_time FROM rates_p r
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true
 $q$);

@@ -739,11 +739,35 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		rte->tablesample != NULL)
 		ASOF_NO_PATH();
 
-	/* Only plain Vars of the subquery are needed above it */
+	/*
+	 * Only plain Vars of the subquery's own columns are needed above it: a
+	 * whole-row reference would see the columns we add to the subquery.
+	 */
 	foreach(lc, innerrel->reltarget->exprs)
 	{
 		if (!IsA(lfirst(lc), Var))
 			ASOF_NO_PATH();
+	}
+	{
+		List	   *clauses = NIL;
+		List	   *vars;
+
+		foreach(lc, extra->restrictlist)
+			clauses = lappend(clauses, ((RestrictInfo *) lfirst(lc))->clause);
+		foreach(lc, innerrel->baserestrictinfo)
+			clauses = lappend(clauses, ((RestrictInfo *) lfirst(lc))->clause);
+		vars = pull_var_clause((Node *) list_make2(innerrel->reltarget->exprs,
+												   clauses),
+							   PVC_RECURSE_AGGREGATES |
+							   PVC_RECURSE_WINDOWFUNCS |
+							   PVC_RECURSE_PLACEHOLDERS);
+		foreach(lc, vars)
+		{
+			Var		   *var = (Var *) lfirst(lc);
+
+			if (var->varno == innerrel->relid && var->varattno <= 0)
+				ASOF_NO_PATH();
+		}
 	}
 
 	spec = asof_recognise(root, rte->subquery);
