@@ -1,8 +1,47 @@
 /*-------------------------------------------------------------------------
  *
  * asof_planner.c
- *	  Placeholder: recognition of this join kind is not implemented yet, so
- *	  it adds no path and PostgreSQL plans the join as usual.
+ *	  Planner side of the AsOfJoin custom scan: recognition of the LATERAL
+ *	  "latest version at that time" idiom and creation of its path and plan.
+ *
+ * The idiom
+ *
+ *		FROM orders o [LEFT] JOIN LATERAL (
+ *			SELECT ... FROM rates r
+ *			WHERE r.currency = o.currency			-- zero or more keys
+ *			  AND r.update_time <= o.order_time		-- the time condition
+ *			  [AND r.update_time >= o.order_time - interval '1 hour']
+ *			  [AND filters on r alone]
+ *			ORDER BY r.update_time DESC LIMIT 1) r ON true
+ *
+ * is planned by PostgreSQL as a nested loop that runs the subquery once per
+ * outer row.  The subquery cannot be pulled up (it has a LIMIT), so the join
+ * search sees it as a base relation of kind RTE_SUBQUERY whose paths all
+ * have the correlated conditions baked in as parameters.
+ *
+ * When the join pathlist hook offers the join of an outer relation with
+ * such a subquery relation, we analyse the subquery's original Query tree
+ * (rte->subquery).  If every correlated condition is one we can execute
+ * exactly, we build a rewritten copy of the subquery without them and
+ * without ORDER BY/LIMIT, which outputs its original columns plus the inner
+ * key and time expressions and is ordered by (keys, time, tie breakers).
+ * PostgreSQL plans that copy like any subquery (so row-level security
+ * quals, security-barrier views, privileges and the remaining filters are
+ * handled by PostgreSQL itself, and a pre-sorted index path is used when it
+ * is cheaper than a sort).  The outer side is the outer relation's own
+ * cheapest path, sorted by (keys, outer time) through pathkeys, so an
+ * already sorted path or PostgreSQL's Sort node provides the order.  The
+ * executor (asof_exec.c) then merges the two sorted streams.
+ *
+ * Anything we do not recognise exactly adds no path: PostgreSQL's plan is
+ * kept.  The path competes on cost: both inputs in full plus one merge
+ * pass, against PostgreSQL's per-row lookups.
+ *
+ * When the path is chosen, PlanCustomPath makes the rewritten subquery the
+ * relation's subroot, so that set_plan_references and SS_finalize_plan
+ * process the SubqueryScan we create exactly as they would process one of
+ * PostgreSQL's own (flattening its range table into the final one, which
+ * is also where the executor checks permissions).
  *
  * src/asof_planner.c
  *
@@ -10,24 +49,1113 @@
  */
 #include "postgres.h"
 
+#include "access/nbtree.h"
+#include "access/stratnum.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+
+#include "asof.h"
 #include "windowjoin.h"
 
 /*
- * wj_asof_add_paths
- *		Adds no path yet.
+ * One recognised comparison between an inner and an outer expression,
+ * normalised so that it reads "inner OP outer".
  */
-void
-wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
-			   RelOptInfo *outerrel, RelOptInfo *innerrel,
-			   JoinType jointype, JoinPathExtraData *extra)
+typedef struct AsOfCond
 {
+	Expr	   *inner;			/* expression of the subquery's level */
+	Expr	   *outer;			/* expression of the parent's level */
+	Oid			opno;			/* operator, inner on the left */
+	Oid			opfamily;		/* btree opfamily it belongs to */
+	int			strategy;		/* its btree strategy there */
+	Oid			innertype;		/* declared input types of opno */
+	Oid			outertype;
+	Oid			collation;		/* input collation */
+	AttrNumber	resno;			/* inner column in the rewritten subquery */
+} AsOfCond;
+
+/* Result of recognising a LATERAL subquery */
+typedef struct AsOfSpec
+{
+	List	   *keys;			/* AsOfCond * for the equality keys */
+	AsOfCond   *time;			/* the time condition */
+	List	   *tolerances;		/* AsOfCond * for tolerance bounds */
+	bool		forward;		/* earliest version at/after instead */
+	bool		strict;			/* < or > instead of <= or >= */
+	bool		hashed;			/* keys hashed, inputs sorted by time only */
+	Query	   *rewritten;		/* the subquery to plan instead */
+	List	   *new_colnames;	/* names of the columns added to it */
+} AsOfSpec;
+
+/* Our CustomPath, extended with what PlanCustomPath needs */
+typedef struct AsOfPath
+{
+	CustomPath	cpath;
+	JoinType	jointype;
+	Index		inner_relid;	/* range table index of the subquery */
+	AsOfSpec   *spec;
+	PlannerInfo *subroot;		/* the rewritten subquery, planned */
+	Path	   *inner_path;		/* its chosen (sorted) path */
+	List	   *restrictlist;	/* the join's RestrictInfos */
+} AsOfPath;
+
+static Plan *asof_plan_path(PlannerInfo *root, RelOptInfo *rel,
+							CustomPath *best_path, List *tlist,
+							List *clauses, List *custom_plans);
+
+/* Say at DEBUG2 why a join was not taken, for whoever wonders */
+#define ASOF_NO() \
+	do { \
+		elog(DEBUG2, "AsOfJoin: subquery not recognised (asof_planner.c:%d)", __LINE__); \
+		return NULL; \
+	} while (0)
+#define ASOF_NO_PATH() \
+	do { \
+		elog(DEBUG2, "AsOfJoin: no path (asof_planner.c:%d)", __LINE__); \
+		return; \
+	} while (0)
+
+static CustomPathMethods asof_path_methods = {
+	.CustomName = ASOF_NAME,
+	.PlanCustomPath = asof_plan_path,
+};
+
+/*
+ * Which levels of Vars an expression of the subquery contains.
+ */
+#define ASOF_LEVEL0		0x01	/* Vars of the subquery itself */
+#define ASOF_LEVEL1		0x02	/* Vars of the parent query */
+#define ASOF_OTHER		0x04	/* anything we do not handle */
+
+static bool
+asof_levels_walker(Node *node, int *mask)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		if (var->varlevelsup == 0)
+			*mask |= ASOF_LEVEL0;
+		else if (var->varlevelsup == 1)
+			*mask |= ASOF_LEVEL1;
+		else
+			*mask |= ASOF_OTHER;
+		return false;
+	}
+	if (IsA(node, PlaceHolderVar) || IsA(node, Aggref) ||
+		IsA(node, GroupingFunc) || IsA(node, WindowFunc) ||
+		IsA(node, SubLink) || IsA(node, Query) ||
+		IsA(node, CurrentOfExpr))
+	{
+		*mask |= ASOF_OTHER;
+		return false;
+	}
+	return expression_tree_walker(node, asof_levels_walker, (void *) mask);
+}
+
+static int
+asof_levels(Node *node)
+{
+	int			mask = 0;
+
+	(void) asof_levels_walker(node, &mask);
+	return mask;
 }
 
 /*
- * wj_asof_register
- *		No custom scan methods to register yet.
+ * asof_outer_refs_walker
+ *		True if the Query tree refers to any query level above its top.
+ */
+static bool
+asof_outer_refs_walker(Node *node, int *depth)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup > *depth;
+	if (IsA(node, PlaceHolderVar) &&
+		((PlaceHolderVar *) node)->phlevelsup > *depth)
+		return true;
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup > *depth)
+		return true;
+	if (IsA(node, GroupingFunc) &&
+		((GroupingFunc *) node)->agglevelsup > *depth)
+		return true;
+	if (IsA(node, Query))
+	{
+		bool		result;
+
+		(*depth)++;
+		result = query_tree_walker((Query *) node, asof_outer_refs_walker,
+								   (void *) depth, 0);
+		(*depth)--;
+		return result;
+	}
+	return expression_tree_walker(node, asof_outer_refs_walker,
+								  (void *) depth);
+}
+
+/*
+ * asof_flatten_and
+ *		Append the conjuncts of a (possibly nested) AND to *result.
+ */
+static void
+asof_flatten_and(Node *node, List **result)
+{
+	if (node == NULL)
+		return;
+	if (is_andclause(node))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((BoolExpr *) node)->args)
+			asof_flatten_and((Node *) lfirst(lc), result);
+	}
+	else if (IsA(node, List))
+	{
+		ListCell   *lc;
+
+		foreach(lc, (List *) node)
+			asof_flatten_and((Node *) lfirst(lc), result);
+	}
+	else
+		*result = lappend(*result, node);
+}
+
+/*
+ * asof_split_comparison
+ *		If clause is "inner OP outer" or "outer OP inner" (a binary operator
+ *		between an expression of the subquery's relation alone and one of
+ *		the parent's relations alone), fill *cond with it normalised to
+ *		"inner OP outer" and return true.
+ */
+static bool
+asof_split_comparison(PlannerInfo *root, Node *clause, AsOfCond *cond)
+{
+	OpExpr	   *op;
+	Node	   *left;
+	Node	   *right;
+	int			lmask;
+	int			rmask;
+
+	if (!IsA(clause, OpExpr))
+		return false;
+	op = (OpExpr *) clause;
+	if (list_length(op->args) != 2 || op->opresulttype != BOOLOID ||
+		op->opretset)
+		return false;
+	left = linitial(op->args);
+	right = lsecond(op->args);
+	lmask = asof_levels(left);
+	rmask = asof_levels(right);
+
+	memset(cond, 0, sizeof(AsOfCond));
+	if (lmask == ASOF_LEVEL0 && rmask == ASOF_LEVEL1)
+	{
+		cond->inner = (Expr *) left;
+		cond->outer = (Expr *) right;
+		cond->opno = op->opno;
+	}
+	else if (lmask == ASOF_LEVEL1 && rmask == ASOF_LEVEL0)
+	{
+		cond->inner = (Expr *) right;
+		cond->outer = (Expr *) left;
+		cond->opno = get_commutator(op->opno);
+		if (!OidIsValid(cond->opno))
+			return false;
+	}
+	else
+		return false;
+	cond->collation = op->inputcollid;
+
+	/* The sorts and comparisons use this collation on both sides */
+	if (exprCollation((Node *) cond->inner) != cond->collation ||
+		exprCollation((Node *) cond->outer) != cond->collation)
+		return false;
+
+	/* Make the outer side an expression of the parent query */
+	cond->outer = copyObject(cond->outer);
+	IncrementVarSublevelsUp((Node *) cond->outer, -1, 0);
+	cond->outer = (Expr *) eval_const_expressions(root, (Node *) cond->outer);
+	return true;
+}
+
+/*
+ * asof_cond_in_opfamily
+ *		Check that cond's operator is in the btree opfamily and that the
+ *		opfamily has what the merge needs: a comparison support function
+ *		for (outer type, inner type) and, when need_sort, "<" and "=" on each
+ *		side's type.  Fills the opfamily fields of cond.
+ */
+static bool
+asof_cond_in_opfamily(AsOfCond *cond, Oid opfamily, bool need_sort)
+{
+	int			strategy;
+	Oid			lefttype;
+	Oid			righttype;
+
+	if (!op_in_opfamily(cond->opno, opfamily))
+		return false;
+	get_op_opfamily_properties(cond->opno, opfamily, false,
+							   &strategy, &lefttype, &righttype);
+	if (!OidIsValid(get_opfamily_proc(opfamily, righttype, lefttype,
+									  BTORDER_PROC)))
+		return false;
+	if (need_sort)
+	{
+		if (!OidIsValid(get_opfamily_member(opfamily, lefttype, lefttype,
+											BTLessStrategyNumber)) ||
+			!OidIsValid(get_opfamily_member(opfamily, lefttype, lefttype,
+											BTEqualStrategyNumber)) ||
+			!OidIsValid(get_opfamily_member(opfamily, righttype, righttype,
+											BTLessStrategyNumber)))
+			return false;
+	}
+	cond->opfamily = opfamily;
+	cond->strategy = strategy;
+	cond->innertype = lefttype;
+	cond->outertype = righttype;
+	return true;
+}
+
+/*
+ * asof_target_resno
+ *		Column of the rewritten subquery that outputs expr: an existing
+ *		output column with the same expression, else a new one.
+ */
+static AttrNumber
+asof_target_resno(Query *q, int noriginal, Expr *expr, const char *prefix,
+				  int n, List **new_colnames)
+{
+	ListCell   *lc;
+	TargetEntry *tle;
+	char	   *name;
+
+	foreach(lc, q->targetList)
+	{
+		tle = (TargetEntry *) lfirst(lc);
+		if (equal(tle->expr, expr))
+			return tle->resno;
+	}
+
+	/* Name it after the column when it is one, for EXPLAIN */
+	if (IsA(expr, Var))
+	{
+		Var		   *var = (Var *) expr;
+		RangeTblEntry *rte = rt_fetch(var->varno, q->rtable);
+
+		name = get_rte_attribute_name(rte, var->varattno);
+	}
+	else if (n > 0)
+		name = psprintf("%s%d", prefix, n);
+	else
+		name = pstrdup(prefix);
+
+	tle = makeTargetEntry((Expr *) copyObject(expr),
+						  list_length(q->targetList) + 1, name, false);
+	q->targetList = lappend(q->targetList, tle);
+	*new_colnames = lappend(*new_colnames, makeString(pstrdup(name)));
+	return tle->resno;
+}
+
+/*
+ * asof_add_sort
+ *		Append an ORDER BY item on output column resno to q.
+ */
+static void
+asof_add_sort(Query *q, AttrNumber resno, Oid sortop, Oid eqop,
+			  bool nulls_first, Index *next_ref)
+{
+	TargetEntry *tle = list_nth_node(TargetEntry, q->targetList, resno - 1);
+	SortGroupClause *sgc = makeNode(SortGroupClause);
+
+	if (tle->ressortgroupref == 0)
+		tle->ressortgroupref = (*next_ref)++;
+	sgc->tleSortGroupRef = tle->ressortgroupref;
+	sgc->eqop = eqop;
+	sgc->sortop = sortop;
+	sgc->nulls_first = nulls_first;
+	sgc->hashable = false;
+	q->sortClause = lappend(q->sortClause, sgc);
+}
+
+/*
+ * asof_recognise
+ *		Analyse the LATERAL subquery sq of the parent query root.  Returns
+ *		NULL unless it is exactly the as-of idiom described in the file
+ *		header, else the recognised conditions and the rewritten subquery.
+ */
+static AsOfSpec *
+asof_recognise(PlannerInfo *root, Query *sq)
+{
+	AsOfSpec   *spec;
+	Node	   *limit;
+	SortGroupClause *order;
+	TargetEntry *order_tle;
+	Oid			time_opfamily;
+	Oid			opcintype;
+	int16		order_strategy;
+	List	   *quals = NIL;
+	List	   *kept = NIL;
+	ListCell   *lc;
+	Query	   *q;
+	List	   *tlist = NIL;
+	int			noriginal = 0;
+	int			depth;
+	Index		next_ref = 1;
+	int			n;
+
+	/* A plain SELECT ... FROM one relation ... ORDER BY one item LIMIT 1 */
+	if (sq->commandType != CMD_SELECT || sq->utilityStmt != NULL ||
+		sq->hasAggs || sq->hasWindowFuncs || sq->hasTargetSRFs ||
+		sq->hasSubLinks || sq->hasDistinctOn || sq->hasRecursive ||
+		sq->hasModifyingCTE || sq->hasForUpdate || sq->cteList != NIL ||
+		sq->rowMarks != NIL || sq->groupClause != NIL ||
+		sq->groupingSets != NIL || sq->havingQual != NULL ||
+		sq->distinctClause != NIL || sq->setOperations != NULL ||
+		sq->windowClause != NIL || sq->limitOffset != NULL ||
+		sq->limitCount == NULL || sq->limitOption != LIMIT_OPTION_COUNT ||
+		list_length(sq->sortClause) != 1 ||
+		sq->jointree == NULL || list_length(sq->jointree->fromlist) != 1 ||
+		!IsA(linitial(sq->jointree->fromlist), RangeTblRef))
+		ASOF_NO();
+
+	limit = eval_const_expressions(root, copyObject(sq->limitCount));
+	if (!IsA(limit, Const) || ((Const *) limit)->constisnull ||
+		((Const *) limit)->consttype != INT8OID ||
+		DatumGetInt64(((Const *) limit)->constvalue) != 1)
+		ASOF_NO();
+
+	/* Per-row volatile functions would be evaluated a different number of times */
+	if (contain_volatile_functions((Node *) sq))
+		ASOF_NO();
+
+	/* ORDER BY the version time: DESC looks backward, ASC forward */
+	order = linitial_node(SortGroupClause, sq->sortClause);
+	order_tle = get_sortgroupclause_tle(order, sq->targetList);
+	if (!get_ordering_op_properties(order->sortop, &time_opfamily,
+									&opcintype, &order_strategy))
+		ASOF_NO();
+
+	spec = palloc0(sizeof(AsOfSpec));
+	spec->forward = (order_strategy == BTLessStrategyNumber);
+
+	/* Sort the WHERE conjuncts into keys, time, tolerances and filters */
+	asof_flatten_and(sq->jointree->quals, &quals);
+	foreach(lc, quals)
+	{
+		Node	   *clause = (Node *) lfirst(lc);
+		AsOfCond	cond;
+		AsOfCond   *c;
+
+		if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
+		{
+			kept = lappend(kept, clause);	/* filter on the relation alone */
+			continue;
+		}
+		if (!asof_split_comparison(root, clause, &cond))
+			ASOF_NO();
+
+		c = palloc(sizeof(AsOfCond));
+		*c = cond;
+		if (equal(cond.inner, order_tle->expr) &&
+			asof_cond_in_opfamily(c, time_opfamily, false) &&
+			c->strategy != BTEqualStrategyNumber)
+		{
+			bool		upper = (c->strategy == BTLessStrategyNumber ||
+								 c->strategy == BTLessEqualStrategyNumber);
+
+			if (upper != spec->forward)
+			{
+				/* the bound in the direction of the ORDER BY */
+				if (spec->time != NULL ||
+					!asof_cond_in_opfamily(c, time_opfamily, true))
+					ASOF_NO();
+				spec->time = c;
+				spec->strict = (c->strategy == BTLessStrategyNumber ||
+								c->strategy == BTGreaterStrategyNumber);
+			}
+			else
+				spec->tolerances = lappend(spec->tolerances, c);
+			continue;
+		}
+		else
+		{
+			List	   *opfamilies = get_mergejoin_opfamilies(cond.opno);
+			ListCell   *olc;
+			bool		found = false;
+
+			foreach(olc, opfamilies)
+			{
+				if (asof_cond_in_opfamily(c, lfirst_oid(olc), true) &&
+					c->strategy == BTEqualStrategyNumber)
+				{
+					found = true;
+					break;
+				}
+			}
+			if (!found)
+				ASOF_NO();
+			spec->keys = lappend(spec->keys, c);
+		}
+	}
+	if (spec->time == NULL)
+		ASOF_NO();
+
+	/* The ORDER BY must be the matching direction of that same opfamily */
+	if (opcintype != spec->time->innertype ||
+		order_strategy != (spec->forward ? BTLessStrategyNumber :
+						   BTGreaterStrategyNumber))
+		ASOF_NO();
+
+	/*
+	 * Build the rewritten subquery: the same query without the correlated
+	 * conditions, ORDER BY and LIMIT, with the inner keys and time as output
+	 * columns, sorted by (keys, time, output columns).
+	 */
+	q = copyObject(sq);
+	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	q->sortClause = NIL;
+	q->limitCount = NULL;
+	q->limitOption = LIMIT_OPTION_DEFAULT;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		if (tle->resjunk)
+			continue;
+		if (tle->resno != noriginal + 1)
+			ASOF_NO();		/* junk before real columns: unexpected */
+		tle->ressortgroupref = 0;
+		tlist = lappend(tlist, tle);
+		noriginal++;
+	}
+	q->targetList = tlist;
+
+	/*
+	 * Strategy.  When every key has the same type on both sides and is
+	 * hashable, both inputs are sorted by time alone and the executor keeps
+	 * the current version of each key in a hash table (sorting by time is
+	 * much cheaper than by text keys).  Otherwise both are sorted by (keys,
+	 * time) and merged.
+	 */
+	spec->hashed = (spec->keys != NIL);
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Oid			lhs;
+		Oid			rhs;
+
+		if (c->innertype != c->outertype ||
+			!op_hashjoinable(c->opno, c->innertype) ||
+			!get_op_hash_functions(c->opno, &lhs, &rhs) || lhs != rhs)
+			spec->hashed = false;
+	}
+
+	n = 0;
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		c->resno = asof_target_resno(q, noriginal, c->inner, "asof_key",
+									 ++n, &spec->new_colnames);
+		if (!spec->hashed)
+			asof_add_sort(q, c->resno,
+						  get_opfamily_member(c->opfamily, c->innertype,
+											  c->innertype,
+											  BTLessStrategyNumber),
+						  get_opfamily_member(c->opfamily, c->innertype,
+											  c->innertype,
+											  BTEqualStrategyNumber),
+						  false, &next_ref);
+	}
+	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
+										  "asof_time", 0,
+										  &spec->new_colnames);
+	/* the hashed forward sweep goes from the latest time down */
+	asof_add_sort(q, spec->time->resno,
+				  get_opfamily_member(time_opfamily, spec->time->innertype,
+									  spec->time->innertype,
+									  (spec->hashed && spec->forward) ?
+									  BTGreaterStrategyNumber :
+									  BTLessStrategyNumber),
+				  get_opfamily_member(time_opfamily, spec->time->innertype,
+									  spec->time->innertype,
+									  BTEqualStrategyNumber),
+				  false, &next_ref);
+	foreach(lc, spec->tolerances)
+		((AsOfCond *) lfirst(lc))->resno = spec->time->resno;
+
+	/*
+	 * Tie breakers: among versions with equal keys and time, the executor
+	 * takes the one whose output row sorts last in ascending order with
+	 * NULLs last.  The hashed sweeps and the backward merge keep the last
+	 * candidate of the stream; the forward merge keeps the first one, so it
+	 * sorts the tie breakers descending with NULLs first.
+	 */
+	for (n = 1; n <= noriginal; n++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, q->targetList, n - 1);
+		Oid			ltop;
+		Oid			eqop;
+		Oid			gtop;
+		bool		hashable;
+
+		get_sort_group_operators(exprType((Node *) tle->expr),
+								 false, false, false,
+								 &ltop, &eqop, &gtop, &hashable);
+		if (!OidIsValid(ltop) || !OidIsValid(eqop) || !OidIsValid(gtop))
+			continue;
+		if (spec->forward && !spec->hashed)
+			asof_add_sort(q, n, gtop, eqop, true, &next_ref);
+		else
+			asof_add_sort(q, n, ltop, eqop, false, &next_ref);
+	}
+
+	/* Nothing of the parent query may remain in it */
+	depth = -1;
+	if (asof_outer_refs_walker((Node *) q, &depth))
+		ASOF_NO();
+
+	spec->rewritten = q;
+	return spec;
+}
+
+/*
+ * asof_outer_pathkeys
+ *		Pathkeys ordering the outer relation by (keys, time), ascending with
+ *		NULLs last, using each comparison's opfamily; redundant ones are
+ *		left out.  The hashed strategy orders by time alone (descending for
+ *		a forward lookup).
+ */
+static List *
+asof_outer_pathkeys(PlannerInfo *root, RelOptInfo *outerrel, AsOfSpec *spec)
+{
+	List	   *pathkeys = NIL;
+	List	   *conds;
+	ListCell   *lc;
+
+	if (spec->hashed)
+		conds = list_make1(spec->time);
+	else
+		conds = lappend(list_copy(spec->keys), spec->time);
+	foreach(lc, conds)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Oid			ltop = get_opfamily_member(c->opfamily, c->outertype,
+											   c->outertype,
+											   (spec->hashed && spec->forward) ?
+											   BTGreaterStrategyNumber :
+											   BTLessStrategyNumber);
+		List	   *pk;
+		PathKey    *pathkey;
+
+		pk = build_expression_pathkey(root, c->outer, root->nullable_baserels,
+									  ltop, outerrel->relids, true);
+		if (pk == NIL)
+			continue;
+		pathkey = linitial_node(PathKey, pk);
+		if (EC_MUST_BE_REDUNDANT(pathkey->pk_eclass) ||
+			list_member_ptr(pathkeys, pathkey))
+			continue;
+		pathkeys = lappend(pathkeys, pathkey);
+	}
+	return pathkeys;
+}
+
+/*
+ * wj_asof_add_paths
+ *		Join pathlist hook entry: add an AsOfJoin path when innerrel is a
+ *		LATERAL subquery recognised by asof_recognise and outerrel provides
+ *		everything it refers to.
  */
 void
-wj_asof_register(void)
+wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
+				  RelOptInfo *outerrel, RelOptInfo *innerrel,
+				  JoinType jointype, JoinPathExtraData *extra)
 {
+	RangeTblEntry *rte;
+	AsOfSpec   *spec;
+	List	   *outer_pathkeys;
+	Path	   *outer_path = NULL;
+	Path	   *cheapest;
+	PlannerInfo *subroot;
+	RelOptInfo *final_rel;
+	Path	   *inner_path;
+	List	   *save_plan_params;
+	ListCell   *lc;
+	AsOfPath   *apath;
+	List	   *quals = NIL;
+	QualCost	qual_cost;
+	QualCost	outer_expr_cost;
+	double		outer_rows;
+	double		inner_rows;
+	Cost		cmp_cost;
+	Cost		run_cost;
+
+	if (!wj_enable_asof_join)
+		ASOF_NO_PATH();
+	if (jointype != JOIN_INNER && jointype != JOIN_LEFT)
+		ASOF_NO_PATH();
+	if (joinrel->reloptkind != RELOPT_JOINREL ||
+		innerrel->reloptkind != RELOPT_BASEREL ||
+		innerrel->rtekind != RTE_SUBQUERY)
+		ASOF_NO_PATH();
+	if (bms_is_empty(innerrel->lateral_relids) ||
+		!bms_is_subset(innerrel->lateral_relids, outerrel->relids) ||
+		!bms_is_empty(joinrel->lateral_relids))
+		ASOF_NO_PATH();
+	if (IS_DUMMY_REL(innerrel) || IS_DUMMY_REL(outerrel))
+		ASOF_NO_PATH();
+
+	/*
+	 * EvalPlanQual rechecks would need the joined rows rebuilt from the
+	 * test tuples; keep to queries that never recheck.
+	 */
+	if (root->parse->rowMarks != NIL ||
+		(root->parse->commandType != CMD_SELECT &&
+		 root->parse->commandType != CMD_INSERT))
+		ASOF_NO_PATH();
+	if (root->plan_params != NIL)
+		ASOF_NO_PATH();
+
+	rte = planner_rt_fetch(innerrel->relid, root);
+	if (rte->rtekind != RTE_SUBQUERY || rte->subquery == NULL ||
+		rte->tablesample != NULL)
+		ASOF_NO_PATH();
+
+	/*
+	 * Only plain Vars of the subquery's own columns are needed above it: a
+	 * whole-row reference would see the columns we add to the subquery.
+	 */
+	foreach(lc, innerrel->reltarget->exprs)
+	{
+		if (!IsA(lfirst(lc), Var))
+			ASOF_NO_PATH();
+	}
+	{
+		List	   *clauses = NIL;
+		List	   *vars;
+
+		foreach(lc, extra->restrictlist)
+			clauses = lappend(clauses, ((RestrictInfo *) lfirst(lc))->clause);
+		foreach(lc, innerrel->baserestrictinfo)
+			clauses = lappend(clauses, ((RestrictInfo *) lfirst(lc))->clause);
+		vars = pull_var_clause((Node *) list_make2(innerrel->reltarget->exprs,
+												   clauses),
+							   PVC_RECURSE_AGGREGATES |
+							   PVC_RECURSE_WINDOWFUNCS |
+							   PVC_RECURSE_PLACEHOLDERS);
+		foreach(lc, vars)
+		{
+			Var		   *var = (Var *) lfirst(lc);
+
+			if (var->varno == innerrel->relid && var->varattno <= 0)
+				ASOF_NO_PATH();
+		}
+	}
+
+	spec = asof_recognise(root, rte->subquery);
+	if (spec == NULL)
+		ASOF_NO_PATH();
+
+	/* The outer expressions must be computable from the outer relation */
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		if (!bms_is_subset(pull_varnos(root, (Node *) c->outer),
+						   outerrel->relids))
+			ASOF_NO_PATH();
+	}
+	if (!bms_is_subset(pull_varnos(root, (Node *) spec->time->outer),
+					   outerrel->relids))
+		ASOF_NO_PATH();
+	foreach(lc, spec->tolerances)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		if (!bms_is_subset(pull_varnos(root, (Node *) c->outer),
+						   outerrel->relids))
+			ASOF_NO_PATH();
+	}
+
+	/* The outer side: its cheapest path, sorted by (keys, time) */
+	cheapest = outerrel->cheapest_total_path;
+	if (cheapest == NULL || PATH_REQ_OUTER(cheapest) != NULL)
+		ASOF_NO_PATH();
+	outer_pathkeys = asof_outer_pathkeys(root, outerrel, spec);
+	foreach(lc, outerrel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (PATH_REQ_OUTER(path) == NULL &&
+			pathkeys_contained_in(outer_pathkeys, path->pathkeys) &&
+			(outer_path == NULL || path->total_cost < outer_path->total_cost))
+			outer_path = path;
+	}
+	if (!pathkeys_contained_in(outer_pathkeys, cheapest->pathkeys))
+	{
+		Path	   *sorted;
+
+		sorted = (Path *) create_sort_path(root, outerrel, cheapest,
+										   outer_pathkeys, -1.0);
+		if (outer_path == NULL || sorted->total_cost < outer_path->total_cost)
+			outer_path = sorted;
+	}
+
+	/* The inner side: plan the rewritten subquery */
+	save_plan_params = root->plan_params;
+	root->plan_params = NIL;
+	subroot = subquery_planner(root->glob, spec->rewritten, root, false, 0.0);
+	if (root->plan_params != NIL)
+	{
+		/* it still refers to us: give up (cannot happen, we checked) */
+		root->plan_params = save_plan_params;
+		ASOF_NO_PATH();
+	}
+	root->plan_params = save_plan_params;
+	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
+	inner_path = final_rel->cheapest_total_path;
+	if (inner_path == NULL || IS_DUMMY_REL(final_rel) ||
+		!pathkeys_contained_in(subroot->sort_pathkeys, inner_path->pathkeys))
+		ASOF_NO_PATH();
+
+	/* The join's conditions, and the subquery relation's own filters */
+	foreach(lc, extra->restrictlist)
+		quals = lappend(quals, ((RestrictInfo *) lfirst(lc))->clause);
+	foreach(lc, innerrel->baserestrictinfo)
+		quals = lappend(quals, ((RestrictInfo *) lfirst(lc))->clause);
+
+	apath = palloc0(sizeof(AsOfPath));
+	apath->cpath.path.type = T_CustomPath;
+	apath->cpath.path.pathtype = T_CustomScan;
+	apath->cpath.path.parent = joinrel;
+	apath->cpath.path.pathtarget = joinrel->reltarget;
+	apath->cpath.path.param_info = NULL;
+	apath->cpath.path.parallel_aware = false;
+	apath->cpath.path.parallel_safe = false;
+	apath->cpath.path.parallel_workers = 0;
+	apath->cpath.path.rows = joinrel->rows;
+	apath->cpath.path.pathkeys = build_join_pathkeys(root, joinrel, jointype,
+													 outer_path->pathkeys);
+	apath->cpath.flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	apath->cpath.custom_paths = list_make1(outer_path);
+	apath->cpath.custom_private = NIL;
+	apath->cpath.methods = &asof_path_methods;
+	apath->jointype = jointype;
+	apath->inner_relid = innerrel->relid;
+	apath->spec = spec;
+	apath->subroot = subroot;
+	apath->inner_path = inner_path;
+	apath->restrictlist = list_concat(list_copy(extra->restrictlist),
+									  innerrel->baserestrictinfo);
+
+	/*
+	 * Cost: both inputs in full, plus per outer row the outer expressions,
+	 * the key and time comparisons, the quals and forming the result; per
+	 * inner row the comparisons, the SubqueryScan and keeping a copy of the
+	 * candidate version.
+	 */
+	outer_rows = outer_path->rows;
+	inner_rows = inner_path->rows;
+	cost_qual_eval(&qual_cost, quals, root);
+	{
+		List	   *outer_exprs = NIL;
+
+		foreach(lc, spec->keys)
+			outer_exprs = lappend(outer_exprs, ((AsOfCond *) lfirst(lc))->outer);
+		outer_exprs = lappend(outer_exprs, spec->time->outer);
+		cost_qual_eval(&outer_expr_cost, outer_exprs, root);
+	}
+	/* comparisons, or a hash and a probe */
+	cmp_cost = cpu_operator_cost * (list_length(spec->keys) + 1);
+	if (spec->hashed)
+		cmp_cost += cpu_operator_cost * list_length(spec->keys);
+	run_cost = outer_rows * (cmp_cost + outer_expr_cost.per_tuple +
+							 qual_cost.per_tuple + cpu_tuple_cost) +
+		inner_rows * (cmp_cost + 2 * cpu_tuple_cost) +
+		joinrel->rows * joinrel->reltarget->cost.per_tuple;
+	apath->cpath.path.startup_cost = outer_path->startup_cost +
+		inner_path->startup_cost + qual_cost.startup +
+		outer_expr_cost.startup + joinrel->reltarget->cost.startup;
+	apath->cpath.path.total_cost = outer_path->total_cost +
+		inner_path->total_cost + qual_cost.startup +
+		outer_expr_cost.startup + joinrel->reltarget->cost.startup + run_cost;
+
+	add_path(joinrel, (Path *) apath);
+}
+
+/*
+ * asof_add_inner_var
+ *		Position (1-based) of Var (relid, attno) in the inner child's target
+ *		list, appending it when missing.
+ */
+static AttrNumber
+asof_add_inner_var(List **tlist, Index relid, AttrNumber attno, Oid type,
+				   int32 typmod, Oid collation)
+{
+	ListCell   *lc;
+
+	foreach(lc, *tlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (var->varno == relid && var->varattno == attno)
+			return tle->resno;
+	}
+	*tlist = lappend(*tlist,
+					 makeTargetEntry((Expr *) makeVar(relid, attno, type,
+													  typmod, collation, 0),
+									 list_length(*tlist) + 1, NULL, false));
+	return list_length(*tlist);
+}
+
+/*
+ * asof_inner_var
+ *		The parent-level Var naming the rewritten subquery's column that
+ *		outputs cond's inner expression.
+ */
+static Var *
+asof_inner_var(Index relid, AsOfCond *cond)
+{
+	return makeVar(relid, cond->resno, exprType((Node *) cond->inner),
+				   exprTypmod((Node *) cond->inner),
+				   exprCollation((Node *) cond->inner), 0);
+}
+
+/*
+ * asof_add_cmp
+ *		Append cond's comparison descriptor to the OID list.
+ */
+static List *
+asof_add_cmp(List *cmps, AsOfCond *cond)
+{
+	cmps = lappend_oid(cmps, cond->opfamily);
+	cmps = lappend_oid(cmps, cond->outertype);
+	cmps = lappend_oid(cmps, cond->innertype);
+	cmps = lappend_oid(cmps, cond->collation);
+	return cmps;
+}
+
+/*
+ * asof_plan_path
+ *		PlanCustomPath: build the CustomScan from the chosen AsOfPath.  The
+ *		outer child was planned by PostgreSQL (custom_plans); the inner child
+ *		is planned here, only now that this path won.
+ */
+static Plan *
+asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	AsOfPath   *apath = (AsOfPath *) best_path;
+	AsOfSpec   *spec = apath->spec;
+	Index		relid = apath->inner_relid;
+	RelOptInfo *innerrel = find_base_rel(root, relid);
+	RangeTblEntry *rte = planner_rt_fetch(relid, root);
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
+	Plan	   *subplan;
+	SubqueryScan *inner_plan;
+	List	   *inner_tlist = NIL;
+	List	   *scan_tlist = NIL;
+	List	   *joinquals = NIL;
+	List	   *otherquals = NIL;
+	List	   *vars;
+	List	   *meta = NIL;
+	List	   *cmps = NIL;
+	List	   *attnos = NIL;
+	List	   *outer_keys = NIL;
+	List	   *tol_bounds = NIL;
+	List	   *show_keys = NIL;
+	List	   *show_tol = NIL;
+	List	   *tol_strict = NIL;
+	List	   *hashinfo = NIL;
+	ListCell   *lc;
+	int			resno;
+
+	/* Split the conditions: a LEFT join's match conditions, then filters */
+	foreach(lc, apath->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (apath->jointype == JOIN_LEFT &&
+			(bms_is_subset(rinfo->required_relids, innerrel->relids) ||
+			 !RINFO_IS_PUSHED_DOWN(rinfo, rel->relids)))
+			joinquals = lappend(joinquals, rinfo->clause);
+		else
+			otherquals = lappend(otherquals, rinfo->clause);
+	}
+
+	/*
+	 * Make the rewritten subquery the relation's subquery: setrefs.c and
+	 * subselect.c find a SubqueryScan's subroot through its RelOptInfo, and
+	 * EXPLAIN names the added columns from the range table entry.
+	 */
+	innerrel->subroot = apath->subroot;
+	if (spec->new_colnames != NIL)
+	{
+		Alias	   *eref = copyObject(rte->eref);
+
+		eref->colnames = list_concat(eref->colnames,
+									 copyObject(spec->new_colnames));
+		rte->eref = eref;
+	}
+	subplan = create_plan(apath->subroot, apath->inner_path);
+
+	/*
+	 * The inner child outputs every column of the subquery used above it,
+	 * then the keys and the time.  (tlist may be empty when a projection
+	 * will replace it, so the join's target is what tells what is used.)
+	 */
+	vars = pull_var_clause((Node *) list_make3(best_path->path.pathtarget->exprs,
+											   joinquals, otherquals),
+						   PVC_RECURSE_AGGREGATES |
+						   PVC_RECURSE_WINDOWFUNCS |
+						   PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		if (var->varno == relid && var->varlevelsup == 0)
+			(void) asof_add_inner_var(&inner_tlist, relid, var->varattno,
+									  var->vartype, var->vartypmod,
+									  var->varcollid);
+	}
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Var		   *var = asof_inner_var(relid, c);
+
+		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
+								   var->vartype, var->vartypmod,
+								   var->varcollid);
+		attnos = lappend_int(attnos, resno);
+		outer_keys = lappend(outer_keys, c->outer);
+		show_keys = lappend(show_keys,
+							make_opclause(c->opno, BOOLOID, false,
+										  (Expr *) var, c->outer,
+										  InvalidOid, c->collation));
+		cmps = asof_add_cmp(cmps, c);
+		if (spec->hashed)
+		{
+			Oid			hashproc;
+			Oid			dummy;
+
+			if (!get_op_hash_functions(c->opno, &hashproc, &dummy))
+				elog(ERROR, "could not find hash function for operator %u",
+					 c->opno);
+			hashinfo = lappend_oid(hashinfo, hashproc);
+			hashinfo = lappend_oid(hashinfo, get_opcode(c->opno));
+		}
+	}
+	{
+		Var		   *var = asof_inner_var(relid, spec->time);
+
+		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
+								   var->vartype, var->vartypmod,
+								   var->varcollid);
+		attnos = lappend_int(attnos, resno);
+		cmps = asof_add_cmp(cmps, spec->time);
+		foreach(lc, spec->tolerances)
+		{
+			AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+			tol_bounds = lappend(tol_bounds, c->outer);
+			show_tol = lappend(show_tol,
+							   make_opclause(c->opno, BOOLOID, false,
+											 (Expr *) copyObject(var),
+											 c->outer, InvalidOid,
+											 c->collation));
+			tol_strict = lappend_int(tol_strict,
+									 c->strategy == BTLessStrategyNumber ||
+									 c->strategy == BTGreaterStrategyNumber);
+			cmps = asof_add_cmp(cmps, c);
+		}
+		cscan->custom_exprs = list_make1(outer_keys);
+		cscan->custom_exprs = lappend(cscan->custom_exprs,
+									  list_make1(spec->time->outer));
+		cscan->custom_exprs = lappend(cscan->custom_exprs, tol_bounds);
+		cscan->custom_exprs = lappend(cscan->custom_exprs, joinquals);
+		cscan->custom_exprs = lappend(cscan->custom_exprs, show_keys);
+		cscan->custom_exprs = lappend(cscan->custom_exprs,
+									  list_make1(make_opclause(spec->time->opno,
+															   BOOLOID, false,
+															   (Expr *) var,
+															   spec->time->outer,
+															   InvalidOid,
+															   spec->time->collation)));
+		cscan->custom_exprs = lappend(cscan->custom_exprs, show_tol);
+	}
+
+	/* The inner child: a SubqueryScan of the rewritten subquery */
+	inner_plan = makeNode(SubqueryScan);
+	inner_plan->scan.plan.targetlist = inner_tlist;
+	inner_plan->scan.plan.qual = NIL;
+	inner_plan->scan.plan.lefttree = NULL;
+	inner_plan->scan.plan.righttree = NULL;
+	inner_plan->scan.scanrelid = relid;
+	inner_plan->subplan = subplan;
+	inner_plan->scanstatus = SUBQUERY_SCAN_UNKNOWN;
+	inner_plan->scan.plan.startup_cost = apath->inner_path->startup_cost;
+	inner_plan->scan.plan.total_cost = apath->inner_path->total_cost +
+		cpu_tuple_cost * apath->inner_path->rows;
+	inner_plan->scan.plan.plan_rows = apath->inner_path->rows;
+	inner_plan->scan.plan.plan_width = apath->inner_path->pathtarget->width;
+	inner_plan->scan.plan.parallel_aware = false;
+	inner_plan->scan.plan.parallel_safe = false;
+
+	/* The scan tuple: outer child's columns, then inner child's */
+	resno = 1;
+	foreach(lc, outer_plan->targetlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(tle->expr),
+											 resno++, NULL, false));
+	}
+	foreach(lc, inner_tlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(tle->expr),
+											 resno++, NULL, false));
+	}
+
+	meta = list_make5_int(apath->jointype, spec->forward ? 1 : 0,
+						  spec->strict ? 1 : 0,
+						  list_length(outer_plan->targetlist),
+						  list_length(spec->keys));
+	meta = lappend_int(meta, list_length(spec->tolerances));
+	meta = lappend_int(meta, spec->hashed ? 1 : 0);
+	meta = list_concat(meta, tol_strict);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = otherquals;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = list_make2(outer_plan, inner_plan);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = list_make4(meta, cmps, attnos, hashinfo);
+	cscan->methods = &wj_asof_scan_methods;
+
+	return &cscan->scan.plan;
 }
