@@ -126,6 +126,20 @@ FROM orders o LEFT JOIN shipments s
   ON s.order_id = o.order_id
  AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours';
 
+-- orders not shipped within 2 hours, as NOT EXISTS (an anti join)
+EXPLAIN (COSTS OFF)
+SELECT o.order_id FROM orders o
+WHERE NOT EXISTS (SELECT FROM shipments s WHERE s.order_id = o.order_id
+  AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours');
+SELECT o.order_id FROM orders o
+WHERE NOT EXISTS (SELECT FROM shipments s WHERE s.order_id = o.order_id
+  AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours')
+ORDER BY o.order_id;
+SELECT o.order_id FROM orders o
+WHERE EXISTS (SELECT FROM shipments s WHERE s.order_id = o.order_id
+  AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours')
+ORDER BY o.order_id;
+
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
@@ -196,6 +210,14 @@ SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l RIGHT JOIN r ON l.k 
   AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$);
 SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
   AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$);
+
+-- semi and anti joins (EXISTS, NOT EXISTS)
+SELECT ij_compare($q$SELECT l.id FROM l WHERE EXISTS (SELECT FROM r WHERE l.k = r.k
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds')$q$);
+SELECT ij_compare($q$SELECT l.id FROM l WHERE NOT EXISTS (SELECT FROM r WHERE l.k = r.k
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds')$q$);
+SELECT ij_compare($q$SELECT r.id FROM r WHERE NOT EXISTS (SELECT FROM l WHERE l.k = r.k
+  AND r.t > l.t AND r.t < l.t + interval '9 seconds' AND l.v > r.v)$q$);
 
 -- strict bounds
 SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k

@@ -33,7 +33,9 @@
  * Outer joins: an outer row that matched nothing is emitted with NULLs
  * once, after its candidates (LEFT, FULL); an inner row that never matched
  * is emitted with NULLs once, when it leaves the window or is skipped
- * (RIGHT, FULL).  Rows with a NULL key or time never match.  The output
+ * (RIGHT, FULL).  Semi and anti joins (EXISTS, NOT EXISTS) stop at an
+ * outer row's first match, emitting it (SEMI) or not (ANTI, which emits
+ * the outer rows that found no match).  Rows with a NULL key or time never match.  The output
  * of inner and left joins follows the outer input's order.
  *
  * A row that breaks the expected order (which would silently lose matches)
@@ -96,7 +98,8 @@ typedef struct IntervalJoinState
 
 	/* from the plan */
 	JoinType	jointype;
-	bool		emit_outer;		/* LEFT/FULL: unmatched outer rows */
+	bool		emit_outer;		/* LEFT/FULL/ANTI: unmatched outer rows */
+	bool		first_match_only;	/* SEMI/ANTI: one match decides */
 	bool		emit_inner;		/* RIGHT/FULL: unmatched inner rows */
 	int			nkeys;
 	AttrNumber *outer_keycol;
@@ -245,7 +248,10 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	int			i;
 
 	st->jointype = (JoinType) list_nth_int(scalars, IJ_S_JOINTYPE);
-	st->emit_outer = (st->jointype == JOIN_LEFT || st->jointype == JOIN_FULL);
+	st->emit_outer = (st->jointype == JOIN_LEFT || st->jointype == JOIN_FULL ||
+					  st->jointype == JOIN_ANTI);
+	st->first_match_only = (st->jointype == JOIN_SEMI ||
+							st->jointype == JOIN_ANTI);
 	st->emit_inner = (st->jointype == JOIN_RIGHT || st->jointype == JOIN_FULL);
 	st->outer_timecol = list_nth_int(scalars, IJ_S_OUTER_TIME);
 	st->inner_timecol = list_nth_int(scalars, IJ_S_INNER_TIME);
@@ -833,8 +839,17 @@ ij_next(IntervalJoinState *st)
 					}
 					e->matched = true;
 					st->outer_matched = true;
+					if (st->first_match_only)
+					{
+						/* SEMI: emit the outer row once; ANTI: drop it */
+						st->phase = IJ_NEXT_OUTER;
+						if (st->jointype == JOIN_ANTI)
+							break;
+					}
 					return scan;
 				}
+				if (st->phase != IJ_SCAN)
+					break;		/* ANTI join row matched */
 				st->phase = IJ_NEXT_OUTER;
 				if (!st->outer_matched && st->emit_outer)
 					return ij_form(st, st->outer_slot, NULL);
@@ -1001,6 +1016,12 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			break;
 		case JOIN_FULL:
 			jt = "Full";
+			break;
+		case JOIN_SEMI:
+			jt = "Semi";
+			break;
+		case JOIN_ANTI:
+			jt = "Anti";
 			break;
 		default:
 			jt = "???";

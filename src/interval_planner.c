@@ -26,7 +26,8 @@
  * form the band [outer.t + lo, outer.t + hi] with inclusive or exclusive
  * ends; every other clause stays a join filter (or, for an outer join, a
  * filter above the join when it came from WHERE), evaluated exactly as
- * PostgreSQL would.
+ * PostgreSQL would.  Inner, left, right and full joins are supported, and
+ * the semi and anti joins of EXISTS / NOT EXISTS.
  *
  * The path sorts both inputs by (keys, time) - through PostgreSQL's own
  * Sort paths, or an already sorted path (an index scan) when that is
@@ -655,7 +656,8 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (!wj_enable_interval_join)
 		return;
 	if (jointype != JOIN_INNER && jointype != JOIN_LEFT &&
-		jointype != JOIN_RIGHT && jointype != JOIN_FULL)
+		jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
+		jointype != JOIN_SEMI && jointype != JOIN_ANTI)
 		return;
 	/* lateral references would need a parameterized path */
 	if (!bms_is_empty(joinrel->lateral_relids))
@@ -701,8 +703,8 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		outer->parallel_safe && inner->parallel_safe;
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = joinrel->rows;
-	/* inner and left joins emit rows in the outer input's order */
-	if (jointype == JOIN_INNER || jointype == JOIN_LEFT)
+	/* all but right and full joins emit rows in the outer input's order */
+	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL)
 		cpath->path.pathkeys = build_join_pathkeys(root, joinrel, jointype,
 												   outer_pks);
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
