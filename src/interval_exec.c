@@ -148,6 +148,7 @@ typedef struct IntervalJoinState
 	bool		prev_inner_tnull;
 	int64		prev_inner_t;
 	MemoryContext prev_cxt;
+	MemoryContext cmp_cxt;		/* short-lived: key comparisons */
 
 	Tuplestorestate *window;
 	TupleTableSlot *window_slot;
@@ -312,6 +313,9 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	st->prev_cxt = AllocSetContextCreate(CurrentMemoryContext,
 										 "IntervalJoin inner key",
 										 ALLOCSET_SMALL_SIZES);
+	st->cmp_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										"IntervalJoin comparisons",
+										ALLOCSET_SMALL_SIZES);
 
 	/* the band window: both read pointers may forget what they passed */
 	st->window = tuplestore_begin_heap(false, false, work_mem);
@@ -343,6 +347,7 @@ ij_reset_run(IntervalJoinState *st)
 	st->have_prev_inner = false;
 	MemoryContextReset(st->group_cxt);
 	MemoryContextReset(st->prev_cxt);
+	MemoryContextReset(st->cmp_cxt);
 	tuplestore_clear(st->window);
 	ExecClearTuple(st->window_slot);
 	st->ring_head = 0;
@@ -428,20 +433,26 @@ ij_cmp_keys(SortSupport ssup, int nkeys, Datum *a, bool *anull,
 static int
 ij_cmp_group_inner(IntervalJoinState *st)
 {
+	MemoryContext old;
+	int			c = 0;
 	int			i;
 
+	/* comparison functions may leak (detoasting): use a short-lived context */
+	old = MemoryContextSwitchTo(st->cmp_cxt);
 	for (i = 0; i < st->nkeys; i++)
 	{
-		int			c;
-
 		if (st->ikey_null[i])
-			return -1;
+		{
+			c = -1;
+			break;
+		}
 		c = st->cmp_oi[i].comparator(st->group_key[i], st->ikey[i],
 									 &st->cmp_oi[i]);
 		if (c != 0)
-			return c;
+			break;
 	}
-	return 0;
+	MemoryContextSwitchTo(old);
+	return c;
 }
 
 /*
@@ -479,6 +490,7 @@ ij_fetch_inner(IntervalJoinState *st)
 		st->inner_done = true;
 		return false;
 	}
+	MemoryContextReset(st->cmp_cxt);
 	st->inner_slot = slot;
 	st->inner_null = false;
 	for (i = 0; i < st->nkeys; i++)
@@ -494,8 +506,10 @@ ij_fetch_inner(IntervalJoinState *st)
 	/* order check against the previous inner row */
 	if (st->have_prev_inner)
 	{
+		oldcxt = MemoryContextSwitchTo(st->cmp_cxt);
 		c = ij_cmp_keys(st->cmp_ii, st->nkeys, st->prev_ikey,
 						st->prev_ikey_null, st->ikey, st->ikey_null);
+		MemoryContextSwitchTo(oldcxt);
 		if (c > 0)
 			ij_not_sorted("inner");
 		if (c == 0)
@@ -709,9 +723,13 @@ ij_next(IntervalJoinState *st)
 					else
 					{
 						bool	   *nonull = st->okey_null; /* all false here */
+						MemoryContext old;
 
+						MemoryContextReset(st->cmp_cxt);
+						old = MemoryContextSwitchTo(st->cmp_cxt);
 						c = ij_cmp_keys(st->cmp_oo, st->nkeys, st->okey,
 										st->okey_null, st->group_key, nonull);
+						MemoryContextSwitchTo(old);
 					}
 					if (c < 0)
 						ij_not_sorted("outer");
@@ -943,6 +961,7 @@ ij_end(CustomScanState *node)
 	}
 	MemoryContextDelete(st->group_cxt);
 	MemoryContextDelete(st->prev_cxt);
+	MemoryContextDelete(st->cmp_cxt);
 }
 
 /*
