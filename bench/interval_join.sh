@@ -19,7 +19,7 @@
 # without an index: one run); the checksums of all engines are
 # printed side by side and must agree.
 #
-#   bench/interval_join.sh [--quick] [--rows N] [--devices N]
+#   bench/interval_join.sh [--quick] [--rows N] [--devices N] [--orders N]
 #                          [--slice-devices N] [--reps N] [--full-off]
 #                          [--no-duckdb]
 #
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
 	--reps) REPS=$2; shift ;;
 	--full-off) FULL_OFF=1 ;;
 	--no-duckdb) DUCKDB=0 ;;
-	-h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -205,6 +205,11 @@ if [ "${WJ_BENCH_INSIDE:-}" = 1 ]; then
 	echo
 	echo "== 4. unique key: orders/shipments (PostgreSQL's plan must stay)"
 	echo "  plan with the node enabled:"; plan "$ON" "$Q_UNIQUE"
+	for q in "$Q_UNIQUE" "$Q_UNIQUE_LEFT"; do
+		p_on=$("${PSQL[@]}" -A -t -c "$ON" -c "EXPLAIN (COSTS OFF) $q")
+		p_off=$("${PSQL[@]}" -A -t -c "$OFF" -c "EXPLAIN (COSTS OFF) $q")
+		echo "  same plan with the node enabled and disabled: $([ "$p_on" = "$p_off" ] && echo yes || echo NO)"
+	done
 	pg_time "node enabled, inner" "$ON" "$Q_UNIQUE"; u_on=$MS; ru_on=$RESULT
 	pg_time "node disabled, inner" "$OFF" "$Q_UNIQUE"; u_off=$MS; ru_off=$RESULT
 	pg_time "node enabled, left" "$ON" "$Q_UNIQUE_LEFT"; ul_on=$MS; rul_on=$RESULT

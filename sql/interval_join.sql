@@ -306,6 +306,12 @@ SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
 SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
   AND r.tz BETWEEN l.tz - interval '5 seconds' AND l.tz + interval '5 seconds'$q$);
 
+-- integer "times" (int4, and int8 with int4 constants)
+SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
+  AND r.v BETWEEN l.v - 1 AND l.v + 2$q$);
+SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
+  AND r.id::bigint > l.id::bigint - 30 AND r.id::bigint <= l.id::bigint + 40$q$);
+
 -- a key expression and a time expression, not just columns
 SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k % 3 = r.k
   AND r.t BETWEEN date_trunc('minute', l.t) AND date_trunc('minute', l.t) + interval '10 seconds'$q$);
@@ -391,6 +397,25 @@ SELECT count(*) FROM far a JOIN far b ON a.k = b.k
 SET windowjoin.enable_interval_join = off;
 SELECT count(*) FROM far a JOIN far b ON a.k = b.k
   AND b.t BETWEEN a.t AND a.t + interval '2 hours';
+RESET windowjoin.enable_interval_join;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+
+-- integer overflow of a band end is an error too
+CREATE TABLE far_int (k int, n int);
+INSERT INTO far_int VALUES (1, 2147483600);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM far_int a JOIN far_int b ON a.k = b.k
+  AND b.n BETWEEN a.n AND a.n + 100;
+SELECT count(*) FROM far_int a JOIN far_int b ON a.k = b.k
+  AND b.n BETWEEN a.n AND a.n + 100;
+SET windowjoin.enable_interval_join = off;
+SELECT count(*) FROM far_int a JOIN far_int b ON a.k = b.k
+  AND b.n BETWEEN a.n AND a.n + 100;
 RESET windowjoin.enable_interval_join;
 RESET enable_hashjoin;
 RESET enable_mergejoin;

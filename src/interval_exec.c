@@ -360,21 +360,34 @@ ij_reset_run(IntervalJoinState *st)
  *		A time column's value as int64 (timestamps are microseconds).
  */
 static inline int64
-ij_time(Datum d)
+ij_time(IntervalJoinState *st, Datum d)
 {
+	if (st->time_type == INT4OID)
+		return DatumGetInt32(d);
 	return DatumGetInt64(d);
 }
 
 /*
  * ij_band_edge
- *		outer_t + offset, computed like timestamp + interval: infinities stay
- *		infinite, results outside the timestamp range are an error.
+ *		outer_t + offset, computed like timestamp + interval (infinities stay
+ *		infinite, results outside the timestamp range are an error) or like
+ *		integer addition (overflow is an error).
  */
 static int64
-ij_band_edge(int64 t, int64 offset)
+ij_band_edge(IntervalJoinState *st, int64 t, int64 offset)
 {
 	int64		r;
 
+	if (st->time_type == INT4OID || st->time_type == INT8OID)
+	{
+		if (pg_add_s64_overflow(t, offset, &r) ||
+			(st->time_type == INT4OID && (r < PG_INT32_MIN || r > PG_INT32_MAX)))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg(st->time_type == INT4OID ? "integer out of range" :
+							"bigint out of range")));
+		return r;
+	}
 	if (TIMESTAMP_NOT_FINITE(t))
 		return t;
 	if (pg_add_s64_overflow(t, offset, &r) || !IS_VALID_TIMESTAMP(r))
@@ -499,7 +512,7 @@ ij_fetch_inner(IntervalJoinState *st)
 		if (st->ikey_null[i])
 			st->inner_null = true;
 	}
-	st->inner_t = ij_time(slot_getattr(slot, st->inner_timecol, &tnull));
+	st->inner_t = ij_time(st, slot_getattr(slot, st->inner_timecol, &tnull));
 	if (tnull)
 		st->inner_null = true;
 
@@ -706,7 +719,7 @@ ij_next(IntervalJoinState *st)
 												   &st->okey_null[i]);
 						anynull |= st->okey_null[i];
 					}
-					st->outer_t = ij_time(slot_getattr(slot, st->outer_timecol,
+					st->outer_t = ij_time(st, slot_getattr(slot, st->outer_timecol,
 													   &tnull));
 					if (anynull || tnull)
 					{
@@ -715,8 +728,8 @@ ij_next(IntervalJoinState *st)
 							return ij_form(st, slot, NULL);
 						break;
 					}
-					st->band_lo = ij_band_edge(st->outer_t, st->lo);
-					st->band_hi = ij_band_edge(st->outer_t, st->hi);
+					st->band_lo = ij_band_edge(st, st->outer_t, st->lo);
+					st->band_hi = ij_band_edge(st, st->outer_t, st->hi);
 
 					if (!st->have_group)
 						c = 1;

@@ -21,7 +21,8 @@
  *		inner.t  OP  outer.t + d		(OP one of <, <=, >, >=)
  *
  * which is exact for the offsets we accept: fixed durations (no months; no
- * days either for timestamptz, where a day's length depends on TimeZone).
+ * days either for timestamptz, where a day's length depends on TimeZone),
+ * or integer constants for integer (int4, int8) time columns.
  * The tightest lower and upper bound on the same pair of time expressions
  * form the band [outer.t + lo, outer.t + hi] with inclusive or exclusive
  * ends; every other clause stays a join filter (or, for an outer join, a
@@ -139,8 +140,9 @@ ij_interval_usecs(const Interval *iv, Oid ttype, int64 *usecs)
 
 /*
  * ij_split_time_expr
- *		Split "base + c1 - c2 ..." (constant interval offsets) into the base
- *		expression and the total offset in microseconds.  Returns false when
+ *		Split "base + c1 - c2 ..." (constant interval offsets, or integer
+ *		ones for integer times) into the base expression and the total
+ *		offset (microseconds for timestamps).  Returns false when
  *		an offset cannot be represented exactly as a fixed duration.
  */
 static bool
@@ -175,12 +177,35 @@ ij_split_time_expr(Node *node, Oid ttype, Expr **base, int64 *offset)
 			else if (op->opfuncid == F_TIMESTAMPTZ_MI_INTERVAL)
 				sign = -1;
 		}
+		else if (ttype == INT8OID)
+		{
+			if (op->opfuncid == F_INT8PL || op->opfuncid == F_INT84PL)
+				sign = 1;
+			else if (op->opfuncid == F_INT8MI || op->opfuncid == F_INT84MI)
+				sign = -1;
+		}
+		else if (ttype == INT4OID)
+		{
+			if (op->opfuncid == F_INT4PL)
+				sign = 1;
+			else if (op->opfuncid == F_INT4MI)
+				sign = -1;
+		}
 		if (sign == 0)
 			break;
 		c = (Const *) lsecond(op->args);
-		if (c->constisnull || c->consttype != INTERVALOID)
+		if (c->constisnull)
 			return false;
-		if (!ij_interval_usecs(DatumGetIntervalP(c->constvalue), ttype, &us))
+		if (c->consttype == INTERVALOID)
+		{
+			if (!ij_interval_usecs(DatumGetIntervalP(c->constvalue), ttype, &us))
+				return false;
+		}
+		else if (c->consttype == INT8OID)
+			us = DatumGetInt64(c->constvalue);
+		else if (c->consttype == INT4OID)
+			us = DatumGetInt32(c->constvalue);
+		else
 			return false;
 		if (sign < 0)
 		{
@@ -265,7 +290,8 @@ ij_match_bound(PlannerInfo *root, RestrictInfo *rinfo,
 	if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 		return NULL;
 	op_input_types(op->opno, &lt, &rt);
-	if (lt != rt || (lt != TIMESTAMPOID && lt != TIMESTAMPTZOID))
+	if (lt != rt || (lt != TIMESTAMPOID && lt != TIMESTAMPTZOID &&
+					 lt != INT8OID && lt != INT4OID))
 		return NULL;
 	tce = lookup_type_cache(lt, TYPECACHE_BTREE_OPFAMILY);
 	if (!OidIsValid(tce->btree_opf))
@@ -526,7 +552,7 @@ ij_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
  *		to its histogram, or -1 when unknown.
  */
 static double
-ij_time_range(PlannerInfo *root, Expr *texpr)
+ij_time_range(PlannerInfo *root, Expr *texpr, Oid ttype)
 {
 	VariableStatData vardata;
 	AttStatsSlot sslot;
@@ -539,10 +565,24 @@ ij_time_range(PlannerInfo *root, Expr *texpr)
 	{
 		if (sslot.nvalues >= 2)
 		{
-			int64		lo = DatumGetInt64(sslot.values[0]);
-			int64		hi = DatumGetInt64(sslot.values[sslot.nvalues - 1]);
+			Datum		first = sslot.values[0];
+			Datum		last = sslot.values[sslot.nvalues - 1];
+			int64		lo,
+						hi;
 
-			if (!TIMESTAMP_NOT_FINITE(lo) && !TIMESTAMP_NOT_FINITE(hi) && hi > lo)
+			if (ttype == INT4OID)
+			{
+				lo = DatumGetInt32(first);
+				hi = DatumGetInt32(last);
+			}
+			else
+			{
+				lo = DatumGetInt64(first);
+				hi = DatumGetInt64(last);
+			}
+			if ((ttype == INT4OID || ttype == INT8OID ||
+				 (!TIMESTAMP_NOT_FINITE(lo) && !TIMESTAMP_NOT_FINITE(hi))) &&
+				hi > lo)
 				span = (double) hi - (double) lo;
 		}
 		free_attstatsslot(&sslot);
@@ -598,9 +638,9 @@ ij_cost_path(PlannerInfo *root, CustomPath *cpath, IJInfo *info,
 		keysel = clauselist_selectivity(root, keyrinfos, 0, JOIN_INNER, &sjinfo);
 
 	width = (double) info->upper->d - (double) info->lower->d;
-	span = ij_time_range(root, info->lower->inner_t);
+	span = ij_time_range(root, info->lower->inner_t, info->lower->ttype);
 	if (span <= 0)
-		span = ij_time_range(root, info->lower->outer_t);
+		span = ij_time_range(root, info->lower->outer_t, info->lower->ttype);
 	if (span > 0)
 		bandfrac = Max(width, 1.0) / span;
 	else
