@@ -326,6 +326,20 @@ SELECT ij_compare($q$SELECT x, (SELECT count(*) FROM l JOIN r ON l.k = r.k
     WHERE l.v < x) AS n
   FROM generate_series(1, 4) x$q$);
 
+-- a band window larger than work_mem: the tuplestore spills to a file
+CREATE TABLE wide (id int, t timestamp, pad text);
+INSERT INTO wide SELECT i, '2024-01-01'::timestamp + i * interval '1 second', repeat(chr(65 + i % 26), 1000)
+  FROM generate_series(1, 2000) i;
+ANALYZE wide;
+SET work_mem = 64;
+SELECT ij_compare($q$SELECT a.id AS aid, b.id AS bid, length(b.pad) AS len FROM wide a LEFT JOIN wide b
+  ON b.t BETWEEN a.t - interval '60 seconds' AND a.t + interval '60 seconds'
+  AND a.id % 7 <> b.id % 5 AND b.pad >= a.pad$q$);
+SELECT ij_compare($q$SELECT a.id AS aid, b.id AS bid FROM wide a RIGHT JOIN wide b
+  ON b.t BETWEEN a.t - interval '90 seconds' AND a.t + interval '30 seconds'
+  AND a.id % 3 = 0 AND b.id % 11 <> 0$q$);
+RESET work_mem;
+
 ------------------------------------------------------------------------
 -- Plan shape: the costs decide.
 ------------------------------------------------------------------------
