@@ -340,6 +340,38 @@ SELECT ij_compare($q$SELECT a.id AS aid, b.id AS bid FROM wide a RIGHT JOIN wide
   AND a.id % 3 = 0 AND b.id % 11 <> 0$q$);
 RESET work_mem;
 
+-- row-level security on an input keeps working: the node reads PostgreSQL's
+-- own scans of both relations
+CREATE TABLE sec_a (k int, t timestamp, owner text);
+CREATE TABLE sec_b (k int, t timestamp, owner text);
+INSERT INTO sec_a SELECT i % 3, '2024-01-01'::timestamp + i * interval '1 second',
+  CASE WHEN i % 2 = 0 THEN 'regress_ij_user' ELSE 'someone' END FROM generate_series(1, 300) i;
+INSERT INTO sec_b SELECT i % 3, '2024-01-01'::timestamp + i * interval '1 second' + interval '0.5 second',
+  CASE WHEN i % 3 = 0 THEN 'regress_ij_user' ELSE 'someone' END FROM generate_series(1, 300) i;
+ALTER TABLE sec_a ENABLE ROW LEVEL SECURITY;
+ALTER TABLE sec_b ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_a ON sec_a USING (owner = current_user);
+CREATE POLICY own_b ON sec_b USING (owner = current_user);
+CREATE ROLE regress_ij_user;
+GRANT USAGE ON SCHEMA ij TO regress_ij_user;
+GRANT SELECT ON sec_a, sec_b TO regress_ij_user;
+SET ROLE regress_ij_user;
+SELECT ij_compare($q$SELECT a.t AS at, b.t AS bt FROM sec_a a FULL JOIN sec_b b ON a.k = b.k
+  AND b.t BETWEEN a.t - interval '10 seconds' AND a.t + interval '10 seconds'$q$);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT count(*), count(a.t), count(b.t), bool_and(coalesce(a.owner, b.owner) = current_user) AS only_own_rows
+FROM sec_a a FULL JOIN sec_b b ON a.k = b.k
+  AND b.t BETWEEN a.t - interval '10 seconds' AND a.t + interval '10 seconds';
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+RESET ROLE;
+DROP TABLE sec_a, sec_b;
+DROP OWNED BY regress_ij_user;
+DROP ROLE regress_ij_user;
+
 ------------------------------------------------------------------------
 -- Plan shape: the costs decide.
 ------------------------------------------------------------------------
