@@ -1,8 +1,43 @@
 /*-------------------------------------------------------------------------
  *
  * interval_planner.c
- *	  Placeholder: recognition of this join kind is not implemented yet, so
- *	  it adds no path and PostgreSQL plans the join as usual.
+ *	  Planner side of the IntervalJoin custom scan: recognises interval
+ *	  (band) joins in the join pathlist hook, offers a CustomPath that
+ *	  competes on cost with PostgreSQL's own join paths, and turns the
+ *	  chosen path into a CustomScan plan.
+ *
+ * An interval join is a join whose ON/WHERE conditions contain zero or more
+ * equalities between an outer and an inner expression (the keys) plus a
+ * lower and an upper bound of one side's time expression relative to the
+ * other's, e.g.
+ *
+ *		s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'
+ *
+ * which the parser has already split into two comparisons.  Each bound may
+ * be written with either side on the left, with <, <=, > or >=, and with
+ * constant interval offsets added to or subtracted from either side.  We
+ * normalise every such comparison to
+ *
+ *		inner.t  OP  outer.t + d		(OP one of <, <=, >, >=)
+ *
+ * which is exact for the offsets we accept: fixed durations (no months; no
+ * days either for timestamptz, where a day's length depends on TimeZone),
+ * or integer constants for integer (int4, int8) time columns.
+ * The tightest lower and upper bound on the same pair of time expressions
+ * form the band [outer.t + lo, outer.t + hi] with inclusive or exclusive
+ * ends; every other clause stays a join filter (or, for an outer join, a
+ * filter above the join when it came from WHERE), evaluated exactly as
+ * PostgreSQL would.  Inner, left, right and full joins are supported, and
+ * the semi and anti joins of EXISTS / NOT EXISTS.
+ *
+ * The path sorts both inputs by (keys, time) - through PostgreSQL's own
+ * Sort paths, or an already sorted path (an index scan) when that is
+ * cheaper - and the executor sweeps them once (see interval_exec.c).  Its
+ * cost is the two sorted inputs plus a pass over both and the candidate
+ * pairs inside the band; the band's selectivity is estimated from its width
+ * relative to the time column's range (from the histogram), so a narrow
+ * band over many rows per key is cheap while a unique-key join, where a
+ * hash join needs no sort, stays with PostgreSQL's plan.
  *
  * src/interval_planner.c
  *
@@ -10,24 +45,849 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/nbtree.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "datatype/timestamp.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/typcache.h"
+
+#include "interval_join.h"
 #include "windowjoin.h"
+
+/* One equality key: outer_expr = inner_expr */
+typedef struct IJKey
+{
+	RestrictInfo *rinfo;
+	Expr	   *outer_expr;
+	Expr	   *inner_expr;
+	Oid			opfamily;
+	Oid			collation;
+	Oid			outer_type;		/* operator's declared input types */
+	Oid			inner_type;
+	PathKey    *outer_pk;
+	PathKey    *inner_pk;
+} IJKey;
+
+/* One bound, normalised to "inner_t OP outer_t + d" */
+typedef struct IJBound
+{
+	RestrictInfo *rinfo;
+	Expr	   *outer_t;
+	Expr	   *inner_t;
+	Oid			ttype;
+	int			strategy;		/* BTLess/LessEqual/GreaterEqual/Greater */
+	int64		d;
+} IJBound;
+
+/* Everything the plan needs, carried from the path in custom_private */
+typedef struct IJInfo
+{
+	JoinType	jointype;
+	List	   *keys;			/* IJKey * */
+	IJBound    *lower;
+	IJBound    *upper;
+	List	   *joinquals;		/* bare clauses deciding a match */
+	List	   *otherquals;		/* bare clauses filtering the result */
+} IJInfo;
+
+static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
+								 CustomPath *best_path, List *tlist,
+								 List *clauses, List *custom_plans);
+
+static const CustomPathMethods ij_path_methods = {
+	.CustomName = IJ_NAME,
+	.PlanCustomPath = ij_plan_custom_path,
+};
+
+/*
+ * ij_interval_usecs
+ *		The fixed number of microseconds an interval adds to a value of
+ *		ttype, or false when that depends on the calendar or TimeZone.
+ */
+static bool
+ij_interval_usecs(const Interval *iv, Oid ttype, int64 *usecs)
+{
+	int64		r;
+
+	if (iv->month != 0)
+		return false;
+	/* a day is 24 hours for timestamp, but not for timestamptz (DST) */
+	if (iv->day != 0 && ttype != TIMESTAMPOID)
+		return false;
+	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &r) ||
+		pg_add_s64_overflow(r, iv->time, &r))
+		return false;
+	*usecs = r;
+	return true;
+}
+
+/*
+ * ij_split_time_expr
+ *		Split "base + c1 - c2 ..." (constant interval offsets, or integer
+ *		ones for integer times) into the base expression and the total
+ *		offset (microseconds for timestamps).  Returns false when
+ *		an offset cannot be represented exactly as a fixed duration.
+ */
+static bool
+ij_split_time_expr(Node *node, Oid ttype, Expr **base, int64 *offset)
+{
+	int64		off = 0;
+
+	for (;;)
+	{
+		OpExpr	   *op;
+		Const	   *c;
+		int			sign = 0;
+		int64		us;
+
+		if (!IsA(node, OpExpr))
+			break;
+		op = (OpExpr *) node;
+		if (list_length(op->args) != 2 || !IsA(lsecond(op->args), Const))
+			break;
+		set_opfuncid(op);
+		if (ttype == TIMESTAMPOID)
+		{
+			if (op->opfuncid == F_TIMESTAMP_PL_INTERVAL)
+				sign = 1;
+			else if (op->opfuncid == F_TIMESTAMP_MI_INTERVAL)
+				sign = -1;
+		}
+		else if (ttype == TIMESTAMPTZOID)
+		{
+			if (op->opfuncid == F_TIMESTAMPTZ_PL_INTERVAL)
+				sign = 1;
+			else if (op->opfuncid == F_TIMESTAMPTZ_MI_INTERVAL)
+				sign = -1;
+		}
+		else if (ttype == INT8OID)
+		{
+			if (op->opfuncid == F_INT8PL || op->opfuncid == F_INT84PL)
+				sign = 1;
+			else if (op->opfuncid == F_INT8MI || op->opfuncid == F_INT84MI)
+				sign = -1;
+		}
+		else if (ttype == INT4OID)
+		{
+			if (op->opfuncid == F_INT4PL)
+				sign = 1;
+			else if (op->opfuncid == F_INT4MI)
+				sign = -1;
+		}
+		if (sign == 0)
+			break;
+		c = (Const *) lsecond(op->args);
+		if (c->constisnull)
+			return false;
+		if (c->consttype == INTERVALOID)
+		{
+			if (!ij_interval_usecs(DatumGetIntervalP(c->constvalue), ttype, &us))
+				return false;
+		}
+		else if (c->consttype == INT8OID)
+			us = DatumGetInt64(c->constvalue);
+		else if (c->consttype == INT4OID)
+			us = DatumGetInt32(c->constvalue);
+		else
+			return false;
+		if (sign < 0)
+		{
+			if (us == PG_INT64_MIN)
+				return false;
+			us = -us;
+		}
+		if (pg_add_s64_overflow(off, us, &off))
+			return false;
+		node = (Node *) linitial(op->args);
+	}
+
+	if (exprType(node) != ttype)
+		return false;
+	*base = (Expr *) node;
+	*offset = off;
+	return true;
+}
+
+/*
+ * ij_side_of
+ *		1 if expr is computable from the outer relation alone, 2 for the
+ *		inner one, 0 otherwise (constants, both sides, volatile, subplans).
+ */
+static int
+ij_side_of(PlannerInfo *root, Expr *expr, RelOptInfo *outerrel,
+		   RelOptInfo *innerrel)
+{
+	Relids		relids = pull_varnos(root, (Node *) expr);
+
+	if (bms_is_empty(relids) ||
+		contain_volatile_functions((Node *) expr) ||
+		contain_subplans((Node *) expr))
+		return 0;
+	if (bms_is_subset(relids, outerrel->relids))
+		return 1;
+	if (bms_is_subset(relids, innerrel->relids))
+		return 2;
+	return 0;
+}
+
+/* The strategy of "b OP' a" given "a OP b" */
+static int
+ij_commute_strategy(int strategy)
+{
+	switch (strategy)
+	{
+		case BTLessStrategyNumber:
+			return BTGreaterStrategyNumber;
+		case BTLessEqualStrategyNumber:
+			return BTGreaterEqualStrategyNumber;
+		case BTGreaterEqualStrategyNumber:
+			return BTLessEqualStrategyNumber;
+		case BTGreaterStrategyNumber:
+			return BTLessStrategyNumber;
+	}
+	return strategy;
+}
+
+/*
+ * ij_match_bound
+ *		Recognise "x.t [+- c] OP y.t [+- c]" relating a time expression of
+ *		one side to one of the other, and normalise it.
+ */
+static IJBound *
+ij_match_bound(PlannerInfo *root, RestrictInfo *rinfo,
+			   RelOptInfo *outerrel, RelOptInfo *innerrel)
+{
+	OpExpr	   *op = (OpExpr *) rinfo->clause;
+	Oid			lt,
+				rt;
+	TypeCacheEntry *tce;
+	int			strategy;
+	Expr	   *lbase,
+			   *rbase;
+	int64		loff,
+				roff;
+	int			lside,
+				rside;
+	IJBound    *b;
+
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+		return NULL;
+	op_input_types(op->opno, &lt, &rt);
+	if (lt != rt || (lt != TIMESTAMPOID && lt != TIMESTAMPTZOID &&
+					 lt != INT8OID && lt != INT4OID))
+		return NULL;
+	tce = lookup_type_cache(lt, TYPECACHE_BTREE_OPFAMILY);
+	if (!OidIsValid(tce->btree_opf))
+		return NULL;
+	strategy = get_op_opfamily_strategy(op->opno, tce->btree_opf);
+	if (strategy != BTLessStrategyNumber &&
+		strategy != BTLessEqualStrategyNumber &&
+		strategy != BTGreaterEqualStrategyNumber &&
+		strategy != BTGreaterStrategyNumber)
+		return NULL;
+
+	if (!ij_split_time_expr(linitial(op->args), lt, &lbase, &loff) ||
+		!ij_split_time_expr(lsecond(op->args), lt, &rbase, &roff))
+		return NULL;
+	lside = ij_side_of(root, lbase, outerrel, innerrel);
+	rside = ij_side_of(root, rbase, outerrel, innerrel);
+	if (lside == 0 || rside == 0 || lside == rside)
+		return NULL;
+
+	b = palloc0(sizeof(IJBound));
+	b->rinfo = rinfo;
+	b->ttype = lt;
+	if (lside == 2)
+	{
+		/* inner + loff OP outer + roff  <=>  inner OP outer + (roff - loff) */
+		b->inner_t = lbase;
+		b->outer_t = rbase;
+		b->strategy = strategy;
+		if (pg_sub_s64_overflow(roff, loff, &b->d))
+			return NULL;
+	}
+	else
+	{
+		/* outer + loff OP inner + roff  <=>  inner OP' outer + (loff - roff) */
+		b->outer_t = lbase;
+		b->inner_t = rbase;
+		b->strategy = ij_commute_strategy(strategy);
+		if (pg_sub_s64_overflow(loff, roff, &b->d))
+			return NULL;
+	}
+	return b;
+}
+
+/*
+ * ij_match_key
+ *		Recognise a mergejoinable equality between an outer and an inner
+ *		expression whose sort orders we can build (as select_mergejoin_clauses
+ *		does for merge joins).  Keys whose equivalence class is already used
+ *		by an earlier key, or is redundant, are left as join filters.
+ */
+static IJKey *
+ij_match_key(PlannerInfo *root, RestrictInfo *rinfo,
+			 RelOptInfo *outerrel, RelOptInfo *innerrel, List *keys)
+{
+	OpExpr	   *op = (OpExpr *) rinfo->clause;
+	bool		outer_is_left;
+	EquivalenceClass *oec,
+			   *iec;
+	Oid			lt,
+				rt;
+	IJKey	   *k;
+	ListCell   *lc;
+
+	if (!rinfo->can_join || rinfo->mergeopfamilies == NIL ||
+		rinfo->left_ec == NULL || !IsA(op, OpExpr) ||
+		list_length(op->args) != 2)
+		return NULL;
+	if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
+		bms_is_subset(rinfo->right_relids, innerrel->relids))
+		outer_is_left = true;
+	else if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+			 bms_is_subset(rinfo->right_relids, outerrel->relids))
+		outer_is_left = false;
+	else
+		return NULL;
+	if (contain_volatile_functions((Node *) op))
+		return NULL;
+
+	update_mergeclause_eclasses(root, rinfo);
+	if (EC_MUST_BE_REDUNDANT(rinfo->left_ec) ||
+		EC_MUST_BE_REDUNDANT(rinfo->right_ec))
+		return NULL;
+
+	k = palloc0(sizeof(IJKey));
+	k->rinfo = rinfo;
+	oec = outer_is_left ? rinfo->left_ec : rinfo->right_ec;
+	iec = outer_is_left ? rinfo->right_ec : rinfo->left_ec;
+	k->outer_expr = (Expr *) (outer_is_left ? linitial(op->args) : lsecond(op->args));
+	k->inner_expr = (Expr *) (outer_is_left ? lsecond(op->args) : linitial(op->args));
+	op_input_types(op->opno, &lt, &rt);
+	k->outer_type = outer_is_left ? lt : rt;
+	k->inner_type = outer_is_left ? rt : lt;
+	k->opfamily = linitial_oid(oec->ec_opfamilies);
+	k->collation = op->inputcollid;
+	if (oec->ec_collation != k->collation || iec->ec_collation != k->collation)
+		return NULL;
+
+	/* the executor compares outer/inner, outer/outer and inner/inner */
+	if (!OidIsValid(get_opfamily_proc(k->opfamily, k->outer_type,
+									  k->inner_type, BTORDER_PROC)) ||
+		!OidIsValid(get_opfamily_proc(k->opfamily, k->outer_type,
+									  k->outer_type, BTORDER_PROC)) ||
+		!OidIsValid(get_opfamily_proc(k->opfamily, k->inner_type,
+									  k->inner_type, BTORDER_PROC)))
+		return NULL;
+
+	k->outer_pk = make_canonical_pathkey(root, oec, k->opfamily,
+										 BTLessStrategyNumber, false);
+	k->inner_pk = make_canonical_pathkey(root, iec, k->opfamily,
+										 BTLessStrategyNumber, false);
+	foreach(lc, keys)
+	{
+		IJKey	   *other = (IJKey *) lfirst(lc);
+
+		if (other->outer_pk == k->outer_pk || other->inner_pk == k->inner_pk)
+			return NULL;
+	}
+	return k;
+}
+
+/*
+ * ij_tighter
+ *		Is bound a tighter than bound b (both lower or both upper)?
+ */
+static bool
+ij_tighter(IJBound *a, IJBound *b, bool lower)
+{
+	if (a->d != b->d)
+		return lower ? a->d > b->d : a->d < b->d;
+	/* same offset: the strict one excludes more */
+	return a->strategy == BTLessStrategyNumber ||
+		a->strategy == BTGreaterStrategyNumber;
+}
+
+/*
+ * ij_recognise
+ *		Examine the join's restriction clauses.  Returns NULL unless they
+ *		contain a lower and an upper bound on the same pair of time
+ *		expressions that can be used for an interval join of this type.
+ */
+static IJInfo *
+ij_recognise(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+			 RelOptInfo *innerrel, JoinType jointype, List *restrictlist)
+{
+	bool		is_outer = IS_OUTER_JOIN(jointype);
+	List	   *bounds = NIL;
+	List	   *keys = NIL;
+	List	   *rest = NIL;		/* RestrictInfos not used as key or band */
+	IJBound    *lower = NULL;
+	IJBound    *upper = NULL;
+	IJInfo	   *info;
+	ListCell   *lc;
+
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		IJKey	   *k;
+		IJBound    *b;
+
+		/* WHERE conditions of an outer join filter its result instead */
+		if ((is_outer && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids)) ||
+			rinfo->pseudoconstant)
+		{
+			rest = lappend(rest, rinfo);
+			continue;
+		}
+		if ((k = ij_match_key(root, rinfo, outerrel, innerrel, keys)) != NULL)
+			keys = lappend(keys, k);
+		else if ((b = ij_match_bound(root, rinfo, outerrel, innerrel)) != NULL)
+			bounds = lappend(bounds, b);
+		else
+			rest = lappend(rest, rinfo);
+	}
+
+	/* pick the first pair of time expressions with both kinds of bound */
+	foreach(lc, bounds)
+	{
+		IJBound    *b = (IJBound *) lfirst(lc);
+		ListCell   *lc2;
+
+		lower = upper = NULL;
+		foreach(lc2, bounds)
+		{
+			IJBound    *c = (IJBound *) lfirst(lc2);
+			bool		is_lower;
+
+			if (c->ttype != b->ttype || !equal(c->outer_t, b->outer_t) ||
+				!equal(c->inner_t, b->inner_t))
+				continue;
+			is_lower = (c->strategy == BTGreaterStrategyNumber ||
+						c->strategy == BTGreaterEqualStrategyNumber);
+			if (is_lower && (lower == NULL || ij_tighter(c, lower, true)))
+				lower = c;
+			else if (!is_lower && (upper == NULL || ij_tighter(c, upper, false)))
+				upper = c;
+		}
+		if (lower && upper)
+			break;
+	}
+	if (lower == NULL || upper == NULL)
+		return NULL;
+
+	/* every other bound is just a filter */
+	foreach(lc, bounds)
+	{
+		IJBound    *b = (IJBound *) lfirst(lc);
+
+		if (b != lower && b != upper)
+			rest = lappend(rest, b->rinfo);
+	}
+
+	info = palloc0(sizeof(IJInfo));
+	info->jointype = jointype;
+	info->keys = keys;
+	info->lower = lower;
+	info->upper = upper;
+	foreach(lc, rest)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		/* as create_join_plan: for inner joins all clauses are alike */
+		if (is_outer && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+			info->otherquals = lappend(info->otherquals, rinfo->clause);
+		else
+			info->joinquals = lappend(info->joinquals, rinfo->clause);
+	}
+	return info;
+}
+
+/*
+ * ij_sorted_input
+ *		The cheapest unparameterized path of rel delivering rows in the
+ *		given order: the cheapest total path under a Sort, or a path that is
+ *		already sorted (an index scan) when that is cheaper.
+ */
+static Path *
+ij_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
+{
+	Path	   *cheapest = rel->cheapest_total_path;
+	Path	   *best;
+	Path	   *presorted;
+
+	if (cheapest == NULL || cheapest->param_info != NULL)
+		return NULL;
+	if (pathkeys_contained_in(pathkeys, cheapest->pathkeys))
+		return cheapest;
+	best = (Path *) create_sort_path(root, rel, cheapest, pathkeys, -1.0);
+	presorted = get_cheapest_path_for_pathkeys(rel->pathlist, pathkeys, NULL,
+											   TOTAL_COST, false);
+	if (presorted != NULL && presorted->total_cost < best->total_cost)
+		best = presorted;
+	return best;
+}
+
+/*
+ * ij_time_range
+ *		The span (max - min, in microseconds) of a time expression according
+ *		to its histogram, or -1 when unknown.
+ */
+static double
+ij_time_range(PlannerInfo *root, Expr *texpr, Oid ttype)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	double		span = -1;
+
+	examine_variable(root, (Node *) texpr, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple) &&
+		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM,
+						 InvalidOid, ATTSTATSSLOT_VALUES))
+	{
+		if (sslot.nvalues >= 2)
+		{
+			Datum		first = sslot.values[0];
+			Datum		last = sslot.values[sslot.nvalues - 1];
+			int64		lo,
+						hi;
+
+			if (ttype == INT4OID)
+			{
+				lo = DatumGetInt32(first);
+				hi = DatumGetInt32(last);
+			}
+			else
+			{
+				lo = DatumGetInt64(first);
+				hi = DatumGetInt64(last);
+			}
+			if ((ttype == INT4OID || ttype == INT8OID ||
+				 (!TIMESTAMP_NOT_FINITE(lo) && !TIMESTAMP_NOT_FINITE(hi))) &&
+				hi > lo)
+				span = (double) hi - (double) lo;
+		}
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+	return span;
+}
+
+/*
+ * ij_cost_path
+ *		Estimate the cost of the interval join over two sorted inputs.
+ *
+ * Besides the inputs, the sweep compares every row with its neighbours,
+ * copies each inner row into the band buffer, and visits every candidate
+ * pair: same key and inner time inside the band.  Candidates are
+ * outer rows x inner rows x key selectivity x band fraction, where the
+ * band fraction is its width over the time column's range when statistics
+ * tell that range (PostgreSQL's own estimate for the two comparisons
+ * otherwise).  Each candidate costs a band check, the join filter and a
+ * tuple; the result rows cost their projection like any join.
+ */
+static void
+ij_cost_path(PlannerInfo *root, CustomPath *cpath, IJInfo *info,
+			 RelOptInfo *joinrel, Path *outer, Path *inner)
+{
+	double		orows = outer->rows;
+	double		irows = inner->rows;
+	int			nkeys = list_length(info->keys);
+	SpecialJoinInfo sjinfo;
+	List	   *keyrinfos = NIL;
+	Selectivity keysel = 1.0;
+	Selectivity bandfrac;
+	double		span;
+	double		width;
+	double		candidates;
+	QualCost	jq,
+				oq;
+	Cost		run;
+	ListCell   *lc;
+
+	/* JOIN_INNER semantics, as approx_tuple_count() does for hash joins */
+	memset(&sjinfo, 0, sizeof(sjinfo));
+	sjinfo.type = T_SpecialJoinInfo;
+	sjinfo.min_lefthand = outer->parent->relids;
+	sjinfo.min_righthand = inner->parent->relids;
+	sjinfo.syn_lefthand = outer->parent->relids;
+	sjinfo.syn_righthand = inner->parent->relids;
+	sjinfo.jointype = JOIN_INNER;
+
+	foreach(lc, info->keys)
+		keyrinfos = lappend(keyrinfos, ((IJKey *) lfirst(lc))->rinfo);
+	if (keyrinfos != NIL)
+		keysel = clauselist_selectivity(root, keyrinfos, 0, JOIN_INNER, &sjinfo);
+
+	width = (double) info->upper->d - (double) info->lower->d;
+	span = ij_time_range(root, info->lower->inner_t, info->lower->ttype);
+	if (span <= 0)
+		span = ij_time_range(root, info->lower->outer_t, info->lower->ttype);
+	if (span > 0)
+		bandfrac = Max(width, 1.0) / span;
+	else
+		bandfrac = clauselist_selectivity(root,
+										  list_make2(info->lower->rinfo,
+													 info->upper->rinfo),
+										  0, JOIN_INNER, &sjinfo);
+	if (width < 0)
+		bandfrac = 0;
+	CLAMP_PROBABILITY(bandfrac);
+	candidates = clamp_row_est(orows * irows * keysel * bandfrac);
+
+	cost_qual_eval(&jq, info->joinquals, root);
+	cost_qual_eval(&oq, info->otherquals, root);
+
+	cpath->path.startup_cost = outer->startup_cost + inner->startup_cost +
+		jq.startup + oq.startup;
+	run = (outer->total_cost - outer->startup_cost) +
+		(inner->total_cost - inner->startup_cost);
+	/* key and time comparisons of the sweep, for every input row */
+	run += (orows + irows) * cpu_operator_cost * (nkeys + 2);
+	/* every inner row enters the band buffer and leaves it */
+	run += irows * cpu_tuple_cost;
+	/* every candidate pair is read back, checked and filtered */
+	run += candidates * (cpu_tuple_cost + 2 * cpu_operator_cost + jq.per_tuple);
+	/* result rows: filter from WHERE, and projection */
+	run += candidates * oq.per_tuple;
+	run += cpath->path.rows * cpath->path.pathtarget->cost.per_tuple;
+	cpath->path.startup_cost += cpath->path.pathtarget->cost.startup;
+	cpath->path.total_cost = cpath->path.startup_cost + run;
+}
 
 /*
  * wj_interval_add_paths
- *		Adds no path yet.
+ *		Join pathlist hook entry: add an IntervalJoin path for this join if
+ *		it is an interval join we can execute exactly.
  */
 void
 wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
-			   RelOptInfo *outerrel, RelOptInfo *innerrel,
-			   JoinType jointype, JoinPathExtraData *extra)
+					  RelOptInfo *outerrel, RelOptInfo *innerrel,
+					  JoinType jointype, JoinPathExtraData *extra)
 {
+	IJInfo	   *info;
+	List	   *outer_pks = NIL;
+	List	   *inner_pks = NIL;
+	List	   *pk;
+	TypeCacheEntry *tce;
+	Path	   *outer;
+	Path	   *inner;
+	CustomPath *cpath;
+	ListCell   *lc;
+
+	if (!wj_enable_interval_join)
+		return;
+	if (jointype != JOIN_INNER && jointype != JOIN_LEFT &&
+		jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
+		jointype != JOIN_SEMI && jointype != JOIN_ANTI)
+		return;
+	/* lateral references would need a parameterized path */
+	if (!bms_is_empty(joinrel->lateral_relids))
+		return;
+
+	info = ij_recognise(root, joinrel, outerrel, innerrel, jointype,
+						extra->restrictlist);
+	if (info == NULL)
+		return;
+
+	/* sort orders: (keys..., time) on each side */
+	foreach(lc, info->keys)
+	{
+		IJKey	   *k = (IJKey *) lfirst(lc);
+
+		outer_pks = lappend(outer_pks, k->outer_pk);
+		inner_pks = lappend(inner_pks, k->inner_pk);
+	}
+	tce = lookup_type_cache(info->lower->ttype, TYPECACHE_LT_OPR);
+	if (!OidIsValid(tce->lt_opr))
+		return;
+	pk = build_expression_pathkey(root, info->lower->outer_t, NULL,
+								  tce->lt_opr, outerrel->relids, true);
+	if (pk != NIL && !list_member_ptr(outer_pks, linitial(pk)))
+		outer_pks = lappend(outer_pks, linitial(pk));
+	pk = build_expression_pathkey(root, info->lower->inner_t, NULL,
+								  tce->lt_opr, innerrel->relids, true);
+	if (pk != NIL && !list_member_ptr(inner_pks, linitial(pk)))
+		inner_pks = lappend(inner_pks, linitial(pk));
+
+	outer = ij_sorted_input(root, outerrel, outer_pks);
+	inner = ij_sorted_input(root, innerrel, inner_pks);
+	if (outer == NULL || inner == NULL)
+		return;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = joinrel->consider_parallel &&
+		outer->parallel_safe && inner->parallel_safe;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = joinrel->rows;
+	/* all but right and full joins emit rows in the outer input's order */
+	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL)
+		cpath->path.pathkeys = build_join_pathkeys(root, joinrel, jointype,
+												   outer_pks);
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make2(outer, inner);
+	cpath->custom_private = list_make1(info);
+	cpath->methods = &ij_path_methods;
+	ij_cost_path(root, cpath, info, joinrel, outer, inner);
+
+	add_path(joinrel, (Path *) cpath);
+}
+
+/*
+ * ij_child_column
+ *		The column of a child plan's output holding expr, adding it as a
+ *		junk column (through a Result node if the plan cannot project) when
+ *		it is not there yet.
+ */
+static AttrNumber
+ij_child_column(Plan **plan, Expr *expr)
+{
+	TargetEntry *tle = tlist_member(expr, (*plan)->targetlist);
+	List	   *tlist;
+	AttrNumber	resno;
+
+	if (tle != NULL)
+		return tle->resno;
+	tlist = list_copy((*plan)->targetlist);
+	resno = list_length(tlist) + 1;
+	tlist = lappend(tlist, makeTargetEntry((Expr *) copyObject(expr), resno,
+										   NULL, true));
+	*plan = change_plan_targetlist(*plan, tlist, (*plan)->parallel_safe);
+	return resno;
+}
+
+/*
+ * ij_int8_const
+ *		An int8 Const carrying a value in custom_private.
+ */
+static Const *
+ij_int8_const(int64 v)
+{
+	return makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+					 Int64GetDatum(v), false, FLOAT8PASSBYVAL);
+}
+
+/*
+ * ij_plan_custom_path
+ *		PlanCustomPath: build the CustomScan over the two sorted child plans.
+ */
+static Plan *
+ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
+					CustomPath *best_path, List *tlist,
+					List *clauses, List *custom_plans)
+{
+	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
+	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
+	Plan	   *inner_plan = (Plan *) lsecond(custom_plans);
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *outer_keys = NIL,
+			   *inner_keys = NIL,
+			   *opfamilies = NIL,
+			   *collations = NIL,
+			   *outer_types = NIL,
+			   *inner_types = NIL,
+			   *key_clauses = NIL,
+			   *scan_tlist = NIL,
+			   *scalars;
+	AttrNumber	outer_time,
+				inner_time;
+	AttrNumber	resno = 1;
+	ListCell   *lc;
+
+	/* for joins, createplan passes no scan clauses; ours are in info */
+	Assert(clauses == NIL);
+
+	foreach(lc, info->keys)
+	{
+		IJKey	   *k = (IJKey *) lfirst(lc);
+
+		outer_keys = lappend_int(outer_keys,
+								 ij_child_column(&outer_plan, k->outer_expr));
+		inner_keys = lappend_int(inner_keys,
+								 ij_child_column(&inner_plan, k->inner_expr));
+		opfamilies = lappend_oid(opfamilies, k->opfamily);
+		collations = lappend_oid(collations, k->collation);
+		outer_types = lappend_oid(outer_types, k->outer_type);
+		inner_types = lappend_oid(inner_types, k->inner_type);
+		key_clauses = lappend(key_clauses, k->rinfo->clause);
+	}
+	outer_time = ij_child_column(&outer_plan, info->lower->outer_t);
+	inner_time = ij_child_column(&inner_plan, info->lower->inner_t);
+
+	/* the scan tuple: the outer child's columns, then the inner child's */
+	foreach(lc, outer_plan->targetlist)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(((TargetEntry *) lfirst(lc))->expr),
+											 resno++, NULL, false));
+	foreach(lc, inner_plan->targetlist)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(((TargetEntry *) lfirst(lc))->expr),
+											 resno++, NULL, false));
+
+	scalars = list_make1_int((int) info->jointype);
+	scalars = lappend_int(scalars, outer_time);
+	scalars = lappend_int(scalars, inner_time);
+	scalars = lappend_int(scalars, (int) info->lower->ttype);
+	scalars = lappend_int(scalars,
+						  info->lower->strategy == BTGreaterEqualStrategyNumber);
+	scalars = lappend_int(scalars,
+						  info->upper->strategy == BTLessEqualStrategyNumber);
+	scalars = lappend_int(scalars, list_length(outer_plan->targetlist));
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = info->otherquals;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = list_make2(outer_plan, inner_plan);
+	cscan->custom_exprs = list_make3(key_clauses,
+									 list_make2(info->lower->rinfo->clause,
+												info->upper->rinfo->clause),
+									 info->joinquals);
+	cscan->custom_private = list_make5(scalars, outer_keys, inner_keys,
+									   opfamilies, collations);
+	cscan->custom_private = lappend(cscan->custom_private, outer_types);
+	cscan->custom_private = lappend(cscan->custom_private, inner_types);
+	cscan->custom_private = lappend(cscan->custom_private,
+									ij_int8_const(info->lower->d));
+	cscan->custom_private = lappend(cscan->custom_private,
+									ij_int8_const(info->upper->d));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = bms_copy(rel->relids);
+	cscan->methods = &wj_interval_scan_methods;
+
+	return &cscan->scan.plan;
 }
 
 /*
  * wj_interval_register
- *		No custom scan methods to register yet.
+ *		Make the IntervalJoin scan methods known (for plan copying and
+ *		parallel workers).
  */
 void
 wj_interval_register(void)
 {
+	RegisterCustomScanMethods(&wj_interval_scan_methods);
 }

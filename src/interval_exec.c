@@ -1,0 +1,1077 @@
+/*-------------------------------------------------------------------------
+ *
+ * interval_exec.c
+ *	  Executor of the IntervalJoin custom scan: a sort-merge band join.
+ *
+ * Both inputs arrive sorted by (keys, time), NULLs last (the planner put
+ * Sort nodes or presorted paths below us).  The join condition has been
+ * normalised to
+ *
+ *		outer.keys = inner.keys  AND  inner.t IN [outer.t + lo, outer.t + hi]
+ *
+ * with each end inclusive or exclusive, plus optional join quals.  We read
+ * the outer input one row at a time.  For the outer rows of one key, the
+ * band slides forward monotonically, so the inner rows that can still
+ * match form a window of the inner input:
+ *
+ *	1. when the outer key changes, the window of the previous key is
+ *	   dropped, and inner rows with a smaller key are skipped (they can
+ *	   match no later outer row);
+ *	2. inner rows of the current key are appended to the window while their
+ *	   time is not above the band's upper end (outer.t + hi);
+ *	3. rows at the front of the window whose time is below the band's lower
+ *	   end (outer.t + lo) are dropped - no later outer row can reach them
+ *	   (the seed's "state is cleared when the watermark passes the range");
+ *	4. every row left in the window is inside the band: evaluate the join
+ *	   quals on the pair and emit it on success.
+ *
+ * The window is a tuplestore (it spills to disk beyond work_mem) with two
+ * read pointers: pointer 0 marks its front, pointer 1 scans it for each
+ * outer row; tuplestore_trim releases what pointer 0 has passed.  Beside it
+ * a ring of small entries keeps each row's time, size and "matched" flag.
+ *
+ * Outer joins: an outer row that matched nothing is emitted with NULLs
+ * once, after its candidates (LEFT, FULL); an inner row that never matched
+ * is emitted with NULLs once, when it leaves the window or is skipped
+ * (RIGHT, FULL).  Semi and anti joins (EXISTS, NOT EXISTS) stop at an
+ * outer row's first match, emitting it (SEMI) or not (ANTI, which emits
+ * the outer rows that found no match).  Rows with a NULL key or time never match.  The output
+ * of inner and left joins follows the outer input's order.
+ *
+ * A row that breaks the expected order (which would silently lose matches)
+ * raises an error instead.
+ *
+ * src/interval_exec.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/nbtree.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "datatype/timestamp.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+#include "utils/sortsupport.h"
+#include "utils/tuplestore.h"
+
+#include "interval_join.h"
+#include "state_stats.h"
+
+/* Where the state machine of ij_next is */
+typedef enum IJPhase
+{
+	IJ_NEXT_OUTER,				/* fetch the next outer row */
+	IJ_FLUSH_WINDOW,			/* key changed: empty the window */
+	IJ_SKIP_INNER,				/* skip inner rows with a smaller key */
+	IJ_DROP_FRONT,				/* drop window rows below the band */
+	IJ_FILL,					/* append inner rows up to the band's end */
+	IJ_SCAN,					/* pair the outer row with the window */
+	IJ_END_WINDOW,				/* outer input done: empty the window */
+	IJ_END_INNER,				/* outer input done: rest of the inner input */
+	IJ_DONE
+} IJPhase;
+
+/* One row of the band window, beside its tuple in the tuplestore */
+typedef struct IJEntry
+{
+	int64		t;				/* inner time */
+	int32		bytes;			/* size accounted in the state stats */
+	bool		matched;		/* joined with some outer row? */
+} IJEntry;
+
+typedef struct IntervalJoinState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	JoinType	jointype;
+	bool		emit_outer;		/* LEFT/FULL/ANTI: unmatched outer rows */
+	bool		first_match_only;	/* SEMI/ANTI: one match decides */
+	bool		emit_inner;		/* RIGHT/FULL: unmatched inner rows */
+	int			nkeys;
+	AttrNumber *outer_keycol;
+	AttrNumber *inner_keycol;
+	AttrNumber	outer_timecol;
+	AttrNumber	inner_timecol;
+	Oid			time_type;
+	int64		lo;
+	int64		hi;
+	bool		lo_incl;
+	bool		hi_incl;
+	int			outer_ncols;
+	int			inner_ncols;
+	SortSupport cmp_oi;			/* outer key vs inner key */
+	SortSupport cmp_oo;			/* outer vs outer (order check, groups) */
+	SortSupport cmp_ii;			/* inner vs inner (order check) */
+	Oid		   *outer_keytype;
+	ExprState  *joinqual;
+	PlanState  *outer_ps;
+	PlanState  *inner_ps;
+
+	/* run state */
+	IJPhase		phase;
+	TupleTableSlot *outer_slot; /* current outer row */
+	Datum	   *okey;
+	bool	   *okey_null;
+	int64		outer_t;
+	int64		band_lo;		/* outer_t + lo */
+	int64		band_hi;		/* outer_t + hi */
+	bool		outer_matched;
+
+	bool		have_group;		/* group_key valid? */
+	Datum	   *group_key;		/* key of the current outer group */
+	int64		group_last_t;	/* last outer time in the group */
+	MemoryContext group_cxt;
+
+	TupleTableSlot *inner_slot; /* look-ahead inner row, or NULL */
+	bool		inner_done;
+	Datum	   *ikey;
+	bool	   *ikey_null;
+	bool		inner_null;		/* NULL in key or time */
+	int64		inner_t;
+	bool		have_prev_inner;	/* prev_ikey valid? (order check) */
+	Datum	   *prev_ikey;
+	bool	   *prev_ikey_null;
+	bool		prev_inner_tnull;
+	int64		prev_inner_t;
+	MemoryContext prev_cxt;
+	MemoryContext cmp_cxt;		/* short-lived: key comparisons */
+
+	Tuplestorestate *window;
+	TupleTableSlot *window_slot;
+	IJEntry    *ring;
+	int			ring_size;
+	int			ring_head;
+	int			ring_count;
+	int			scan_pos;
+
+	WjStateStats stats;
+} IntervalJoinState;
+
+static Node *ij_create_state(CustomScan *cscan);
+static void ij_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *ij_exec(CustomScanState *node);
+static void ij_end(CustomScanState *node);
+static void ij_rescan(CustomScanState *node);
+static void ij_explain(CustomScanState *node, List *ancestors,
+					   ExplainState *es);
+
+const CustomScanMethods wj_interval_scan_methods = {
+	.CustomName = IJ_NAME,
+	.CreateCustomScanState = ij_create_state,
+};
+
+static const CustomExecMethods ij_exec_methods = {
+	.CustomName = IJ_NAME,
+	.BeginCustomScan = ij_begin,
+	.ExecCustomScan = ij_exec,
+	.EndCustomScan = ij_end,
+	.ReScanCustomScan = ij_rescan,
+	.ExplainCustomScan = ij_explain,
+};
+
+/*
+ * ij_create_state
+ *		CreateCustomScanState: allocate the node.
+ */
+static Node *
+ij_create_state(CustomScan *cscan)
+{
+	IntervalJoinState *st = palloc0(sizeof(IntervalJoinState));
+
+	NodeSetTag(st, T_CustomScanState);
+	st->css.methods = &ij_exec_methods;
+	return (Node *) st;
+}
+
+/*
+ * ij_prepare_cmp
+ *		Set up a comparator of ltype and rtype values in a btree opfamily, as
+ *		the merge join does (MJExamineQuals): sort support when the family
+ *		has it, the comparison function otherwise.
+ */
+static void
+ij_prepare_cmp(SortSupport ssup, Oid opfamily, Oid collation,
+			   Oid ltype, Oid rtype)
+{
+	Oid			proc;
+
+	ssup->ssup_cxt = CurrentMemoryContext;
+	ssup->ssup_collation = collation;
+	ssup->ssup_reverse = false;
+	ssup->ssup_nulls_first = false;
+	ssup->abbreviate = false;
+	proc = get_opfamily_proc(opfamily, ltype, rtype, BTSORTSUPPORT_PROC);
+	if (OidIsValid(proc))
+		OidFunctionCall1(proc, PointerGetDatum(ssup));
+	if (ssup->comparator == NULL)
+	{
+		proc = get_opfamily_proc(opfamily, ltype, rtype, BTORDER_PROC);
+		if (!OidIsValid(proc))
+			elog(ERROR, "missing support function %d(%u,%u) in opfamily %u",
+				 BTORDER_PROC, ltype, rtype, opfamily);
+		PrepareSortSupportComparisonShim(proc, ssup);
+	}
+}
+
+/*
+ * ij_begin
+ *		BeginCustomScan: read the plan's private data, start the children,
+ *		set up comparators, the join quals and the band window.
+ */
+static void
+ij_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	List	   *scalars = (List *) list_nth(priv, IJ_PRIV_SCALARS);
+	List	   *okeys = (List *) list_nth(priv, IJ_PRIV_OUTER_KEYS);
+	List	   *ikeys = (List *) list_nth(priv, IJ_PRIV_INNER_KEYS);
+	List	   *opfamilies = (List *) list_nth(priv, IJ_PRIV_OPFAMILIES);
+	List	   *collations = (List *) list_nth(priv, IJ_PRIV_COLLATIONS);
+	List	   *otypes = (List *) list_nth(priv, IJ_PRIV_OUTER_TYPES);
+	List	   *itypes = (List *) list_nth(priv, IJ_PRIV_INNER_TYPES);
+	int			child_eflags;
+	int			i;
+
+	st->jointype = (JoinType) list_nth_int(scalars, IJ_S_JOINTYPE);
+	st->emit_outer = (st->jointype == JOIN_LEFT || st->jointype == JOIN_FULL ||
+					  st->jointype == JOIN_ANTI);
+	st->first_match_only = (st->jointype == JOIN_SEMI ||
+							st->jointype == JOIN_ANTI);
+	st->emit_inner = (st->jointype == JOIN_RIGHT || st->jointype == JOIN_FULL);
+	st->outer_timecol = list_nth_int(scalars, IJ_S_OUTER_TIME);
+	st->inner_timecol = list_nth_int(scalars, IJ_S_INNER_TIME);
+	st->time_type = (Oid) list_nth_int(scalars, IJ_S_TIME_TYPE);
+	st->lo_incl = list_nth_int(scalars, IJ_S_LO_INCL) != 0;
+	st->hi_incl = list_nth_int(scalars, IJ_S_HI_INCL) != 0;
+	st->outer_ncols = list_nth_int(scalars, IJ_S_OUTER_NCOLS);
+	st->inner_ncols = list_length(cscan->custom_scan_tlist) - st->outer_ncols;
+	st->lo = DatumGetInt64(((Const *) list_nth(priv, IJ_PRIV_LO))->constvalue);
+	st->hi = DatumGetInt64(((Const *) list_nth(priv, IJ_PRIV_HI))->constvalue);
+
+	/* keys and their comparators */
+	st->nkeys = list_length(okeys);
+	st->outer_keycol = palloc(sizeof(AttrNumber) * (st->nkeys + 1));
+	st->inner_keycol = palloc(sizeof(AttrNumber) * (st->nkeys + 1));
+	st->outer_keytype = palloc(sizeof(Oid) * (st->nkeys + 1));
+	st->cmp_oi = palloc0(sizeof(SortSupportData) * (st->nkeys + 1));
+	st->cmp_oo = palloc0(sizeof(SortSupportData) * (st->nkeys + 1));
+	st->cmp_ii = palloc0(sizeof(SortSupportData) * (st->nkeys + 1));
+	st->okey = palloc0(sizeof(Datum) * (st->nkeys + 1));
+	st->okey_null = palloc0(sizeof(bool) * (st->nkeys + 1));
+	st->ikey = palloc0(sizeof(Datum) * (st->nkeys + 1));
+	st->ikey_null = palloc0(sizeof(bool) * (st->nkeys + 1));
+	st->group_key = palloc0(sizeof(Datum) * (st->nkeys + 1));
+	st->prev_ikey = palloc0(sizeof(Datum) * (st->nkeys + 1));
+	st->prev_ikey_null = palloc0(sizeof(bool) * (st->nkeys + 1));
+	for (i = 0; i < st->nkeys; i++)
+	{
+		Oid			opf = list_nth_oid(opfamilies, i);
+		Oid			coll = list_nth_oid(collations, i);
+		Oid			ot = list_nth_oid(otypes, i);
+		Oid			it = list_nth_oid(itypes, i);
+
+		st->outer_keycol[i] = list_nth_int(okeys, i);
+		st->inner_keycol[i] = list_nth_int(ikeys, i);
+		st->outer_keytype[i] = ot;
+		ij_prepare_cmp(&st->cmp_oi[i], opf, coll, ot, it);
+		ij_prepare_cmp(&st->cmp_oo[i], opf, coll, ot, ot);
+		ij_prepare_cmp(&st->cmp_ii[i], opf, coll, it, it);
+	}
+
+	/* the join quals refer to the combined scan tuple */
+	st->joinqual = ExecInitQual((List *) list_nth(cscan->custom_exprs,
+												  IJ_EXPR_JOINQUAL),
+								(PlanState *) st);
+
+	/* children: no backward scan or mark/restore needed */
+	child_eflags = eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
+	st->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate,
+								child_eflags);
+	st->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate,
+								child_eflags);
+	node->custom_ps = list_make2(st->outer_ps, st->inner_ps);
+
+	st->group_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "IntervalJoin group key",
+										  ALLOCSET_SMALL_SIZES);
+	st->prev_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										 "IntervalJoin inner key",
+										 ALLOCSET_SMALL_SIZES);
+	st->cmp_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										"IntervalJoin comparisons",
+										ALLOCSET_SMALL_SIZES);
+
+	/* the band window: both read pointers may forget what they passed */
+	st->window = tuplestore_begin_heap(false, false, work_mem);
+	tuplestore_set_eflags(st->window, 0);
+	if (tuplestore_alloc_read_pointer(st->window, 0) != 1)
+		elog(ERROR, "unexpected tuplestore read pointer");
+	st->window_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										 ExecGetResultType(st->inner_ps),
+										 &TTSOpsMinimalTuple);
+	st->ring_size = 64;
+	st->ring = palloc(sizeof(IJEntry) * st->ring_size);
+
+	wj_state_reset(&st->stats, false);
+	st->phase = IJ_NEXT_OUTER;
+}
+
+/*
+ * ij_reset_run
+ *		Forget the run state (at rescan).
+ */
+static void
+ij_reset_run(IntervalJoinState *st)
+{
+	st->phase = IJ_NEXT_OUTER;
+	st->outer_slot = NULL;
+	st->inner_slot = NULL;
+	st->inner_done = false;
+	st->have_group = false;
+	st->have_prev_inner = false;
+	MemoryContextReset(st->group_cxt);
+	MemoryContextReset(st->prev_cxt);
+	MemoryContextReset(st->cmp_cxt);
+	tuplestore_clear(st->window);
+	ExecClearTuple(st->window_slot);
+	st->ring_head = 0;
+	st->ring_count = 0;
+	wj_state_reset(&st->stats, true);
+}
+
+/*
+ * ij_time
+ *		A time column's value as int64 (timestamps are microseconds).
+ */
+static inline int64
+ij_time(IntervalJoinState *st, Datum d)
+{
+	if (st->time_type == INT4OID)
+		return DatumGetInt32(d);
+	return DatumGetInt64(d);
+}
+
+/*
+ * ij_band_edge
+ *		outer_t + offset, computed like timestamp + interval (infinities stay
+ *		infinite, results outside the timestamp range are an error) or like
+ *		integer addition (overflow is an error).
+ */
+static int64
+ij_band_edge(IntervalJoinState *st, int64 t, int64 offset)
+{
+	int64		r;
+
+	if (st->time_type == INT4OID || st->time_type == INT8OID)
+	{
+		if (pg_add_s64_overflow(t, offset, &r) ||
+			(st->time_type == INT4OID && (r < PG_INT32_MIN || r > PG_INT32_MAX)))
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg(st->time_type == INT4OID ? "integer out of range" :
+							"bigint out of range")));
+		return r;
+	}
+	if (TIMESTAMP_NOT_FINITE(t))
+		return t;
+	if (pg_add_s64_overflow(t, offset, &r) || !IS_VALID_TIMESTAMP(r))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("timestamp out of range")));
+	return r;
+}
+
+/* Is inner time t below the current band (never to match again)? */
+static inline bool
+ij_below_band(IntervalJoinState *st, int64 t)
+{
+	return st->lo_incl ? t < st->band_lo : t <= st->band_lo;
+}
+
+/* Is inner time t above the current band (not yet reached)? */
+static inline bool
+ij_above_band(IntervalJoinState *st, int64 t)
+{
+	return st->hi_incl ? t > st->band_hi : t >= st->band_hi;
+}
+
+/*
+ * ij_cmp_keys
+ *		Compare two key vectors in sort order (NULLs last).
+ */
+static int
+ij_cmp_keys(SortSupport ssup, int nkeys, Datum *a, bool *anull,
+			Datum *b, bool *bnull)
+{
+	int			i;
+
+	for (i = 0; i < nkeys; i++)
+	{
+		int			c;
+
+		if (anull[i] || bnull[i])
+		{
+			if (anull[i] && bnull[i])
+				continue;
+			return anull[i] ? 1 : -1;
+		}
+		c = ssup[i].comparator(a[i], b[i], &ssup[i]);
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * ij_cmp_group_inner
+ *		Compare the current outer group's key with the look-ahead inner
+ *		row's key (sort order, inner NULLs last).
+ */
+static int
+ij_cmp_group_inner(IntervalJoinState *st)
+{
+	MemoryContext old;
+	int			c = 0;
+	int			i;
+
+	/* comparison functions may leak (detoasting): use a short-lived context */
+	old = MemoryContextSwitchTo(st->cmp_cxt);
+	for (i = 0; i < st->nkeys; i++)
+	{
+		if (st->ikey_null[i])
+		{
+			c = -1;
+			break;
+		}
+		c = st->cmp_oi[i].comparator(st->group_key[i], st->ikey[i],
+									 &st->cmp_oi[i]);
+		if (c != 0)
+			break;
+	}
+	MemoryContextSwitchTo(old);
+	return c;
+}
+
+/*
+ * ij_not_sorted
+ *		An input arrived out of (key, time) order.
+ */
+static void
+ij_not_sorted(const char *which)
+{
+	elog(ERROR, "IntervalJoin %s input is not sorted by its keys and time",
+		 which);
+}
+
+/*
+ * ij_fetch_inner
+ *		Make sure a look-ahead inner row is loaded, unless the inner input
+ *		is exhausted; checks the input's order.  Returns false at its end.
+ */
+static bool
+ij_fetch_inner(IntervalJoinState *st)
+{
+	TupleTableSlot *slot;
+	bool		tnull;
+	int			i;
+	int			c;
+	MemoryContext oldcxt;
+
+	if (st->inner_slot != NULL)
+		return true;
+	if (st->inner_done)
+		return false;
+	slot = ExecProcNode(st->inner_ps);
+	if (TupIsNull(slot))
+	{
+		st->inner_done = true;
+		return false;
+	}
+	MemoryContextReset(st->cmp_cxt);
+	st->inner_slot = slot;
+	st->inner_null = false;
+	for (i = 0; i < st->nkeys; i++)
+	{
+		st->ikey[i] = slot_getattr(slot, st->inner_keycol[i], &st->ikey_null[i]);
+		if (st->ikey_null[i])
+			st->inner_null = true;
+	}
+	st->inner_t = ij_time(st, slot_getattr(slot, st->inner_timecol, &tnull));
+	if (tnull)
+		st->inner_null = true;
+
+	/* order check against the previous inner row */
+	if (st->have_prev_inner)
+	{
+		oldcxt = MemoryContextSwitchTo(st->cmp_cxt);
+		c = ij_cmp_keys(st->cmp_ii, st->nkeys, st->prev_ikey,
+						st->prev_ikey_null, st->ikey, st->ikey_null);
+		MemoryContextSwitchTo(oldcxt);
+		if (c > 0)
+			ij_not_sorted("inner");
+		if (c == 0)
+		{
+			if (st->prev_inner_tnull && !tnull)
+				ij_not_sorted("inner");
+			if (!st->prev_inner_tnull && !tnull &&
+				st->inner_t < st->prev_inner_t)
+				ij_not_sorted("inner");
+			st->prev_inner_tnull = tnull;
+			st->prev_inner_t = st->inner_t;
+			return true;
+		}
+	}
+	/* a new inner key: remember it */
+	MemoryContextReset(st->prev_cxt);
+	oldcxt = MemoryContextSwitchTo(st->prev_cxt);
+	for (i = 0; i < st->nkeys; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(slot->tts_tupleDescriptor,
+											  st->inner_keycol[i] - 1);
+
+		st->prev_ikey_null[i] = st->ikey_null[i];
+		st->prev_ikey[i] = st->ikey_null[i] ? (Datum) 0 :
+			datumCopy(st->ikey[i], att->attbyval, att->attlen);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	st->have_prev_inner = true;
+	st->prev_inner_tnull = tnull;
+	st->prev_inner_t = st->inner_t;
+	return true;
+}
+
+/*
+ * ij_form
+ *		Fill the combined scan tuple from an outer and an inner row; either
+ *		may be NULL, giving NULLs for that side.
+ */
+static TupleTableSlot *
+ij_form(IntervalJoinState *st, TupleTableSlot *outer, TupleTableSlot *inner)
+{
+	TupleTableSlot *scan = st->css.ss.ss_ScanTupleSlot;
+	int			no = st->outer_ncols;
+	int			ni = st->inner_ncols;
+
+	ExecClearTuple(scan);
+	if (outer != NULL)
+	{
+		slot_getallattrs(outer);
+		memcpy(scan->tts_values, outer->tts_values, no * sizeof(Datum));
+		memcpy(scan->tts_isnull, outer->tts_isnull, no * sizeof(bool));
+	}
+	else
+		memset(scan->tts_isnull, true, no * sizeof(bool));
+	if (inner != NULL)
+	{
+		slot_getallattrs(inner);
+		memcpy(scan->tts_values + no, inner->tts_values, ni * sizeof(Datum));
+		memcpy(scan->tts_isnull + no, inner->tts_isnull, ni * sizeof(bool));
+	}
+	else
+		memset(scan->tts_isnull + no, true, ni * sizeof(bool));
+	return ExecStoreVirtualTuple(scan);
+}
+
+/*
+ * ij_tuple_bytes
+ *		Approximate size of a row kept in the window (as a minimal tuple).
+ */
+static int32
+ij_tuple_bytes(TupleTableSlot *slot)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	bool		hasnull = false;
+	int			i;
+	Size		hoff;
+
+	slot_getallattrs(slot);
+	for (i = 0; i < desc->natts; i++)
+		hasnull |= slot->tts_isnull[i];
+	hoff = SizeofMinimalTupleHeader;
+	if (hasnull)
+		hoff += BITMAPLEN(desc->natts);
+	return (int32) (MAXALIGN(hoff) +
+					heap_compute_data_size(desc, slot->tts_values,
+										   slot->tts_isnull));
+}
+
+/*
+ * ij_window_append
+ *		Move the look-ahead inner row into the window.
+ */
+static void
+ij_window_append(IntervalJoinState *st)
+{
+	IJEntry    *e;
+
+	if (st->ring_count == st->ring_size)
+	{
+		IJEntry    *bigger = palloc(sizeof(IJEntry) * st->ring_size * 2);
+		int			i;
+
+		for (i = 0; i < st->ring_count; i++)
+			bigger[i] = st->ring[(st->ring_head + i) % st->ring_size];
+		pfree(st->ring);
+		st->ring = bigger;
+		st->ring_head = 0;
+		st->ring_size *= 2;
+	}
+	e = &st->ring[(st->ring_head + st->ring_count) % st->ring_size];
+	e->t = st->inner_t;
+	e->matched = false;
+	e->bytes = ij_tuple_bytes(st->inner_slot);
+	tuplestore_puttupleslot(st->window, st->inner_slot);
+	st->ring_count++;
+	wj_state_add(&st->stats, e->bytes);
+	st->inner_slot = NULL;
+}
+
+/*
+ * ij_window_pop
+ *		Drop the window's front row.  Returns the row (copied into
+ *		window_slot) when it must be emitted as unmatched, else NULL.
+ */
+static TupleTableSlot *
+ij_window_pop(IntervalJoinState *st)
+{
+	IJEntry    *e = &st->ring[st->ring_head];
+	bool		emit = st->emit_inner && !e->matched;
+
+	tuplestore_select_read_pointer(st->window, 0);
+	if (emit)
+	{
+		if (!tuplestore_gettupleslot(st->window, true, true, st->window_slot))
+			elog(ERROR, "IntervalJoin window is shorter than expected");
+	}
+	else if (!tuplestore_advance(st->window, true))
+		elog(ERROR, "IntervalJoin window is shorter than expected");
+	wj_state_remove(&st->stats, e->bytes);
+	st->ring_head = (st->ring_head + 1) % st->ring_size;
+	st->ring_count--;
+	if (st->ring_count == 0)
+	{
+		/* empty: start over, which also releases any temporary file */
+		tuplestore_clear(st->window);
+		st->ring_head = 0;
+	}
+	return emit ? st->window_slot : NULL;
+}
+
+/*
+ * ij_next
+ *		Produce the next combined scan tuple (a joined pair, or one side
+ *		with NULLs), or NULL when the join is done.
+ */
+static TupleTableSlot *
+ij_next(IntervalJoinState *st)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+
+		switch (st->phase)
+		{
+			case IJ_NEXT_OUTER:
+				{
+					TupleTableSlot *slot;
+					bool		tnull;
+					bool		anynull = false;
+					int			i;
+					int			c;
+
+					/* nothing left to match: inner joins can stop early */
+					if (!st->emit_outer && !st->emit_inner &&
+						st->inner_done && st->ring_count == 0)
+					{
+						st->phase = IJ_DONE;
+						break;
+					}
+					slot = ExecProcNode(st->outer_ps);
+					if (TupIsNull(slot))
+					{
+						st->outer_slot = NULL;
+						st->phase = IJ_END_WINDOW;
+						break;
+					}
+					st->outer_slot = slot;
+					st->outer_matched = false;
+					for (i = 0; i < st->nkeys; i++)
+					{
+						st->okey[i] = slot_getattr(slot, st->outer_keycol[i],
+												   &st->okey_null[i]);
+						anynull |= st->okey_null[i];
+					}
+					st->outer_t = ij_time(st, slot_getattr(slot, st->outer_timecol,
+													   &tnull));
+					if (anynull || tnull)
+					{
+						/* matches nothing */
+						if (st->emit_outer)
+							return ij_form(st, slot, NULL);
+						break;
+					}
+					st->band_lo = ij_band_edge(st, st->outer_t, st->lo);
+					st->band_hi = ij_band_edge(st, st->outer_t, st->hi);
+
+					if (!st->have_group)
+						c = 1;
+					else
+					{
+						bool	   *nonull = st->okey_null; /* all false here */
+						MemoryContext old;
+
+						MemoryContextReset(st->cmp_cxt);
+						old = MemoryContextSwitchTo(st->cmp_cxt);
+						c = ij_cmp_keys(st->cmp_oo, st->nkeys, st->okey,
+										st->okey_null, st->group_key, nonull);
+						MemoryContextSwitchTo(old);
+					}
+					if (c < 0)
+						ij_not_sorted("outer");
+					if (c == 0)
+					{
+						if (st->outer_t < st->group_last_t)
+							ij_not_sorted("outer");
+						st->group_last_t = st->outer_t;
+						st->phase = IJ_DROP_FRONT;
+						break;
+					}
+
+					/* a new key group */
+					MemoryContextReset(st->group_cxt);
+					for (i = 0; i < st->nkeys; i++)
+					{
+						int16		typlen;
+						bool		typbyval;
+						MemoryContext old;
+
+						get_typlenbyval(st->outer_keytype[i], &typlen, &typbyval);
+						old = MemoryContextSwitchTo(st->group_cxt);
+						st->group_key[i] = datumCopy(st->okey[i], typbyval, typlen);
+						MemoryContextSwitchTo(old);
+					}
+					st->have_group = true;
+					st->group_last_t = st->outer_t;
+					st->phase = IJ_FLUSH_WINDOW;
+					break;
+				}
+
+			case IJ_FLUSH_WINDOW:
+				while (st->ring_count > 0)
+				{
+					TupleTableSlot *slot = ij_window_pop(st);
+
+					if (slot != NULL)
+						return ij_form(st, NULL, slot);
+				}
+				st->phase = IJ_SKIP_INNER;
+				break;
+
+			case IJ_SKIP_INNER:
+				while (ij_fetch_inner(st))
+				{
+					TupleTableSlot *slot = st->inner_slot;
+
+					CHECK_FOR_INTERRUPTS();
+					if (ij_cmp_group_inner(st) <= 0)
+						break;
+					/* the inner key is below the outer key: never matches */
+					st->inner_slot = NULL;
+					if (st->emit_inner)
+						return ij_form(st, NULL, slot);
+				}
+				st->phase = IJ_DROP_FRONT;
+				break;
+
+			case IJ_DROP_FRONT:
+				while (st->ring_count > 0 &&
+					   ij_below_band(st, st->ring[st->ring_head].t))
+				{
+					TupleTableSlot *slot = ij_window_pop(st);
+
+					if (slot != NULL)
+						return ij_form(st, NULL, slot);
+				}
+				if (st->ring_count > 0)
+				{
+					tuplestore_select_read_pointer(st->window, 0);
+					tuplestore_trim(st->window);
+				}
+				st->phase = IJ_FILL;
+				break;
+
+			case IJ_FILL:
+				while (ij_fetch_inner(st))
+				{
+					TupleTableSlot *slot = st->inner_slot;
+
+					CHECK_FOR_INTERRUPTS();
+					if (ij_cmp_group_inner(st) != 0)
+						break;	/* a later key (or a NULL key) */
+					if (!st->inner_null && ij_above_band(st, st->inner_t))
+						break;
+					if (st->inner_null || ij_below_band(st, st->inner_t))
+					{
+						/* NULL time, or already passed: never matches */
+						st->inner_slot = NULL;
+						if (st->emit_inner)
+							return ij_form(st, NULL, slot);
+						continue;
+					}
+					ij_window_append(st);
+				}
+				/* scan the window from its front */
+				tuplestore_copy_read_pointer(st->window, 0, 1);
+				tuplestore_select_read_pointer(st->window, 1);
+				st->scan_pos = 0;
+				st->phase = IJ_SCAN;
+				break;
+
+			case IJ_SCAN:
+				while (st->scan_pos < st->ring_count)
+				{
+					IJEntry    *e = &st->ring[(st->ring_head + st->scan_pos) %
+											  st->ring_size];
+					TupleTableSlot *scan;
+
+					CHECK_FOR_INTERRUPTS();
+					if (!tuplestore_gettupleslot(st->window, true, false,
+												 st->window_slot))
+						elog(ERROR, "IntervalJoin window is shorter than expected");
+					st->scan_pos++;
+					scan = ij_form(st, st->outer_slot, st->window_slot);
+					if (st->joinqual != NULL)
+					{
+						ResetExprContext(econtext);
+						econtext->ecxt_scantuple = scan;
+						if (!ExecQual(st->joinqual, econtext))
+						{
+							InstrCountFiltered2(st, 1);
+							continue;
+						}
+					}
+					e->matched = true;
+					st->outer_matched = true;
+					if (st->first_match_only)
+					{
+						/* SEMI: emit the outer row once; ANTI: drop it */
+						st->phase = IJ_NEXT_OUTER;
+						if (st->jointype == JOIN_ANTI)
+							break;
+					}
+					return scan;
+				}
+				if (st->phase != IJ_SCAN)
+					break;		/* ANTI join row matched */
+				st->phase = IJ_NEXT_OUTER;
+				if (!st->outer_matched && st->emit_outer)
+					return ij_form(st, st->outer_slot, NULL);
+				break;
+
+			case IJ_END_WINDOW:
+				while (st->ring_count > 0)
+				{
+					TupleTableSlot *slot = ij_window_pop(st);
+
+					if (slot != NULL)
+						return ij_form(st, NULL, slot);
+				}
+				st->phase = IJ_END_INNER;
+				break;
+
+			case IJ_END_INNER:
+				if (!st->emit_inner)
+				{
+					st->phase = IJ_DONE;
+					break;
+				}
+				if (ij_fetch_inner(st))
+				{
+					TupleTableSlot *slot = st->inner_slot;
+
+					st->inner_slot = NULL;
+					return ij_form(st, NULL, slot);
+				}
+				st->phase = IJ_DONE;
+				break;
+
+			case IJ_DONE:
+				return NULL;
+		}
+	}
+}
+
+/*
+ * ij_exec
+ *		ExecCustomScan: next joined row, after the WHERE filter (for outer
+ *		joins) and projection.
+ */
+static TupleTableSlot *
+ij_exec(CustomScanState *node)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		ResetExprContext(econtext);
+		slot = ij_next(st);
+		if (slot == NULL)
+		{
+			if (proj != NULL)
+				return ExecClearTuple(proj->pi_state.resultslot);
+			return ExecClearTuple(node->ss.ss_ScanTupleSlot);
+		}
+		econtext->ecxt_scantuple = slot;
+		if (qual != NULL && !ExecQual(qual, econtext))
+		{
+			InstrCountFiltered1(node, 1);
+			continue;
+		}
+		if (proj != NULL)
+			return ExecProject(proj);
+		return slot;
+	}
+}
+
+/*
+ * ij_end
+ *		EndCustomScan: shut down the children and release the window.
+ */
+static void
+ij_end(CustomScanState *node)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+
+	ExecEndNode(st->outer_ps);
+	ExecEndNode(st->inner_ps);
+	if (st->window != NULL)
+	{
+		tuplestore_end(st->window);
+		st->window = NULL;
+	}
+	MemoryContextDelete(st->group_cxt);
+	MemoryContextDelete(st->prev_cxt);
+	MemoryContextDelete(st->cmp_cxt);
+}
+
+/*
+ * ij_rescan
+ *		ReScanCustomScan: start over, rescanning the children (they are
+ *		told about changed parameters, as Append does for its children).
+ */
+static void
+ij_rescan(CustomScanState *node)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+	PlanState  *children[2] = {st->outer_ps, st->inner_ps};
+	int			i;
+
+	for (i = 0; i < 2; i++)
+	{
+		if (node->ss.ps.chgParam != NULL)
+			UpdateChangedParamSet(children[i], node->ss.ps.chgParam);
+		if (children[i]->chgParam == NULL)
+			ExecReScan(children[i]);
+	}
+	ij_reset_run(st);
+}
+
+/*
+ * ij_show_exprs
+ *		EXPLAIN one of the expression lists of custom_exprs.
+ */
+static void
+ij_show_exprs(CustomScanState *node, List *ancestors, ExplainState *es,
+			  int which, const char *label)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *exprs = (List *) list_nth(cscan->custom_exprs, which);
+	List	   *context;
+	char	   *str;
+
+	if (exprs == NIL)
+		return;
+	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan,
+									   ancestors);
+	str = deparse_expression((Node *) make_ands_explicit(exprs), context,
+							 true, false);
+	ExplainPropertyText(label, str, es);
+}
+
+/*
+ * ij_explain
+ *		ExplainCustomScan: join type, keys, band, join filter, and under
+ *		ANALYZE the peak state of the band window.
+ */
+static void
+ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *scalars = (List *) list_nth(cscan->custom_private,
+											IJ_PRIV_SCALARS);
+	const char *jt;
+
+	switch ((JoinType) list_nth_int(scalars, IJ_S_JOINTYPE))
+	{
+		case JOIN_INNER:
+			jt = "Inner";
+			break;
+		case JOIN_LEFT:
+			jt = "Left";
+			break;
+		case JOIN_RIGHT:
+			jt = "Right";
+			break;
+		case JOIN_FULL:
+			jt = "Full";
+			break;
+		case JOIN_SEMI:
+			jt = "Semi";
+			break;
+		case JOIN_ANTI:
+			jt = "Anti";
+			break;
+		default:
+			jt = "???";
+			break;
+	}
+	ExplainPropertyText("Join Type", jt, es);
+	ij_show_exprs(node, ancestors, es, IJ_EXPR_KEYS, "Join Keys");
+	ij_show_exprs(node, ancestors, es, IJ_EXPR_BAND, "Band");
+	ij_show_exprs(node, ancestors, es, IJ_EXPR_JOINQUAL, "Join Filter");
+	if (es->analyze && st->joinqual != NULL && node->ss.ps.instrument &&
+		(node->ss.ps.instrument->nfiltered2 > 0 ||
+		 es->format != EXPLAIN_FORMAT_TEXT))
+	{
+		double		nloops = node->ss.ps.instrument->nloops;
+		double		nfiltered = node->ss.ps.instrument->nfiltered2;
+
+		ExplainPropertyFloat("Rows Removed by Join Filter", NULL,
+							 nloops > 0 ? nfiltered / nloops : 0, 0, es);
+	}
+	wj_explain_state(&st->stats, es);
+}
