@@ -139,8 +139,26 @@ enum
 	WJ_PATH_EVERY,				/* Consts (or NULL) for EXPLAIN/executor */
 	WJ_PATH_SIZE,
 	WJ_PATH_OFFSET,
+	WJ_PATH_GROUP_CLAUSES,		/* GROUP: the window clauses to group by */
+	WJ_PATH_GROUP_OUTER_LEFT,	/* Integer list */
 	WJ_PATH_NITEMS
 };
+
+/*
+ * Why a join got no WindowJoin path, at DEBUG2 (SET client_min_messages =
+ * debug2 to see it): a plain join of windowed relations that is not
+ * accelerated is otherwise hard to explain.
+ */
+#define WJ_NO_PATH() \
+	do { \
+		elog(DEBUG2, "windowjoin: no window join path (line %d)", __LINE__); \
+		return; \
+	} while (0)
+#define WJ_REJECT(reason) \
+	do { \
+		elog(DEBUG2, "windowjoin: no window join path: %s (line %d)", (reason), __LINE__); \
+		return false; \
+	} while (0)
 
 static Plan *wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
@@ -297,17 +315,17 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 	ListCell   *lc;
 
 	if (member->baserestrictinfo != NIL)
-		return false;
+		WJ_REJECT("input shape");
 	foreach(lc, member->joininfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
 
 		if (bms_is_subset(rinfo->required_relids, rel->relids))
-			return false;
+			WJ_REJECT("input shape");
 	}
 	if (generate_join_implied_equalities(root, rel->relids, others,
 										 member) != NIL)
-		return false;
+		WJ_REJECT("input shape");
 	foreach(lc, root->join_info_list)
 	{
 		SpecialJoinInfo *sjinfo = lfirst_node(SpecialJoinInfo, lc);
@@ -316,7 +334,7 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 			bms_is_member(base->relid, sjinfo->syn_righthand) ||
 			bms_is_member(member->relid, sjinfo->syn_lefthand) !=
 			bms_is_member(base->relid, sjinfo->syn_lefthand))
-			return false;
+			WJ_REJECT("input shape");
 	}
 	return true;
 }
@@ -349,12 +367,12 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 	if (rel->reloptkind == RELOPT_BASEREL)
 	{
 		if (!bms_is_empty(rel->lateral_relids) || rel->cheapest_total_path == NULL)
-			return false;
+			WJ_REJECT("input shape");
 		side->base = rel;
 		return true;
 	}
 	if (rel->reloptkind != RELOPT_JOINREL)
-		return false;
+		WJ_REJECT("input shape");
 
 	/* sort the members out */
 	relid = -1;
@@ -366,7 +384,7 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		if (rte->rtekind == RTE_FUNCTION)
 		{
 			if (fnrel != NULL)
-				return false;
+				WJ_REJECT("input shape");
 			fnrel = member;
 		}
 		else if (rte->rtekind == RTE_RESULT)
@@ -374,20 +392,20 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		else
 		{
 			if (base != NULL)
-				return false;
+				WJ_REJECT("input shape");
 			base = member;
 		}
 	}
 	if (base == NULL)
-		return false;
+		WJ_REJECT("input shape");
 
 	/* the relation must be plain: no lateral references of its own */
 	if (!bms_is_empty(base->lateral_relids) || base->cheapest_total_path == NULL)
-		return false;
+		WJ_REJECT("input shape");
 	foreach(lc, results)
 	{
 		if (!member_is_detachable(root, rel, base, (RelOptInfo *) lfirst(lc)))
-			return false;
+			WJ_REJECT("input shape");
 	}
 	side->base = base;
 
@@ -395,37 +413,37 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 	{
 		rte = planner_rt_fetch(fnrel->relid, root);
 		if (list_length(rte->functions) != 1 || rte->funcordinality)
-			return false;
+			WJ_REJECT("input shape");
 		rtfunc = linitial_node(RangeTblFunction, rte->functions);
 		if (rtfunc->funccolcount != 1 || !IsA(rtfunc->funcexpr, FuncExpr))
-			return false;
+			WJ_REJECT("input shape");
 		fexpr = (FuncExpr *) rtfunc->funcexpr;
 		if (list_length(fexpr->args) != 4)
-			return false;
+			WJ_REJECT("input shape");
 		f = wj_func_of(fexpr->funcid);
 		if (f == WJF_HOP_STARTS)
 			side->kind = WJ_KIND_HOP;
 		else if (f == WJF_CUMULATE_ENDS)
 			side->kind = WJ_KIND_CUMULATE;
 		else
-			return false;
+			WJ_REJECT("input shape");
 
 		if (!is_var_of(linitial(fexpr->args), base->relid))
-			return false;
+			WJ_REJECT("input shape");
 		side->time_var = (Var *) linitial(fexpr->args);
 		if (!const_interval_usecs(lsecond(fexpr->args), true, &side->every) ||
 			!const_interval_usecs(lthird(fexpr->args), true, &side->size) ||
 			!const_interval_usecs(lfourth(fexpr->args), false, &side->offset))
-			return false;
+			WJ_REJECT("input shape");
 		if (side->kind == WJ_KIND_CUMULATE && side->size % side->every != 0)
-			return false;
+			WJ_REJECT("input shape");
 		side->c_every = (Const *) lsecond(fexpr->args);
 		side->c_size = (Const *) lthird(fexpr->args);
 		side->c_offset = (Const *) lfourth(fexpr->args);
 
 		if (!bms_is_subset(fnrel->lateral_relids, base->relids) ||
 			!member_is_detachable(root, rel, base, fnrel))
-			return false;
+			WJ_REJECT("input shape");
 		side->fn_relid = fnrel->relid;
 
 		/* the function's output column always comes first among extras */
@@ -446,11 +464,11 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		if (list_member(base->reltarget->exprs, expr))
 			continue;
 		if (fnrel == NULL)
-			return false;
+			WJ_REJECT("input shape");
 		if (IsA(expr, Var))
 		{
 			if (!is_var_of(expr, fnrel->relid) || ((Var *) expr)->varattno != 1)
-				return false;
+				WJ_REJECT("input shape");
 			continue;			/* already first */
 		}
 		if (IsA(expr, PlaceHolderVar))
@@ -461,11 +479,11 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 			if (phv->phlevelsup != 0 ||
 				!bms_is_subset(varnos, fnrel->relids) ||
 				contain_volatile_functions((Node *) phv->phexpr))
-				return false;
+				WJ_REJECT("input shape");
 			side->extras = lappend(side->extras, expr);
 			continue;
 		}
-		return false;
+		WJ_REJECT("input shape");
 	}
 	return true;
 }
@@ -751,6 +769,8 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	bool		have_end = false;
 	List	   *wclauses = NIL;
 	List	   *wouter_left = NIL;
+	List	   *gclauses;
+	List	   *gouter_left;
 	List	   *kclauses = NIL;
 	List	   *kouter_left = NIL;
 	List	   *jclauses = NIL;
@@ -786,13 +806,13 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			return;
 	}
 	if (!bms_is_empty(joinrel->lateral_relids))
-		return;
+		WJ_NO_PATH();
 
 	if (!analyse_side(root, outerrel, &outer) ||
 		!analyse_side(root, innerrel, &inner))
-		return;
+		WJ_NO_PATH();
 	if ((outer.fn_relid != 0) != (inner.fn_relid != 0))
-		return;
+		WJ_NO_PATH();
 	mode = outer.fn_relid != 0 ? WJ_MODE_TIME : WJ_MODE_GROUP;
 	if (mode == WJ_MODE_TIME)
 	{
@@ -801,7 +821,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			floormod(outer.offset, outer.kind == WJ_KIND_HOP ? outer.every : outer.size) !=
 			floormod(inner.offset, inner.kind == WJ_KIND_HOP ? inner.every : inner.size) ||
 			outer.time_var->vartype != inner.time_var->vartype)
-			return;
+			WJ_NO_PATH();
 		kind = outer.kind;
 	}
 
@@ -816,7 +836,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		WjBoundInfo ib;
 
 		if (rinfo->pseudoconstant)
-			return;
+			WJ_NO_PATH();
 		if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
 		{
 			oclauses = lappend(oclauses, rinfo);
@@ -874,19 +894,54 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 	/* the window clauses must identify the window */
 	if (wclauses == NIL)
-		return;
+		WJ_NO_PATH();
 	if (kind == WJ_KIND_COLUMNS && !(have_start && have_end))
-		return;
+		WJ_NO_PATH();
 	if (kind == WJ_KIND_CUMULATE && !have_end)
-		return;
+		WJ_NO_PATH();
+
+	/*
+	 * GROUP mode groups the rows by the values of the window clauses.  With
+	 * TUMBLE one of them identifies the window (the same size and offset on
+	 * both sides, so equal starts mean equal ends and vice versa): group by
+	 * the first start (else end) equality alone, a single sort key.
+	 */
+	gclauses = wclauses;
+	gouter_left = wouter_left;
+	if (kind == WJ_KIND_TUMBLE)
+	{
+		ListCell   *lc2;
+		int			pick = 0;
+		int			i = 0;
+
+		forboth(lc, wclauses, lc2, wouter_left)
+		{
+			Node	   *oarg;
+			Node	   *iarg;
+			bool		outer_left;
+			WjBoundInfo ob;
+
+			clause_sides(lfirst_node(RestrictInfo, lc), outerrel->relids,
+						 innerrel->relids, &oarg, &iarg, &outer_left);
+			if (window_bound_of(root, &outer, oarg, &ob) &&
+				ob.bound == WJ_BOUND_START)
+			{
+				pick = i;
+				break;
+			}
+			i++;
+		}
+		gclauses = list_make1(list_nth(wclauses, pick));
+		gouter_left = list_make1_int(list_nth_int(wouter_left, pick));
+	}
 
 	/* sorted inputs */
 	if (mode == WJ_MODE_GROUP)
 	{
-		outer_pk = window_pathkeys(root, wclauses, wouter_left, true);
-		inner_pk = window_pathkeys(root, wclauses, wouter_left, false);
+		outer_pk = window_pathkeys(root, gclauses, gouter_left, true);
+		inner_pk = window_pathkeys(root, gclauses, gouter_left, false);
 		if (outer_pk == NIL || inner_pk == NIL)
-			return;
+			WJ_NO_PATH();
 	}
 	else
 	{
@@ -896,7 +951,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	outer_path = sorted_input(root, outer.base, outer_pk);
 	inner_path = sorted_input(root, inner.base, inner_pk);
 	if (outer_path == NULL || inner_path == NULL)
-		return;
+		WJ_NO_PATH();
 
 	/*
 	 * Cost.  The inputs are read once, sorted (the Sort paths carry that
@@ -918,8 +973,10 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	startup = outer_path->startup_cost + inner_path->startup_cost;
 	run = (outer_path->total_cost - outer_path->startup_cost) +
 		(inner_path->total_cost - inner_path->startup_cost);
-	run += (outer_rows + inner_rows) *
-		(cpu_tuple_cost + cpu_operator_cost * (list_length(kclauses) + list_length(wclauses) + 1));
+	run += inner_rows *
+		(cpu_tuple_cost + cpu_operator_cost * (list_length(kclauses) + list_length(gclauses)));
+	run += outer_rows *
+		(cpu_operator_cost * (list_length(kclauses) + list_length(gclauses) + 2));
 	run += outer_rows * wpr * cpu_operator_cost;
 	if (jointype == JOIN_RIGHT || jointype == JOIN_FULL)
 		run += inner_rows * wpr * cpu_operator_cost;
@@ -975,8 +1032,13 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		cpath->custom_private = lappend(cpath->custom_private, first_tumble.c_size);
 		cpath->custom_private = lappend(cpath->custom_private, first_tumble.c_offset);
 	}
+	cpath->custom_private = lappend(cpath->custom_private, gclauses);
+	cpath->custom_private = lappend(cpath->custom_private, gouter_left);
 	Assert(list_length(cpath->custom_private) == WJ_PATH_NITEMS);
 
+	elog(DEBUG2, "windowjoin: window join path cost %.2f..%.2f rows %.0f (inputs %.2f, %.2f)",
+		 cpath->path.startup_cost, cpath->path.total_cost, cpath->path.rows,
+		 outer_path->total_cost, inner_path->total_cost);
 	add_path(joinrel, &cpath->path);
 }
 
@@ -1069,7 +1131,6 @@ wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	JoinType	jointype = (JoinType) intVal(list_nth(priv, WJ_PATH_JOINTYPE));
 	WjMode		mode = (WjMode) intVal(list_nth(priv, WJ_PATH_MODE));
 	List	   *wclauses = list_nth(priv, WJ_PATH_WINDOW_CLAUSES);
-	List	   *wouter_left = list_nth(priv, WJ_PATH_WINDOW_OUTER_LEFT);
 	List	   *kclauses = list_nth(priv, WJ_PATH_KEY_CLAUSES);
 	List	   *kouter_left = list_nth(priv, WJ_PATH_KEY_OUTER_LEFT);
 	List	   *jclauses = list_nth(priv, WJ_PATH_JOIN_CLAUSES);
@@ -1121,8 +1182,11 @@ wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 	if (mode == WJ_MODE_GROUP)
 	{
-		outer_window = clause_args(wclauses, wouter_left, true);
-		inner_window = clause_args(wclauses, wouter_left, false);
+		List	   *gclauses = list_nth(priv, WJ_PATH_GROUP_CLAUSES);
+		List	   *gouter_left = list_nth(priv, WJ_PATH_GROUP_OUTER_LEFT);
+
+		outer_window = clause_args(gclauses, gouter_left, true);
+		inner_window = clause_args(gclauses, gouter_left, false);
 	}
 	else
 	{
