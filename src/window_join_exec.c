@@ -866,10 +866,14 @@ next_window(WjScanState *state)
 		if (!found)
 			return false;
 
+		/* evict on both sides first, so that the state never exceeds a window */
 		for (s = 0; s < 2; s++)
 		{
 			while (sides[s]->head && sides[s]->head->last_end < end)
 				evict_head(state, sides[s]);
+		}
+		for (s = 0; s < 2; s++)
+		{
 			while (sides[s]->peek_valid && sides[s]->peek_first_end <= end)
 				take_peek(state, sides[s]);
 		}
