@@ -1,8 +1,48 @@
 /*-------------------------------------------------------------------------
  *
  * window_join_planner.c
- *	  Placeholder: recognition of this join kind is not implemented yet, so
- *	  it adds no path and PostgreSQL plans the join as usual.
+ *	  Planner half of the WindowJoin custom scan: recognise joins of two
+ *	  windowed relations on equal windows and offer a CustomPath for them.
+ *
+ * The window functions are inlinable SQL functions, so by the time the join
+ * pathlist hook runs the windows have become expressions:
+ *
+ *	TUMBLE		FROM t, tumble(t.ts, size, off) is a plain scan of t;
+ *				window_start = wj_tumble_start(t.ts, size, off) and
+ *				window_end = wj_tumble_end(t.ts, size, off) (wrapped in a
+ *				PlaceHolderVar when the input is nullable by an outer join).
+ *	HOP			a lateral Function Scan fX of wj_hop_starts(t.ts, slide,
+ *				size, off) beside t: window_start = fX.s and window_end =
+ *				wj_window_end(fX.s, size).
+ *	CUMULATE	a lateral Function Scan fX of wj_cumulate_ends(t.ts, step,
+ *				size, off): window_end = fX.e and window_start =
+ *				wj_tumble_start(t.ts, size, off).
+ *	COLUMNS		a subquery relation (e.g. a window aggregation) whose output
+ *				columns are window bounds computed in the subquery.
+ *
+ * A join qualifies when both sides are windowed the same way (same
+ * function and the same constant size/slide/step/offset), the join clauses
+ * include an equality of window starts or window ends across the sides
+ * that identifies the window (COLUMNS: both; CUMULATE: the ends), and the
+ * join type is INNER, LEFT, RIGHT, FULL, SEMI or ANTI.
+ *
+ * The path's inputs are PostgreSQL's own paths of the underlying relations
+ * (so row-level security, privileges and security-barrier views apply as
+ * usual), sorted with PostgreSQL's Sort paths unless an input is presorted:
+ *
+ *	GROUP mode (TUMBLE, COLUMNS): both inputs sorted by the equated window
+ *	values, through the merge-join equivalence classes of the window
+ *	clauses; the executor joins one group of equal window values at a time.
+ *	TIME mode (HOP, CUMULATE): the base relations without their function
+ *	scans, sorted by the time column; the executor computes each row's
+ *	windows itself, so the input is never multiplied by size/slide.
+ *
+ * The window clauses are implemented by the window grouping; hashable
+ * strict equalities between the sides become hash keys inside a window;
+ * all other join clauses are evaluated per candidate pair.  Anything we
+ * cannot execute exactly (a different spec on each side, parameters, a
+ * lateral reference, quals between a relation and its function scan, a
+ * window function under an outer join below this one, ...) gets no path.
  *
  * src/window_join_planner.c
  *
@@ -10,24 +50,1209 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "common/int.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "window_arith.h"
+#include "window_join.h"
 #include "windowjoin.h"
+
+/* Our C building blocks, as they appear in plans */
+typedef enum WjFunc
+{
+	WJF_NONE = 0,
+	WJF_TUMBLE_START,
+	WJF_TUMBLE_END,
+	WJF_WINDOW_END,
+	WJF_HOP_STARTS,
+	WJF_CUMULATE_ENDS
+} WjFunc;
+
+/* Which bound of the window an expression is */
+typedef enum WjBound
+{
+	WJ_BOUND_START = 1,
+	WJ_BOUND_END = 2
+} WjBound;
+
+/* One input of the join, as seen by the recogniser */
+typedef struct WjSideInfo
+{
+	RelOptInfo *rel;			/* the join input as the hook gives it */
+	RelOptInfo *base;			/* the relation whose rows feed the node */
+	Index		fn_relid;		/* TIME mode: the function RTE, else 0 */
+	WjWindowKind kind;			/* TIME mode: HOP or CUMULATE */
+	Var		   *time_var;		/* TIME mode: time column of base */
+	Const	   *c_every;		/* TIME mode: slide or step */
+	Const	   *c_size;
+	Const	   *c_offset;
+	int64		every;			/* microseconds */
+	int64		size;
+	int64		offset;
+	List	   *extras;			/* TIME mode: window columns we supply */
+} WjSideInfo;
+
+/* What a window-bound expression turned out to be */
+typedef struct WjBoundInfo
+{
+	WjBound		bound;
+	WjWindowKind kind;
+	Const	   *c_size;			/* TUMBLE only */
+	Const	   *c_offset;
+	int64		size;
+	int64		offset;			/* TUMBLE: offset mod size */
+} WjBoundInfo;
+
+/* Positions in CustomPath.custom_private */
+enum
+{
+	WJ_PATH_JOINTYPE = 0,
+	WJ_PATH_MODE,
+	WJ_PATH_KIND,
+	WJ_PATH_WINDOW_CLAUSES,		/* RestrictInfos implemented by windows */
+	WJ_PATH_WINDOW_OUTER_LEFT,	/* Integer list: outer side is the left arg */
+	WJ_PATH_KEY_CLAUSES,		/* RestrictInfos used as hash keys */
+	WJ_PATH_KEY_OUTER_LEFT,		/* Integer list */
+	WJ_PATH_JOIN_CLAUSES,		/* RestrictInfos evaluated per pair */
+	WJ_PATH_OTHER_CLAUSES,		/* pushed-down quals, after the join */
+	WJ_PATH_OUTER_TIME,			/* TIME: Var */
+	WJ_PATH_INNER_TIME,
+	WJ_PATH_OUTER_EXTRAS,		/* TIME: List of Var/PlaceHolderVar */
+	WJ_PATH_INNER_EXTRAS,
+	WJ_PATH_EVERY,				/* Consts (or NULL) for EXPLAIN/executor */
+	WJ_PATH_SIZE,
+	WJ_PATH_OFFSET,
+	WJ_PATH_GROUP_CLAUSES,		/* GROUP: the window clauses to group by */
+	WJ_PATH_GROUP_OUTER_LEFT,	/* Integer list */
+	WJ_PATH_NITEMS
+};
+
+/*
+ * Why a join got no WindowJoin path, at DEBUG2 (SET client_min_messages =
+ * debug2 to see it): a plain join of windowed relations that is not
+ * accelerated is otherwise hard to explain.
+ */
+#define WJ_NO_PATH() \
+	do { \
+		elog(DEBUG2, "windowjoin: no window join path (line %d)", __LINE__); \
+		return; \
+	} while (0)
+#define WJ_REJECT(reason) \
+	do { \
+		elog(DEBUG2, "windowjoin: no window join path: %s (line %d)", (reason), __LINE__); \
+		return false; \
+	} while (0)
+
+static Plan *wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel,
+								 CustomPath *best_path, List *tlist,
+								 List *clauses, List *custom_plans);
+
+static CustomPathMethods wj_window_join_path_methods = {
+	.CustomName = WJ_WINDOW_JOIN_NAME,
+	.PlanCustomPath = wj_plan_window_join,
+};
+
+/*
+ * floormod
+ *		Remainder with the sign of the divisor.
+ */
+static inline int64
+floormod(int64 a, int64 m)
+{
+	int64		r = a % m;
+
+	return (r < 0) ? r + m : r;
+}
+
+/*
+ * wj_func_of
+ *		Which of our C functions funcid is, recognised by its language,
+ *		library and C symbol (so the extension's schema does not matter).
+ */
+static WjFunc
+wj_func_of(Oid funcid)
+{
+	HeapTuple	tup;
+	Form_pg_proc proc;
+	Datum		d;
+	bool		isnull;
+	char	   *src;
+	char	   *bin;
+	WjFunc		result = WJF_NONE;
+
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return WJF_NONE;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	if (proc->prolang != ClanguageId)
+	{
+		ReleaseSysCache(tup);
+		return WJF_NONE;
+	}
+	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
+	if (isnull)
+	{
+		ReleaseSysCache(tup);
+		return WJF_NONE;
+	}
+	bin = TextDatumGetCString(d);
+	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+	src = isnull ? NULL : TextDatumGetCString(d);
+	ReleaseSysCache(tup);
+
+	if (src == NULL || strstr(bin, "windowjoin") == NULL)
+		return WJF_NONE;
+	if (strcmp(src, "wj_tumble_start") == 0)
+		result = WJF_TUMBLE_START;
+	else if (strcmp(src, "wj_tumble_end") == 0)
+		result = WJF_TUMBLE_END;
+	else if (strcmp(src, "wj_window_end") == 0)
+		result = WJF_WINDOW_END;
+	else if (strcmp(src, "wj_hop_starts") == 0)
+		result = WJF_HOP_STARTS;
+	else if (strcmp(src, "wj_cumulate_ends") == 0)
+		result = WJF_CUMULATE_ENDS;
+	return result;
+}
+
+/*
+ * const_interval_usecs
+ *		If node is a non-null interval constant without months, store its
+ *		length in microseconds.  With is_length, also require the length to
+ *		be a valid window length (so the executor never sees a bad one; a bad
+ *		constant is left to PostgreSQL's own plan, which reports it).
+ */
+static bool
+const_interval_usecs(Node *node, bool is_length, int64 *usecs)
+{
+	Const	   *c;
+	Interval   *iv;
+	int64		days;
+
+	if (node == NULL || !IsA(node, Const))
+		return false;
+	c = (Const *) node;
+	if (c->constisnull || c->consttype != INTERVALOID)
+		return false;
+	iv = DatumGetIntervalP(c->constvalue);
+	if (iv->month != 0)
+		return false;
+	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &days) ||
+		pg_add_s64_overflow(days, iv->time, usecs))
+		return false;
+	if (is_length && *usecs < WJ_MIN_WINDOW_USECS)
+		return false;
+	return true;
+}
+
+/*
+ * is_time_type
+ *		The window arithmetic works on timestamp and timestamptz.
+ */
+static bool
+is_time_type(Oid typid)
+{
+	return typid == TIMESTAMPOID || typid == TIMESTAMPTZOID;
+}
+
+/*
+ * strip_phv
+ *		Look through PlaceHolderVars of this query level.
+ */
+static Node *
+strip_phv(Node *node)
+{
+	while (node && IsA(node, PlaceHolderVar) &&
+		   ((PlaceHolderVar *) node)->phlevelsup == 0)
+		node = (Node *) ((PlaceHolderVar *) node)->phexpr;
+	return node;
+}
+
+/*
+ * is_var_of
+ *		Is node a plain column (not whole-row) of range table entry relid?
+ */
+static bool
+is_var_of(Node *node, Index relid)
+{
+	Var		   *var = (Var *) node;
+
+	return node && IsA(node, Var) && var->varno == relid &&
+		var->varlevelsup == 0 && var->varattno > 0 &&
+		is_time_type(var->vartype);
+}
+
+/*
+ * member_is_detachable
+ *		Can member (a function scan or an empty RTE_RESULT beside base in
+ *		side rel) be left out, its contribution supplied by the node?  Only
+ *		if nothing is evaluated at it or between it and base: no quals of
+ *		its own, no clause joining it to base, and no outer join or
+ *		semijoin separating the two.
+ */
+static bool
+member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
+					 RelOptInfo *member)
+{
+	Relids		others = bms_difference(rel->relids, member->relids);
+	ListCell   *lc;
+
+	if (member->baserestrictinfo != NIL)
+		WJ_REJECT("input shape");
+	foreach(lc, member->joininfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (bms_is_subset(rinfo->required_relids, rel->relids))
+			WJ_REJECT("input shape");
+	}
+	if (generate_join_implied_equalities(root, rel->relids, others,
+										 member) != NIL)
+		WJ_REJECT("input shape");
+	foreach(lc, root->join_info_list)
+	{
+		SpecialJoinInfo *sjinfo = lfirst_node(SpecialJoinInfo, lc);
+
+		if (bms_is_member(member->relid, sjinfo->syn_righthand) !=
+			bms_is_member(base->relid, sjinfo->syn_righthand) ||
+			bms_is_member(member->relid, sjinfo->syn_lefthand) !=
+			bms_is_member(base->relid, sjinfo->syn_lefthand))
+			WJ_REJECT("input shape");
+	}
+	return true;
+}
+
+/*
+ * analyse_side
+ *		Work out how rel is windowed.  It must be one base relation (a table
+ *		or a subquery), possibly beside empty RTE_RESULTs left over from
+ *		inlining tumble(), and at most one lateral wj_hop_starts or
+ *		wj_cumulate_ends Function Scan over the relation's time column
+ *		(TIME mode; otherwise GROUP mode, the kind being decided by the join
+ *		clauses).  Returns false for anything else.
+ */
+static bool
+analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
+{
+	int			relid;
+	RelOptInfo *fnrel = NULL;
+	RelOptInfo *base = NULL;
+	List	   *results = NIL;
+	RangeTblEntry *rte;
+	RangeTblFunction *rtfunc;
+	FuncExpr   *fexpr;
+	WjFunc		f;
+	ListCell   *lc;
+
+	memset(side, 0, sizeof(WjSideInfo));
+	side->rel = rel;
+
+	if (rel->reloptkind == RELOPT_BASEREL)
+	{
+		if (!bms_is_empty(rel->lateral_relids) || rel->cheapest_total_path == NULL)
+			WJ_REJECT("input shape");
+		side->base = rel;
+		return true;
+	}
+	if (rel->reloptkind != RELOPT_JOINREL)
+		WJ_REJECT("input shape");
+
+	/* sort the members out */
+	relid = -1;
+	while ((relid = bms_next_member(rel->relids, relid)) >= 0)
+	{
+		RelOptInfo *member = find_base_rel(root, relid);
+
+		rte = planner_rt_fetch(relid, root);
+		if (rte->rtekind == RTE_FUNCTION)
+		{
+			if (fnrel != NULL)
+				WJ_REJECT("input shape");
+			fnrel = member;
+		}
+		else if (rte->rtekind == RTE_RESULT)
+			results = lappend(results, member);
+		else
+		{
+			if (base != NULL)
+				WJ_REJECT("input shape");
+			base = member;
+		}
+	}
+	if (base == NULL)
+		WJ_REJECT("input shape");
+
+	/* the relation must be plain: no lateral references of its own */
+	if (!bms_is_empty(base->lateral_relids) || base->cheapest_total_path == NULL)
+		WJ_REJECT("input shape");
+	foreach(lc, results)
+	{
+		if (!member_is_detachable(root, rel, base, (RelOptInfo *) lfirst(lc)))
+			WJ_REJECT("input shape");
+	}
+	side->base = base;
+
+	if (fnrel != NULL)
+	{
+		rte = planner_rt_fetch(fnrel->relid, root);
+		if (list_length(rte->functions) != 1 || rte->funcordinality)
+			WJ_REJECT("input shape");
+		rtfunc = linitial_node(RangeTblFunction, rte->functions);
+		if (rtfunc->funccolcount != 1 || !IsA(rtfunc->funcexpr, FuncExpr))
+			WJ_REJECT("input shape");
+		fexpr = (FuncExpr *) rtfunc->funcexpr;
+		if (list_length(fexpr->args) != 4)
+			WJ_REJECT("input shape");
+		f = wj_func_of(fexpr->funcid);
+		if (f == WJF_HOP_STARTS)
+			side->kind = WJ_KIND_HOP;
+		else if (f == WJF_CUMULATE_ENDS)
+			side->kind = WJ_KIND_CUMULATE;
+		else
+			WJ_REJECT("input shape");
+
+		if (!is_var_of(linitial(fexpr->args), base->relid))
+			WJ_REJECT("input shape");
+		side->time_var = (Var *) linitial(fexpr->args);
+		if (!const_interval_usecs(lsecond(fexpr->args), true, &side->every) ||
+			!const_interval_usecs(lthird(fexpr->args), true, &side->size) ||
+			!const_interval_usecs(lfourth(fexpr->args), false, &side->offset))
+			WJ_REJECT("input shape");
+		if (side->kind == WJ_KIND_CUMULATE && side->size % side->every != 0)
+			WJ_REJECT("input shape");
+		side->c_every = (Const *) lsecond(fexpr->args);
+		side->c_size = (Const *) lthird(fexpr->args);
+		side->c_offset = (Const *) lfourth(fexpr->args);
+
+		if (!bms_is_subset(fnrel->lateral_relids, base->relids) ||
+			!member_is_detachable(root, rel, base, fnrel))
+			WJ_REJECT("input shape");
+		side->fn_relid = fnrel->relid;
+
+		/* the function's output column always comes first among extras */
+		side->extras = list_make1(makeVar(fnrel->relid, 1,
+										  exprType((Node *) fexpr),
+										  -1, InvalidOid, 0));
+	}
+
+	/*
+	 * The columns the detached members would have supplied: the function's
+	 * output column and PlaceHolderVars computed from it alone.  We supply
+	 * them per window; anything else means we cannot.
+	 */
+	foreach(lc, rel->reltarget->exprs)
+	{
+		Node	   *expr = (Node *) lfirst(lc);
+
+		if (list_member(base->reltarget->exprs, expr))
+			continue;
+		if (fnrel == NULL)
+			WJ_REJECT("input shape");
+		if (IsA(expr, Var))
+		{
+			if (!is_var_of(expr, fnrel->relid) || ((Var *) expr)->varattno != 1)
+				WJ_REJECT("input shape");
+			continue;			/* already first */
+		}
+		if (IsA(expr, PlaceHolderVar))
+		{
+			PlaceHolderVar *phv = (PlaceHolderVar *) expr;
+			Relids		varnos = pull_varnos(root, (Node *) phv->phexpr);
+
+			if (phv->phlevelsup != 0 ||
+				!bms_is_subset(varnos, fnrel->relids) ||
+				contain_volatile_functions((Node *) phv->phexpr))
+				WJ_REJECT("input shape");
+			side->extras = lappend(side->extras, expr);
+			continue;
+		}
+		WJ_REJECT("input shape");
+	}
+	return true;
+}
+
+/*
+ * subquery_window_bound
+ *		Is column attno of subquery relation rel a window bound computed in
+ *		the subquery (window_start or window_end of a windowing function)?
+ */
+static bool
+subquery_window_bound(PlannerInfo *root, RelOptInfo *rel, AttrNumber attno,
+					  WjBound *bound)
+{
+	Query	   *subquery;
+	TargetEntry *tle;
+	Node	   *expr;
+
+	if (rel->rtekind != RTE_SUBQUERY || rel->subroot == NULL)
+		return false;
+	subquery = rel->subroot->parse;
+	tle = get_tle_by_resno(subquery->targetList, attno);
+	if (tle == NULL)
+		return false;
+	expr = strip_phv((Node *) tle->expr);
+
+	if (IsA(expr, FuncExpr))
+	{
+		switch (wj_func_of(((FuncExpr *) expr)->funcid))
+		{
+			case WJF_TUMBLE_START:
+				*bound = WJ_BOUND_START;
+				return true;
+			case WJF_TUMBLE_END:
+			case WJF_WINDOW_END:
+				*bound = WJ_BOUND_END;
+				return true;
+			default:
+				return false;
+		}
+	}
+	if (IsA(expr, Var) && ((Var *) expr)->varlevelsup == 0)
+	{
+		Var		   *var = (Var *) expr;
+		RangeTblEntry *rte = rt_fetch(var->varno, subquery->rtable);
+		RangeTblFunction *rtfunc;
+
+		if (rte->rtekind != RTE_FUNCTION || list_length(rte->functions) != 1)
+			return false;
+		rtfunc = linitial_node(RangeTblFunction, rte->functions);
+		if (!IsA(rtfunc->funcexpr, FuncExpr) || var->varattno != 1)
+			return false;
+		switch (wj_func_of(((FuncExpr *) rtfunc->funcexpr)->funcid))
+		{
+			case WJF_HOP_STARTS:
+				*bound = WJ_BOUND_START;
+				return true;
+			case WJF_CUMULATE_ENDS:
+				*bound = WJ_BOUND_END;
+				return true;
+			default:
+				return false;
+		}
+	}
+	return false;
+}
+
+/*
+ * window_bound_of
+ *		Is expr (one argument of a join clause, evaluated on side) a window
+ *		bound of that side's windows?  Fills *info.
+ */
+static bool
+window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
+				WjBoundInfo *info)
+{
+	memset(info, 0, sizeof(WjBoundInfo));
+	expr = strip_phv(expr);
+
+	if (side->fn_relid != 0)
+	{
+		/* TIME mode: the function's column, or an expression over it */
+		if (is_var_of(expr, side->fn_relid) && ((Var *) expr)->varattno == 1)
+		{
+			info->bound = side->kind == WJ_KIND_HOP ? WJ_BOUND_START : WJ_BOUND_END;
+			info->kind = side->kind;
+			return true;
+		}
+		if (IsA(expr, FuncExpr) && list_length(((FuncExpr *) expr)->args) >= 2)
+		{
+			FuncExpr   *fexpr = (FuncExpr *) expr;
+			WjFunc		f = wj_func_of(fexpr->funcid);
+			Node	   *arg0 = strip_phv(linitial(fexpr->args));
+			int64		size;
+			int64		offset;
+
+			if (f == WJF_WINDOW_END && side->kind == WJ_KIND_HOP &&
+				is_var_of(arg0, side->fn_relid) &&
+				((Var *) arg0)->varattno == 1 &&
+				const_interval_usecs(lsecond(fexpr->args), true, &size) &&
+				size == side->size)
+			{
+				info->bound = WJ_BOUND_END;
+				info->kind = side->kind;
+				return true;
+			}
+			if (f == WJF_TUMBLE_START && side->kind == WJ_KIND_CUMULATE &&
+				list_length(fexpr->args) == 3 &&
+				is_var_of(arg0, side->base->relid) &&
+				((Var *) arg0)->varattno == side->time_var->varattno &&
+				const_interval_usecs(lsecond(fexpr->args), true, &size) &&
+				const_interval_usecs(lthird(fexpr->args), false, &offset) &&
+				size == side->size &&
+				floormod(offset, size) == floormod(side->offset, size))
+			{
+				info->bound = WJ_BOUND_START;
+				info->kind = side->kind;
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/* GROUP mode: a TUMBLE bound over a time column of the relation */
+	if (IsA(expr, FuncExpr) && list_length(((FuncExpr *) expr)->args) == 3)
+	{
+		FuncExpr   *fexpr = (FuncExpr *) expr;
+		WjFunc		f = wj_func_of(fexpr->funcid);
+
+		if ((f == WJF_TUMBLE_START || f == WJF_TUMBLE_END) &&
+			is_var_of(strip_phv(linitial(fexpr->args)), side->base->relid) &&
+			const_interval_usecs(lsecond(fexpr->args), true, &info->size) &&
+			const_interval_usecs(lthird(fexpr->args), false, &info->offset))
+		{
+			info->bound = f == WJF_TUMBLE_START ? WJ_BOUND_START : WJ_BOUND_END;
+			info->kind = WJ_KIND_TUMBLE;
+			info->c_size = (Const *) lsecond(fexpr->args);
+			info->c_offset = (Const *) lthird(fexpr->args);
+			info->offset = floormod(info->offset, info->size);
+			return true;
+		}
+		return false;
+	}
+
+	/* ... or a window column of a windowed subquery */
+	if (is_var_of(expr, side->base->relid))
+	{
+		WjBound		bound;
+
+		if (subquery_window_bound(root, side->base, ((Var *) expr)->varattno,
+								  &bound))
+		{
+			info->bound = bound;
+			info->kind = WJ_KIND_COLUMNS;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * clause_sides
+ *		For a binary operator clause whose arguments each come from one
+ *		side, return the outer and inner argument and whether the outer one
+ *		is on the left.  outer_relids/inner_relids limit what each argument
+ *		may reference.
+ */
+static bool
+clause_sides(RestrictInfo *rinfo, Relids outer_relids, Relids inner_relids,
+			 Node **outer_arg, Node **inner_arg, bool *outer_is_left)
+{
+	OpExpr	   *op = (OpExpr *) rinfo->clause;
+
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+		return false;
+	if (bms_is_empty(rinfo->left_relids) || bms_is_empty(rinfo->right_relids))
+		return false;
+	if (bms_is_subset(rinfo->left_relids, outer_relids) &&
+		bms_is_subset(rinfo->right_relids, inner_relids))
+	{
+		*outer_arg = linitial(op->args);
+		*inner_arg = lsecond(op->args);
+		*outer_is_left = true;
+		return true;
+	}
+	if (bms_is_subset(rinfo->left_relids, inner_relids) &&
+		bms_is_subset(rinfo->right_relids, outer_relids))
+	{
+		*outer_arg = lsecond(op->args);
+		*inner_arg = linitial(op->args);
+		*outer_is_left = false;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * sorted_input
+ *		The cheapest way to read base sorted by pathkeys: a presorted path or
+ *		a Sort over the cheapest one.
+ */
+static Path *
+sorted_input(PlannerInfo *root, RelOptInfo *base, List *pathkeys)
+{
+	Path	   *cheapest = base->cheapest_total_path;
+	Path	   *presorted;
+	Path	   *result;
+
+	if (cheapest == NULL || cheapest->param_info != NULL)
+		return NULL;
+	if (pathkeys_contained_in(pathkeys, cheapest->pathkeys))
+		return cheapest;
+	result = (Path *) create_sort_path(root, base, cheapest, pathkeys, -1.0);
+	presorted = get_cheapest_path_for_pathkeys(base->pathlist, pathkeys, NULL,
+											   TOTAL_COST, false);
+	if (presorted != NULL && presorted->total_cost < result->total_cost)
+		result = presorted;
+	return result;
+}
+
+/*
+ * window_pathkeys
+ *		GROUP mode: the sort order of one side by its window clause
+ *		arguments, through the clauses' merge equivalence classes.
+ */
+static List *
+window_pathkeys(PlannerInfo *root, List *wclauses, List *outer_left,
+				bool for_outer)
+{
+	List	   *pathkeys = NIL;
+	ListCell   *lc1,
+			   *lc2;
+
+	forboth(lc1, wclauses, lc2, outer_left)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc1);
+		bool		left = (lfirst_int(lc2) != 0) == for_outer;
+		EquivalenceClass *ec;
+		PathKey    *pk;
+
+		update_mergeclause_eclasses(root, rinfo);
+		ec = left ? rinfo->left_ec : rinfo->right_ec;
+		if (ec == NULL || ec->ec_opfamilies == NIL)
+			return NIL;
+		pk = make_canonical_pathkey(root, ec, linitial_oid(ec->ec_opfamilies),
+									BTLessStrategyNumber, false);
+		pathkeys = list_append_unique_ptr(pathkeys, pk);
+	}
+	return pathkeys;
+}
+
+/*
+ * time_pathkeys
+ *		TIME mode: the sort order of a base relation by its time column.
+ */
+static List *
+time_pathkeys(PlannerInfo *root, WjSideInfo *side)
+{
+	TypeCacheEntry *tce = lookup_type_cache(side->time_var->vartype,
+											TYPECACHE_LT_OPR);
+
+	if (!OidIsValid(tce->lt_opr))
+		return NIL;
+	return build_expression_pathkey(root, (Expr *) side->time_var, NULL,
+									tce->lt_opr, side->base->relids, true);
+}
 
 /*
  * wj_window_join_add_paths
- *		Adds no path yet.
+ *		The join pathlist hook's entry: add a WindowJoin path to joinrel
+ *		when outerrel and innerrel are joined on equal windows.
  */
 void
 wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
-			   RelOptInfo *outerrel, RelOptInfo *innerrel,
-			   JoinType jointype, JoinPathExtraData *extra)
+						 RelOptInfo *outerrel, RelOptInfo *innerrel,
+						 JoinType jointype, JoinPathExtraData *extra)
 {
+	WjSideInfo	outer;
+	WjSideInfo	inner;
+	WjMode		mode;
+	WjWindowKind kind = 0;
+	WjBoundInfo first_tumble = {0};
+	bool		have_start = false;
+	bool		have_end = false;
+	List	   *wclauses = NIL;
+	List	   *wouter_left = NIL;
+	List	   *gclauses;
+	List	   *gouter_left;
+	List	   *kclauses = NIL;
+	List	   *kouter_left = NIL;
+	List	   *jclauses = NIL;
+	List	   *oclauses = NIL;
+	List	   *outer_pk;
+	List	   *inner_pk;
+	Path	   *outer_path;
+	Path	   *inner_path;
+	CustomPath *cpath;
+	ListCell   *lc;
+	double		wpr = 1.0;
+	double		outer_rows;
+	double		inner_rows;
+	double		pairs;
+	QualCost	qcost;
+	Cost		startup;
+	Cost		run;
+	List	   *jquals;
+
+	if (!wj_enable_window_join)
+		return;
+	switch (jointype)
+	{
+		case JOIN_INNER:
+		case JOIN_LEFT:
+		case JOIN_RIGHT:
+		case JOIN_FULL:
+		case JOIN_SEMI:
+		case JOIN_ANTI:
+			break;
+		default:
+			/* JOIN_UNIQUE_*: the plain JOIN_SEMI call covers semijoins */
+			return;
+	}
+	if (!bms_is_empty(joinrel->lateral_relids))
+		WJ_NO_PATH();
+
+	if (!analyse_side(root, outerrel, &outer) ||
+		!analyse_side(root, innerrel, &inner))
+		WJ_NO_PATH();
+	if ((outer.fn_relid != 0) != (inner.fn_relid != 0))
+		WJ_NO_PATH();
+	mode = outer.fn_relid != 0 ? WJ_MODE_TIME : WJ_MODE_GROUP;
+	if (mode == WJ_MODE_TIME)
+	{
+		if (outer.kind != inner.kind || outer.every != inner.every ||
+			outer.size != inner.size ||
+			floormod(outer.offset, outer.kind == WJ_KIND_HOP ? outer.every : outer.size) !=
+			floormod(inner.offset, inner.kind == WJ_KIND_HOP ? inner.every : inner.size) ||
+			outer.time_var->vartype != inner.time_var->vartype)
+			WJ_NO_PATH();
+		kind = outer.kind;
+	}
+
+	/* sort the clauses out */
+	foreach(lc, extra->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		Node	   *oarg;
+		Node	   *iarg;
+		bool		outer_left;
+		WjBoundInfo ob;
+		WjBoundInfo ib;
+
+		if (rinfo->pseudoconstant)
+			WJ_NO_PATH();
+		if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+		{
+			oclauses = lappend(oclauses, rinfo);
+			continue;
+		}
+
+		/* window equality? */
+		if (clause_sides(rinfo, outerrel->relids, innerrel->relids,
+						 &oarg, &iarg, &outer_left) &&
+			is_time_type(exprType(oarg)) &&
+			exprType(oarg) == exprType(iarg) &&
+			((OpExpr *) rinfo->clause)->opno ==
+			lookup_type_cache(exprType(oarg), TYPECACHE_EQ_OPR)->eq_opr &&
+			window_bound_of(root, &outer, oarg, &ob) &&
+			window_bound_of(root, &inner, iarg, &ib) &&
+			ob.bound == ib.bound && ob.kind == ib.kind &&
+			(kind == 0 || kind == ob.kind) &&
+			(mode == WJ_MODE_TIME) == (ob.kind == WJ_KIND_HOP || ob.kind == WJ_KIND_CUMULATE) &&
+			rinfo->mergeopfamilies != NIL)
+		{
+			bool		same_spec = true;
+
+			if (ob.kind == WJ_KIND_TUMBLE)
+			{
+				if (first_tumble.kind == 0)
+					first_tumble = ob;
+				same_spec = ob.size == ib.size && ob.offset == ib.offset &&
+					ob.size == first_tumble.size &&
+					ob.offset == first_tumble.offset;
+			}
+			if (same_spec)
+			{
+				kind = ob.kind;
+				wclauses = lappend(wclauses, rinfo);
+				wouter_left = lappend_int(wouter_left, outer_left);
+				if (ob.bound == WJ_BOUND_START)
+					have_start = true;
+				else
+					have_end = true;
+				continue;
+			}
+		}
+
+		/* hash key? */
+		jclauses = lappend(jclauses, rinfo);
+		if (rinfo->can_join && OidIsValid(rinfo->hashjoinoperator) &&
+			op_strict(((OpExpr *) rinfo->clause)->opno) &&
+			clause_sides(rinfo, outer.base->relids, inner.base->relids,
+						 &oarg, &iarg, &outer_left))
+		{
+			kclauses = lappend(kclauses, rinfo);
+			kouter_left = lappend_int(kouter_left, outer_left);
+		}
+	}
+
+	/* the window clauses must identify the window */
+	if (wclauses == NIL)
+		WJ_NO_PATH();
+	if (kind == WJ_KIND_COLUMNS && !(have_start && have_end))
+		WJ_NO_PATH();
+	if (kind == WJ_KIND_CUMULATE && !have_end)
+		WJ_NO_PATH();
+
+	/*
+	 * GROUP mode groups the rows by the values of the window clauses.  With
+	 * TUMBLE one of them identifies the window (the same size and offset on
+	 * both sides, so equal starts mean equal ends and vice versa): group by
+	 * the first start (else end) equality alone, a single sort key.
+	 */
+	gclauses = wclauses;
+	gouter_left = wouter_left;
+	if (kind == WJ_KIND_TUMBLE)
+	{
+		ListCell   *lc2;
+		int			pick = 0;
+		int			i = 0;
+
+		forboth(lc, wclauses, lc2, wouter_left)
+		{
+			Node	   *oarg;
+			Node	   *iarg;
+			bool		outer_left;
+			WjBoundInfo ob;
+
+			clause_sides(lfirst_node(RestrictInfo, lc), outerrel->relids,
+						 innerrel->relids, &oarg, &iarg, &outer_left);
+			if (window_bound_of(root, &outer, oarg, &ob) &&
+				ob.bound == WJ_BOUND_START)
+			{
+				pick = i;
+				break;
+			}
+			i++;
+		}
+		gclauses = list_make1(list_nth(wclauses, pick));
+		gouter_left = list_make1_int(list_nth_int(wouter_left, pick));
+	}
+
+	/* sorted inputs */
+	if (mode == WJ_MODE_GROUP)
+	{
+		outer_pk = window_pathkeys(root, gclauses, gouter_left, true);
+		inner_pk = window_pathkeys(root, gclauses, gouter_left, false);
+		if (outer_pk == NIL || inner_pk == NIL)
+			WJ_NO_PATH();
+	}
+	else
+	{
+		outer_pk = time_pathkeys(root, &outer);
+		inner_pk = time_pathkeys(root, &inner);
+	}
+	outer_path = sorted_input(root, outer.base, outer_pk);
+	inner_path = sorted_input(root, inner.base, inner_pk);
+	if (outer_path == NULL || inner_path == NULL)
+		WJ_NO_PATH();
+
+	/*
+	 * Cost.  The inputs are read once, sorted (the Sort paths carry that
+	 * cost); each row is copied into the state and hashed once; each outer
+	 * row probes once per window it belongs to (HOP: about size/slide,
+	 * CUMULATE: on average half the steps) and each candidate pair is
+	 * checked against the join quals; FULL/RIGHT scan the inner rows of
+	 * each window once more for the unmatched ones.
+	 */
+	if (kind == WJ_KIND_HOP)
+		wpr = Max(1.0, (double) outer.size / (double) outer.every);
+	else if (kind == WJ_KIND_CUMULATE)
+		wpr = ((double) (outer.size / outer.every) + 1.0) / 2.0;
+	outer_rows = outer_path->rows;
+	inner_rows = inner_path->rows;
+	jquals = extract_actual_clauses(jclauses, false);
+	cost_qual_eval(&qcost, jquals, root);
+
+	startup = outer_path->startup_cost + inner_path->startup_cost;
+	run = (outer_path->total_cost - outer_path->startup_cost) +
+		(inner_path->total_cost - inner_path->startup_cost);
+	run += inner_rows *
+		(cpu_tuple_cost + cpu_operator_cost * (list_length(kclauses) + list_length(gclauses)));
+	run += outer_rows *
+		(cpu_operator_cost * (list_length(kclauses) + list_length(gclauses) + 2));
+	run += outer_rows * wpr * cpu_operator_cost;
+	if (jointype == JOIN_RIGHT || jointype == JOIN_FULL)
+		run += inner_rows * wpr * cpu_operator_cost;
+	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
+		pairs = Max(joinrel->rows, outer_rows * wpr * 0.5);
+	else
+		pairs = joinrel->rows;
+	if (kclauses == NIL)
+		pairs = Max(pairs, outer_rows * wpr * inner_rows /
+					Max(1.0, Min(outer_rows, inner_rows)));
+	run += pairs * (qcost.per_tuple + cpu_operator_cost);
+	startup += qcost.startup;
+	run += joinrel->rows * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
+	startup += joinrel->reltarget->cost.startup;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = joinrel->rows;
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup + run;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make2(outer_path, inner_path);
+	cpath->methods = &wj_window_join_path_methods;
+	cpath->custom_private = list_make5(makeInteger(jointype),
+									   makeInteger(mode),
+									   makeInteger(kind),
+									   wclauses,
+									   wouter_left);
+	cpath->custom_private = lappend(cpath->custom_private, kclauses);
+	cpath->custom_private = lappend(cpath->custom_private, kouter_left);
+	cpath->custom_private = lappend(cpath->custom_private, jclauses);
+	cpath->custom_private = lappend(cpath->custom_private, oclauses);
+	cpath->custom_private = lappend(cpath->custom_private, outer.time_var);
+	cpath->custom_private = lappend(cpath->custom_private, inner.time_var);
+	cpath->custom_private = lappend(cpath->custom_private, outer.extras);
+	cpath->custom_private = lappend(cpath->custom_private, inner.extras);
+	if (mode == WJ_MODE_TIME)
+	{
+		cpath->custom_private = lappend(cpath->custom_private, outer.c_every);
+		cpath->custom_private = lappend(cpath->custom_private, outer.c_size);
+		cpath->custom_private = lappend(cpath->custom_private, outer.c_offset);
+	}
+	else
+	{
+		cpath->custom_private = lappend(cpath->custom_private, NULL);
+		cpath->custom_private = lappend(cpath->custom_private, first_tumble.c_size);
+		cpath->custom_private = lappend(cpath->custom_private, first_tumble.c_offset);
+	}
+	cpath->custom_private = lappend(cpath->custom_private, gclauses);
+	cpath->custom_private = lappend(cpath->custom_private, gouter_left);
+	Assert(list_length(cpath->custom_private) == WJ_PATH_NITEMS);
+
+	elog(DEBUG2, "windowjoin: window join path cost %.2f..%.2f rows %.0f (inputs %.2f, %.2f)",
+		 cpath->path.startup_cost, cpath->path.total_cost, cpath->path.rows,
+		 outer_path->total_cost, inner_path->total_cost);
+	add_path(joinrel, &cpath->path);
+}
+
+/*
+ * tlist_exprs_to_entries
+ *		Append the expressions of a child's target list to the scan tlist.
+ */
+static List *
+append_scan_entries(List *scan_tlist, List *exprs)
+{
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		Expr	   *expr = (Expr *) lfirst(lc);
+
+		if (IsA(expr, TargetEntry))
+			expr = ((TargetEntry *) expr)->expr;
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(expr),
+											 list_length(scan_tlist) + 1,
+											 NULL, false));
+	}
+	return scan_tlist;
+}
+
+/*
+ * extra_exprs
+ *		For each extra column: the expression computing it from the scan
+ *		tuple (a PlaceHolderVar's contents; the window column itself for the
+ *		function's output), and whether it is an expression.
+ */
+static List *
+extra_exprs(List *extras, List **is_expr)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	*is_expr = NIL;
+	foreach(lc, extras)
+	{
+		Node	   *expr = (Node *) lfirst(lc);
+
+		if (IsA(expr, PlaceHolderVar))
+		{
+			result = lappend(result, copyObject(((PlaceHolderVar *) expr)->phexpr));
+			*is_expr = lappend_int(*is_expr, 1);
+		}
+		else
+		{
+			result = lappend(result, copyObject(expr));
+			*is_expr = lappend_int(*is_expr, 0);
+		}
+	}
+	return result;
+}
+
+/*
+ * clause_args
+ *		The outer or inner arguments of binary clauses.
+ */
+static List *
+clause_args(List *rinfos, List *outer_left, bool for_outer)
+{
+	List	   *result = NIL;
+	ListCell   *lc1,
+			   *lc2;
+
+	forboth(lc1, rinfos, lc2, outer_left)
+	{
+		OpExpr	   *op = (OpExpr *) lfirst_node(RestrictInfo, lc1)->clause;
+		bool		left = (lfirst_int(lc2) != 0) == for_outer;
+
+		result = lappend(result, copyObject(left ? linitial(op->args) : lsecond(op->args)));
+	}
+	return result;
+}
+
+/*
+ * wj_plan_window_join
+ *		PlanCustomPath: build the CustomScan.  See window_join.h for the
+ *		layout of the scan tuple and of custom_private/custom_exprs.
+ */
+static Plan *
+wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *priv = best_path->custom_private;
+	JoinType	jointype = (JoinType) intVal(list_nth(priv, WJ_PATH_JOINTYPE));
+	WjMode		mode = (WjMode) intVal(list_nth(priv, WJ_PATH_MODE));
+	List	   *wclauses = list_nth(priv, WJ_PATH_WINDOW_CLAUSES);
+	List	   *kclauses = list_nth(priv, WJ_PATH_KEY_CLAUSES);
+	List	   *kouter_left = list_nth(priv, WJ_PATH_KEY_OUTER_LEFT);
+	List	   *jclauses = list_nth(priv, WJ_PATH_JOIN_CLAUSES);
+	List	   *oclauses = list_nth(priv, WJ_PATH_OTHER_CLAUSES);
+	List	   *outer_extras = list_nth(priv, WJ_PATH_OUTER_EXTRAS);
+	List	   *inner_extras = list_nth(priv, WJ_PATH_INNER_EXTRAS);
+	Plan	   *outer_plan = linitial(custom_plans);
+	Plan	   *inner_plan = lsecond(custom_plans);
+	List	   *scan_tlist = NIL;
+	List	   *outer_hashfn = NIL;
+	List	   *inner_hashfn = NIL;
+	List	   *key_coll = NIL;
+	List	   *outer_window;
+	List	   *inner_window;
+	List	   *outer_extra_is_expr;
+	List	   *inner_extra_is_expr;
+	List	   *outer_extra_exprs;
+	List	   *inner_extra_exprs;
+	List	   *filter = NIL;
+	ListCell   *lc1,
+			   *lc2;
+
+	/* scan tuple: both inputs' columns, then the window columns we supply */
+	scan_tlist = append_scan_entries(scan_tlist, outer_plan->targetlist);
+	scan_tlist = append_scan_entries(scan_tlist, inner_plan->targetlist);
+	scan_tlist = append_scan_entries(scan_tlist, outer_extras);
+	scan_tlist = append_scan_entries(scan_tlist, inner_extras);
+
+	/* hash functions of the keys, each side's own */
+	forboth(lc1, kclauses, lc2, kouter_left)
+	{
+		OpExpr	   *op = (OpExpr *) lfirst_node(RestrictInfo, lc1)->clause;
+		RegProcedure lproc;
+		RegProcedure rproc;
+
+		if (!get_op_hash_functions(op->opno, &lproc, &rproc))
+			elog(ERROR, "could not find hash functions for operator %u", op->opno);
+		outer_hashfn = lappend_oid(outer_hashfn, lfirst_int(lc2) ? lproc : rproc);
+		inner_hashfn = lappend_oid(inner_hashfn, lfirst_int(lc2) ? rproc : lproc);
+		key_coll = lappend_oid(key_coll, op->inputcollid);
+	}
+
+	/* non-key join quals, for EXPLAIN */
+	foreach(lc1, jclauses)
+	{
+		if (!list_member_ptr(kclauses, lfirst(lc1)))
+			filter = lappend(filter, lfirst_node(RestrictInfo, lc1)->clause);
+	}
+
+	if (mode == WJ_MODE_GROUP)
+	{
+		List	   *gclauses = list_nth(priv, WJ_PATH_GROUP_CLAUSES);
+		List	   *gouter_left = list_nth(priv, WJ_PATH_GROUP_OUTER_LEFT);
+
+		outer_window = clause_args(gclauses, gouter_left, true);
+		inner_window = clause_args(gclauses, gouter_left, false);
+	}
+	else
+	{
+		outer_window = list_make1(copyObject(list_nth(priv, WJ_PATH_OUTER_TIME)));
+		inner_window = list_make1(copyObject(list_nth(priv, WJ_PATH_INNER_TIME)));
+	}
+	outer_extra_exprs = extra_exprs(outer_extras, &outer_extra_is_expr);
+	inner_extra_exprs = extra_exprs(inner_extras, &inner_extra_is_expr);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = extract_actual_clauses(oclauses, false);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->methods = &wj_window_join_scan_methods;
+
+	cscan->custom_exprs = NIL;
+	cscan->custom_exprs = lappend(cscan->custom_exprs,
+								  extract_actual_clauses(jclauses, false));
+	cscan->custom_exprs = lappend(cscan->custom_exprs,
+								  clause_args(kclauses, kouter_left, true));
+	cscan->custom_exprs = lappend(cscan->custom_exprs,
+								  clause_args(kclauses, kouter_left, false));
+	cscan->custom_exprs = lappend(cscan->custom_exprs, outer_window);
+	cscan->custom_exprs = lappend(cscan->custom_exprs, inner_window);
+	cscan->custom_exprs = lappend(cscan->custom_exprs, outer_extra_exprs);
+	cscan->custom_exprs = lappend(cscan->custom_exprs, inner_extra_exprs);
+	cscan->custom_exprs = lappend(cscan->custom_exprs,
+								  extract_actual_clauses(wclauses, false));
+	cscan->custom_exprs = lappend(cscan->custom_exprs,
+								  extract_actual_clauses(kclauses, false));
+	cscan->custom_exprs = lappend(cscan->custom_exprs, filter);
+	Assert(list_length(cscan->custom_exprs) == WJ_EXPR_NITEMS);
+
+	cscan->custom_private = NIL;
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(jointype));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(mode));
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger(intVal(list_nth(priv, WJ_PATH_KIND))));
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger(list_length(outer_plan->targetlist)));
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger(list_length(inner_plan->targetlist)));
+	cscan->custom_private = lappend(cscan->custom_private, outer_extra_is_expr);
+	cscan->custom_private = lappend(cscan->custom_private, inner_extra_is_expr);
+	cscan->custom_private = lappend(cscan->custom_private,
+									copyObject(list_nth(priv, WJ_PATH_EVERY)));
+	cscan->custom_private = lappend(cscan->custom_private,
+									copyObject(list_nth(priv, WJ_PATH_SIZE)));
+	cscan->custom_private = lappend(cscan->custom_private,
+									copyObject(list_nth(priv, WJ_PATH_OFFSET)));
+	cscan->custom_private = lappend(cscan->custom_private, outer_hashfn);
+	cscan->custom_private = lappend(cscan->custom_private, inner_hashfn);
+	cscan->custom_private = lappend(cscan->custom_private, key_coll);
+	Assert(list_length(cscan->custom_private) == WJ_PRIV_NITEMS);
+
+	return &cscan->scan.plan;
 }
 
 /*
  * wj_window_join_register
- *		No custom scan methods to register yet.
+ *		Make the CustomScan methods known (so plans can be copied/read).
  */
 void
 wj_window_join_register(void)
 {
+	RegisterCustomScanMethods(&wj_window_join_scan_methods);
 }

@@ -1,0 +1,156 @@
+--
+-- Window joins (SPEC section 2, seed 000_961b3c94e657fce7): the WindowJoin
+-- custom scan must give exactly the rows of PostgreSQL's own plan for every
+-- join type, and the seed's example tables row for row.
+--
+SET TimeZone = 'UTC';
+SET datestyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+
+-- The seed's tables
+CREATE TABLE left_table (row_time timestamp, num int, id text);
+CREATE TABLE right_table (row_time timestamp, num int, id text);
+INSERT INTO left_table VALUES
+  ('2020-04-15 12:02', 1, 'L1'), ('2020-04-15 12:06', 2, 'L2'), ('2020-04-15 12:03', 3, 'L3');
+INSERT INTO right_table VALUES
+  ('2020-04-15 12:01', 2, 'R2'), ('2020-04-15 12:04', 3, 'R3'), ('2020-04-15 12:05', 4, 'R4');
+ANALYZE left_table;
+ANALYZE right_table;
+
+-- wj_check(view): run the view with the node on and off; report whether the
+-- node was used with it on, and how many rows differ in either direction.
+CREATE FUNCTION wj_check(v text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  used boolean := false;
+  line text;
+  n bigint;
+  only_on bigint;
+  only_off bigint;
+BEGIN
+  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
+  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
+    IF line LIKE '%Custom Scan (WindowJoin)%' THEN used := true; END IF;
+  END LOOP;
+  EXECUTE format('CREATE TEMP TABLE wj_on AS SELECT * FROM %s', v);
+  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
+  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
+    IF line LIKE '%WindowJoin%' THEN RAISE EXCEPTION 'WindowJoin used while disabled'; END IF;
+  END LOOP;
+  EXECUTE format('CREATE TEMP TABLE wj_off AS SELECT * FROM %s', v);
+  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
+  SELECT count(*) INTO n FROM wj_off;
+  SELECT count(*) INTO only_on FROM (SELECT * FROM wj_on EXCEPT ALL SELECT * FROM wj_off) d;
+  SELECT count(*) INTO only_off FROM (SELECT * FROM wj_off EXCEPT ALL SELECT * FROM wj_on) d;
+  DROP TABLE wj_on;
+  DROP TABLE wj_off;
+  RETURN format('node used: %s, rows: %s, only with node: %s, only without: %s',
+                used, n, only_on, only_off);
+END $$;
+
+-- The seed's tables are tiny; make the planner prefer the node over
+-- PostgreSQL's own joins here (the benchmark shows it winning on cost).
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+
+-- FULL OUTER (the seed's example)
+CREATE VIEW seed_full AS
+SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id,
+       COALESCE(L.window_start, R.window_start) AS window_start,
+       COALESCE(L.window_end, R.window_end) AS window_end
+FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+FULL JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
+EXPLAIN (COSTS OFF) SELECT * FROM seed_full;
+SELECT * FROM seed_full ORDER BY window_start, l_num NULLS LAST, r_num;
+SELECT wj_check('seed_full');
+
+-- INNER, LEFT, RIGHT on the same tables
+CREATE VIEW seed_inner AS
+SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id, L.window_start, L.window_end
+FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
+EXPLAIN (COSTS OFF) SELECT * FROM seed_inner;
+SELECT * FROM seed_inner ORDER BY window_start, l_num;
+SELECT wj_check('seed_inner');
+
+CREATE VIEW seed_left AS
+SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id, L.window_start, L.window_end
+FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+LEFT JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
+EXPLAIN (COSTS OFF) SELECT * FROM seed_left;
+SELECT * FROM seed_left ORDER BY window_start, l_num;
+SELECT wj_check('seed_left');
+
+CREATE VIEW seed_right AS
+SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id, R.window_start, R.window_end
+FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+RIGHT JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
+EXPLAIN (COSTS OFF) SELECT * FROM seed_right;
+SELECT * FROM seed_right ORDER BY window_start, r_num;
+SELECT wj_check('seed_right');
+
+-- SEMI with IN and with EXISTS (the seed: L3 only)
+CREATE VIEW seed_semi_in AS
+SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+WHERE L.num IN (
+  SELECT num FROM (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+  WHERE L.window_start = R.window_start AND L.window_end = R.window_end);
+-- (a correlated IN stays a SubPlan in PostgreSQL: no join to replace)
+SELECT * FROM seed_semi_in ORDER BY row_time;
+SELECT wj_check('seed_semi_in');
+
+CREATE VIEW seed_semi_exists AS
+SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+WHERE EXISTS (
+  SELECT * FROM (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+  WHERE L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end);
+EXPLAIN (COSTS OFF) SELECT * FROM seed_semi_exists;
+SELECT * FROM seed_semi_exists ORDER BY row_time;
+SELECT wj_check('seed_semi_exists');
+
+-- ANTI with NOT IN and with NOT EXISTS (the seed: L1 and L2).  PostgreSQL
+-- does not turn NOT IN into an anti join (NULL semantics), so that one runs
+-- as a subplan either way.
+CREATE VIEW seed_anti_not_in AS
+SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+WHERE L.num NOT IN (
+  SELECT num FROM (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+  WHERE L.window_start = R.window_start AND L.window_end = R.window_end);
+SELECT * FROM seed_anti_not_in ORDER BY row_time;
+
+CREATE VIEW seed_anti_not_exists AS
+SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+WHERE NOT EXISTS (
+  SELECT * FROM (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+  WHERE L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end);
+EXPLAIN (COSTS OFF) SELECT * FROM seed_anti_not_exists;
+SELECT * FROM seed_anti_not_exists ORDER BY row_time;
+SELECT wj_check('seed_anti_not_exists');
+
+-- EXPLAIN VERBOSE shows the window spec, keys and conditions
+EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM seed_full;
+
+-- ANALYZE: the state holds one window at a time (the seed: at most the 4
+-- rows of [12:00, 12:05)), dropped when the window closes
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT * FROM seed_full;
+
+-- The GUC: no path when off
+SET windowjoin.enable_window_join = off;
+EXPLAIN (COSTS OFF) SELECT * FROM seed_full;
+RESET windowjoin.enable_window_join;
+
+-- Not a window join: different window sizes on the two sides
+EXPLAIN (COSTS OFF)
+SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+JOIN (SELECT * FROM right_table, tumble(row_time, interval '10 minutes')) R
+ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
+-- nor without window equality
+EXPLAIN (COSTS OFF)
+SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
+JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
+ON L.num = R.num AND L.window_start <= R.window_start;
