@@ -63,6 +63,11 @@ SELECT k, t, (w).*
 FROM (SELECT *, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t NULLS FIRST) AS w
       FROM ev WHERE k = 'nul') s
 ORDER BY t NULLS FIRST;
+-- the two ends of the timestamp range: their distance overflows 64 bits
+SELECT t, (w).window_start, (w).window_end
+FROM (SELECT *, session(t, interval '1 day') OVER (ORDER BY t) AS w
+      FROM (VALUES (timestamp '4713-01-01 00:00 BC'), ('294276-01-01 00:00')) v(t)) s
+ORDER BY t;
 -- microsecond gaps
 SELECT t, (w).*
 FROM (SELECT *, session(t, interval '1 millisecond') OVER (ORDER BY t) AS w
@@ -111,6 +116,9 @@ SELECT session(t, interval '1 hour') OVER (ORDER BY o)
 FROM (VALUES (1, timestamp '2020-01-01 10:00'), (2, NULL), (3, '2020-01-01 10:30')) v(o, t);
 SELECT session(t, interval '1 minute') OVER (ORDER BY t)
 FROM (VALUES (timestamp 'infinity')) v(t);
+-- a NULL gap is an error on any row, not only where a session starts
+SELECT session(t, CASE WHEN o = 2 THEN NULL ELSE interval '1 hour' END) OVER (ORDER BY t)
+FROM (VALUES (1, timestamp '2020-01-01 10:00'), (2, '2020-01-01 10:30')) v(o, t);
 \set VERBOSITY terse
 
 RESET search_path;

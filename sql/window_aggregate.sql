@@ -74,6 +74,22 @@ SELECT q, on_off(q) FROM (VALUES
   ($$SELECT window_start, window_end, count(*) FROM bids, cumulate(bidtz, interval '1 hour', interval '1 day') GROUP BY 1, 2$$)
 ) AS v(q);
 
+-- Shapes left to PostgreSQL (same rows either way): a condition tying the
+-- window to the row, an outer join, an aggregate argument that could fail
+-- on rows without a window (nullable time), HOP with gaps
+CREATE TABLE items AS SELECT DISTINCT item FROM bids WHERE item IS NOT NULL;
+SELECT q, on_off(q) FROM (VALUES
+  ($$SELECT window_start, count(*) FROM bids, hop(bidtime, interval '1 minute', interval '10 minutes') WHERE window_start = date_trunc('minute', bidtime) GROUP BY window_start$$),
+  ($$SELECT window_start, count(*) FROM bids LEFT JOIN LATERAL hop(bidtime, interval '5 minutes', interval '10 minutes') ON true GROUP BY window_start$$),
+  ($$SELECT window_start, window_end, count(*) FROM bids LEFT JOIN LATERAL cumulate(bidtime, interval '1 hour', interval '1 day') ON true GROUP BY window_start, window_end$$),
+  ($$SELECT window_start, sum(1 / (price * 100)::int) FROM bids, hop(bidtime, interval '1 hour', interval '2 hours') WHERE price > 0 GROUP BY 1$$)
+) AS v(q);
+
+-- Rescanned with new parameters (a correlated LATERAL): fresh panes each time
+SELECT q, on_off(q) FROM (VALUES
+  ($$SELECT i.item, x.windows, x.total FROM items i, LATERAL (SELECT count(*) AS windows, sum(c) AS total FROM (SELECT window_start, count(*) AS c FROM bids, hop(bidtime, interval '1 hour', interval '3 hours') WHERE bids.item = i.item GROUP BY window_start) w) x$$)
+) AS v(q);
+
 -- The per-row guard applies per pane as well
 SET windowjoin.max_windows_per_row = 5;
 SELECT count(*) FROM (SELECT window_start, count(*) FROM bids, hop(bidtime, interval '1 minute', interval '10 minutes') GROUP BY 1) x;

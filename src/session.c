@@ -31,6 +31,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "common/int.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/timestamp.h"
@@ -104,6 +105,7 @@ session_compute(WindowObject winobj, SessionState *state, int64 pos,
 		bool		isout;
 		Datum		next;
 		int64		t;
+		int64		diff;
 
 		CHECK_FOR_INTERRUPTS();
 
@@ -116,7 +118,7 @@ session_compute(WindowObject winobj, SessionState *state, int64 pos,
 		if (t < prev)
 			order_error(pos + relpos);
 		wj_check_finite(t);
-		if (t - prev > gap)		/* both finite: no overflow */
+		if (pg_sub_s64_overflow(t, prev, &diff) || diff > gap)
 			break;
 		prev = t;
 		relpos++;
@@ -147,6 +149,7 @@ wj_session(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc = (TupleDesc) fcinfo->flinfo->fn_extra;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
+	int64		gap;
 
 	state = (SessionState *) WinGetPartitionLocalMemory(winobj,
 														sizeof(SessionState));
@@ -154,11 +157,13 @@ wj_session(PG_FUNCTION_ARGS)
 	/* Rows before the current one are no longer needed */
 	WinSetMarkPosition(winobj, pos);
 
+	/* every row's gap is checked, though the session's first one rules */
+	gap = session_gap(winobj);
+
 	if (!state->valid || pos > state->last_pos)
 	{
 		bool		isnull;
 		Datum		ts = WinGetFuncArgCurrent(winobj, 0, &isnull);
-		int64		gap = session_gap(winobj);
 
 		if (isnull)
 		{

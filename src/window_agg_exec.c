@@ -228,6 +228,9 @@ rescan_window_expand(CustomScanState *node)
 
 	state->input = NULL;
 	state->remaining = 0;
+	/* the child is in custom_ps, so ExecReScan does not pass chgParam on */
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(child, node->ss.ps.chgParam);
 	if (child->chgParam == NULL)
 		ExecReScan(child);
 }

@@ -32,6 +32,12 @@
  *	- at least one GROUP BY item is a window column, every other one uses
  *	  only the windowed relation, and no condition or aggregate argument
  *	  refers to the window columns (so it can be evaluated per pane);
+ *	- no outer join is involved, and HOP windows leave no gaps (size >=
+ *	  slide): every aggregated row then belongs to some window;
+ *	- unless the time column is NOT NULL, aggregate arguments and keys are
+ *	  plain columns or constants, since rows with a NULL time are
+ *	  aggregated (into a pane that is then dropped) and must not raise
+ *	  errors PostgreSQL's plan would never evaluate;
  *	- all aggregates support partial aggregation and the grouping can hash.
  * It then competes on cost with PostgreSQL's plan.
  *
@@ -42,6 +48,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_statistic.h"
@@ -200,7 +207,12 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 		spec->every < WJ_MIN_WINDOW_USECS || spec->size < WJ_MIN_WINDOW_USECS)
 		return false;
 	if (spec->kind == WJ_EXPAND_HOP)
+	{
+		/* rows in the gaps between windows must not be aggregated */
+		if (spec->size < spec->every)
+			return false;
 		spec->pane = gcd64(spec->every, spec->size);
+	}
 	else
 	{
 		if (spec->size % spec->every != 0)
@@ -218,10 +230,16 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 		return false;
 	spec->time_type = exprType((Node *) spec->time_expr);
 
-	/* nothing filters or joins on the window columns */
+	/*
+	 * Nothing filters or joins on the window columns (an equality would
+	 * only show in an equivalence class), and neither side is under an
+	 * outer join: a NULL-extended window row would be a group of its own.
+	 */
 	fn_rel = find_base_rel(root, fn_relid);
 	spec->data_rel = find_base_rel(root, data_relid);
-	if (fn_rel->baserestrictinfo != NIL || fn_rel->joininfo != NIL ||
+	if (root->join_info_list != NIL || root->placeholder_list != NIL ||
+		fn_rel->has_eclass_joins || spec->data_rel->has_eclass_joins ||
+		fn_rel->baserestrictinfo != NIL || fn_rel->joininfo != NIL ||
 		spec->data_rel->reloptkind != RELOPT_BASEREL ||
 		!bms_is_empty(spec->data_rel->lateral_relids) ||
 		spec->data_rel->cheapest_total_path == NULL ||
@@ -231,6 +249,48 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 	spec->fn_relid = fn_relid;
 	spec->fn_namespace = get_func_namespace(fexpr->funcid);
 	return true;
+}
+
+/*
+ * harmless_expr
+ *		Can evaluating expr for a row raise no error?  Rows with a NULL time
+ *		have no window, so PostgreSQL never evaluates aggregate arguments or
+ *		grouping keys for them, while the partial aggregation does: unless
+ *		the time column is NOT NULL, those must be plain columns/constants.
+ */
+static bool
+harmless_expr(Node *expr)
+{
+	while (expr && IsA(expr, RelabelType))
+		expr = (Node *) ((RelabelType *) expr)->arg;
+	return expr == NULL || IsA(expr, Var) || IsA(expr, Const);
+}
+
+/*
+ * time_not_null
+ *		Is the time argument a column declared NOT NULL?
+ */
+static bool
+time_not_null(PlannerInfo *root, WindowAggSpec *spec)
+{
+	Var		   *var = (Var *) spec->time_expr;
+	RangeTblEntry *rte;
+	HeapTuple	tup;
+	bool		result = false;
+
+	if (!IsA(var, Var) || var->varattno <= 0)
+		return false;
+	rte = root->simple_rte_array[var->varno];
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid),
+						  Int16GetDatum(var->varattno));
+	if (HeapTupleIsValid(tup))
+	{
+		result = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+		ReleaseSysCache(tup);
+	}
+	return result;
 }
 
 /*
@@ -361,6 +421,7 @@ wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	Var		   *fn_var;
 	Index		pane_ref = 0;
 	bool		grouped_by_window = false;
+	bool		not_null;
 	SortGroupClause *pane_sgc;
 	Oid			sortop;
 	Oid			eqop;
@@ -389,6 +450,7 @@ wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	pane_expr = make_pane_expr(&spec);
 	if (pane_expr == NULL)
 		return;
+	not_null = time_not_null(root, &spec);
 
 	/* a sort/group reference for the pane, unused by the query */
 	foreach(lc, parse->targetList)
@@ -449,6 +511,9 @@ wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		else
 		{
 			/* a key of the windowed relation: grouped per pane already */
+			if (!not_null && !harmless_expr((Node *) expr) &&
+				!constant_per_pane(&spec, expr))
+				return;
 			add_column_to_pathtarget(pane_input, expr, sgref);
 			add_column_to_pathtarget(pane_target, expr, sgref);
 			add_column_to_pathtarget(expand_target, expr, sgref);
@@ -479,6 +544,18 @@ wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			if (aggref->agglevelsup != 0 ||
 				bms_is_member(spec.fn_relid, pull_varnos(root, node)))
 				return;
+			if (!not_null)
+			{
+				ListCell   *arg;
+
+				if (aggref->aggfilter != NULL)
+					return;
+				foreach(arg, aggref->args)
+				{
+					if (!harmless_expr((Node *) ((TargetEntry *) lfirst(arg))->expr))
+						return;
+				}
+			}
 
 			partial = makeNode(Aggref);
 			memcpy(partial, aggref, sizeof(Aggref));
