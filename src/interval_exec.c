@@ -68,6 +68,7 @@
 #include "utils/tuplestore.h"
 
 #include "interval_join.h"
+#include "join_common.h"
 #include "state_stats.h"
 
 /* Where the state machine of ij_next is */
@@ -1035,30 +1036,7 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 											IJ_PRIV_SCALARS);
 	const char *jt;
 
-	switch ((JoinType) list_nth_int(scalars, IJ_S_JOINTYPE))
-	{
-		case JOIN_INNER:
-			jt = "Inner";
-			break;
-		case JOIN_LEFT:
-			jt = "Left";
-			break;
-		case JOIN_RIGHT:
-			jt = "Right";
-			break;
-		case JOIN_FULL:
-			jt = "Full";
-			break;
-		case JOIN_SEMI:
-			jt = "Semi";
-			break;
-		case JOIN_ANTI:
-			jt = "Anti";
-			break;
-		default:
-			jt = "???";
-			break;
-	}
+	jt = wj_join_type_name((JoinType) list_nth_int(scalars, IJ_S_JOINTYPE));
 	ExplainPropertyText("Join Type", jt, es);
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_KEYS, "Join Keys");
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_BAND, "Band");

@@ -69,6 +69,7 @@
 #include "utils/typcache.h"
 
 #include "interval_join.h"
+#include "join_common.h"
 #include "windowjoin.h"
 
 /* One equality key: outer_expr = inner_expr */
@@ -522,31 +523,6 @@ ij_recognise(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 }
 
 /*
- * ij_sorted_input
- *		The cheapest unparameterized path of rel delivering rows in the
- *		given order: the cheapest total path under a Sort, or a path that is
- *		already sorted (an index scan) when that is cheaper.
- */
-static Path *
-ij_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
-{
-	Path	   *cheapest = rel->cheapest_total_path;
-	Path	   *best;
-	Path	   *presorted;
-
-	if (cheapest == NULL || cheapest->param_info != NULL)
-		return NULL;
-	if (pathkeys_contained_in(pathkeys, cheapest->pathkeys))
-		return cheapest;
-	best = (Path *) create_sort_path(root, rel, cheapest, pathkeys, -1.0);
-	presorted = get_cheapest_path_for_pathkeys(rel->pathlist, pathkeys, NULL,
-											   TOTAL_COST, false);
-	if (presorted != NULL && presorted->total_cost < best->total_cost)
-		best = presorted;
-	return best;
-}
-
-/*
  * ij_time_range
  *		The span (max - min, in microseconds) of a time expression according
  *		to its histogram, or -1 when unknown.
@@ -728,8 +704,8 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (pk != NIL && !list_member_ptr(inner_pks, linitial(pk)))
 		inner_pks = lappend(inner_pks, linitial(pk));
 
-	outer = ij_sorted_input(root, outerrel, outer_pks);
-	inner = ij_sorted_input(root, innerrel, inner_pks);
+	outer = wj_sorted_input(root, outerrel, outer_pks);
+	inner = wj_sorted_input(root, innerrel, inner_pks);
 	if (outer == NULL || inner == NULL)
 		return;
 

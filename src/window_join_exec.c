@@ -73,6 +73,7 @@
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
 
+#include "join_common.h"
 #include "state_stats.h"
 #include "window_arith.h"
 #include "window_join.h"
@@ -1204,30 +1205,7 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	ExplainPropertyText("Window", buf.data, es);
 
-	switch (state->jointype)
-	{
-		case JOIN_INNER:
-			jt = "Inner";
-			break;
-		case JOIN_LEFT:
-			jt = "Left";
-			break;
-		case JOIN_RIGHT:
-			jt = "Right";
-			break;
-		case JOIN_FULL:
-			jt = "Full";
-			break;
-		case JOIN_SEMI:
-			jt = "Semi";
-			break;
-		case JOIN_ANTI:
-			jt = "Anti";
-			break;
-		default:
-			jt = "???";
-			break;
-	}
+	jt = wj_join_type_name(state->jointype);
 	ExplainPropertyText("Join Type", jt, es);
 
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,

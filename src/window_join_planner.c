@@ -71,6 +71,7 @@
 #include "utils/typcache.h"
 
 #include "window_arith.h"
+#include "join_common.h"
 #include "window_join.h"
 #include "windowjoin.h"
 
@@ -680,30 +681,6 @@ clause_sides(RestrictInfo *rinfo, Relids outer_relids, Relids inner_relids,
 }
 
 /*
- * sorted_input
- *		The cheapest way to read base sorted by pathkeys: a presorted path or
- *		a Sort over the cheapest one.
- */
-static Path *
-sorted_input(PlannerInfo *root, RelOptInfo *base, List *pathkeys)
-{
-	Path	   *cheapest = base->cheapest_total_path;
-	Path	   *presorted;
-	Path	   *result;
-
-	if (cheapest == NULL || cheapest->param_info != NULL)
-		return NULL;
-	if (pathkeys_contained_in(pathkeys, cheapest->pathkeys))
-		return cheapest;
-	result = (Path *) create_sort_path(root, base, cheapest, pathkeys, -1.0);
-	presorted = get_cheapest_path_for_pathkeys(base->pathlist, pathkeys, NULL,
-											   TOTAL_COST, false);
-	if (presorted != NULL && presorted->total_cost < result->total_cost)
-		result = presorted;
-	return result;
-}
-
-/*
  * window_pathkeys
  *		GROUP mode: the sort order of one side by its window clause
  *		arguments, through the clauses' merge equivalence classes.
@@ -948,8 +925,8 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		outer_pk = time_pathkeys(root, &outer);
 		inner_pk = time_pathkeys(root, &inner);
 	}
-	outer_path = sorted_input(root, outer.base, outer_pk);
-	inner_path = sorted_input(root, inner.base, inner_pk);
+	outer_path = wj_sorted_input(root, outer.base, outer_pk);
+	inner_path = wj_sorted_input(root, inner.base, inner_pk);
 	if (outer_path == NULL || inner_path == NULL)
 		WJ_NO_PATH();
 
