@@ -1010,16 +1010,13 @@ ij_show_exprs(CustomScanState *node, List *ancestors, ExplainState *es,
 {
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *exprs = (List *) list_nth(cscan->custom_exprs, which);
-	List	   *context;
-	char	   *str;
 
 	if (exprs == NIL)
 		return;
-	context = set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan,
-									   ancestors);
-	str = deparse_expression((Node *) make_ands_explicit(exprs), context,
-							 true, false);
-	ExplainPropertyText(label, str, es);
+	wj_explain_exprs(label, exprs,
+					 set_deparse_context_plan(es->deparse_cxt, (Plan *) cscan,
+											  ancestors),
+					 es);
 }
 
 /*

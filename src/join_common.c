@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * join_common.c
- *	  Small pieces shared by the join nodes: choosing a sorted input path
- *	  and naming a join type in EXPLAIN.
+ *	  Small pieces shared by the join nodes: choosing a sorted input path,
+ *	  and showing a join type or a condition list in EXPLAIN.
  *
  * src/join_common.c
  *
@@ -10,8 +10,11 @@
  */
 #include "postgres.h"
 
+#include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "utils/ruleutils.h"
 
 #include "join_common.h"
 
@@ -65,4 +68,22 @@ wj_join_type_name(JoinType jointype)
 		default:
 			return "???";
 	}
+}
+
+/*
+ * wj_explain_exprs
+ *		Show an implicitly ANDed list of plan expressions, deparsed in the
+ *		given context, as one EXPLAIN property.  Nothing for an empty list.
+ */
+void
+wj_explain_exprs(const char *label, List *exprs, List *context,
+				 ExplainState *es)
+{
+	char	   *text;
+
+	if (exprs == NIL)
+		return;
+	text = deparse_expression((Node *) make_ands_explicit(exprs), context,
+							  true, false);
+	ExplainPropertyText(label, text, es);
 }

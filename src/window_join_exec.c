@@ -1145,22 +1145,6 @@ interval_is_zero(Const *c)
 }
 
 /*
- * show_list
- *		Show an implicitly-ANDed expression list, if not empty.
- */
-static void
-show_list(const char *label, List *exprs, List *context, ExplainState *es)
-{
-	char	   *text;
-
-	if (exprs == NIL)
-		return;
-	text = deparse_expression((Node *) make_ands_explicit(exprs), context,
-							  true, false);
-	ExplainPropertyText(label, text, es);
-}
-
-/*
  * wj_explain
  *		ExplainCustomScan: the window, join type, keys, conditions and (with
  *		ANALYZE) the peak state.
@@ -1210,7 +1194,7 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);
-	show_list("Window Cond", list_nth(exprs, WJ_EXPR_SHOW_WINDOW), context, es);
+	wj_explain_exprs("Window Cond", list_nth(exprs, WJ_EXPR_SHOW_WINDOW), context, es);
 	if (state->mode == WJ_MODE_TIME)
 	{
 		List	   *times = list_make2(linitial(list_nth(exprs, WJ_EXPR_OUTER_WINDOW)),
@@ -1221,7 +1205,7 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									   deparse_expression(lsecond(times), context, true, false)),
 							es);
 	}
-	show_list("Hash Cond", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
-	show_list("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
+	wj_explain_exprs("Hash Cond", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
+	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
 	wj_explain_state(&state->stats, es);
 }
