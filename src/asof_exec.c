@@ -393,6 +393,30 @@ asof_inner_has_nulls(AsOfJoinState *s, TupleTableSlot *inner)
 	return isnull;
 }
 
+/*
+ * asof_peek_inner
+ *		The current inner row (s->next), reading on past rows with a NULL key
+ *		or time, which never match; NULL when the inner side is exhausted.
+ */
+static TupleTableSlot *
+asof_peek_inner(AsOfJoinState *s)
+{
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (s->next == NULL)
+		{
+			if (s->inner_done)
+				return NULL;
+			asof_fetch_inner(s);
+		}
+		else if (asof_inner_has_nulls(s, s->next))
+			asof_fetch_inner(s);
+		else
+			return s->next;
+	}
+}
+
 /* Compare the current outer keys with an inner row's (no NULLs there) */
 static int
 asof_compare_keys(AsOfJoinState *s, TupleTableSlot *inner)
@@ -464,19 +488,8 @@ asof_backward(AsOfJoinState *s)
 	{
 		int			c;
 
-		CHECK_FOR_INTERRUPTS();
-		if (s->next == NULL)
-		{
-			if (s->inner_done)
-				break;
-			asof_fetch_inner(s);
-			continue;
-		}
-		if (asof_inner_has_nulls(s, s->next))
-		{
-			asof_fetch_inner(s);
-			continue;
-		}
+		if (asof_peek_inner(s) == NULL)
+			break;
 		c = asof_compare_keys(s, s->next);
 		if (c < 0)
 			break;				/* a later key: wait for the outer side */
@@ -505,19 +518,8 @@ asof_forward(AsOfJoinState *s)
 		int			c;
 		int			tc;
 
-		CHECK_FOR_INTERRUPTS();
-		if (s->next == NULL)
-		{
-			if (s->inner_done)
-				return NULL;
-			asof_fetch_inner(s);
-			continue;
-		}
-		if (asof_inner_has_nulls(s, s->next))
-		{
-			asof_fetch_inner(s);
-			continue;
-		}
+		if (asof_peek_inner(s) == NULL)
+			return NULL;
 		c = asof_compare_keys(s, s->next);
 		if (c < 0)
 			return NULL;		/* no version of this key at or after */
@@ -614,19 +616,8 @@ asof_hashed(AsOfJoinState *s)
 	{
 		int			tc;
 
-		CHECK_FOR_INTERRUPTS();
-		if (s->next == NULL)
-		{
-			if (s->inner_done)
-				break;
-			asof_fetch_inner(s);
-			continue;
-		}
-		if (asof_inner_has_nulls(s, s->next))
-		{
-			asof_fetch_inner(s);
-			continue;
-		}
+		if (asof_peek_inner(s) == NULL)
+			break;
 		tc = asof_compare_time(s, s->next);
 		/* backward: version <= (<) outer; forward: version >= (>) outer */
 		if (s->forward)
