@@ -119,12 +119,16 @@ FROM orders o FULL JOIN shipments s
   ON s.order_id = o.order_id
  AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours';
 
--- EXPLAIN ANALYZE: peak rows and bytes held in the band window
+-- EXPLAIN ANALYZE: peak rows and bytes held in the band window.  The
+-- counters live in the process that runs the node: under
+-- force_parallel_mode the plan would run in a worker, out of EXPLAIN's reach.
+SET force_parallel_mode = off;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT o.order_id, s.ship_id
 FROM orders o LEFT JOIN shipments s
   ON s.order_id = o.order_id
  AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours';
+RESET force_parallel_mode;
 
 -- orders not shipped within 2 hours, as NOT EXISTS (an anti join)
 EXPLAIN (COSTS OFF)

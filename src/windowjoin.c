@@ -9,7 +9,9 @@
  * whether or not the library was preloaded: PostgreSQL loads it on their
  * first call, which runs _PG_init too.  Joins are accelerated only in
  * backends where _PG_init has run before planning, so the documented setup
- * is shared_preload_libraries = 'windowjoin'.
+ * is shared_preload_libraries = 'windowjoin'.  windowjoin_status() (version
+ * 0.2) tells a user which of the two situations a session is in, and what
+ * is active.
  *
  * src/windowjoin.c
  *
@@ -20,7 +22,11 @@
 #include <limits.h>
 
 #include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/tuplestore.h"
 
 #include "window_agg.h"
 #include "windowjoin.h"
@@ -32,7 +38,12 @@ bool		wj_enable_interval_join = true;
 bool		wj_enable_asof_join = true;
 int			wj_max_windows_per_row = 100000;
 
+/* was the library loaded through shared_preload_libraries? */
+static bool wj_preloaded = false;
+
 void		_PG_init(void);
+
+PG_FUNCTION_INFO_V1(windowjoin_status);
 
 /*
  * _PG_init
@@ -41,6 +52,8 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	wj_preloaded = process_shared_preload_libraries_in_progress;
+
 	DefineCustomBoolVariable("windowjoin.enable_window_join",
 							 "Enables the WindowJoin custom scan for joins of windowed relations.",
 							 NULL,
@@ -94,4 +107,71 @@ _PG_init(void)
 	wj_interval_register();
 	wj_window_join_register();
 	wj_planner_init();
+}
+
+/*
+ * wj_status_row
+ *		Append one (feature, active, detail) row to the status result.
+ */
+static void
+wj_status_row(ReturnSetInfo *rsinfo, const char *feature, bool active,
+			  const char *detail)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	values[0] = CStringGetTextDatum(feature);
+	values[1] = BoolGetDatum(active);
+	values[2] = CStringGetTextDatum(detail);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * wj_status_accel
+ *		The row of one accelerated plan shape: active when its GUC is on
+ *		(the planner hook is installed in this backend, since running this
+ *		function loaded the library); the detail names the GUC and, when
+ *		the library is not preloaded, that other sessions plan without it.
+ */
+static void
+wj_status_accel(ReturnSetInfo *rsinfo, const char *feature, const char *guc,
+				bool on)
+{
+	wj_status_row(rsinfo, feature, on,
+				  psprintf("%s = %s%s", guc, on ? "on" : "off",
+						   wj_preloaded ? "" :
+						   " (this session only)"));
+}
+
+/*
+ * windowjoin_status
+ *		SQL-callable (extension version 0.2): one row per feature telling
+ *		whether it is active in this session.  The first row says whether
+ *		the library was loaded through shared_preload_libraries, the only
+ *		setup under which every session plans joins with the custom scans,
+ *		and how to get there when it was not.
+ */
+Datum
+windowjoin_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+
+	wj_status_row(rsinfo, "shared_preload_libraries", wj_preloaded,
+				  wj_preloaded ?
+				  "preloaded: every session plans joins with the custom scans" :
+				  "not preloaded: sessions plan joins without the custom scans until they load the library; "
+				  "set shared_preload_libraries = 'windowjoin' and restart the server");
+	wj_status_accel(rsinfo, "WindowJoin", "windowjoin.enable_window_join",
+					wj_enable_window_join);
+	wj_status_accel(rsinfo, "IntervalJoin", "windowjoin.enable_interval_join",
+					wj_enable_interval_join);
+	wj_status_accel(rsinfo, "AsOfJoin", "windowjoin.enable_asof_join",
+					wj_enable_asof_join);
+	wj_status_accel(rsinfo, "window aggregation (WindowExpand, session GroupAggregate)",
+					"windowjoin.enable_window_aggregate",
+					wj_enable_window_aggregate);
+
+	return (Datum) 0;
 }

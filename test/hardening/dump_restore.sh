@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Dump and restore: views and materialized views over tumble, hop,
+# cumulate, session and the window, interval and as-of join idioms
+# (dump_restore_setup.sql) are dumped with pg_dump -Fc and restored with
+# pg_restore into a fresh database of a throwaway cluster that preloads
+# windowjoin.  Each view's definition, row count, md5 of its sorted rows and
+# the windowjoin nodes in its plan must be identical in both databases
+# (dump_restore_check.sql), also after REFRESH MATERIALIZED VIEW in the
+# restored one.  A plain-text dump restored with psql is checked the same
+# way.
+# Usage: test/hardening/dump_restore.sh [--installed]
+#   --installed: the caller holds the install lock and has installed this
+#   tree (scripts/test, scripts/stress); otherwise this script does both.
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/common.sh"
+cd "$WJ_ROOT"
+
+installed=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--installed) installed=1; shift ;;
+		*) echo "usage: $0 [--installed]" >&2; exit 2 ;;
+	esac
+done
+if [ "$installed" -eq 0 ]; then
+	wj_ensure_deps
+	exec 9>"$WJ_LOCK"
+	flock 9
+	wj_build_install
+fi
+
+work=$(mktemp -d /tmp/wj-dump-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+chmod 755 "$work"
+cp test/hardening/dump_restore_setup.sql test/hardening/dump_restore_check.sql "$work/"
+chmod 644 "$work"/*.sql
+
+cat > "$work/run.sh" <<'RUN'
+#!/bin/bash
+set -eu
+cd "$(dirname "$0")"
+psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+createdb wj_src
+psql -d wj_src -f dump_restore_setup.sql
+psql -d wj_src -f dump_restore_check.sql > src.txt
+pg_dump -Fc -f wj_src.dump wj_src
+createdb wj_dst
+pg_restore --exit-on-error -d wj_dst wj_src.dump
+psql -d wj_dst -f dump_restore_check.sql > dst.txt
+psql -d wj_dst -c 'REFRESH MATERIALIZED VIEW ts.m_hop; REFRESH MATERIALIZED VIEW ts.m_session; REFRESH MATERIALIZED VIEW ts.m_asof; REFRESH MATERIALIZED VIEW ts.m_window_join;'
+psql -d wj_dst -f dump_restore_check.sql > dst_refreshed.txt
+# the plain format, restored by psql
+pg_dump -Fp -f wj_src.sql wj_src
+createdb wj_plain
+psql -d wj_plain -f wj_src.sql > /dev/null
+psql -d wj_plain -f dump_restore_check.sql > plain.txt
+version=$(psql -At -d wj_dst -c "SELECT extversion FROM pg_extension WHERE extname = 'windowjoin'")
+views=$(grep -c '^v ' src.txt || true)
+matviews=$(grep -c '^m ' src.txt || true)
+echo "source: $views views, $matviews materialized views; restored extension version $version"
+sed 's/^/  /' src.txt
+status=0
+for f in dst.txt dst_refreshed.txt plain.txt; do
+	if diff -u src.txt "$f"; then
+		echo "$f: identical to the source database"
+	else
+		echo "$f: DIFFERS from the source database"
+		status=1
+	fi
+done
+exit $status
+RUN
+chmod 755 "$work/run.sh"
+status=0
+wj_virtualenv "$work/run.sh" 2>&1 | grep -v -E '^(Creating new|Dropping) (PostgreSQL )?cluster' || status=1
+[ "$status" -eq 0 ] && echo "dump/restore: ok" || echo "dump/restore: FAILED"
+exit $status
