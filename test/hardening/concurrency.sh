@@ -19,6 +19,9 @@
 #   defaults 8 clients x 120 s.  --installed: the caller already holds the
 #   install lock and has built and installed this tree (scripts/test,
 #   scripts/stress); otherwise this script does both.
+# WJ_VIRTUALENV (default wj_virtualenv from scripts/common.sh) names the
+# command that runs its arguments against a server with windowjoin
+# preloaded and PGHOST/PGPORT/PGUSER set; WJ_SERVER_LOG that server's log.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
 cd "$WJ_ROOT"
@@ -67,7 +70,7 @@ echo "transactions per script:"
 awk '/^SQL script [0-9]+:/ {s=\$4} /^ - [0-9]+ transactions/ {print "  " s ": " \$2}' pgbench.out
 aborted=\$(grep -c 'aborted' pgbench.out || true)
 failed=\$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' pgbench.out)
-log=/var/log/postgresql/postgresql-15-regress.log
+log=\${WJ_SERVER_LOG:-/var/log/postgresql/postgresql-15-regress.log}
 crashes=\$(grep -c 'terminated by signal' "\$log" || true)
 echo "pgbench exit status \$rc, aborted clients \$aborted, failed transactions \${failed:-?}, backend crashes \$crashes"
 if [ "\$rc" -ne 0 ] || [ "\$aborted" -ne 0 ] || [ "\${failed:-1}" != 0 ] || [ "\$crashes" -ne 0 ]; then
@@ -78,6 +81,6 @@ RUN
 chmod 755 "$work/run.sh"
 status=0
 echo "concurrency: $clients clients x $seconds s, pgbench -M prepared, 7 scripts"
-wj_virtualenv "$work/run.sh" 2>&1 | grep -v -E '^(Creating new|Dropping) (PostgreSQL )?cluster' || status=1
+${WJ_VIRTUALENV:-wj_virtualenv} "$work/run.sh" 2>&1 | grep -v -E '^(Creating new|Dropping) (PostgreSQL )?cluster' || status=1
 [ "$status" -eq 0 ] && echo "concurrency: ok" || echo "concurrency: FAILED"
 exit $status

@@ -9,7 +9,7 @@ SET TimeZone = 'UTC';
 ALTER DATABASE :"DBNAME" SET TimeZone = 'UTC';
 
 CREATE TABLE bids AS
-SELECT timestamp '2024-01-01' + g * interval '4.321 seconds' AS bidtime,
+SELECT timestamp '2024-01-01' + (g * 4.321 + (g * 7919) % 97) * interval '1 second' AS bidtime,
        ((g * 7919) % 10000) / 100.0 AS price, g % 13 AS item
 FROM generate_series(1, 20000) g;
 CREATE TABLE sa AS
@@ -44,13 +44,13 @@ FROM bids, cumulate(bidtime, interval '5 minutes', interval '1 hour')
 GROUP BY window_start, window_end;
 CREATE VIEW q_session AS
 SELECT item, (w).window_start, (w).window_end, count(*) AS n, sum(price) AS total
-FROM (SELECT *, session(bidtime, interval '45 seconds')
+FROM (SELECT *, session(bidtime, interval '60 seconds')
                 OVER (PARTITION BY item ORDER BY bidtime) AS w FROM bids) s
 GROUP BY item, (w).window_start, (w).window_end;
 CREATE VIEW q_window_join AS
 SELECT L.dev, L.window_start, L.window_end, L.v AS lv, R.v AS rv
-FROM (SELECT * FROM sa, hop(t, interval '1 minute', interval '3 minutes')) L
-JOIN (SELECT * FROM sb, hop(t, interval '1 minute', interval '3 minutes')) R
+FROM (SELECT * FROM sa, hop(t, interval '1 minute', interval '2 minutes')) L
+JOIN (SELECT * FROM sb, hop(t, interval '1 minute', interval '2 minutes')) R
   ON L.dev = R.dev AND L.window_start = R.window_start AND L.window_end = R.window_end;
 CREATE VIEW q_interval_join AS
 SELECT a.dev, a.v AS av, b.v AS bv
@@ -73,6 +73,7 @@ INSERT INTO wj_expect VALUES
   ('window_join', 'Custom Scan (WindowJoin)'),
   ('interval_join', 'Custom Scan (IntervalJoin)'),
   ('asof_join', 'Custom Scan (AsOfJoin)');
+SET client_min_messages = notice;
 DO $$
 DECLARE e record; line text; found boolean;
 BEGIN
@@ -87,6 +88,7 @@ BEGIN
     RAISE NOTICE 'q_% uses %', e.name, e.node;
   END LOOP;
 END $$;
+SET client_min_messages = warning;
 
 -- Reference digests, computed here in one session: md5 of the view's rows
 -- as text, sorted (a total order, so independent of the plan's row order)

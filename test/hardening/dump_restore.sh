@@ -11,6 +11,9 @@
 # Usage: test/hardening/dump_restore.sh [--installed]
 #   --installed: the caller holds the install lock and has installed this
 #   tree (scripts/test, scripts/stress); otherwise this script does both.
+# WJ_VIRTUALENV (default wj_virtualenv from scripts/common.sh) names the
+# command that runs its arguments against a server with windowjoin
+# preloaded and PGHOST/PGPORT/PGUSER set; WJ_SERVER_LOG that server's log.
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
 cd "$WJ_ROOT"
@@ -46,6 +49,9 @@ psql -d wj_src -f dump_restore_check.sql > src.txt
 pg_dump -Fc -f wj_src.dump wj_src
 createdb wj_dst
 pg_restore --exit-on-error -d wj_dst wj_src.dump
+# a dump carries no planner statistics: ANALYZE, as after any restore, so
+# that the plans (and the windowjoin nodes in them) can be compared
+psql -d wj_dst -c 'ANALYZE'
 psql -d wj_dst -f dump_restore_check.sql > dst.txt
 psql -d wj_dst -c 'REFRESH MATERIALIZED VIEW ts.m_hop; REFRESH MATERIALIZED VIEW ts.m_session; REFRESH MATERIALIZED VIEW ts.m_asof; REFRESH MATERIALIZED VIEW ts.m_window_join;'
 psql -d wj_dst -f dump_restore_check.sql > dst_refreshed.txt
@@ -53,6 +59,7 @@ psql -d wj_dst -f dump_restore_check.sql > dst_refreshed.txt
 pg_dump -Fp -f wj_src.sql wj_src
 createdb wj_plain
 psql -d wj_plain -f wj_src.sql > /dev/null
+psql -d wj_plain -c 'ANALYZE'
 psql -d wj_plain -f dump_restore_check.sql > plain.txt
 version=$(psql -At -d wj_dst -c "SELECT extversion FROM pg_extension WHERE extname = 'windowjoin'")
 views=$(grep -c '^v ' src.txt || true)
@@ -72,6 +79,6 @@ exit $status
 RUN
 chmod 755 "$work/run.sh"
 status=0
-wj_virtualenv "$work/run.sh" 2>&1 | grep -v -E '^(Creating new|Dropping) (PostgreSQL )?cluster' || status=1
+${WJ_VIRTUALENV:-wj_virtualenv} "$work/run.sh" 2>&1 | grep -v -E '^(Creating new|Dropping) (PostgreSQL )?cluster' || status=1
 [ "$status" -eq 0 ] && echo "dump/restore: ok" || echo "dump/restore: FAILED"
 exit $status

@@ -52,9 +52,9 @@ FROM (SELECT * FROM ts.sa, hop(t, interval '1 minute', interval '2 minutes')) L
 FULL JOIN (SELECT * FROM ts.sb, hop(t, interval '1 minute', interval '2 minutes')) R
   ON L.dev = R.dev AND L.window_start = R.window_start AND L.window_end = R.window_end;
 CREATE VIEW ts.v_window_semi AS
-SELECT * FROM (SELECT * FROM ts.sa, tumble(t, interval '30 seconds')) L
+SELECT * FROM (SELECT * FROM ts.sa, tumble(t, interval '5 seconds')) L
 WHERE NOT EXISTS (
-  SELECT 1 FROM (SELECT * FROM ts.sb, tumble(t, interval '30 seconds')) R
+  SELECT 1 FROM (SELECT * FROM ts.sb, tumble(t, interval '5 seconds')) R
   WHERE L.dev = R.dev AND L.window_start = R.window_start AND L.window_end = R.window_end);
 CREATE VIEW ts.v_interval_join AS
 SELECT a.dev, a.t AS at, b.t AS bt, a.v * b.v AS vv
