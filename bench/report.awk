@@ -30,6 +30,8 @@ BEGIN {
 	idiom["W5-left-ix"] = idiom["W5-inner-ix"]
 	idiom["W6-tumble"] = "FULL JOIN on date_bin"
 	idiom["W6-hop"] = "JOIN of generate_series-expanded rows"
+	split("W1 tumble|W2 hop|W3 session|W4 as-of|W5 inner|W5 left|W5 inner, index|W5 left, index|W6 tumble|W6 hop", cl, "|")
+	for (i = 1; i <= nw; i++) chart[wls[i]] = cl[i]
 	head["wj"] = "windowjoin"; head["off"] = "same query, nodes off"
 	head["pg0"] = "PostgreSQL idiom, 0 workers"; head["pg2"] = "PostgreSQL idiom, 2 workers"
 	head["duck1"] = "DuckDB, 1 thread"; head["duck2"] = "DuckDB, 2 threads"
@@ -65,6 +67,7 @@ function cell(wl, c,   key, s, note) {
 	note = ""
 	if (SIZE[key] == "slice") note = note sprintf("%s%% slice x%g, ", slicepct, factor)
 	if (RUNS[key] == 1) note = note "1 run, "
+	if (RUNS[key] == 0) note = note "1 run, no warm-up, "
 	if (note != "") { sub(/, $/, "", note); s = (SIZE[key] == "slice" ? "~" : "") s " (" note ")" }
 	if (c != "wj" && ((wl SUBSEP "wj") in T) && T[key] > 0)
 		s = s sprintf(" **%.3g**", T[wl SUBSEP "wj"] / T[key])
@@ -90,7 +93,7 @@ END {
 		line = sprintf("%-12s", wl)
 		for (j = 1; j <= nc; j++) {
 			key = wl SUBSEP cls[j]
-			line = line sprintf(" %10s", (key in T) ? fmt(T[key]) (RUNS[key] == 1 ? "*" : "") (SIZE[key] == "slice" ? "~" : "") : "-")
+			line = line sprintf(" %10s", (key in T) ? fmt(T[key]) (RUNS[key] == 1 ? "*" : RUNS[key] == 0 ? "!" : "") (SIZE[key] == "slice" ? "~" : "") : "-")
 		}
 		for (j = 2; j <= nc; j++) {
 			key = wl SUBSEP cls[j]
@@ -98,7 +101,7 @@ END {
 		}
 		tab[i] = line
 		# chart data: seconds, "-" when missing
-		line = "\"" wl "\""
+		line = "\"" chart[wl] "\""
 		for (j = 1; j <= nc; j++) {
 			key = wl SUBSEP cls[j]
 			line = line " " ((key in T) ? sprintf("%.4f", T[key] / 1000) : "-")
@@ -107,7 +110,7 @@ END {
 	}
 	printf "%-12s %10s %10s %10s %10s %10s %10s | wj/off  wj/pg0  wj/pg2 wj/duck1 wj/duck2\n", "ms", "wj", "off", "pg0", "pg2", "duck1", "duck2" > summary
 	for (i = 1; i <= nw; i++) print tab[i] >> summary
-	print "  (* one timed run: the warm-up exceeded the slow limit; ~ timed on a slice and scaled)" >> summary
+	print "  (* one timed run after the warm-up; ! the warm-up was the one run; ~ timed on a slice and scaled)" >> summary
 
 	md = mdmem
 	print "| workload | windowjoin | same query, nodes off | PostgreSQL idiom, 0 workers | PostgreSQL idiom, 2 workers (leader only) |" > md

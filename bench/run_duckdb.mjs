@@ -3,10 +3,11 @@
 // @duckdb/node-api, installed by scripts/bench into a scratch folder) and
 // times every duck1 / duck2 line of bench/suite.tsv with 1 / 2 threads:
 // a warm-up (its result is the checksum), then RUNS runs (only one when the
-// warm-up took longer than SLOW_MS), median of the timed runs, measured
+// warm-up took longer than SLOW_MS, none when it took longer than ALONE_MS:
+// the warm-up is then the one measurement), median of the timed runs, measured
 // around each query in this process.  Prints one tab-separated line per
 // configuration in the format of bench/run_pg.sh (no memory figures).
-// usage: node run_duckdb.mjs  (environment: BENCH DATA DUCK_DIR RUNS SLOW_MS SLICE)
+// usage: node run_duckdb.mjs  (environment: BENCH DATA DUCK_DIR RUNS SLOW_MS ALONE_MS SLICE)
 import { createRequire } from 'module';
 import { readFileSync } from 'fs';
 
@@ -47,8 +48,8 @@ for (const line of lines) {
 	await con.run(`SET threads = ${threads}`);
 	const q = readFileSync(`${env.BENCH}/queries/${file}`, 'utf8').replaceAll('{SLICE}', env.SLICE);
 	const [warm, chk] = await once(q);
-	const runs = warm > Number(env.SLOW_MS) ? 1 : Number(env.RUNS);
-	const times = [];
+	const runs = warm > Number(env.ALONE_MS) ? 0 : warm > Number(env.SLOW_MS) ? 1 : Number(env.RUNS);
+	const times = runs === 0 ? [warm] : [];
 	let sum = chk;
 	for (let i = 0; i < runs; i++) {
 		const [ms, c] = await once(q);

@@ -8,7 +8,8 @@
 #   workload class group size median_ms runs warmup_ms times checksum vm_hwm_kb rss_shmem_kb
 # and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/.
 # Environment: BENCH (this folder), DATA (CSV folder), OUT, RUNS, SLOW_MS,
-# SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
+# ALONE_MS (see wj_bench_run in bench_lib.sql; the windowjoin configurations
+# always get RUNS runs), SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
 # CURRENCIES ORDERS SENSOR DEVICES WJ WJKEYS.
 set -euo pipefail
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
@@ -47,9 +48,11 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	duck*) continue ;;
 	esac
 	q=$(query "$file")
+	slow=$SLOW_MS alone=$ALONE_MS
+	case "$class" in wj|wjslice) slow=1e12 alone=1e12 ;; esac
 	line=$("${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$class")" \
 		-c "SELECT median_ms, runs, warmup_ms, times, checksum, vm_hwm_kb, rss_shmem_kb
-		    FROM wj_bench_run(\$wjq\$$q\$wjq\$, $RUNS, $SLOW_MS)")
+		    FROM wj_bench_run(\$wjq\$$q\$wjq\$, $RUNS, $slow, $alone)")
 	printf '%s\t%s\t%s\t%s\t%s\n' "$wl" "$class" "$group" "$size" "$line" >>"$OUT/results.tsv"
 	printf '  %-12s %-8s %10.1f ms  (%s run(s))  %s\n' "$wl" "$class" "$(cut -f1 <<<"$line")" \
 		"$(cut -f2 <<<"$line")" "$(cut -f5 <<<"$line")"
