@@ -38,3 +38,42 @@ LANGUAGE sql AS $$
   FROM wj_bench_results x, wj_bench_results y
   WHERE x.label = a AND y.label = b
 $$;
+
+-- wj_bench_run(query, runs, slow_ms, alone_ms): used by scripts/bench.  Runs
+-- the query once to warm up (its first column of its first row is the
+-- checksum), then `runs` times -- or only once when the warm-up took longer
+-- than slow_ms, or not again (runs = 0: the warm-up is the one measurement)
+-- when it took longer than alone_ms, so that a very slow alternative does not
+-- blow the time budget (the caller reports the number of runs it got).
+-- Returns the median of the timed runs (ms, measured in the server with clock_timestamp()), every time, and
+-- this backend's peak resident memory so far (VmHWM) and its resident
+-- shared memory at the end (RssShmem), both in kB from /proc/self/status.
+CREATE OR REPLACE FUNCTION wj_bench_run(p_query text, p_runs int, p_slow_ms float8,
+  p_alone_ms float8,
+  OUT median_ms float8, OUT runs int, OUT warmup_ms float8, OUT times text,
+  OUT checksum text, OUT vm_hwm_kb bigint, OUT rss_shmem_kb bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz;
+  t float8[] := '{}';
+  st text;
+BEGIN
+  t0 := clock_timestamp();
+  EXECUTE p_query INTO checksum;
+  warmup_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+  runs := CASE WHEN warmup_ms > p_alone_ms THEN 0
+               WHEN warmup_ms > p_slow_ms THEN 1 ELSE p_runs END;
+  IF runs = 0 THEN
+    t := ARRAY[warmup_ms];
+  END IF;
+  FOR i IN 1 .. runs LOOP
+    t0 := clock_timestamp();
+    EXECUTE p_query INTO checksum;
+    t := t || (extract(epoch FROM clock_timestamp() - t0) * 1000)::float8;
+  END LOOP;
+  SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) INTO median_ms FROM unnest(t) x;
+  times := array_to_string(ARRAY(SELECT round(x::numeric, 1) FROM unnest(t) x), ' ');
+  st := pg_read_file('/proc/self/status');
+  vm_hwm_kb := substring(st FROM 'VmHWM:\s*(\d+)')::bigint;
+  rss_shmem_kb := substring(st FROM 'RssShmem:\s*(\d+)')::bigint;
+END $$;

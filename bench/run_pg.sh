@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The PostgreSQL half of scripts/bench, run inside a throwaway cluster
+# (pg_virtualenv sets PGHOST/PGPORT/PGUSER).  Generates the data
+# (bench/generate.sql), then times every PostgreSQL line of bench/suite.tsv,
+# each in a fresh backend (a new psql connection) so that the backend's peak
+# memory (VmHWM) belongs to that configuration alone.  Appends one
+# tab-separated line per configuration to $OUT/results.tsv:
+#   workload class group size median_ms runs warmup_ms times checksum vm_hwm_kb rss_shmem_kb
+# and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/.
+# Environment: BENCH (this folder), DATA (CSV folder), OUT, RUNS, SLOW_MS,
+# ALONE_MS (see wj_bench_run in bench_lib.sql; the windowjoin configurations
+# always get RUNS runs), SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
+# CURRENCIES ORDERS SENSOR DEVICES WJ WJKEYS.
+set -euo pipefail
+PSQL=(psql -X -q -v ON_ERROR_STOP=1)
+
+# The settings of each configuration.  work_mem is the same for all.
+COMMON="SET TimeZone = 'UTC'; SET work_mem = '256MB';"
+NODES_OFF="SET windowjoin.enable_window_join = off; SET windowjoin.enable_interval_join = off;
+ SET windowjoin.enable_asof_join = off; SET windowjoin.enable_window_aggregate = off;"
+settings() {
+	case "$1" in
+	wj|wjslice) echo "$COMMON SET max_parallel_workers_per_gather = 0;" ;;
+	off|pg0) echo "$COMMON $NODES_OFF SET max_parallel_workers_per_gather = 0;" ;;
+	pg2) echo "$COMMON $NODES_OFF SET max_parallel_workers_per_gather = 2;" ;;
+	esac
+}
+query() { sed "s/{SLICE}/$SLICE/g" "$BENCH/queries/$1"; }
+
+"${PSQL[@]}" -c 'CREATE EXTENSION windowjoin' -f "$BENCH/bench_lib.sql"
+t0=$(date +%s)
+"${PSQL[@]}" -A -t -v bids="$BIDS" -v items="$ITEMS" -v versions="$VERSIONS" \
+	-v currencies="$CURRENCIES" -v orders="$ORDERS" -v sensor="$SENSOR" -v devices="$DEVICES" \
+	-v wj="$WJ" -v wjkeys="$WJKEYS" -v datadir="$DATA" -v csv="$CSV" -f "$BENCH/generate.sql"
+echo "data generated in $(( $(date +%s) - t0 )) s"
+"${PSQL[@]}" -A -t -c "SELECT version()" >"$OUT/pg_version.txt"
+"${PSQL[@]}" -A -t -c "SELECT name || ' = ' || setting || coalesce(' ' || unit, '') FROM pg_settings
+	WHERE name IN ('shared_buffers', 'work_mem', 'jit', 'max_parallel_workers', 'max_worker_processes',
+	               'effective_cache_size', 'random_page_cost') ORDER BY name" >"$OUT/pg_settings.txt"
+mkdir -p "$OUT/plans"
+
+grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size file; do
+	case "$class" in
+	setup)
+		"${PSQL[@]}" -f "$BENCH/queries/$file"
+		echo "setup: $file"
+		continue ;;
+	duck*) continue ;;
+	esac
+	q=$(query "$file")
+	slow=$SLOW_MS alone=$ALONE_MS
+	case "$class" in wj|wjslice) slow=1e12 alone=1e12 ;; esac
+	line=$("${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$class")" \
+		-c "SELECT median_ms, runs, warmup_ms, times, checksum, vm_hwm_kb, rss_shmem_kb
+		    FROM wj_bench_run(\$wjq\$$q\$wjq\$, $RUNS, $slow, $alone)")
+	printf '%s\t%s\t%s\t%s\t%s\n' "$wl" "$class" "$group" "$size" "$line" >>"$OUT/results.tsv"
+	printf '  %-12s %-8s %10.1f ms  (%s run(s))  %s\n' "$wl" "$class" "$(cut -f1 <<<"$line")" \
+		"$(cut -f2 <<<"$line")" "$(cut -f5 <<<"$line")"
+	if [ "$class" = wj ]; then
+		"${PSQL[@]}" -A -t -c "$(settings wj)" \
+			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q" >"$OUT/plans/$wl.txt"
+	fi
+done
