@@ -22,6 +22,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "session_sort.h"
 #include "window_agg.h"
 #include "windowjoin.h"
 
@@ -93,5 +94,6 @@ _PG_init(void)
 	wj_asof_register();
 	wj_interval_register();
 	wj_window_join_register();
+	wj_session_sort_register();
 	wj_planner_init();
 }
