@@ -1139,7 +1139,11 @@ ssort_forget(SessionSortState *state)
 	if (state->look_slot != NULL)
 		ExecClearTuple(state->look_slot);
 	state->look_valid = false;
-	state->sessbuf = NULL;		/* freed with cxt */
+	if (state->sessbuf != NULL)
+	{
+		tuplestore_end(state->sessbuf);
+		state->sessbuf = NULL;
+	}
 	MemoryContextReset(state->sesscxt);
 	state->win_datum = (Datum) 0;
 	state->sess_last = -1;
