@@ -1,8 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * session_sort_exec.c
- *	  Executor side of SessionSort: returns its input sorted by
- *	  (partition keys..., time), as the Sort under a session() window would.
+ *	  Executor side of SessionSort and SessionWindow.  SessionSort returns
+ *	  its input sorted by (partition keys..., time), as the Sort under a
+ *	  session() window would; SessionWindow returns the same rows with the
+ *	  session() column added, replacing the Sort and the WindowAgg.
  *
  * Algorithm.  The first fetch reads the whole input.  Each row is hashed by
  * its partition keys into a TupleHashTable (PostgreSQL's grouping hash
@@ -23,10 +25,21 @@
  * Sort; and the stored rows are smaller than a tuplesort's, so more fit in
  * work_mem.
  *
+ * SessionWindow: while returning a partition's sorted rows, a row past the
+ * current session starts the next one: scan forward in the sorted array
+ * while consecutive times are at most gap apart (the checks and errors of
+ * session(): finite times, overflow-checked bounds, the gap validated before
+ * the first row), build the (window_start, window_end, window_time)
+ * composite once in a small context, and return that same datum with every
+ * row of the session.  Rows with a NULL time get a NULL window.
+ *
  * Memory: the arena, the hash table and the sorting array are counted
  * against work_mem.  When they would exceed it, everything stored so far
  * and the rest of the input are fed to a tuplesort with the same keys,
- * which spills to disk as usual, and the rows come from there.
+ * which spills to disk as usual, and the rows come from there.  A
+ * SessionWindow then reads one session at a time from the tuplesort into a
+ * tuplestore (which spills too), looking one row ahead for the session's
+ * end, and returns the buffered rows with its bounds.
  *
  * src/session_sort_exec.c
  *

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * session_sort_planner.c
- *	  Planner side of SessionSort: a cheaper sort under a session() window.
+ *	  Planner side of SessionSort and SessionWindow: a cheaper sort under a
+ *	  session() window, and session() computed without a WindowAgg.
  *
  * session(ts, gap) OVER (PARTITION BY keys ORDER BY ts) needs its input
  * sorted by (keys..., ts).  PostgreSQL plans a Sort of all rows on all keys,
@@ -22,9 +23,12 @@
  *	 - any number of partition keys whose equality operators are hashable,
  *	 - followed by one timestamp or timestamptz key, ascending, NULLS LAST,
  * each found as a column of the Sort's input.  We then offer the same
- * WindowAgg over a SessionSort of the same input with the same pathkeys; it
- * competes with PostgreSQL's path on cost.  Enabled by the GUC
- * windowjoin.enable_window_aggregate.
+ * WindowAgg over a SessionSort of the same input with the same pathkeys.
+ * When the window's only function is session(time key, constant gap) (used
+ * any number of times) and there is no run condition, we also offer a
+ * SessionWindow, which sorts the same way and computes session() itself, in
+ * place of the WindowAgg.  They compete with PostgreSQL's path on cost.
+ * Enabled by the GUC windowjoin.enable_window_aggregate.
  *
  * src/session_sort_planner.c
  *
