@@ -4,8 +4,9 @@
  *	  The planner hooks: the single place where windowjoin enters the
  *	  planner.  The join pathlist hook offers each join kind's recogniser
  *	  the chance to add a CustomPath to a join relation; the upper paths
- *	  hook offers pane-based aggregation of hop()/cumulate() windows and
- *	  streaming aggregation of session windows.  Both
+ *	  hook offers pane-based aggregation of hop()/cumulate() windows,
+ *	  streaming aggregation of session windows and, below session()
+ *	  windows, a hash-partitioned sort (SessionSort).  Both
  *	  chain any previously installed hook first.  Each recogniser checks its
  *	  own GUC and adds nothing when it is off or when the query is not one it
  *	  can execute exactly; the paths it adds compete with PostgreSQL's own on
@@ -20,6 +21,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
 
+#include "session_sort.h"
 #include "window_agg.h"
 #include "windowjoin.h"
 
@@ -56,7 +58,9 @@ wj_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
-	if (stage == UPPERREL_GROUP_AGG)
+	if (stage == UPPERREL_WINDOW)
+		wj_session_sort_add_paths(root, input_rel, output_rel);
+	else if (stage == UPPERREL_GROUP_AGG)
 	{
 		wj_window_agg_add_paths(root, input_rel, output_rel, extra);
 		wj_session_agg_add_paths(root, input_rel, output_rel, extra);

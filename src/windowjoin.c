@@ -28,6 +28,7 @@
 #include "utils/guc.h"
 #include "utils/tuplestore.h"
 
+#include "session_sort.h"
 #include "window_agg.h"
 #include "windowjoin.h"
 
@@ -106,6 +107,7 @@ _PG_init(void)
 	wj_asof_register();
 	wj_interval_register();
 	wj_window_join_register();
+	wj_session_sort_register();
 	wj_planner_init();
 }
 

@@ -1,0 +1,193 @@
+--
+-- SessionSort / SessionWindow: below a session() window, the rows are
+-- hashed into their partitions and each partition is sorted by time,
+-- instead of one Sort on all keys; when session() is the window's only
+-- function, SessionWindow also computes it (no WindowAgg).  The window's rows
+-- must be the same, in the same order, with windowjoin.enable_window_aggregate
+-- on and off; past work_mem the node falls back to tuplesort; other windows
+-- keep Sort.
+--
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+CREATE SCHEMA session_sort;
+SET search_path = session_sort, public;
+SET max_parallel_workers_per_gather = 0;
+SELECT setseed(0.7);
+CREATE TABLE ev AS
+SELECT timestamp '2024-01-01' + (random() * 86400 * 1e6)::bigint * interval '1 microsecond' AS t,
+       (random() * 100)::numeric(10,2) AS v,
+       (random() * 20)::int AS k,
+       md5(i::text) AS note
+FROM generate_series(1, 20000) i;
+-- NULL keys and NULL times, duplicate times
+INSERT INTO ev VALUES (NULL, 1, 1, 'a'), (NULL, 2, NULL, 'b'), ('2024-01-01', 3, NULL, 'c'),
+  ('2024-01-01', 4, NULL, 'd'), ('2024-01-01 00:00:01', 5, 2, 'e'), ('2024-01-01 00:00:01', 6, 2, 'f');
+ANALYZE ev;
+
+-- on_off(q): run the window query q with the node on and off, each numbered
+-- in its output order, and count the rows that differ in either direction
+-- (a row's number may differ only among rows of equal partition keys and
+-- time); also say whether the plan with the node on used it.
+CREATE FUNCTION on_off(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  n bigint; d1 bigint; d2 bigint; node text := 'Sort'; plan text; bad bigint;
+BEGIN
+  SET LOCAL windowjoin.enable_window_aggregate = on;
+  FOR plan IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF plan ~ 'Custom Scan \(Session' THEN
+      node := substring(plan from 'Custom Scan \((\w+)\)');
+    END IF;
+  END LOOP;
+  EXECUTE 'CREATE TEMP TABLE r_on AS SELECT row_number() OVER () AS o, x.* FROM (' || q || ') x';
+  SET LOCAL windowjoin.enable_window_aggregate = off;
+  EXECUTE 'CREATE TEMP TABLE r_off AS SELECT row_number() OVER () AS o, x.* FROM (' || q || ') x';
+  SELECT count(*) INTO n FROM r_on;
+  SELECT count(*) INTO d1 FROM (SELECT p, ts, w FROM r_on EXCEPT ALL SELECT p, ts, w FROM r_off) x;
+  SELECT count(*) INTO d2 FROM (SELECT p, ts, w FROM r_off EXCEPT ALL SELECT p, ts, w FROM r_on) x;
+  -- the same (partition, time) at each output position
+  SELECT count(*) INTO bad FROM r_on a JOIN r_off b USING (o)
+   WHERE a.p IS DISTINCT FROM b.p OR a.ts IS DISTINCT FROM b.ts;
+  DROP TABLE r_on; DROP TABLE r_off;
+  RETURN format('%s rows, %s/%s differ, %s out of order, %s', n, d1, d2, bad, node);
+END $$;
+
+-- EXPLAIN ANALYZE with the peak bytes masked (they depend on the
+-- allocator), and the peak rows too when the rows spilled (where the switch
+-- happens depends on the bytes)
+CREATE FUNCTION explain_analyze(q text, mask_rows bool DEFAULT false)
+RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    line := regexp_replace(line, 'Peak State Bytes: \d+', 'Peak State Bytes: N');
+    IF mask_rows THEN
+      line := regexp_replace(line, 'Peak State Rows: \d+', 'Peak State Rows: N');
+    END IF;
+    RETURN NEXT line;
+  END LOOP;
+END $$;
+
+EXPLAIN (COSTS OFF)
+SELECT k, t, v, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev;
+-- with another window function, a WindowAgg over SessionSort
+EXPLAIN (COSTS OFF)
+SELECT k, t, v, session(t, interval '5 minutes') OVER w, count(*) OVER w
+FROM ev WINDOW w AS (PARTITION BY k ORDER BY t);
+
+-- the session aggregate runs on it too
+EXPLAIN (COSTS OFF)
+SELECT k, (w).window_start, (w).window_end, sum(v)
+FROM (SELECT k, v, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s
+GROUP BY k, (w).window_start, (w).window_end;
+
+-- with ANALYZE: partitions (21 values of k and NULL), no spill
+SELECT explain_analyze($$
+SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s$$);
+SELECT count(*) FILTER (WHERE w IS NULL) AS null_windows, count(DISTINCT w) AS sessions, count(*)
+FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s;
+
+SELECT on_off(q) FROM (VALUES
+  ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev$$),
+  ($$SELECT k AS p, t AS ts, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w, count(*) OVER (PARTITION BY k ORDER BY t) FROM ev$$),
+  -- the same session() twice, and its fields
+  ($$SELECT k AS p, t AS ts, (session(t, interval '5 minutes') OVER w).window_end AS w, (session(t, interval '5 minutes') OVER w).window_start FROM ev WINDOW w AS (PARTITION BY k ORDER BY t)$$),
+  -- two different gaps: SessionSort under the WindowAgg
+  ($$SELECT k AS p, t AS ts, session(t, interval '5 minutes') OVER w AS w, session(t, interval '1 minute') OVER w FROM ev WINDOW w AS (PARTITION BY k ORDER BY t)$$),
+  -- only the time's columns, no other column to store
+  ($$SELECT k AS p, t AS ts, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev$$),
+  -- timestamptz
+  ($$SELECT k AS p, (t AT TIME ZONE 'UTC') AS ts, session(t AT TIME ZONE 'UTC', interval '5 minutes') OVER (PARTITION BY k ORDER BY t AT TIME ZONE 'UTC') AS w FROM ev$$),
+  -- a filter making the partition key constant
+  ($$SELECT k AS p, t AS ts, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev WHERE k = 3$$),
+  -- Sort stays: NULLS FIRST, descending time, no session()
+  ($$SELECT k AS p, t AS ts, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t NULLS FIRST) AS w FROM ev WHERE t IS NOT NULL$$),
+  ($$SELECT k AS p, t AS ts, lag(t) OVER (PARTITION BY k ORDER BY t)::text AS w FROM ev$$)
+) x(q);
+
+-- Sort is cheaper by estimate when there are many partitions (here the
+-- estimate for the expression) or none; with enable_sort off the node runs
+SET enable_sort = off;
+SELECT on_off(q) FROM (VALUES
+  -- two keys, one of them text, an expression
+  ($$SELECT k || '/' || substr(note, 1, 1) AS p, t AS ts, v, session(t, interval '1 minute') OVER (PARTITION BY substr(note, 1, 1), k ORDER BY t) AS w FROM ev$$),
+  ($$SELECT k || '/' || substr(note, 1, 1) AS p, t AS ts, v, session(t, interval '1 minute') OVER w AS w, count(*) OVER w FROM ev WINDOW w AS (PARTITION BY substr(note, 1, 1), k ORDER BY t)$$),
+  -- no partition keys: one partition
+  ($$SELECT 0 AS p, t AS ts, v, session(t, interval '30 seconds') OVER (ORDER BY t) AS w FROM ev$$),
+  ($$SELECT k AS p, t AS ts, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev WHERE k = 3$$)
+) x(q);
+RESET enable_sort;
+
+-- the session aggregate gives the same sessions with the node on and off
+CREATE TABLE agg_on AS
+SELECT k, (w).window_start, (w).window_end, sum(v) AS total, count(*) AS n
+FROM (SELECT k, v, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s
+GROUP BY k, (w).window_start, (w).window_end;
+SET windowjoin.enable_window_aggregate = off;
+CREATE TABLE agg_off AS
+SELECT k, (w).window_start, (w).window_end, sum(v) AS total, count(*) AS n
+FROM (SELECT k, v, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s
+GROUP BY k, (w).window_start, (w).window_end;
+RESET windowjoin.enable_window_aggregate;
+SELECT (SELECT count(*) FROM agg_on) AS sessions,
+       (SELECT count(*) FROM (TABLE agg_on EXCEPT ALL TABLE agg_off) x) AS only_on,
+       (SELECT count(*) FROM (TABLE agg_off EXCEPT ALL TABLE agg_on) x) AS only_off;
+SELECT * FROM agg_on WHERE k IS NULL OR k = 2 ORDER BY k, window_start LIMIT 5;
+
+-- past work_mem: the rows go to a tuplesort, same answer.  Planned with the
+-- default work_mem (the rows fit), run with less.
+SET plan_cache_mode = force_generic_plan;
+PREPARE win AS SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev;
+PREPARE winagg AS SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w, count(*) OVER (PARTITION BY k ORDER BY t) FROM ev;
+CREATE TEMP TABLE win_mem AS EXECUTE win;
+CREATE TEMP TABLE winagg_mem AS EXECUTE winagg;
+SET work_mem = '64kB';
+SELECT explain_analyze('EXECUTE win', true);
+SELECT explain_analyze('EXECUTE winagg', true);
+CREATE TEMP TABLE win_spill AS EXECUTE win;
+CREATE TEMP TABLE winagg_spill AS EXECUTE winagg;
+RESET work_mem;
+RESET plan_cache_mode;
+SET windowjoin.enable_window_aggregate = off;
+CREATE TEMP TABLE win_off AS SELECT row_number() OVER () AS o, x.* FROM (SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) x;
+RESET windowjoin.enable_window_aggregate;
+SELECT (SELECT count(*) FROM win_spill) AS n,
+       (SELECT count(*) FROM (SELECT p, ts, v, note, w FROM win_spill EXCEPT ALL SELECT p, ts, v, note, w FROM win_off) x) AS spill_only,
+       (SELECT count(*) FROM (SELECT p, ts, v, note, w FROM win_off EXCEPT ALL SELECT p, ts, v, note, w FROM win_spill) x) AS off_only,
+       (SELECT count(*) FROM (SELECT p, ts, v, note, w FROM winagg_spill EXCEPT ALL SELECT p, ts, v, note, w FROM win_off) x) AS agg_spill_only,
+       (SELECT count(*) FROM (SELECT p, ts, v, note, w FROM win_mem EXCEPT ALL SELECT p, ts, v, note, w FROM win_off) x) AS mem_only,
+       (SELECT count(*) FROM (SELECT row_number() OVER (ORDER BY ctid) AS o, * FROM win_spill) a JOIN win_off b USING (o)
+         WHERE a.p IS DISTINCT FROM b.p OR a.ts IS DISTINCT FROM b.ts) AS out_of_order;
+
+-- rescan: a session window in a correlated subquery
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF)
+SELECT g, (SELECT count(DISTINCT w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w
+                                     FROM ev WHERE k <= g) s) FROM generate_series(1, 3) g;
+SELECT g, (SELECT count(DISTINCT w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w
+                                     FROM ev WHERE k <= g) s) FROM generate_series(1, 3) g;
+SET windowjoin.enable_window_aggregate = off;
+SELECT g, (SELECT count(DISTINCT w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w
+                                     FROM ev WHERE k <= g) s) FROM generate_series(1, 3) g;
+RESET windowjoin.enable_window_aggregate;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+
+-- out-of-order detection still works (ORDER BY another column: Sort)
+SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY v) AS w FROM ev) s;
+-- session()'s gap errors, also from SessionWindow
+SELECT count(w) FROM (SELECT session(t, interval '0 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s;
+SELECT count(w) FROM (SELECT session(t, NULL::interval) OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s;
+SELECT count(w) FROM (SELECT session(t, interval '1 month') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s;
+-- no rows: no error, as with session()
+SELECT count(w) FROM (SELECT session(t, interval '0 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev WHERE false) s;
+-- infinite times are an error, as with session()
+INSERT INTO ev VALUES ('infinity', 1, 5, 'inf');
+SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s;
+SET windowjoin.enable_window_aggregate = off;
+SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s;
+RESET windowjoin.enable_window_aggregate;
+
+DROP SCHEMA session_sort CASCADE;

@@ -1,0 +1,444 @@
+/*-------------------------------------------------------------------------
+ *
+ * session_sort_planner.c
+ *	  Planner side of SessionSort and SessionWindow: a cheaper sort under a
+ *	  session() window, and session() computed without a WindowAgg.
+ *
+ * session(ts, gap) OVER (PARTITION BY keys ORDER BY ts) needs its input
+ * sorted by (keys..., ts).  PostgreSQL plans a Sort of all rows on all keys,
+ * whose comparisons mostly tie on the partition keys and then compare the
+ * time: O(N log N) comparisons of two or more columns each, and an external
+ * merge once the rows outgrow work_mem.  SessionSort delivers the same order
+ * by hashing each row into its partition (O(1) per row) and sorting each
+ * partition by its time alone, an int64 comparison, which costs
+ * O(N log(N / partitions)); the partitions themselves are sorted once by
+ * their keys.  See session_sort_exec.c for the executor and its fallback to
+ * tuplesort when the rows do not fit in work_mem.
+ *
+ * Recognition, from the create_upper_paths_hook at UPPERREL_WINDOW: the
+ * query has one window clause, it computes session() (SessionSort is part of
+ * executing session windows, not a general replacement for Sort), and a
+ * WindowAgg path of that clause sorts its input with a full Sort whose
+ * pathkeys are
+ *	 - any number of partition keys whose equality operators are hashable,
+ *	 - followed by one timestamp or timestamptz key, ascending, NULLS LAST,
+ * each found as a column of the Sort's input.  We then offer the same
+ * WindowAgg over a SessionSort of the same input with the same pathkeys.
+ * When the window's only function is session(time key, constant gap) (used
+ * any number of times) and there is no run condition, we also offer a
+ * SessionWindow, which sorts the same way and computes session() itself, in
+ * place of the WindowAgg.  They compete with PostgreSQL's path on cost.
+ * Enabled by the GUC windowjoin.enable_window_aggregate.
+ *
+ * src/session_sort_planner.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/stratnum.h"
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/tlist.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/typcache.h"
+
+#include "session_sort.h"
+#include "window_agg.h"
+
+/*
+ * Bytes a stored row takes besides its non-key columns: its (time, tuple)
+ * entry and the MinimalTuple header (see the executor)
+ */
+#define SSORT_ENTRY_BYTES	16
+#define SSORT_TUPLE_HEADER	16
+
+/*
+ * key_member
+ *		The equivalence member of a pathkey that is one of the given
+ *		expressions (a path's target or a plan's tlist), or NULL; *pos gets
+ *		its 1-based position.
+ */
+static EquivalenceMember *
+key_member(PathKey *pk, List *exprs, bool is_tlist, AttrNumber *pos)
+{
+	ListCell   *lc;
+	AttrNumber	i = 1;
+
+	foreach(lc, exprs)
+	{
+		Expr	   *expr = is_tlist ? ((TargetEntry *) lfirst(lc))->expr :
+		(Expr *) lfirst(lc);
+		EquivalenceMember *em;
+
+		em = find_ec_member_matching_expr(pk->pk_eclass, expr, NULL);
+		if (em != NULL && !em->em_is_const)
+		{
+			*pos = i;
+			return em;
+		}
+		i++;
+	}
+	return NULL;
+}
+
+/*
+ * key_operators
+ *		The sort and hashable equality operators of a pathkey's member, or
+ *		false if it has none.
+ */
+static bool
+key_operators(PathKey *pk, EquivalenceMember *em, Oid *sortop, Oid *eqop)
+{
+	Oid			type = em->em_datatype;
+
+	*sortop = get_opfamily_member(pk->pk_opfamily, type, type, pk->pk_strategy);
+	*eqop = get_opfamily_member(pk->pk_opfamily, type, type,
+								BTEqualStrategyNumber);
+	return OidIsValid(*sortop) && OidIsValid(*eqop) &&
+		op_hashjoinable(*eqop, type);
+}
+
+/*
+ * time_key_ok
+ *		Is the pathkey a timestamp or timestamptz key sorted by the type's
+ *		own "<", NULLS LAST, so that sorting it as int64 gives its order?
+ */
+static bool
+time_key_ok(PathKey *pk, EquivalenceMember *em)
+{
+	Oid			type = em->em_datatype;
+	TypeCacheEntry *tce;
+
+	if ((type != TIMESTAMPOID && type != TIMESTAMPTZOID) ||
+		pk->pk_strategy != BTLessStrategyNumber || pk->pk_nulls_first)
+		return false;
+	tce = lookup_type_cache(type, TYPECACHE_LT_OPR);
+	return OidIsValid(tce->lt_opr) &&
+		get_opfamily_member(pk->pk_opfamily, type, type,
+							BTLessStrategyNumber) == tce->lt_opr;
+}
+
+/*
+ * keys_supported
+ *		Can SessionSort produce these pathkeys from rows with these target
+ *		expressions?  Also returns the partition key and time expressions.
+ */
+static bool
+keys_supported(List *pathkeys, List *exprs, List **part_exprs, Expr **time_expr)
+{
+	ListCell   *lc;
+
+	*part_exprs = NIL;
+	*time_expr = NULL;
+	if (pathkeys == NIL)
+		return false;
+	foreach(lc, pathkeys)
+	{
+		PathKey    *pk = (PathKey *) lfirst(lc);
+		AttrNumber	pos;
+		EquivalenceMember *em = key_member(pk, exprs, false, &pos);
+		Oid			sortop;
+		Oid			eqop;
+
+		if (em == NULL)
+			return false;
+		if (lnext(pathkeys, lc) == NULL)
+		{
+			*time_expr = em->em_expr;
+			return time_key_ok(pk, em);
+		}
+		if (!key_operators(pk, em, &sortop, &eqop))
+			return false;
+		*part_exprs = lappend(*part_exprs, em->em_expr);
+	}
+	return false;				/* not reached */
+}
+
+/*
+ * plan_session_sort
+ *		PlanCustomPath: a CustomScan over the input plan that returns the
+ *		input's columns, with the sort keys as column numbers.
+ */
+static Plan *
+plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				  List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *child = (Plan *) linitial(custom_plans);
+	List	   *scan_tlist = NIL;
+	List	   *attnos = NIL;
+	List	   *sortops = NIL;
+	List	   *eqops = NIL;
+	List	   *colls = NIL;
+	List	   *nullsfirst = NIL;
+	ListCell   *lc;
+
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(tle->expr), tle->resno,
+											 NULL, false));
+	}
+	/* SessionWindow: the session() call is the scan tuple's last column */
+	if (best_path->custom_private != NIL)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(linitial(best_path->custom_private)),
+											 list_length(scan_tlist) + 1,
+											 NULL, false));
+
+	foreach(lc, best_path->path.pathkeys)
+	{
+		PathKey    *pk = (PathKey *) lfirst(lc);
+		AttrNumber	pos;
+		EquivalenceMember *em = key_member(pk, child->targetlist, true, &pos);
+		Oid			sortop;
+		Oid			eqop;
+
+		if (em == NULL || !key_operators(pk, em, &sortop, &eqop))
+			elog(ERROR, "SessionSort key not found in its input");
+		attnos = lappend_int(attnos, pos);
+		sortops = lappend_oid(sortops, sortop);
+		eqops = lappend_oid(eqops, eqop);
+		colls = lappend_oid(colls, pk->pk_eclass->ec_collation);
+		nullsfirst = lappend_int(nullsfirst, pk->pk_nulls_first);
+	}
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_make5(attnos, sortops, eqops, colls, nullsfirst);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = NULL;
+	cscan->methods = &wj_session_sort_scan_methods;
+	if (best_path->custom_private != NIL)
+	{
+		cscan->custom_private = lappend(cscan->custom_private,
+										copyObject(lsecond(best_path->custom_private)));
+		cscan->methods = &wj_session_window_scan_methods;
+	}
+	return &cscan->scan.plan;
+}
+
+static CustomPathMethods session_sort_path_methods = {
+	.CustomName = "SessionSort",
+	.PlanCustomPath = plan_session_sort,
+};
+
+static CustomPathMethods session_window_path_methods = {
+	.CustomName = "SessionWindow",
+	.PlanCustomPath = plan_session_sort,
+};
+
+/*
+ * create_session_sort_path
+ *		A SessionSort of subpath giving pathkeys, costed as: hash each row
+ *		into its partition and store it, sort each partition by time, sort
+ *		the partitions, return each row.  When the rows are expected not to
+ *		fit in work_mem the executor falls back to tuplesort; we then cost a
+ *		Sort on top of the work already done.
+ */
+static Path *
+create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
+						 List *pathkeys, List *part_exprs, Expr *time_expr)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	double		rows = Max(subpath->rows, 1.0);
+	double		groups = 1.0;
+	double		per_group;
+	double		bytes;
+	int			rest_width = subpath->pathtarget->width;
+	Cost		run;
+	ListCell   *lc;
+
+	if (part_exprs != NIL)
+		groups = estimate_num_groups(root, part_exprs, rows, NULL, NULL);
+	groups = Max(Min(groups, rows), 1.0);
+	per_group = Max(rows / groups, 2.0);
+
+	run = cpu_operator_cost * rows * (list_length(part_exprs) + 1) +
+		cpu_tuple_cost * rows +
+		2.0 * cpu_operator_cost * rows * log2(per_group) +
+		2.0 * cpu_operator_cost * list_length(part_exprs) * groups * log2(Max(groups, 2.0));
+
+	/* the keys are not stored with each row */
+	foreach(lc, lappend(list_copy(part_exprs), time_expr))
+	{
+		Node	   *key = (Node *) lfirst(lc);
+
+		rest_width -= get_typavgwidth(exprType(key), exprTypmod(key));
+	}
+	bytes = rows * (SSORT_ENTRY_BYTES +
+					MAXALIGN(SSORT_TUPLE_HEADER + Max(rest_width, 0)));
+	if (bytes > work_mem * 1024.0)
+	{
+		Path		sort;
+
+		cost_sort(&sort, root, pathkeys, 0.0, rows, subpath->pathtarget->width,
+				  0.0, work_mem, -1.0);
+		run += sort.total_cost;
+	}
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = subpath->pathtarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = subpath->parallel_safe;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = subpath->rows;
+	cpath->path.startup_cost = subpath->total_cost + run;
+	cpath->path.total_cost = cpath->path.startup_cost + cpu_operator_cost * rows;
+	cpath->path.pathkeys = pathkeys;
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(subpath);
+	cpath->custom_private = NIL;
+	cpath->methods = &session_sort_path_methods;
+	return &cpath->path;
+}
+
+/*
+ * session_only_window
+ *		Is session(time key, constant gap) the only window function of the
+ *		WindowAgg (however often it is used), with no run condition?  Then a
+ *		SessionWindow can compute it; returns the call and sets *gap.
+ */
+static WindowFunc *
+session_only_window(WindowAggPath *wpath, List *wfuncs, PathKey *time_pk,
+					Const **gap)
+{
+	WindowFunc *first = NULL;
+	ListCell   *lc;
+
+	if (wpath->qual != NIL)
+		return NULL;
+	foreach(lc, wfuncs)
+	{
+		WindowFunc *wfunc = (WindowFunc *) lfirst(lc);
+
+		if (!wj_is_windowjoin_function(wfunc->winfnoid, "wj_session") ||
+			wfunc->aggfilter != NULL || list_length(wfunc->args) != 2)
+			return NULL;
+		if (first == NULL)
+			first = wfunc;
+		else if (!equal(first, wfunc))
+			return NULL;
+	}
+	if (first == NULL || !IsA(lsecond(first->args), Const) ||
+		find_ec_member_matching_expr(time_pk->pk_eclass,
+									 (Expr *) linitial(first->args),
+									 NULL) == NULL)
+		return NULL;
+	*gap = (Const *) lsecond(first->args);
+	return first;
+}
+
+/*
+ * window_computes_session
+ *		Does the WindowAgg path compute session() over its own clause?  Also
+ *		returns the clause's window functions.
+ */
+static bool
+window_computes_session(WindowAggPath *wpath, List **wfuncs)
+{
+	WindowFuncLists *lists;
+	ListCell   *lc;
+
+	lists = find_window_functions((Node *) wpath->path.pathtarget->exprs,
+								  wpath->winclause->winref);
+	*wfuncs = lists->windowFuncs[wpath->winclause->winref];
+	foreach(lc, *wfuncs)
+	{
+		WindowFunc *wfunc = (WindowFunc *) lfirst(lc);
+
+		if (wj_is_windowjoin_function(wfunc->winfnoid, "wj_session"))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * wj_session_sort_add_paths
+ *		create_upper_paths_hook body for UPPERREL_WINDOW: offer each sorted
+ *		session() WindowAgg again over a SessionSort.
+ */
+void
+wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+						  RelOptInfo *output_rel)
+{
+	List	   *new_paths = NIL;
+	ListCell   *lc;
+
+	if (!wj_enable_window_aggregate ||
+		list_length(root->parse->windowClause) != 1)
+		return;
+
+	foreach(lc, output_rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		WindowAggPath *wpath;
+		SortPath   *sort;
+		List	   *wfuncs;
+		List	   *part_exprs;
+		Expr	   *time_expr;
+		Path	   *ssort;
+		WindowFunc *wfunc;
+		Const	   *gap;
+
+		if (!IsA(path, WindowAggPath))
+			continue;
+		wpath = (WindowAggPath *) path;
+		if (!IsA(wpath->subpath, SortPath))
+			continue;
+		sort = (SortPath *) wpath->subpath;
+		if (sort->subpath->param_info != NULL ||
+			!window_computes_session(wpath, &wfuncs) ||
+			!keys_supported(sort->path.pathkeys, sort->subpath->pathtarget->exprs,
+							&part_exprs, &time_expr))
+			continue;
+
+		ssort = create_session_sort_path(root, output_rel, sort->subpath,
+										 sort->path.pathkeys, part_exprs,
+										 time_expr);
+		new_paths = lappend(new_paths,
+							create_windowagg_path(root, output_rel, ssort,
+												  wpath->path.pathtarget,
+												  wfuncs, wpath->winclause,
+												  wpath->qual, wpath->topwindow));
+
+		/* session() alone: compute it in the node, without the WindowAgg */
+		wfunc = session_only_window(wpath, wfuncs, llast(sort->path.pathkeys),
+									&gap);
+		if (wfunc != NULL)
+		{
+			CustomPath *swin = (CustomPath *)
+			create_session_sort_path(root, output_rel, sort->subpath,
+									 sort->path.pathkeys, part_exprs, time_expr);
+
+			swin->methods = &session_window_path_methods;
+			swin->custom_private = list_make2(wfunc, gap);
+			swin->path.pathtarget = wpath->path.pathtarget;
+			/* the session scan: one comparison and a little work per row */
+			swin->path.total_cost += 2.0 * cpu_operator_cost * swin->path.rows;
+			new_paths = lappend(new_paths, swin);
+		}
+	}
+
+	foreach(lc, new_paths)
+		add_path(output_rel, (Path *) lfirst(lc));
+}
