@@ -53,7 +53,8 @@ CREATE TABLE fuzz.log (
 	prep		text,
 	query		text,
 	oracle		text,
-	ms			numeric		-- time for generating and comparing
+	ms			numeric,	-- time for generating and comparing
+	sizes		int[]		-- rows of l, r, w
 );
 
 ------------------------------------------------------------------------
@@ -904,8 +905,11 @@ DECLARE
 	bad int := 0;
 	force bool;
 	t0 timestamptz;
+	sizes int[];
 BEGIN
 	PERFORM fuzz.setup_round(seed, round);
+	SELECT ARRAY[(SELECT count(*) FROM fuzz.l), (SELECT count(*) FROM fuzz.r),
+				 (SELECT count(*) FROM fuzz.w)] INTO sizes;
 	FOR i IN 1 .. n LOOP
 		-- planner switches, the same for both runs
 		-- often PostgreSQL's own join methods are all disabled, so that the
@@ -926,7 +930,7 @@ BEGIN
 		c := fuzz.compare(g.q, g.q, g.oracle);
 		INSERT INTO fuzz.log VALUES (seed, round, i, kind, g.near, force, c.used, c.outcome, c.detail,
 									 g.prep, g.q, g.oracle,
-									 round(extract(epoch FROM clock_timestamp() - t0) * 1000, 1));
+									 round(extract(epoch FROM clock_timestamp() - t0) * 1000, 1), sizes);
 		IF c.outcome = 'MISMATCH' THEN
 			bad := bad + 1;
 			RAISE WARNING 'fuzz mismatch (seed %, round %, query %): %', seed, round, i, c.detail
@@ -960,4 +964,15 @@ LANGUAGE sql AS $$
 									 WHEN 'window_join' THEN 'WindowJoin' WHEN 'window_agg' THEN 'WindowExpand'
 									 ELSE 'PlanChanged' END AS node) n
 	GROUP BY l.kind, n.node ORDER BY l.kind
+$$;
+
+-- How many queries ran on an empty or a one-row table
+CREATE FUNCTION fuzz.input_sizes()
+RETURNS TABLE (l_or_r_empty bigint, l_or_r_one_row bigint, both_over_one bigint, w_empty bigint)
+LANGUAGE sql AS $$
+	SELECT count(*) FILTER (WHERE 0 IN (sizes[1], sizes[2])),
+		   count(*) FILTER (WHERE 1 IN (sizes[1], sizes[2])),
+		   count(*) FILTER (WHERE sizes[1] > 1 AND sizes[2] > 1),
+		   count(*) FILTER (WHERE sizes[3] = 0)
+	FROM fuzz.log
 $$;
