@@ -919,6 +919,17 @@ wj_exec(CustomScanState *node)
 		{
 			case WJ_PHASE_START:
 				fetch_next(state, &state->outer);
+
+				/*
+				 * With no outer row in any window, an inner row can only be
+				 * emitted if the inner side is preserved.  Otherwise do not
+				 * read the inner input at all: PostgreSQL's merge and hash
+				 * joins skip it too when the outer input is empty, so its
+				 * window functions are never evaluated (an infinite time
+				 * there must not raise an error PostgreSQL's plan does not).
+				 */
+				if (!state->outer.peek_valid && !state->inner.preserved)
+					state->inner.exhausted = true;
 				fetch_next(state, &state->inner);
 				/* rows without a window seen so far go out first */
 				state->phase = WJ_PHASE_ORPHANS;
