@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * asof_exec.c
- *	  Executor side of the AsOfJoin custom scan: a one-pass merge of the
- *	  outer rows with a version history, both sorted by (keys, time).
+ *	  Executor side of the AsOfJoin custom scan: joins each outer row with
+ *	  the version of a history valid at its time.
  *
  * Each outer row joins the version valid at its time: the latest version
  * of the same key with version_time <= outer_time (or <; "backward"), or
@@ -10,9 +10,24 @@
  * optionally limited by a tolerance bound.  At most one version per outer
  * row, so this is a join that never multiplies rows.
  *
- * Two strategies, chosen by the planner:
+ * Three strategies, chosen by the planner:
  *
- * hashed (every key hashable and of the same type on both sides): both
+ * lookup (every key hashable and of the same type on both sides, and the
+ *	versions expected to fit in work_mem * hash_mem_multiplier, like a Hash
+ *	Join's table): the inner child arrives sorted as for the sweep below;
+ *	every version is appended, in that order, to the array of its key in a
+ *	TupleHashTable, so each array is in time order.  The outer child is not
+ *	sorted at all: each outer row is answered in its scan order by a binary
+ *	search in its key's array for the last version reached by its time,
+ *	the very version the sweep would keep (ties included).  Rows are
+ *	answered in batches whose cache misses overlap (see AsOfProbe).  The
+ *	state is every version, bounded by the memory limit: if the versions
+ *	exceed it while loading, the node falls back at run time to the sweep,
+ *	restarting the inner child and sorting the outer rows by time itself
+ *	(tuplesort, spilling within work_mem).  On rescan the versions are kept
+ *	unless the inner child's parameters changed.
+ *
+ * sweep (the same keys when the versions are expected not to fit): both
  *	children arrive sorted by time alone (descending when looking forward),
  *	the inner one also by its output columns as tie breakers.  Before each
  *	outer row (time t) every version with time <= t (>= t forward; strict
@@ -48,6 +63,8 @@
  *
  * Outer rows with a NULL key or time match nothing; inner rows with one
  * are skipped.  The merge's state is the current version: one row.
+ * EXPLAIN shows the planned strategy and, under ANALYZE, whether the
+ * lookup fell back.
  *
  * src/asof_exec.c
  *
@@ -143,6 +160,7 @@ typedef struct AsOfJoinState
 	Size		rec_header;		/* Datums and nulls before a version's data */
 	char	   *dense_ptr;		/* free space for versions in hashcxt */
 	Size		dense_free;
+	Size		dense_next;		/* size of the next block */
 	bool		time_int64;		/* version times compared as int64 */
 	Tuplesortstate *outer_sort; /* fallback: outer rows by time */
 	TupleDesc	sort_desc;		/* outer columns plus the outer time */
@@ -176,7 +194,8 @@ typedef struct AsOfJoinState
  * block of ASOF_FENCE versions.
  */
 #define ASOF_FENCE		8
-#define ASOF_DENSE_BLOCK	(64 * 1024)
+#define ASOF_DENSE_MIN		(8 * 1024)	/* first block; then doubling */
+#define ASOF_DENSE_MAX		(1024 * 1024)
 
 typedef struct AsOfVersion
 {
@@ -460,6 +479,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->rec_header = MAXALIGN(s->ninner * (sizeof(Datum) + sizeof(bool)));
 		s->dense_ptr = NULL;
 		s->dense_free = 0;
+		s->dense_next = 0;
 		s->time_int64 = s->time_cmp.use_ssup &&
 			(s->time_cmp.ssup.comparator == ssup_datum_signed_cmp ||
 			 s->time_cmp.ssup.comparator == ssup_datum_int32_cmp);
@@ -903,12 +923,16 @@ asof_dense_alloc(AsOfJoinState *s, Size size)
 	char	   *p;
 
 	size = MAXALIGN(size);
-	if (size > ASOF_DENSE_BLOCK / 8)
+	if (size > ASOF_DENSE_MIN / 8)
 		return MemoryContextAlloc(s->hashcxt, size);
 	if (size > s->dense_free)
 	{
-		s->dense_ptr = MemoryContextAlloc(s->hashcxt, ASOF_DENSE_BLOCK);
-		s->dense_free = ASOF_DENSE_BLOCK;
+		/* blocks grow like an AllocSet's, so small tables stay small */
+		if (s->dense_next == 0)
+			s->dense_next = ASOF_DENSE_MIN;
+		s->dense_ptr = MemoryContextAlloc(s->hashcxt, s->dense_next);
+		s->dense_free = s->dense_next;
+		s->dense_next = Min(s->dense_next * 2, ASOF_DENSE_MAX);
 	}
 	p = s->dense_ptr;
 	s->dense_ptr += size;
@@ -1105,6 +1129,7 @@ asof_lookup_discard(AsOfJoinState *s)
 	MemoryContextReset(s->hashcxt);
 	s->dense_ptr = NULL;
 	s->dense_free = 0;
+	s->dense_next = 0;
 	wj_state_clear(&s->stats);
 }
 
@@ -1395,6 +1420,94 @@ asof_set_inner(AsOfJoinState *s, TupleTableSlot *scan, Datum *values,
 }
 
 /*
+ * asof_next_looked_up
+ *		Lookup strategy: the next outer row of the batch, in the scan slot,
+ *		with its version (Datums then nulls) in *values, NULL if none.
+ *		Returns NULL when the outer rows are exhausted.
+ */
+static TupleTableSlot *
+asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
+{
+	TupleTableSlot *scan;
+	int			i;
+
+	if (s->batch_pos == s->batch_n)
+	{
+		asof_lookup_fill(s);
+		if (s->batch_n == 0)
+			return NULL;
+	}
+	i = s->batch_pos++;
+	scan = asof_form_values(s, s->batch_values + i * s->nouter,
+							s->batch_isnull + i * s->nouter);
+	*values = s->probes[i].rec;
+	*nulls = *values ? (bool *) (*values + s->ninner) : NULL;
+	return scan;
+}
+
+/*
+ * asof_next_streamed
+ *		Merge and sweep strategies: the next outer row (from the outer child,
+ *		or from the lookup's fallback sort), in the scan slot, with the
+ *		version the merge or the sweep finds in *values and *nulls, NULL if
+ *		none.  Returns NULL when the outer rows are exhausted.
+ */
+static TupleTableSlot *
+asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *outer;
+	TupleTableSlot *match = NULL;
+	TupleTableSlot *scan;
+	bool		isnull;
+	bool		anynull = false;
+	int			i;
+
+	if (s->outer_sort != NULL)
+	{
+		outer = s->sort_out_slot;
+		if (!tuplesort_gettupleslot(s->outer_sort, true, false, outer, NULL))
+			outer = NULL;
+	}
+	else
+		outer = ExecProcNode(s->outer_ps);
+	if (TupIsNull(outer))
+		return NULL;
+
+	/* Outer expressions see the scan slot, where our expressions live */
+	scan = asof_form(s, outer);
+	econtext->ecxt_scantuple = scan;
+	for (i = 0; i < s->nkeys; i++)
+	{
+		s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+												&isnull);
+		anynull |= isnull;
+	}
+	s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
+	anynull |= isnull;
+
+	if (!anynull)
+	{
+		if (s->hashed)
+			match = asof_hashed(s);
+		else
+			match = s->forward ? asof_forward(s) : asof_backward(s);
+	}
+	if (match != NULL)
+	{
+		slot_getallattrs(match);
+		*values = match->tts_values;
+		*nulls = match->tts_isnull;
+	}
+	else
+	{
+		*values = NULL;
+		*nulls = NULL;
+	}
+	return scan;
+}
+
+/*
  * asof_next
  *		The next joined (or null-extended) row, in the scan slot.
  */
@@ -1411,84 +1524,24 @@ asof_next(ScanState *ss)
 
 	for (;;)
 	{
-		TupleTableSlot *outer;
-		TupleTableSlot *match = NULL;
 		TupleTableSlot *scan;
-		Datum	   *values = NULL;
-		bool	   *nulls = NULL;
-		Datum		itime = (Datum) 0;
-		bool		isnull;
-		bool		anynull = false;
-		int			i;
+		Datum	   *values;
+		bool	   *nulls;
 
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 
 		if (lookup)
-		{
-			/* the next row of the batch, with its version found already */
-			if (s->batch_pos == s->batch_n)
-			{
-				asof_lookup_fill(s);
-				if (s->batch_n == 0)
-					return ExecClearTuple(ss->ss_ScanTupleSlot);
-			}
-			values = s->probes[s->batch_pos].rec;
-			scan = asof_form_values(s,
-									s->batch_values + s->batch_pos * s->nouter,
-									s->batch_isnull + s->batch_pos * s->nouter);
-			s->batch_pos++;
-			econtext->ecxt_scantuple = scan;
-			if (values != NULL)
-			{
-				nulls = (bool *) (values + s->ninner);
-				itime = values[s->inner_time_attno - 1];
-			}
-			goto found;
-		}
-
-		if (s->outer_sort != NULL)
-		{
-			outer = s->sort_out_slot;
-			if (!tuplesort_gettupleslot(s->outer_sort, true, false, outer,
-										NULL))
-				outer = NULL;
-		}
+			scan = asof_next_looked_up(s, &values, &nulls);
 		else
-			outer = ExecProcNode(s->outer_ps);
-		if (TupIsNull(outer))
+			scan = asof_next_streamed(s, &values, &nulls);
+		if (scan == NULL)
 			return ExecClearTuple(ss->ss_ScanTupleSlot);
-
-		/* Outer expressions see the scan slot, where our expressions live */
-		scan = asof_form(s, outer);
 		econtext->ecxt_scantuple = scan;
-		for (i = 0; i < s->nkeys; i++)
-		{
-			s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-													&isnull);
-			anynull |= isnull;
-		}
-		s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
-		anynull |= isnull;
 
-		if (!anynull)
-		{
-			if (s->hashed)
-				match = asof_hashed(s);
-			else
-				match = s->forward ? asof_forward(s) : asof_backward(s);
-			if (match != NULL)
-			{
-				slot_getallattrs(match);
-				values = match->tts_values;
-				nulls = match->tts_isnull;
-				itime = values[s->inner_time_attno - 1];
-			}
-		}
-
-found:
 		if (values != NULL && s->ntol > 0 &&
-			!asof_within_tolerance(s, itime, econtext))
+			!asof_within_tolerance(s, values[s->inner_time_attno - 1],
+								   econtext))
 			values = NULL;
 
 		if (values != NULL)

@@ -31,11 +31,18 @@
  * is cheaper than a sort).  The outer side is the outer relation's own
  * cheapest path, sorted by (keys, outer time) through pathkeys, so an
  * already sorted path or PostgreSQL's Sort node provides the order.  The
- * executor (asof_exec.c) then merges the two sorted streams.
+ * executor (asof_exec.c) then merges the two sorted streams.  With
+ * hashable keys the order is by time alone (the sweep strategy), and a
+ * second path, the lookup strategy, takes the outer relation's cheapest
+ * path unsorted and looks each row up among the versions held in memory;
+ * it is offered only when the versions are expected to fit in the memory
+ * a Hash Join may use (the executor falls back to the sweep if they do
+ * not), and its output has no useful order.
  *
  * Anything we do not recognise exactly adds no path: PostgreSQL's plan is
- * kept.  The path competes on cost: both inputs in full plus one merge
- * pass, against PostgreSQL's per-row lookups.
+ * kept.  The paths compete on cost: both inputs in full plus one merge
+ * pass or one lookup per outer row, against PostgreSQL's per-row index
+ * lookups.
  *
  * When the path is chosen, PlanCustomPath makes the rewritten subquery the
  * relation's subroot, so that set_plan_references and SS_finalize_plan
@@ -119,7 +126,7 @@ typedef struct AsOfPath
 static Plan *asof_plan_path(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
 							List *clauses, List *custom_plans);
-static double asof_lookup_bytes(Path *inner_path, int nkeys);
+static double asof_lookup_bytes(Path *inner_path);
 static Path *asof_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 							RelOptInfo *innerrel, JoinType jointype,
 							JoinPathExtraData *extra, AsOfSpec *spec,
@@ -858,7 +865,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	 * (the executor falls back to the sweep at run time if they do not).
 	 */
 	if (spec->hashed &&
-		asof_lookup_bytes(inner_path, list_length(spec->keys)) <=
+		asof_lookup_bytes(inner_path) <=
 		(double) get_hash_memory_limit())
 		add_path(joinrel,
 				 asof_make_path(root, joinrel, innerrel, jointype, extra,
@@ -868,20 +875,20 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 /*
  * asof_lookup_bytes
- *		Estimated memory of the lookup strategy's table: per version its
- *		tuple, its deformed Datums and nulls, the allocation's header and
- *		its entries in the per-key arrays (grown by doubling).
+ *		Estimated memory of the lookup strategy's table (asof_exec.c): per
+ *		version its Datums and nulls, its by-reference data, its time and
+ *		address in the per-key array (grown by doubling, so half empty at
+ *		worst).
  */
 static double
-asof_lookup_bytes(Path *inner_path, int nkeys)
+asof_lookup_bytes(Path *inner_path)
 {
-	int			ncols = list_length(inner_path->pathtarget->exprs) + nkeys + 1;
+	int			ncols = list_length(inner_path->pathtarget->exprs);
 	double		per_version;
 
 	per_version = MAXALIGN(ncols * (sizeof(Datum) + sizeof(bool))) +
-		MAXALIGN(SizeofMinimalTupleHeader + inner_path->pathtarget->width) +
-		16 +					/* palloc chunk header */
-		2 * 2 * sizeof(Datum);	/* time and pointer, half-empty arrays */
+		MAXALIGN(inner_path->pathtarget->width) +
+		3 * sizeof(Datum);
 	return inner_path->rows * per_version;
 }
 
