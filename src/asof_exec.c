@@ -998,15 +998,19 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 		vl = (AsOfVersions *) entry->additional;
 	if (vl->n == vl->cap)
 	{
+		if (vl->cap > INT_MAX / 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many versions of one key for AsOfJoin")));
 		vl->cap *= 2;
-		vl->v = repalloc(vl->v, sizeof(AsOfVersion) * vl->cap);
+		vl->v = repalloc_huge(vl->v, sizeof(AsOfVersion) * (Size) vl->cap);
 		if (vl->fences)
 		{
-			vl->fences = repalloc(vl->fences,
-								  sizeof(int64) * (vl->cap / ASOF_FENCE));
-			vl->super = repalloc(vl->super,
-								 sizeof(int64) *
-								 (vl->cap / ASOF_FENCE / ASOF_FENCE + 1));
+			vl->fences = repalloc_huge(vl->fences,
+									   sizeof(int64) * (Size) (vl->cap / ASOF_FENCE));
+			vl->super = repalloc_huge(vl->super,
+									  sizeof(int64) *
+									  (Size) (vl->cap / ASOF_FENCE / ASOF_FENCE + 1));
 		}
 	}
 	MemoryContextSwitchTo(oldcxt);

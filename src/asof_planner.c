@@ -878,7 +878,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
  *		Estimated memory of the lookup strategy's table (asof_exec.c): per
  *		version its Datums and nulls, its by-reference data, its time and
  *		address in the per-key array (grown by doubling, so half empty at
- *		worst).
+ *		worst), and a little for the search fences and the allocator.
  */
 static double
 asof_lookup_bytes(Path *inner_path)
@@ -888,7 +888,8 @@ asof_lookup_bytes(Path *inner_path)
 
 	per_version = MAXALIGN(ncols * (sizeof(Datum) + sizeof(bool))) +
 		MAXALIGN(inner_path->pathtarget->width) +
-		3 * sizeof(Datum);
+		2 * 2 * sizeof(Datum) +	/* time and address, doubling arrays */
+		sizeof(Datum);			/* fences, allocator slack */
 	return inner_path->rows * per_version;
 }
 
