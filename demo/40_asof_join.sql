@@ -101,7 +101,8 @@ JOIN LATERAL (
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true;
 
-\echo '== what the node keeps: one version per currency (EXPLAIN ANALYZE) =='
+\echo '== what the node keeps (EXPLAIN ANALYZE): the lookup strategy holds the versions'
+\echo '   (bounded by work_mem * hash_mem_multiplier), the sweep one version per currency =='
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT o.order_id, o.amount * r.rate AS amount_krw
 FROM orders o

@@ -193,7 +193,8 @@ SELECT 'regular (latest rate view)', sum(o.amount * v.rate)
 FROM orders o JOIN rates_v v ON v.currency = o.currency
 WHERE o.currency = 'USD';
 
--- EXPLAIN ANALYZE shows the state: one version at a time
+-- EXPLAIN ANALYZE shows the state: the lookup strategy holds the 7 versions
+-- (the sweep, see asof_join_lookup, would hold one per currency)
 SELECT * FROM asof_explain_analyze($q$
 SELECT o.order_id, r.rate
 FROM orders o

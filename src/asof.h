@@ -9,9 +9,10 @@
  * custom_plans: the outer child (a plan of the outer relation, sorted by
  *		the join keys then the outer time) and the inner child (a
  *		SubqueryScan of the rewritten version subquery, sorted by the same
- *		keys then the version time, then the tie breakers).  With the hashed
+ *		keys then the version time, then the tie breakers).  With the sweep
  *		strategy both are sorted by time alone (descending when looking
- *		forward).
+ *		forward); with the lookup strategy the inner child is sorted like
+ *		the sweep's and the outer child is not sorted at all.
  *
  * custom_scan_tlist: the outer child's columns followed by the inner
  *		child's columns; that is the layout of the node's scan tuple, on
@@ -24,8 +25,9 @@
  *		ASOF_META_*), the comparison descriptors (four OIDs per comparison:
  *		btree opfamily, outer type, inner type, collation; first one per
  *		key, then the time, then one per tolerance bound), the inner
- *		attribute numbers (one per key, then the time) and, for the hashed
- *		strategy, two OIDs per key: hash function and equality function.
+ *		attribute numbers (one per key, then the time) and, for the sweep
+ *		and lookup strategies, two OIDs per key: hash function and equality
+ *		function.
  *
  * src/asof.h
  *
@@ -55,8 +57,13 @@
 #define ASOF_META_NOUTER		3	/* outer columns in the scan tuple */
 #define ASOF_META_NKEYS			4
 #define ASOF_META_NTOL			5
-#define ASOF_META_HASHED		6	/* 1: keys hashed, inputs in time order */
+#define ASOF_META_STRATEGY		6	/* one of ASOF_STRATEGY_* */
 #define ASOF_META_TOL_STRICT	7	/* then one strictness flag per bound */
+
+/* Strategies (see asof_exec.c) */
+#define ASOF_STRATEGY_MERGE		0	/* both sorted by (keys, time), merged */
+#define ASOF_STRATEGY_SWEEP		1	/* both sorted by time, keys hashed */
+#define ASOF_STRATEGY_LOOKUP	2	/* versions hashed by key, outer unsorted */
 
 /* Each comparison is described by four OIDs in custom_private */
 #define ASOF_CMP_WIDTH			4

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * asof_exec.c
- *	  Executor side of the AsOfJoin custom scan: a one-pass merge of the
- *	  outer rows with a version history, both sorted by (keys, time).
+ *	  Executor side of the AsOfJoin custom scan: joins each outer row with
+ *	  the version of a history valid at its time.
  *
  * Each outer row joins the version valid at its time: the latest version
  * of the same key with version_time <= outer_time (or <; "backward"), or
@@ -10,9 +10,24 @@
  * optionally limited by a tolerance bound.  At most one version per outer
  * row, so this is a join that never multiplies rows.
  *
- * Two strategies, chosen by the planner:
+ * Three strategies, chosen by the planner:
  *
- * hashed (every key hashable and of the same type on both sides): both
+ * lookup (every key hashable and of the same type on both sides, and the
+ *	versions expected to fit in work_mem * hash_mem_multiplier, like a Hash
+ *	Join's table): the inner child arrives sorted as for the sweep below;
+ *	every version is appended, in that order, to the array of its key in a
+ *	TupleHashTable, so each array is in time order.  The outer child is not
+ *	sorted at all: each outer row is answered in its scan order by a binary
+ *	search in its key's array for the last version reached by its time,
+ *	the very version the sweep would keep (ties included).  Rows are
+ *	answered in batches whose cache misses overlap (see AsOfProbe).  The
+ *	state is every version, bounded by the memory limit: if the versions
+ *	exceed it while loading, the node falls back at run time to the sweep,
+ *	restarting the inner child and sorting the outer rows by time itself
+ *	(tuplesort, spilling within work_mem).  On rescan the versions are kept
+ *	unless the inner child's parameters changed.
+ *
+ * sweep (the same keys when the versions are expected not to fit): both
  *	children arrive sorted by time alone (descending when looking forward),
  *	the inner one also by its output columns as tie breakers.  Before each
  *	outer row (time t) every version with time <= t (>= t forward; strict
@@ -48,6 +63,8 @@
  *
  * Outer rows with a NULL key or time match nothing; inner rows with one
  * are skipped.  The merge's state is the current version: one row.
+ * EXPLAIN shows the planned strategy and, under ANALYZE, whether the
+ * lookup fell back.
  *
  * src/asof_exec.c
  *
@@ -56,17 +73,22 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/tupdesc.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/datum.h"
+#include "utils/expandeddatum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "utils/memutils.h"
 #include "utils/sortsupport.h"
+#include "utils/tuplesort.h"
 
 #include "asof.h"
 #include "state_stats.h"
@@ -90,7 +112,8 @@ typedef struct AsOfJoinState
 	JoinType	jointype;
 	bool		forward;
 	bool		strict;
-	bool		hashed;			/* hashed keys, time-ordered sweep */
+	int			strategy;		/* ASOF_STRATEGY_* */
+	bool		hashed;			/* keys in a hash table (sweep, lookup) */
 	int			nouter;			/* columns of the outer child */
 	int			ninner;			/* columns of the inner child */
 	int			nkeys;
@@ -118,14 +141,102 @@ typedef struct AsOfJoinState
 	bool		best_is_next;	/* forward: best_slot copies next */
 	int64		best_bytes;
 
-	/* hashed strategy: the current version of every key seen so far */
+	/*
+	 * sweep strategy: the current version of every key seen so far; lookup
+	 * strategy: every version of every key (an AsOfVersions per key)
+	 */
 	TupleHashTable hashtable;
-	MemoryContext hashcxt;		/* the table and the version copies */
+	MemoryContext metacxt;		/* the table itself, and hashcxt */
+	MemoryContext hashcxt;		/* its entries and the version copies */
 	TupleTableSlot *probe_slot; /* keys only, in the inner layout */
 	TupleTableSlot *match_slot; /* a version out of the table */
+	Datum	   *ikeys;			/* keys of the inner row being stored */
+
+	/* lookup strategy */
+	bool		loaded;			/* the versions are in the table */
+	bool		fallback;		/* they did not fit: sweep instead */
+	bool		fell_back;		/* that happened at least once (EXPLAIN) */
+	size_t		mem_limit;		/* bytes the table may take */
+	Size		rec_header;		/* Datums and nulls before a version's data */
+	char	   *dense_ptr;		/* free space for versions in hashcxt */
+	Size		dense_free;
+	Size		dense_next;		/* size of the next block */
+	bool		time_int64;		/* version times compared as int64 */
+	Tuplesortstate *outer_sort; /* fallback: outer rows by time */
+	TupleDesc	sort_desc;		/* outer columns plus the outer time */
+	TupleTableSlot *sort_in_slot;
+	TupleTableSlot *sort_out_slot;
+	Oid			time_sortop;	/* orders outer times as the sweep needs */
+	Oid			time_collation;
+	struct AsOfProbe *probes;	/* the batch of outer rows being answered */
+	Datum	   *batch_values;	/* copies of their columns, nouter each */
+	bool	   *batch_isnull;
+	int			batch_n;
+	int			batch_pos;		/* next one to return */
+	bool		outer_done;		/* outer child exhausted */
+	ExprContext *batch_econtext;	/* their keys and times, per batch */
 
 	WjStateStats stats;
 } AsOfJoinState;
+
+/*
+ * Lookup strategy: the versions of one key, in the inner child's order
+ * (time ascending looking backward, descending looking forward; tied
+ * versions in tie-breaker order).  Each version is a record: its ninner
+ * Datums, its ninner null flags, then copies of its by-reference values,
+ * which the Datums point into.  Probes touch them at random, so they are
+ * laid out to touch few cache lines: records packed densely into large
+ * blocks, each time next to its record's address.  When the times compare
+ * as integers (timestamp, timestamptz, date, integers) they are kept as
+ * int64, fences[] holds every ASOF_FENCE-th of them and super[] every
+ * ASOF_FENCE-th fence: the binary search runs over super[] (small enough
+ * to stay in cache), then over one cache line of fences[], then over one
+ * block of ASOF_FENCE versions.
+ */
+#define ASOF_FENCE		8
+#define ASOF_DENSE_MIN		(8 * 1024)	/* first block; then doubling */
+#define ASOF_DENSE_MAX		(1024 * 1024)
+
+typedef struct AsOfVersion
+{
+	Datum		time;			/* version time (int64 if time_int64) */
+	char	   *rec;			/* the record */
+} AsOfVersion;
+
+typedef struct AsOfVersions
+{
+	int			n;
+	int			cap;
+	AsOfVersion *v;				/* time and record side by side */
+	int64	   *fences;			/* int64 times: v[0], v[8], ... */
+	int64	   *super;			/* and v[0], v[64], ... */
+} AsOfVersions;
+
+/*
+ * The lookup strategy answers outer rows in batches of ASOF_BATCH, in
+ * phases: find each row's key and (with int64 times) the block of
+ * ASOF_FENCE versions holding its answer, asking the CPU to prefetch that
+ * block; then find each row's version in its block and prefetch the
+ * record; then return the rows one by one.  The versions are touched at
+ * random and mostly miss the caches; this way the misses of a batch
+ * overlap instead of stalling one after the other.
+ */
+#define ASOF_BATCH		128
+
+typedef struct AsOfProbe
+{
+	AsOfVersions *vl;			/* the key's versions, NULL: no match */
+	int64		t;				/* the outer time as int64 */
+	int			from;			/* the fences or versions to search next: */
+	int			to;				/* [from .. to-1] */
+	Datum	   *rec;			/* the match, or NULL */
+} AsOfProbe;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ASOF_PREFETCH(p)	__builtin_prefetch(p)
+#else
+#define ASOF_PREFETCH(p)	((void) (p))
+#endif
 
 static Node *asof_create_state(CustomScan *cscan);
 static void asof_begin(CustomScanState *node, EState *estate, int eflags);
@@ -319,7 +430,8 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 										  ExecGetResultType(s->inner_ps),
 										  &TTSOpsMinimalTuple);
 
-	s->hashed = list_nth_int(meta, ASOF_META_HASHED) != 0;
+	s->strategy = list_nth_int(meta, ASOF_META_STRATEGY);
+	s->hashed = (s->strategy != ASOF_STRATEGY_MERGE);
 	if (s->hashed)
 	{
 		List	   *hashinfo = (List *) lfourth(cscan->custom_private);
@@ -333,7 +445,10 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 			eqfuncs[i] = list_nth_oid(hashinfo, 2 * i + 1);
 			collations[i] = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3);
 		}
-		s->hashcxt = AllocSetContextCreate(CurrentMemoryContext,
+		s->metacxt = AllocSetContextCreate(CurrentMemoryContext,
+										   "AsOfJoin hash table",
+										   ALLOCSET_DEFAULT_SIZES);
+		s->hashcxt = AllocSetContextCreate(s->metacxt,
 										   "AsOfJoin versions",
 										   ALLOCSET_DEFAULT_SIZES);
 		s->hashtable = BuildTupleHashTableExt(&node->ss.ps,
@@ -341,7 +456,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 											  s->nkeys, s->inner_key_attno,
 											  eqfuncs, hashfunctions,
 											  collations, 256, 0,
-											  CurrentMemoryContext,
+											  s->metacxt,
 											  s->hashcxt,
 											  node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory,
 											  false);
@@ -351,7 +466,58 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->match_slot = ExecInitExtraTupleSlot(estate,
 											   ExecGetResultType(s->inner_ps),
 											   &TTSOpsMinimalTuple);
+		s->ikeys = palloc0(sizeof(Datum) * s->nkeys);
 	}
+	if (s->strategy == ASOF_STRATEGY_LOOKUP)
+	{
+		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
+		Oid			time_opfamily = list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH);
+		Oid			time_outertype = list_nth_oid(cmps,
+												  s->nkeys * ASOF_CMP_WIDTH + 1);
+
+		s->mem_limit = get_hash_memory_limit();
+		s->rec_header = MAXALIGN(s->ninner * (sizeof(Datum) + sizeof(bool)));
+		s->dense_ptr = NULL;
+		s->dense_free = 0;
+		s->dense_next = 0;
+		s->time_int64 = s->time_cmp.use_ssup &&
+			(s->time_cmp.ssup.comparator == ssup_datum_signed_cmp ||
+			 s->time_cmp.ssup.comparator == ssup_datum_int32_cmp);
+
+		/* The fallback sorts the outer rows by time, like the sweep's plan */
+		s->time_collation = list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 3);
+		s->time_sortop = get_opfamily_member(time_opfamily, time_outertype,
+											 time_outertype,
+											 s->forward ?
+											 BTGreaterStrategyNumber :
+											 BTLessStrategyNumber);
+		if (!OidIsValid(s->time_sortop))
+			elog(ERROR, "missing sort operator for type %u in opfamily %u",
+				 time_outertype, time_opfamily);
+		s->sort_desc = CreateTemplateTupleDesc(s->nouter + 1);
+		for (i = 0; i < s->nouter; i++)
+			TupleDescCopyEntry(s->sort_desc, i + 1, outerdesc, i + 1);
+		TupleDescInitEntry(s->sort_desc, s->nouter + 1, "asof_time",
+						   time_outertype, -1, 0);
+		TupleDescInitEntryCollation(s->sort_desc, s->nouter + 1,
+									s->time_collation);
+		s->sort_in_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
+												 &TTSOpsVirtual);
+		s->sort_out_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
+												  &TTSOpsMinimalTuple);
+
+		s->probes = palloc0(sizeof(AsOfProbe) * ASOF_BATCH);
+		s->batch_values = palloc(sizeof(Datum) * ASOF_BATCH * s->nouter);
+		s->batch_isnull = palloc(sizeof(bool) * ASOF_BATCH * s->nouter);
+		s->batch_econtext = CreateExprContext(estate);
+	}
+	s->batch_n = 0;
+	s->batch_pos = 0;
+	s->outer_done = false;
+	s->loaded = false;
+	s->fallback = false;
+	s->fell_back = false;
+	s->outer_sort = NULL;
 	s->next = NULL;
 	s->inner_done = false;
 	s->have_best = false;
@@ -572,7 +738,7 @@ asof_key_slot(AsOfJoinState *s, Datum *keys)
 static void
 asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner)
 {
-	Datum	   *keys = palloc(sizeof(Datum) * s->nkeys);
+	Datum	   *keys = s->ikeys;
 	TupleHashEntry entry;
 	MemoryContext oldcxt;
 	MinimalTuple old;
@@ -585,7 +751,6 @@ asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner)
 		keys[i] = slot_getattr(inner, s->inner_key_attno[i], &isnull);
 	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, keys),
 								 &isnew, NULL);
-	pfree(keys);
 
 	oldcxt = MemoryContextSwitchTo(s->hashcxt);
 	copy = ExecCopySlotMinimalTuple(inner);
@@ -638,15 +803,13 @@ asof_hashed(AsOfJoinState *s)
 
 /*
  * asof_within_tolerance
- *		Check the match against the tolerance bounds of the outer row (in
- *		the scan slot).
+ *		Check the match's time against the tolerance bounds of the outer
+ *		row (in the scan slot).
  */
 static bool
-asof_within_tolerance(AsOfJoinState *s, TupleTableSlot *match,
-					  ExprContext *econtext)
+asof_within_tolerance(AsOfJoinState *s, Datum itime, ExprContext *econtext)
 {
 	bool		isnull;
-	Datum		itime = slot_getattr(match, s->inner_time_attno, &isnull);
 	int			i;
 
 	for (i = 0; i < s->ntol; i++)
@@ -673,16 +836,572 @@ asof_within_tolerance(AsOfJoinState *s, TupleTableSlot *match,
  *		inner columns.  The outer expressions are evaluated on this slot.
  */
 static TupleTableSlot *
-asof_form(AsOfJoinState *s, TupleTableSlot *outer)
+asof_form_values(AsOfJoinState *s, Datum *values, bool *isnull)
 {
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
 
 	ExecClearTuple(scan);
-	slot_getallattrs(outer);
-	memcpy(scan->tts_values, outer->tts_values, s->nouter * sizeof(Datum));
-	memcpy(scan->tts_isnull, outer->tts_isnull, s->nouter * sizeof(bool));
+	memcpy(scan->tts_values, values, s->nouter * sizeof(Datum));
+	memcpy(scan->tts_isnull, isnull, s->nouter * sizeof(bool));
 	memset(scan->tts_isnull + s->nouter, true, s->ninner * sizeof(bool));
 	return ExecStoreVirtualTuple(scan);
+}
+
+static TupleTableSlot *
+asof_form(AsOfJoinState *s, TupleTableSlot *outer)
+{
+	slot_getallattrs(outer);
+	return asof_form_values(s, outer->tts_values, outer->tts_isnull);
+}
+
+/*
+ * asof_copy_values
+ *		Copy a row's columns to values/isnull, its by-reference values into
+ *		one allocation in the current memory context.
+ */
+static void
+asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
+				 bool *isnull)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	Size		size = 0;
+	char	   *data;
+	int			i;
+
+	slot_getallattrs(slot);
+	for (i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Datum		v = slot->tts_values[i];
+
+		if (slot->tts_isnull[i] || att->attbyval)
+			continue;
+		if (att->attlen == -1 &&
+			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
+			size += MAXALIGN(EOH_get_flat_size(DatumGetEOHP(v)));
+		else
+			size += MAXALIGN(datumGetSize(v, false, att->attlen));
+	}
+	data = size > 0 ? palloc(size) : NULL;
+	for (i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Datum		v = slot->tts_values[i];
+		Size		len;
+
+		isnull[i] = slot->tts_isnull[i];
+		if (isnull[i] || att->attbyval)
+		{
+			values[i] = isnull[i] ? (Datum) 0 : v;
+			continue;
+		}
+		if (att->attlen == -1 &&
+			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
+		{
+			ExpandedObjectHeader *eoh = DatumGetEOHP(v);
+
+			len = EOH_get_flat_size(eoh);
+			EOH_flatten_into(eoh, data, len);
+		}
+		else
+		{
+			len = datumGetSize(v, false, att->attlen);
+			memcpy(data, DatumGetPointer(v), len);
+		}
+		values[i] = PointerGetDatum(data);
+		data += MAXALIGN(len);
+	}
+}
+
+/*
+ * asof_dense_alloc
+ *		Space for a version record, carved out of large blocks of hashcxt.
+ */
+static char *
+asof_dense_alloc(AsOfJoinState *s, Size size)
+{
+	char	   *p;
+
+	size = MAXALIGN(size);
+	if (size > ASOF_DENSE_MIN / 8)
+		return MemoryContextAlloc(s->hashcxt, size);
+	if (size > s->dense_free)
+	{
+		/* blocks grow like an AllocSet's, so small tables stay small */
+		if (s->dense_next == 0)
+			s->dense_next = ASOF_DENSE_MIN;
+		s->dense_ptr = MemoryContextAlloc(s->hashcxt, s->dense_next);
+		s->dense_free = s->dense_next;
+		s->dense_next = Min(s->dense_next * 2, ASOF_DENSE_MAX);
+	}
+	p = s->dense_ptr;
+	s->dense_ptr += size;
+	s->dense_free -= size;
+	return p;
+}
+
+/*
+ * asof_time_int64
+ *		A version time (or outer time) as the int64 the fast binary search
+ *		compares, when s->time_int64.
+ */
+static inline int64
+asof_time_int64(AsOfJoinState *s, Datum d)
+{
+	if (s->time_cmp.ssup.comparator == ssup_datum_int32_cmp)
+		return (int64) DatumGetInt32(d);
+	return DatumGetInt64(d);
+}
+
+/*
+ * asof_lookup_put
+ *		Lookup strategy: append the inner row to the versions of its key.
+ */
+static void
+asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
+{
+	TupleDesc	desc = inner->tts_tupleDescriptor;
+	TupleHashEntry entry;
+	AsOfVersions *vl;
+	MemoryContext oldcxt;
+	Datum	   *values;
+	bool		isnew;
+	Size		size;
+	char	   *rec;
+	char	   *data;
+	int			i;
+
+	slot_getallattrs(inner);
+	for (i = 0; i < s->nkeys; i++)
+		s->ikeys[i] = inner->tts_values[s->inner_key_attno[i] - 1];
+	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->ikeys),
+								 &isnew, NULL);
+
+	oldcxt = MemoryContextSwitchTo(s->hashcxt);
+	if (isnew)
+	{
+		vl = palloc(sizeof(AsOfVersions));
+		vl->n = 0;
+		vl->cap = 2 * ASOF_FENCE;
+		vl->v = palloc(sizeof(AsOfVersion) * vl->cap);
+		vl->fences = NULL;
+		vl->super = NULL;
+		if (s->time_int64)
+		{
+			vl->fences = palloc(sizeof(int64) * (vl->cap / ASOF_FENCE));
+			vl->super = palloc(sizeof(int64) *
+							   (vl->cap / ASOF_FENCE / ASOF_FENCE + 1));
+		}
+		entry->additional = vl;
+	}
+	else
+		vl = (AsOfVersions *) entry->additional;
+	if (vl->n == vl->cap)
+	{
+		if (vl->cap > INT_MAX / 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many versions of one key for AsOfJoin")));
+		vl->cap *= 2;
+		vl->v = repalloc_huge(vl->v, sizeof(AsOfVersion) * (Size) vl->cap);
+		if (vl->fences)
+		{
+			vl->fences = repalloc_huge(vl->fences,
+									   sizeof(int64) * (Size) (vl->cap / ASOF_FENCE));
+			vl->super = repalloc_huge(vl->super,
+									  sizeof(int64) *
+									  (Size) (vl->cap / ASOF_FENCE / ASOF_FENCE + 1));
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+
+	/* The record: Datums, nulls, then the by-reference values */
+	size = s->rec_header;
+	for (i = 0; i < s->ninner; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Datum		v = inner->tts_values[i];
+
+		if (inner->tts_isnull[i] || att->attbyval)
+			continue;
+		if (att->attlen == -1 &&
+			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
+			size += MAXALIGN(EOH_get_flat_size(DatumGetEOHP(v)));
+		else
+			size += MAXALIGN(datumGetSize(v, false, att->attlen));
+	}
+	rec = asof_dense_alloc(s, size);
+	values = (Datum *) rec;
+	memcpy(rec + s->ninner * sizeof(Datum), inner->tts_isnull,
+		   s->ninner * sizeof(bool));
+	data = rec + s->rec_header;
+	for (i = 0; i < s->ninner; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Datum		v = inner->tts_values[i];
+		Size		len;
+
+		if (inner->tts_isnull[i] || att->attbyval)
+		{
+			values[i] = inner->tts_isnull[i] ? (Datum) 0 : v;
+			continue;
+		}
+		if (att->attlen == -1 &&
+			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
+		{
+			ExpandedObjectHeader *eoh = DatumGetEOHP(v);
+
+			len = EOH_get_flat_size(eoh);
+			EOH_flatten_into(eoh, data, len);
+		}
+		else
+		{
+			len = datumGetSize(v, false, att->attlen);
+			memcpy(data, DatumGetPointer(v), len);
+		}
+		values[i] = PointerGetDatum(data);
+		data += MAXALIGN(len);
+	}
+
+	if (s->time_int64)
+	{
+		int64		t = asof_time_int64(s, values[s->inner_time_attno - 1]);
+
+		vl->v[vl->n].time = Int64GetDatum(t);
+		if (vl->n % ASOF_FENCE == 0)
+			vl->fences[vl->n / ASOF_FENCE] = t;
+		if (vl->n % (ASOF_FENCE * ASOF_FENCE) == 0)
+			vl->super[vl->n / (ASOF_FENCE * ASOF_FENCE)] = t;
+	}
+	else
+		vl->v[vl->n].time = values[s->inner_time_attno - 1];
+	vl->v[vl->n].rec = rec;
+	vl->n++;
+	wj_state_add(&s->stats, size);
+}
+
+/*
+ * asof_sort_outer
+ *		Lookup strategy's fallback: read every outer row into a tuplesort,
+ *		with its time as an extra column, ordered as the sweep needs.
+ */
+static void
+asof_sort_outer(AsOfJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	AttrNumber	attno = s->nouter + 1;
+	bool		nulls_first = false;
+	TupleTableSlot *in = s->sort_in_slot;
+
+	s->outer_sort = tuplesort_begin_heap(s->sort_desc, 1, &attno,
+										 &s->time_sortop, &s->time_collation,
+										 &nulls_first, work_mem, NULL,
+										 TUPLESORT_NONE);
+	for (;;)
+	{
+		TupleTableSlot *outer;
+		TupleTableSlot *scan;
+
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		outer = ExecProcNode(s->outer_ps);
+		if (TupIsNull(outer))
+			break;
+		scan = asof_form(s, outer);
+		econtext->ecxt_scantuple = scan;
+		ExecClearTuple(in);
+		memcpy(in->tts_values, scan->tts_values, s->nouter * sizeof(Datum));
+		memcpy(in->tts_isnull, scan->tts_isnull, s->nouter * sizeof(bool));
+		in->tts_values[s->nouter] =
+			ExecEvalExprSwitchContext(s->outer_time, econtext,
+									  &in->tts_isnull[s->nouter]);
+		ExecStoreVirtualTuple(in);
+		tuplesort_puttupleslot(s->outer_sort, in);
+	}
+	ResetExprContext(econtext);
+	tuplesort_performsort(s->outer_sort);
+}
+
+/*
+ * asof_lookup_discard
+ *		Forget the table's contents (versions or current versions).
+ */
+static void
+asof_lookup_discard(AsOfJoinState *s)
+{
+	ResetTupleHashTable(s->hashtable);
+	MemoryContextReset(s->hashcxt);
+	s->dense_ptr = NULL;
+	s->dense_free = 0;
+	s->dense_next = 0;
+	wj_state_clear(&s->stats);
+}
+
+/*
+ * asof_lookup_load
+ *		Lookup strategy: read every version into the table, appended to the
+ *		versions of its key in the inner child's order.  If the table grows
+ *		beyond the memory limit (work_mem times hash_mem_multiplier, as for
+ *		a Hash Join), fall back to the sweep: forget the versions, restart
+ *		the inner child (sorted by time, as the sweep needs) and sort the
+ *		outer rows by time.
+ */
+static void
+asof_lookup_load(AsOfJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *inner;
+
+	s->loaded = true;
+	s->fallback = false;
+	while ((inner = asof_peek_inner(s)) != NULL)
+	{
+		ResetExprContext(econtext);
+		asof_lookup_put(s, inner);
+		asof_fetch_inner(s);
+		if (MemoryContextMemAllocated(s->metacxt, true) > s->mem_limit)
+		{
+			asof_lookup_discard(s);
+			s->fallback = true;
+			s->fell_back = true;
+			ExecReScan(s->inner_ps);
+			s->next = NULL;
+			s->inner_done = false;
+			asof_sort_outer(s);
+			break;
+		}
+	}
+	ResetExprContext(econtext);
+}
+
+/*
+ * asof_count_reached
+ *		Number of leading elements of a[0..n-1] (int64 times, every stride-th
+ *		int64 of the array) that are reached: a[i] <= t (or < t) when they
+ *		ascend (backward), a[i] >= t (or > t) when they descend (forward).
+ *		Branch-free binary search.
+ */
+static inline int
+asof_count_reached(const int64 *a, int stride, int n, int64 t, bool forward,
+				   bool strict)
+{
+	int			base = 0;
+	int			len = n;
+
+#define ASOF_SEARCH(REACHED) \
+	do { \
+		if (len == 0) \
+			return 0; \
+		while (len > 1) \
+		{ \
+			int			half = len / 2; \
+			int64		x = a[(base + half - 1) * stride]; \
+			base = (REACHED) ? base + half : base; \
+			len -= half; \
+		} \
+		{ \
+			int64		x = a[base * stride]; \
+			return base + ((REACHED) ? 1 : 0); \
+		} \
+	} while (0)
+
+	if (!forward)
+	{
+		if (strict)
+			ASOF_SEARCH(x < t);
+		else
+			ASOF_SEARCH(x <= t);
+	}
+	else
+	{
+		if (strict)
+			ASOF_SEARCH(x > t);
+		else
+			ASOF_SEARCH(x >= t);
+	}
+#undef ASOF_SEARCH
+}
+
+/*
+ * asof_lookup_start
+ *		Lookup strategy, first phase for the current outer keys and time
+ *		(s->okeys, s->otime): find the key's versions and, with int64 times,
+ *		the line of fences leading to the answer, and prefetch it.  (Other
+ *		times: the answer, by a plain binary search.)  The
+ *		versions reached by the outer time (time <= (<) outer time backward,
+ *		>= (>) forward) are a prefix of the key's list; the last of them is
+ *		the one the sweep would keep, ties included.
+ */
+static void
+asof_lookup_start(AsOfJoinState *s, AsOfProbe *probe)
+{
+	TupleHashEntry entry;
+	AsOfVersions *vl;
+
+	probe->vl = NULL;
+	probe->rec = NULL;
+	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->okeys),
+								 NULL, NULL);
+	if (entry == NULL)
+		return;
+	vl = (AsOfVersions *) entry->additional;
+	if (s->time_int64)
+	{
+		int64		t = asof_time_int64(s, s->otime);
+		int			nf = (vl->n + ASOF_FENCE - 1) / ASOF_FENCE;
+		int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
+		int			sf;
+
+		/*
+		 * sf entries of super[] reached: the last fence reached is among
+		 * fences[(sf-1)*8 .. sf*8-1], and the first of those is reached.
+		 */
+		sf = asof_count_reached(vl->super, 1, ns, t, s->forward, s->strict);
+		if (sf == 0)
+			return;
+		probe->t = t;
+		probe->from = (sf - 1) * ASOF_FENCE + 1;
+		probe->to = Min(sf * ASOF_FENCE, nf);
+		ASOF_PREFETCH(&vl->fences[probe->from - 1]);
+		ASOF_PREFETCH(&vl->fences[probe->to - 1]);
+	}
+	else
+	{
+		int			lo = 0;
+		int			hi = vl->n;
+
+		while (lo < hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+			int			c = asof_compare(&s->time_cmp, s->otime,
+										 vl->v[mid].time);
+
+			if (s->forward)
+				c = -c;
+			if (s->strict ? c > 0 : c >= 0)
+				lo = mid + 1;	/* reached */
+			else
+				hi = mid;
+		}
+		if (lo == 0)
+			return;
+		probe->rec = (Datum *) vl->v[lo - 1].rec;
+		ASOF_PREFETCH(probe->rec);
+		return;
+	}
+	probe->vl = vl;
+}
+
+/*
+ * asof_lookup_block
+ *		Lookup strategy, second phase (int64 times): the block of versions
+ *		holding the answer, from the line of fences found by the first
+ *		phase; prefetch it.
+ */
+static void
+asof_lookup_block(AsOfJoinState *s, AsOfProbe *probe)
+{
+	AsOfVersions *vl = probe->vl;
+	int			f;
+
+	f = probe->from +
+		asof_count_reached(vl->fences + probe->from, 1,
+						   probe->to - probe->from, probe->t,
+						   s->forward, s->strict);
+	/* f fences reached: the answer is in the block after fence f-1 */
+	probe->from = (f - 1) * ASOF_FENCE + 1;
+	probe->to = Min(f * ASOF_FENCE, vl->n);
+	ASOF_PREFETCH(&vl->v[probe->from - 1]);
+	ASOF_PREFETCH(&vl->v[probe->to - 1]);
+}
+
+/*
+ * asof_lookup_finish
+ *		Lookup strategy, last phase: the version in its block (int64
+ *		times), and a prefetch of its record.
+ */
+static void
+asof_lookup_finish(AsOfJoinState *s, AsOfProbe *probe)
+{
+	AsOfVersions *vl = probe->vl;
+	int			lo;
+
+	StaticAssertStmt(sizeof(AsOfVersion) == 2 * sizeof(int64),
+					 "AsOfVersion is not two int64 wide");
+	lo = probe->from +
+		asof_count_reached((int64 *) (vl->v + probe->from), 2,
+						   probe->to - probe->from, probe->t,
+						   s->forward, s->strict);
+	probe->rec = (Datum *) vl->v[lo - 1].rec;
+	ASOF_PREFETCH(probe->rec);
+	ASOF_PREFETCH((char *) probe->rec + 64);
+}
+
+/*
+ * asof_lookup_fill
+ *		Lookup strategy: read the next batch of outer rows (copies, as their
+ *		child may reuse its slot) and find their versions.
+ */
+static void
+asof_lookup_fill(AsOfJoinState *s)
+{
+	ExprContext *econtext = s->batch_econtext;
+	MemoryContext oldcxt = CurrentMemoryContext;
+	int			n = 0;
+	int			i;
+
+	ResetExprContext(econtext);
+	while (n < ASOF_BATCH && !s->outer_done)
+	{
+		TupleTableSlot *outer;
+		TupleTableSlot *scan;
+		AsOfProbe  *probe = &s->probes[n];
+		bool		isnull;
+		bool		anynull = false;
+
+		CHECK_FOR_INTERRUPTS();
+		outer = ExecProcNode(s->outer_ps);
+		if (TupIsNull(outer))
+		{
+			s->outer_done = true;
+			break;
+		}
+		MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+		asof_copy_values(outer, s->nouter,
+						 s->batch_values + n * s->nouter,
+						 s->batch_isnull + n * s->nouter);
+		MemoryContextSwitchTo(oldcxt);
+
+		/* Outer expressions see the scan slot, where our expressions live */
+		scan = asof_form_values(s, s->batch_values + n * s->nouter,
+								s->batch_isnull + n * s->nouter);
+		econtext->ecxt_scantuple = scan;
+		for (i = 0; i < s->nkeys; i++)
+		{
+			s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+													&isnull);
+			anynull |= isnull;
+		}
+		s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
+		anynull |= isnull;
+		probe->vl = NULL;
+		probe->rec = NULL;
+		if (!anynull)
+			asof_lookup_start(s, probe);
+		n++;
+	}
+	for (i = 0; i < n; i++)
+	{
+		if (s->probes[i].vl != NULL)
+			asof_lookup_block(s, &s->probes[i]);
+	}
+	for (i = 0; i < n; i++)
+	{
+		if (s->probes[i].vl != NULL)
+			asof_lookup_finish(s, &s->probes[i]);
+	}
+	s->batch_n = n;
+	s->batch_pos = 0;
 }
 
 /*
@@ -690,18 +1409,106 @@ asof_form(AsOfJoinState *s, TupleTableSlot *outer)
  *		Put the matching version's columns (or NULLs) in the scan slot.
  */
 static void
-asof_set_inner(AsOfJoinState *s, TupleTableSlot *scan, TupleTableSlot *inner)
+asof_set_inner(AsOfJoinState *s, TupleTableSlot *scan, Datum *values,
+			   bool *isnull)
 {
-	if (inner != NULL)
+	if (values != NULL)
 	{
-		slot_getallattrs(inner);
-		memcpy(scan->tts_values + s->nouter, inner->tts_values,
+		memcpy(scan->tts_values + s->nouter, values,
 			   s->ninner * sizeof(Datum));
-		memcpy(scan->tts_isnull + s->nouter, inner->tts_isnull,
+		memcpy(scan->tts_isnull + s->nouter, isnull,
 			   s->ninner * sizeof(bool));
 	}
 	else
 		memset(scan->tts_isnull + s->nouter, true, s->ninner * sizeof(bool));
+}
+
+/*
+ * asof_next_looked_up
+ *		Lookup strategy: the next outer row of the batch, in the scan slot,
+ *		with its version (Datums then nulls) in *values, NULL if none.
+ *		Returns NULL when the outer rows are exhausted.
+ */
+static TupleTableSlot *
+asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
+{
+	TupleTableSlot *scan;
+	int			i;
+
+	if (s->batch_pos == s->batch_n)
+	{
+		asof_lookup_fill(s);
+		if (s->batch_n == 0)
+			return NULL;
+	}
+	i = s->batch_pos++;
+	scan = asof_form_values(s, s->batch_values + i * s->nouter,
+							s->batch_isnull + i * s->nouter);
+	*values = s->probes[i].rec;
+	*nulls = *values ? (bool *) (*values + s->ninner) : NULL;
+	return scan;
+}
+
+/*
+ * asof_next_streamed
+ *		Merge and sweep strategies: the next outer row (from the outer child,
+ *		or from the lookup's fallback sort), in the scan slot, with the
+ *		version the merge or the sweep finds in *values and *nulls, NULL if
+ *		none.  Returns NULL when the outer rows are exhausted.
+ */
+static TupleTableSlot *
+asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *outer;
+	TupleTableSlot *match = NULL;
+	TupleTableSlot *scan;
+	bool		isnull;
+	bool		anynull = false;
+	int			i;
+
+	if (s->outer_sort != NULL)
+	{
+		outer = s->sort_out_slot;
+		if (!tuplesort_gettupleslot(s->outer_sort, true, false, outer, NULL))
+			outer = NULL;
+	}
+	else
+		outer = ExecProcNode(s->outer_ps);
+	if (TupIsNull(outer))
+		return NULL;
+
+	/* Outer expressions see the scan slot, where our expressions live */
+	scan = asof_form(s, outer);
+	econtext->ecxt_scantuple = scan;
+	for (i = 0; i < s->nkeys; i++)
+	{
+		s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+												&isnull);
+		anynull |= isnull;
+	}
+	s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
+	anynull |= isnull;
+
+	if (!anynull)
+	{
+		if (s->hashed)
+			match = asof_hashed(s);
+		else
+			match = s->forward ? asof_forward(s) : asof_backward(s);
+	}
+	if (match != NULL)
+	{
+		slot_getallattrs(match);
+		*values = match->tts_values;
+		*nulls = match->tts_isnull;
+	}
+	else
+	{
+		*values = NULL;
+		*nulls = NULL;
+	}
+	return scan;
 }
 
 /*
@@ -713,55 +1520,44 @@ asof_next(ScanState *ss)
 {
 	AsOfJoinState *s = (AsOfJoinState *) ss;
 	ExprContext *econtext = ss->ps.ps_ExprContext;
+	bool		lookup;
+
+	if (s->strategy == ASOF_STRATEGY_LOOKUP && !s->loaded)
+		asof_lookup_load(s);
+	lookup = (s->strategy == ASOF_STRATEGY_LOOKUP && !s->fallback);
 
 	for (;;)
 	{
-		TupleTableSlot *outer;
-		TupleTableSlot *match = NULL;
 		TupleTableSlot *scan;
-		bool		isnull;
-		bool		anynull = false;
-		int			i;
+		Datum	   *values;
+		bool	   *nulls;
 
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 
-		outer = ExecProcNode(s->outer_ps);
-		if (TupIsNull(outer))
-			return ExecClearTuple(ss->ss_ScanTupleSlot);
-
-		/* Outer expressions see the scan slot, where our expressions live */
-		scan = asof_form(s, outer);
-		econtext->ecxt_scantuple = scan;
-		for (i = 0; i < s->nkeys; i++)
-		{
-			s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-													&isnull);
-			anynull |= isnull;
-		}
-		s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
-		anynull |= isnull;
-
-		if (anynull)
-			match = NULL;
-		else if (s->hashed)
-			match = asof_hashed(s);
+		if (lookup)
+			scan = asof_next_looked_up(s, &values, &nulls);
 		else
-			match = s->forward ? asof_forward(s) : asof_backward(s);
-		if (match != NULL && s->ntol > 0 &&
-			!asof_within_tolerance(s, match, econtext))
-			match = NULL;
+			scan = asof_next_streamed(s, &values, &nulls);
+		if (scan == NULL)
+			return ExecClearTuple(ss->ss_ScanTupleSlot);
+		econtext->ecxt_scantuple = scan;
 
-		if (match != NULL)
+		if (values != NULL && s->ntol > 0 &&
+			!asof_within_tolerance(s, values[s->inner_time_attno - 1],
+								   econtext))
+			values = NULL;
+
+		if (values != NULL)
 		{
-			asof_set_inner(s, scan, match);
+			asof_set_inner(s, scan, values, nulls);
 			if (s->joinqual != NULL && !ExecQual(s->joinqual, econtext))
 			{
-				match = NULL;
-				asof_set_inner(s, scan, NULL);
+				values = NULL;
+				asof_set_inner(s, scan, NULL, NULL);
 			}
 		}
-		if (match == NULL && s->jointype != JOIN_LEFT)
+		if (values == NULL && s->jointype != JOIN_LEFT)
 			continue;			/* inner join: no version, no row */
 		return scan;
 	}
@@ -813,6 +1609,11 @@ asof_end(CustomScanState *node)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
+	if (s->outer_sort != NULL)
+	{
+		tuplesort_end(s->outer_sort);
+		s->outer_sort = NULL;
+	}
 	ExecEndNode(s->outer_ps);
 	ExecEndNode(s->inner_ps);
 }
@@ -820,34 +1621,48 @@ asof_end(CustomScanState *node)
 /*
  * asof_rescan
  *		ReScanCustomScan: start over; the children restart too, now or (if
- *		parameters they depend on changed) at their next call.
+ *		parameters they depend on changed) at their next call.  Like a Hash
+ *		Join, the lookup strategy keeps its loaded versions when the inner
+ *		child's parameters did not change (the planner gives it none).
  */
 static void
 asof_rescan(CustomScanState *node)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
-	ListCell   *lc;
+	bool		keep;
 
 	ExecScanReScan(&node->ss);
 	asof_forget(s);
-	if (s->hashed)
+	if (s->outer_sort != NULL)
 	{
-		ResetTupleHashTable(s->hashtable);
-		MemoryContextReset(s->hashcxt);
+		tuplesort_end(s->outer_sort);
+		s->outer_sort = NULL;
 	}
-	wj_state_reset(&s->stats, true);
-	s->next = NULL;
-	s->inner_done = false;
-
-	foreach(lc, node->custom_ps)
+	if (node->ss.ps.chgParam != NULL)
 	{
-		PlanState  *child = (PlanState *) lfirst(lc);
-
-		if (node->ss.ps.chgParam != NULL)
-			UpdateChangedParamSet(child, node->ss.ps.chgParam);
-		if (child->chgParam == NULL)
-			ExecReScan(child);
+		UpdateChangedParamSet(s->outer_ps, node->ss.ps.chgParam);
+		UpdateChangedParamSet(s->inner_ps, node->ss.ps.chgParam);
 	}
+
+	s->batch_n = 0;
+	s->batch_pos = 0;
+	s->outer_done = false;
+	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
+			!s->fallback && s->inner_ps->chgParam == NULL);
+	if (!keep)
+	{
+		if (s->hashed)
+			asof_lookup_discard(s);
+		wj_state_reset(&s->stats, true);
+		s->next = NULL;
+		s->inner_done = false;
+		s->loaded = false;
+		s->fallback = false;
+		if (s->inner_ps->chgParam == NULL)
+			ExecReScan(s->inner_ps);
+	}
+	if (s->outer_ps->chgParam == NULL)
+		ExecReScan(s->outer_ps);
 }
 
 /* Deparse an expression list (implicitly ANDed) of the plan for EXPLAIN */
@@ -902,10 +1717,29 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (show_tol != NIL)
 		ExplainPropertyText("Tolerance", asof_deparse(show_tol, context), es);
 	if (list_length(show_keys) > 0)
+	{
+		int			strategy = list_nth_int(meta, ASOF_META_STRATEGY);
+
 		ExplainPropertyText("Strategy",
-							list_nth_int(meta, ASOF_META_HASHED) ?
+							strategy == ASOF_STRATEGY_LOOKUP ?
+							"versions hashed by keys, outer rows looked up" :
+							strategy == ASOF_STRATEGY_SWEEP ?
 							"hashed keys, inputs in time order" :
 							"inputs sorted by keys and time", es);
+		if (es->analyze && strategy == ASOF_STRATEGY_LOOKUP)
+		{
+			if (s->fell_back)
+			{
+				char	   *msg;
+
+				msg = psprintf("versions exceeded %zu kB: outer rows sorted by time",
+							   s->mem_limit / 1024);
+				ExplainPropertyText("Fallback", msg, es);
+			}
+			else
+				ExplainPropertyText("Fallback", "none", es);
+		}
+	}
 	ExplainPropertyText("Direction",
 						forward ? "forward (earliest version at or after)" :
 						"backward (latest version at or before)", es);

@@ -31,11 +31,18 @@
  * is cheaper than a sort).  The outer side is the outer relation's own
  * cheapest path, sorted by (keys, outer time) through pathkeys, so an
  * already sorted path or PostgreSQL's Sort node provides the order.  The
- * executor (asof_exec.c) then merges the two sorted streams.
+ * executor (asof_exec.c) then merges the two sorted streams.  With
+ * hashable keys the order is by time alone (the sweep strategy), and a
+ * second path, the lookup strategy, takes the outer relation's cheapest
+ * path unsorted and looks each row up among the versions held in memory;
+ * it is offered only when the versions are expected to fit in the memory
+ * a Hash Join may use (the executor falls back to the sweep if they do
+ * not), and its output has no useful order.
  *
  * Anything we do not recognise exactly adds no path: PostgreSQL's plan is
- * kept.  The path competes on cost: both inputs in full plus one merge
- * pass, against PostgreSQL's per-row lookups.
+ * kept.  The paths compete on cost: both inputs in full plus one merge
+ * pass or one lookup per outer row, against PostgreSQL's per-row index
+ * lookups.
  *
  * When the path is chosen, PlanCustomPath makes the rewritten subquery the
  * relation's subroot, so that set_plan_references and SS_finalize_plan
@@ -49,9 +56,12 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/nbtree.h"
 #include "access/stratnum.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
@@ -105,6 +115,7 @@ typedef struct AsOfPath
 {
 	CustomPath	cpath;
 	JoinType	jointype;
+	int			strategy;		/* ASOF_STRATEGY_* */
 	Index		inner_relid;	/* range table index of the subquery */
 	AsOfSpec   *spec;
 	PlannerInfo *subroot;		/* the rewritten subquery, planned */
@@ -115,6 +126,12 @@ typedef struct AsOfPath
 static Plan *asof_plan_path(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
 							List *clauses, List *custom_plans);
+static double asof_lookup_bytes(Path *inner_path);
+static Path *asof_make_path(PlannerInfo *root, RelOptInfo *joinrel,
+							RelOptInfo *innerrel, JoinType jointype,
+							JoinPathExtraData *extra, AsOfSpec *spec,
+							PlannerInfo *subroot, Path *inner_path,
+							Path *outer_path, List *quals, int strategy);
 
 /* Say at DEBUG2 why a join was not taken, for whoever wonders */
 #define ASOF_NO() \
@@ -699,14 +716,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	Path	   *inner_path;
 	List	   *save_plan_params;
 	ListCell   *lc;
-	AsOfPath   *apath;
 	List	   *quals = NIL;
-	QualCost	qual_cost;
-	QualCost	outer_expr_cost;
-	double		outer_rows;
-	double		inner_rows;
-	Cost		cmp_cost;
-	Cost		run_cost;
 
 	if (!wj_enable_asof_join)
 		ASOF_NO_PATH();
@@ -842,6 +852,79 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	foreach(lc, innerrel->baserestrictinfo)
 		quals = lappend(quals, ((RestrictInfo *) lfirst(lc))->clause);
 
+	add_path(joinrel,
+			 asof_make_path(root, joinrel, innerrel, jointype, extra, spec,
+							subroot, inner_path, outer_path, quals,
+							spec->hashed ? ASOF_STRATEGY_SWEEP :
+							ASOF_STRATEGY_MERGE));
+
+	/*
+	 * With hashable keys, also the lookup strategy: the outer relation's
+	 * cheapest path as it is, no sort.  It holds every version, so offer it
+	 * only when they are expected to fit in the memory a Hash Join may use
+	 * (the executor falls back to the sweep at run time if they do not).
+	 */
+	if (spec->hashed &&
+		asof_lookup_bytes(inner_path) <=
+		(double) get_hash_memory_limit())
+		add_path(joinrel,
+				 asof_make_path(root, joinrel, innerrel, jointype, extra,
+								spec, subroot, inner_path, cheapest, quals,
+								ASOF_STRATEGY_LOOKUP));
+}
+
+/*
+ * asof_lookup_bytes
+ *		Estimated memory of the lookup strategy's table (asof_exec.c): per
+ *		version its Datums and nulls, its by-reference data, its time and
+ *		address in the per-key array (grown by doubling, so half empty at
+ *		worst), and a little for the search fences and the allocator.
+ */
+static double
+asof_lookup_bytes(Path *inner_path)
+{
+	int			ncols = list_length(inner_path->pathtarget->exprs);
+	double		per_version;
+
+	per_version = MAXALIGN(ncols * (sizeof(Datum) + sizeof(bool))) +
+		MAXALIGN(inner_path->pathtarget->width) +
+		2 * 2 * sizeof(Datum) +	/* time and address, doubling arrays */
+		sizeof(Datum);			/* fences, allocator slack */
+	return inner_path->rows * per_version;
+}
+
+/*
+ * asof_make_path
+ *		An AsOfJoin path of the given strategy over the given inputs.
+ *
+ * Cost: both inputs in full, plus per outer row the outer expressions,
+ * finding the version (key and time comparisons for the merge; a hash, a
+ * probe and the same for the sweep; a hash, a probe and a binary search
+ * for the lookup), the quals and forming the result; per inner row the
+ * comparisons (or hash), the SubqueryScan and keeping a copy of the
+ * version.  The lookup strategy returns no row before it has read every
+ * version, so that is part of its startup cost.
+ */
+static Path *
+asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
+			   JoinType jointype, JoinPathExtraData *extra, AsOfSpec *spec,
+			   PlannerInfo *subroot, Path *inner_path, Path *outer_path,
+			   List *quals, int strategy)
+{
+	AsOfPath   *apath;
+	QualCost	qual_cost;
+	QualCost	outer_expr_cost;
+	List	   *outer_exprs = NIL;
+	ListCell   *lc;
+	double		outer_rows = outer_path->rows;
+	double		inner_rows = inner_path->rows;
+	int			nkeys = list_length(spec->keys);
+	Cost		outer_cmp;
+	Cost		inner_cmp;
+	Cost		inner_run;
+	Cost		outer_run;
+	Cost		startup;
+
 	apath = palloc0(sizeof(AsOfPath));
 	apath->cpath.path.type = T_CustomPath;
 	apath->cpath.path.pathtype = T_CustomScan;
@@ -852,13 +935,15 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	apath->cpath.path.parallel_safe = false;
 	apath->cpath.path.parallel_workers = 0;
 	apath->cpath.path.rows = joinrel->rows;
-	apath->cpath.path.pathkeys = build_join_pathkeys(root, joinrel, jointype,
-													 outer_path->pathkeys);
+	/* the lookup's run-time fallback sorts the outer rows: no order */
+	apath->cpath.path.pathkeys = (strategy == ASOF_STRATEGY_LOOKUP) ? NIL :
+		build_join_pathkeys(root, joinrel, jointype, outer_path->pathkeys);
 	apath->cpath.flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	apath->cpath.custom_paths = list_make1(outer_path);
 	apath->cpath.custom_private = NIL;
 	apath->cpath.methods = &asof_path_methods;
 	apath->jointype = jointype;
+	apath->strategy = strategy;
 	apath->inner_relid = innerrel->relid;
 	apath->spec = spec;
 	apath->subroot = subroot;
@@ -866,39 +951,39 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	apath->restrictlist = list_concat(list_copy(extra->restrictlist),
 									  innerrel->baserestrictinfo);
 
-	/*
-	 * Cost: both inputs in full, plus per outer row the outer expressions,
-	 * the key and time comparisons, the quals and forming the result; per
-	 * inner row the comparisons, the SubqueryScan and keeping a copy of the
-	 * candidate version.
-	 */
-	outer_rows = outer_path->rows;
-	inner_rows = inner_path->rows;
 	cost_qual_eval(&qual_cost, quals, root);
-	{
-		List	   *outer_exprs = NIL;
+	foreach(lc, spec->keys)
+		outer_exprs = lappend(outer_exprs, ((AsOfCond *) lfirst(lc))->outer);
+	outer_exprs = lappend(outer_exprs, spec->time->outer);
+	cost_qual_eval(&outer_expr_cost, outer_exprs, root);
 
-		foreach(lc, spec->keys)
-			outer_exprs = lappend(outer_exprs, ((AsOfCond *) lfirst(lc))->outer);
-		outer_exprs = lappend(outer_exprs, spec->time->outer);
-		cost_qual_eval(&outer_expr_cost, outer_exprs, root);
+	/* comparisons, or a hash, a probe and comparisons */
+	inner_cmp = cpu_operator_cost * (nkeys + 1);
+	outer_cmp = inner_cmp;
+	if (strategy != ASOF_STRATEGY_MERGE)
+	{
+		inner_cmp += cpu_operator_cost * nkeys;
+		outer_cmp += cpu_operator_cost * nkeys;
 	}
-	/* comparisons, or a hash and a probe */
-	cmp_cost = cpu_operator_cost * (list_length(spec->keys) + 1);
-	if (spec->hashed)
-		cmp_cost += cpu_operator_cost * list_length(spec->keys);
-	run_cost = outer_rows * (cmp_cost + outer_expr_cost.per_tuple +
-							 qual_cost.per_tuple + cpu_tuple_cost) +
-		inner_rows * (cmp_cost + 2 * cpu_tuple_cost) +
+	if (strategy == ASOF_STRATEGY_LOOKUP)
+		outer_cmp += cpu_operator_cost * ceil(log2(Max(inner_rows, 2.0)));
+
+	inner_run = inner_rows * (inner_cmp + 2 * cpu_tuple_cost);
+	outer_run = outer_rows * (outer_cmp + outer_expr_cost.per_tuple +
+							  qual_cost.per_tuple + cpu_tuple_cost) +
 		joinrel->rows * joinrel->reltarget->cost.per_tuple;
-	apath->cpath.path.startup_cost = outer_path->startup_cost +
-		inner_path->startup_cost + qual_cost.startup +
-		outer_expr_cost.startup + joinrel->reltarget->cost.startup;
+	startup = outer_path->startup_cost + inner_path->startup_cost +
+		qual_cost.startup + outer_expr_cost.startup +
+		joinrel->reltarget->cost.startup;
+	if (strategy == ASOF_STRATEGY_LOOKUP)
+		startup += inner_path->total_cost - inner_path->startup_cost +
+			inner_run;
+	apath->cpath.path.startup_cost = startup;
 	apath->cpath.path.total_cost = outer_path->total_cost +
 		inner_path->total_cost + qual_cost.startup +
-		outer_expr_cost.startup + joinrel->reltarget->cost.startup + run_cost;
-
-	add_path(joinrel, (Path *) apath);
+		outer_expr_cost.startup + joinrel->reltarget->cost.startup +
+		inner_run + outer_run;
+	return (Path *) apath;
 }
 
 /*
@@ -1145,7 +1230,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 						  list_length(outer_plan->targetlist),
 						  list_length(spec->keys));
 	meta = lappend_int(meta, list_length(spec->tolerances));
-	meta = lappend_int(meta, spec->hashed ? 1 : 0);
+	meta = lappend_int(meta, apath->strategy);
 	meta = list_concat(meta, tol_strict);
 
 	cscan->scan.plan.targetlist = tlist;

@@ -1,0 +1,468 @@
+--
+-- AsOfJoin strategies with hashable keys: the lookup strategy (versions
+-- loaded into a hash table of per-key arrays, each outer row answered by
+-- binary search in its scan order), the sweep (both inputs sorted by time),
+-- and the lookup's run-time fallback to the sweep when the versions exceed
+-- work_mem * hash_mem_multiplier.  Every query runs with the node on and
+-- off and must give the same rows.
+--
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+CREATE SCHEMA asof_lookup;
+SET search_path = asof_lookup, public;
+-- the node must win on these small tables so that it can be compared
+SET enable_nestloop = off;
+SET hash_mem_multiplier = 1;
+SET work_mem = '4MB';
+
+-- Versions: 40 keys, 3000 versions (no two of a key at the same time:
+-- PostgreSQL's LIMIT 1 would pick any of them), NULL keys and times, and
+-- NULL payloads
+CREATE TABLE vers (k text, k2 int, t timestamp, v int, note text);
+INSERT INTO vers
+SELECT 'k' || (g % 40), g % 3,
+       timestamp '2024-01-01' + (g / 3) * interval '1 minute',
+       g, CASE WHEN g % 7 = 0 THEN NULL ELSE 'n' || (g % 5) END
+FROM generate_series(1, 3000) g;
+INSERT INTO vers VALUES
+  (NULL, 0, '2024-01-01 05:00', -1, 'null key'),
+  ('k1', 1, NULL, -2, 'null time');
+CREATE INDEX ON vers (k, t);
+-- Ties on (key, time), for the node's documented rule
+CREATE TABLE vers_tied AS SELECT * FROM vers;
+INSERT INTO vers_tied VALUES
+  ('k1', 1, '2024-01-01 05:00', -3, 'tie a'),
+  ('k1', 1, '2024-01-01 05:00', -4, 'tie b'),
+  ('k1', 1, '2024-01-01 05:00', -4, NULL);
+-- Outer rows: 600, in no particular order of time, with keys that have
+-- no version, times before the first version, NULL keys and times
+CREATE TABLE obs (id int, k text, k2 int, t timestamp, amount int);
+INSERT INTO obs
+SELECT g, CASE WHEN g % 50 = 0 THEN NULL ELSE 'k' || (g * 7 % 45) END,
+       g % 3,
+       CASE WHEN g % 61 = 0 THEN NULL
+            ELSE timestamp '2023-12-31 23:00' + ((g * 7919) % 1100) * interval '1 minute' END,
+       g % 13
+FROM generate_series(1, 600) g;
+INSERT INTO obs VALUES (1001, 'k1', 1, '2024-01-01 05:00', 1),
+                       (1002, 'k1', 1, '2024-01-01 04:59:59', 2),
+                       (1003, 'k1', 1, '2024-01-01 05:00:01', 3);
+ANALYZE vers;
+ANALYZE vers_tied;
+ANALYZE obs;
+
+-- Runs q with the node on and off: row count, same rows (as multisets),
+-- the node's strategy with the GUC on (none when it is not used)
+CREATE FUNCTION lk_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  strategy text := 'node not used';
+  used_off bool := false;
+  n_on bigint;
+  n_off bigint;
+  d1 bigint;
+  d2 bigint;
+  line text;
+BEGIN
+  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line LIKE '%Strategy:%' THEN
+      strategy := btrim(line);
+    ELSIF line LIKE '%AsOfJoin%' AND strategy = 'node not used' THEN
+      strategy := 'node used';
+    END IF;
+  END LOOP;
+  EXECUTE 'CREATE TEMP TABLE lk_on AS ' || q;
+  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    used_off := used_off OR line LIKE '%AsOfJoin%';
+  END LOOP;
+  EXECUTE 'CREATE TEMP TABLE lk_off AS ' || q;
+  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
+  SELECT count(*) INTO n_on FROM lk_on;
+  SELECT count(*) INTO n_off FROM lk_off;
+  SELECT count(*) INTO d1 FROM (SELECT * FROM lk_on EXCEPT ALL SELECT * FROM lk_off) x;
+  SELECT count(*) INTO d2 FROM (SELECT * FROM lk_off EXCEPT ALL SELECT * FROM lk_on) x;
+  DROP TABLE lk_on, lk_off;
+  RETURN n_on || ' rows, '
+    || CASE WHEN n_on = n_off AND d1 = 0 AND d2 = 0 THEN 'same as node off'
+            ELSE 'DIFFERENT from node off (' || n_off || ' rows, ' || d1 || '/' || d2 || ' differ)' END
+    || ', ' || strategy
+    || CASE WHEN used_off THEN ', BUT USED WITH THE GUC OFF' ELSE '' END;
+END $$;
+
+-- EXPLAIN ANALYZE without the lines whose numbers depend on the machine
+CREATE FUNCTION lk_explain_analyze(q text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line NOT LIKE '%Sort Method%' AND line NOT LIKE '%Memory Usage%'
+       AND line NOT LIKE '%Peak State Bytes%' THEN
+      RETURN NEXT line;
+    END IF;
+  END LOOP;
+END $$;
+
+-- The matrix: every direction and strictness, tolerances, a LEFT join's
+-- filter, LEFT and INNER, two keys, a generic (numeric) and an int32
+-- (date) time, against q's template
+CREATE FUNCTION lk_matrix() RETURNS TABLE (variant text, result text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  d record;
+BEGIN
+  FOR d IN
+    SELECT * FROM (VALUES
+      ('<=', '', 'DESC', 'true'),
+      ('<', '', 'DESC', 'true'),
+      ('>=', '', 'ASC', 'true'),
+      ('>', '', 'ASC', 'true'),
+      ('<=', $x$AND r.t >= o.t - interval '20 minutes'$x$, 'DESC', 'true'),
+      ('<', $x$AND r.t > o.t - interval '20 minutes'$x$, 'DESC', 'true'),
+      ('>=', $x$AND r.t < o.t + interval '20 minutes'$x$, 'ASC', 'true'),
+      ('>', $x$AND r.t <= o.t + interval '20 minutes'$x$, 'ASC', 'true'),
+      ('<=', '', 'DESC', 'r.v % 2 = 0'),
+      ('>=', '', 'ASC', 'o.amount > 5')) v(op, extra, dir, joinqual)
+  LOOP
+    variant := d.op || ' ' || d.dir
+      || CASE WHEN d.extra <> '' THEN ' tolerance' ELSE '' END
+      || CASE WHEN d.joinqual <> 'true' THEN ' ON ' || d.joinqual ELSE '' END;
+    result := 'left:  ' || lk_check(format($q$
+SELECT o.id, r.v, r.note, r.t
+FROM obs o
+LEFT JOIN LATERAL (
+  SELECT v, note, t FROM vers r
+  WHERE r.k = o.k AND r.t %s o.t %s
+  ORDER BY r.t %s LIMIT 1) r ON %s
+$q$, d.op, d.extra, d.dir, d.joinqual));
+    RETURN NEXT;
+    IF d.joinqual = 'true' THEN
+      result := 'inner: ' || lk_check(format($q$
+SELECT o.id, r.v, r.note
+FROM obs o
+JOIN LATERAL (
+  SELECT v, note FROM vers r
+  WHERE r.k = o.k AND r.t %s o.t %s
+  ORDER BY r.t %s LIMIT 1) r ON true
+$q$, d.op, d.extra, d.dir));
+      RETURN NEXT;
+    END IF;
+  END LOOP;
+  FOR d IN
+    SELECT * FROM (VALUES ('<=', 'DESC'), ('<', 'DESC'), ('>=', 'ASC'), ('>', 'ASC')) v(op, dir)
+  LOOP
+    variant := d.op || ' ' || d.dir || ' two keys';
+    result := 'left:  ' || lk_check(format($q$
+SELECT o.id, r.v, r.note
+FROM obs o
+LEFT JOIN LATERAL (
+  SELECT v, note FROM vers r
+  WHERE r.k = o.k AND r.k2 = o.k2 AND r.t %s o.t
+  ORDER BY r.t %s LIMIT 1) r ON true
+$q$, d.op, d.dir));
+    RETURN NEXT;
+    variant := d.op || ' ' || d.dir || ' numeric time';
+    result := 'left:  ' || lk_check(format($q$
+SELECT o.id, r.v, r.note
+FROM obs o
+LEFT JOIN LATERAL (
+  SELECT v, note FROM vers r
+  WHERE r.k = o.k AND extract(epoch FROM r.t) %s extract(epoch FROM o.t)
+  ORDER BY extract(epoch FROM r.t) %s LIMIT 1) r ON true
+$q$, d.op, d.dir));
+    RETURN NEXT;
+    variant := d.op || ' ' || d.dir || ' date time';
+    result := 'left:  ' || lk_check(format($q$
+SELECT o.id, r.v, r.note
+FROM obs o
+LEFT JOIN LATERAL (
+  SELECT v, note FROM vers r
+  WHERE r.k = o.k AND (r.t + r.v * interval '1 day')::date %s o.t::date
+  ORDER BY (r.t + r.v * interval '1 day')::date %s LIMIT 1) r ON true
+$q$, d.op, d.dir));
+    RETURN NEXT;
+  END LOOP;
+END $$;
+
+-- Ties: the version whose output row sorts last wins, whatever the
+-- strategy (order 1001 at 05:00 gets v = -3 as -3 > -4; looking forward,
+-- the NULL note sorts last)
+CREATE FUNCTION lk_ties() RETURNS TABLE (strategy text, o_id int, r_v int, r_note text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXPLAIN (COSTS OFF)
+    SELECT o.id, r.v, r.note FROM obs o
+    LEFT JOIN LATERAL (
+      SELECT r.v, r.note FROM vers_tied r
+      WHERE r.k = o.k AND r.k2 = o.k2 AND r.t <= o.t
+      ORDER BY r.t DESC LIMIT 1) r ON true
+  LOOP
+    IF line LIKE '%Strategy:%' THEN
+      strategy := btrim(line);
+    END IF;
+  END LOOP;
+  RETURN QUERY
+    SELECT 'backward ' || strategy, o.id, r.v, r.note FROM obs o
+    LEFT JOIN LATERAL (
+      SELECT r.v, r.note FROM vers_tied r
+      WHERE r.k = o.k AND r.k2 = o.k2 AND r.t <= o.t
+      ORDER BY r.t DESC LIMIT 1) r ON true
+    WHERE o.id > 1000
+    UNION ALL
+    SELECT 'forward ' || strategy, o.id, r.v, r.note FROM obs o
+    LEFT JOIN LATERAL (
+      SELECT r.v, r.note FROM vers_tied r
+      WHERE r.k = o.k AND r.k2 = o.k2 AND r.t >= o.t
+      ORDER BY r.t LIMIT 1) r ON true
+    WHERE o.id > 1000
+    ORDER BY 1, 2;
+END $$;
+
+--
+-- 1. The lookup strategy: the outer rows are not sorted
+--
+EXPLAIN (COSTS OFF)
+SELECT o.id, r.v
+FROM obs o
+JOIN LATERAL (
+  SELECT v FROM vers r
+  WHERE r.k = o.k AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) r ON true;
+SELECT * FROM lk_explain_analyze($q$
+SELECT o.id, r.v
+FROM obs o
+LEFT JOIN LATERAL (
+  SELECT v FROM vers r
+  WHERE r.k = o.k AND r.t >= o.t
+  ORDER BY r.t LIMIT 1) r ON true
+$q$);
+SELECT * FROM lk_matrix();
+SELECT * FROM lk_ties();
+-- zero keys are not hashed: the merge strategy (the versions of one key,
+-- so that no two have the same time)
+SELECT lk_check($q$
+SELECT o.id, r.v
+FROM obs o
+LEFT JOIN LATERAL (
+  SELECT v FROM vers r WHERE r.t <= o.t AND r.k = 'k5'
+  ORDER BY r.t DESC LIMIT 1) r ON true
+$q$) AS zero_keys;
+
+-- A cursor reads the rows in several fetches, across batches
+BEGIN;
+DECLARE c CURSOR FOR
+SELECT o.id, r.v, r.t
+FROM obs o
+JOIN LATERAL (
+  SELECT v, t FROM vers r
+  WHERE r.k = o.k AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) r ON true;
+FETCH 3 FROM c;
+MOVE FORWARD 200 FROM c;
+FETCH 2 FROM c;
+MOVE FORWARD ALL FROM c;
+FETCH 1 FROM c;
+CLOSE c;
+COMMIT;
+SELECT count(*), sum(r.v), min(o.id), max(o.id)
+FROM obs o
+JOIN LATERAL (
+  SELECT v, t FROM vers r
+  WHERE r.k = o.k AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) r ON true;
+
+-- Rescans: inside a correlated subquery the versions are loaded once
+EXPLAIN (COSTS OFF)
+SELECT c.k,
+       (SELECT sum(r.v)
+        FROM obs o
+        JOIN LATERAL (
+          SELECT v FROM vers r
+          WHERE r.k = o.k AND r.t <= o.t
+          ORDER BY r.t DESC LIMIT 1) r ON true
+        WHERE o.k = c.k) AS total
+FROM (VALUES ('k1'), ('k2'), ('k44'), ('none')) c(k);
+SELECT lk_check($q$
+SELECT c.k,
+       (SELECT sum(r.v) || '/' || count(r.v)
+        FROM obs o
+        LEFT JOIN LATERAL (
+          SELECT v FROM vers r
+          WHERE r.k = o.k AND r.t >= o.t
+          ORDER BY r.t LIMIT 1) r ON true
+        WHERE o.k = c.k AND o.amount >= c.a) AS total
+FROM (VALUES ('k1', 0), ('k2', 5), ('k44', 0), ('k3', 12), ('none', 0)) c(k, a)
+$q$) AS correlated;
+-- with the lookup strategy the versions are loaded once (their Sort runs
+-- once), the outer rows are read again per rescan
+SELECT * FROM lk_explain_analyze($q$
+SELECT c.a,
+       (SELECT count(r.v)
+        FROM obs o
+        JOIN LATERAL (
+          SELECT v FROM vers r
+          WHERE r.k = o.k AND r.t <= o.t
+          ORDER BY r.t DESC LIMIT 1) r ON true
+        WHERE o.id <> c.a) AS n
+FROM (VALUES (1), (2), (3)) c(a)
+$q$);
+SELECT lk_check($q$
+SELECT c.a,
+       (SELECT sum(r.v) || '/' || count(*)
+        FROM obs o
+        LEFT JOIN LATERAL (
+          SELECT v FROM vers r
+          WHERE r.k = o.k AND r.t <= o.t
+          ORDER BY r.t DESC LIMIT 1) r ON true
+        WHERE o.id % 100 <> c.a) AS n
+FROM (VALUES (1), (2), (3), (12), (13)) c(a)
+$q$) AS correlated_lookup;
+
+-- A few outer rows against an index: PostgreSQL keeps its nested loop
+RESET enable_nestloop;
+CREATE TABLE few AS SELECT * FROM obs WHERE id <= 5;
+ANALYZE few;
+SELECT lk_check($q$
+SELECT o.id, r.v
+FROM few o
+JOIN LATERAL (
+  SELECT v FROM vers r
+  WHERE r.k = o.k AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) r ON true
+$q$) AS few_outer_rows;
+SET enable_nestloop = off;
+
+--
+-- 2. When the versions are not expected to fit in work_mem (64kB here),
+-- the lookup strategy is not offered: the sweep sorts both inputs by time
+--
+SET work_mem = '64kB';
+EXPLAIN (COSTS OFF)
+SELECT o.id, r.v
+FROM obs o
+JOIN LATERAL (
+  SELECT v FROM vers r
+  WHERE r.k = o.k AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) r ON true;
+SELECT * FROM lk_matrix();
+SELECT * FROM lk_ties();
+SELECT lk_check($q$
+SELECT c.k,
+       (SELECT sum(r.v) || '/' || count(r.v)
+        FROM obs o
+        LEFT JOIN LATERAL (
+          SELECT v FROM vers r
+          WHERE r.k = o.k AND r.t >= o.t
+          ORDER BY r.t LIMIT 1) r ON true
+        WHERE o.k = c.k AND o.amount >= c.a) AS total
+FROM (VALUES ('k1', 0), ('k2', 5), ('k44', 0), ('k3', 12), ('none', 0)) c(k, a)
+$q$) AS correlated;
+
+--
+-- 3. The run-time fallback: the planner expects 1% of the versions to
+-- pass "f1 = 0 AND f2 = 0" (it multiplies the two selectivities), 10% do.
+-- The lookup is planned, the versions exceed 64kB, and the node forgets
+-- them, sorts the outer rows by time and sweeps instead.
+--
+CREATE TABLE vers_f AS
+SELECT 'k' || (g % 40) AS k, g % 3 AS k2,
+       timestamp '2024-01-01' + (g / 30) * interval '1 minute' AS t,
+       g AS v, repeat('x', 20) || (g % 5) AS note,
+       (g / 40) % 10 AS f1, (g / 40) % 10 AS f2
+FROM generate_series(1, 30000) g;
+CREATE INDEX ON vers_f (k, t);
+ANALYZE vers_f;
+CREATE FUNCTION lk_fallback_matrix() RETURNS TABLE (variant text, result text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  d record;
+BEGIN
+  FOR d IN
+    SELECT * FROM (VALUES
+      ('<=', '', 'DESC'),
+      ('<', '', 'DESC'),
+      ('>=', '', 'ASC'),
+      ('>', '', 'ASC'),
+      ('<=', $x$AND r.t >= o.t - interval '20 minutes'$x$, 'DESC'),
+      ('>=', $x$AND r.t < o.t + interval '20 minutes'$x$, 'ASC')) v(op, extra, dir)
+  LOOP
+    variant := d.op || ' ' || d.dir
+      || CASE WHEN d.extra <> '' THEN ' tolerance' ELSE '' END;
+    result := 'left:  ' || lk_check(format($q$
+SELECT o.id, r.v, r.note
+FROM obs o
+LEFT JOIN LATERAL (
+  SELECT v, note FROM vers_f r
+  WHERE r.k = o.k AND r.t %s o.t %s AND r.f1 = 0 AND r.f2 = 0
+  ORDER BY r.t %s LIMIT 1) r ON true
+$q$, d.op, d.extra, d.dir));
+    RETURN NEXT;
+    result := 'inner: ' || lk_check(format($q$
+SELECT o.id, r.v, r.note
+FROM obs o
+JOIN LATERAL (
+  SELECT v, note FROM vers_f r
+  WHERE r.k = o.k AND r.t %s o.t %s AND r.f1 = 0 AND r.f2 = 0
+  ORDER BY r.t %s LIMIT 1) r ON true
+$q$, d.op, d.extra, d.dir));
+    RETURN NEXT;
+  END LOOP;
+END $$;
+-- (how many versions the first load read depends on the memory
+-- allocator: only the plan's shape and the fallback are shown)
+SELECT * FROM lk_explain_analyze($q$
+SELECT o.id, r.v
+FROM obs o
+JOIN LATERAL (
+  SELECT v FROM vers_f r
+  WHERE r.k = o.k AND r.t <= o.t AND r.f1 = 0 AND r.f2 = 0
+  ORDER BY r.t DESC LIMIT 1) r ON true
+$q$) AS line WHERE line !~ 'actual rows=\d+ loops=2|Rows Removed|Peak State';
+SELECT * FROM lk_fallback_matrix();
+-- the same versions fit in 4MB: no fallback
+SET work_mem = '4MB';
+SELECT * FROM lk_explain_analyze($q$
+SELECT o.id, r.v
+FROM obs o
+JOIN LATERAL (
+  SELECT v FROM vers_f r
+  WHERE r.k = o.k AND r.t <= o.t AND r.f1 = 0 AND r.f2 = 0
+  ORDER BY r.t DESC LIMIT 1) r ON true
+$q$);
+SET work_mem = '64kB';
+-- rescans after a fallback load the versions again (and fall back again)
+SELECT lk_check($q$
+SELECT c.k,
+       (SELECT sum(r.v) || '/' || count(r.v)
+        FROM obs o
+        LEFT JOIN LATERAL (
+          SELECT v FROM vers_f r
+          WHERE r.k = o.k AND r.t <= o.t AND r.f1 = 0 AND r.f2 = 0
+          ORDER BY r.t DESC LIMIT 1) r ON true
+        WHERE o.k = c.k AND o.amount >= c.a) AS total
+FROM (VALUES ('k1', 0), ('k2', 5), ('k44', 0), ('k3', 12), ('none', 0)) c(k, a)
+$q$) AS correlated;
+-- a cursor over the fallback
+BEGIN;
+DECLARE c CURSOR FOR
+SELECT o.id, r.v
+FROM obs o
+JOIN LATERAL (
+  SELECT v FROM vers_f r
+  WHERE r.k = o.k AND r.t <= o.t AND r.f1 = 0 AND r.f2 = 0
+  ORDER BY r.t DESC LIMIT 1) r ON true
+ORDER BY o.id;
+FETCH 3 FROM c;
+MOVE FORWARD 100 FROM c;
+FETCH 2 FROM c;
+CLOSE c;
+COMMIT;
+
+RESET work_mem;
+RESET hash_mem_multiplier;
+RESET enable_nestloop;
+RESET search_path;
+DROP SCHEMA asof_lookup CASCADE;
