@@ -75,8 +75,9 @@ CASES = [
      "FROM (SELECT k, session(t, interval '5 minutes') "
      "OVER (PARTITION BY k ORDER BY t) AS w FROM a) s GROUP BY 1, 2, 3) x",
      "GroupAggregate"),
-    ("tumble() SRF", "",
-     "SELECT count(*) FROM a, tumble(t, interval '1 minute')", None),
+    ("tumble() SRF (10 per row)", "",
+     "SELECT count(*) FROM a, generate_series(1, 10) g, "
+     "tumble(t + g * interval '1 second', interval '1 minute')", None),
     ("hop() SRF (86400 windows/row)", "",
      "SELECT count(*) FROM a, hop(t, interval '1 second', interval '1 day')",
      None),
