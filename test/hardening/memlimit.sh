@@ -10,9 +10,10 @@
 # hold lasts much more than ten minutes at 10M rows on a quiet machine).
 #
 # Usage: test/hardening/memlimit.sh [--rows N] [--group joins|windows|all]
-#                                   [--quick] [--only SUBSTR]
+#                                   [--quick] [--only SUBSTR] [--jit]
 #   --rows    rows per table (default 10,000,000)
 #   --quick   1,000,000 rows
+#   --jit     leave jit on (default off: LLVM's memory hides the nodes')
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../scripts/common.sh"
@@ -21,13 +22,15 @@ cd "$WJ_ROOT"
 rows=10000000
 groups="joins windows"
 only=
+jit=
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--rows) rows=$2; shift 2 ;;
 		--group) groups=$2; [ "$groups" = all ] && groups="joins windows"; shift 2 ;;
 		--quick) rows=1000000; shift ;;
 		--only) only=$2; shift 2 ;;
-		*) echo "usage: $0 [--rows N] [--group joins|windows|all] [--quick] [--only SUBSTR]" >&2; exit 2 ;;
+		--jit) jit=--jit; shift ;;
+		*) echo "usage: $0 [--rows N] [--group joins|windows|all] [--quick] [--only SUBSTR] [--jit]" >&2; exit 2 ;;
 	esac
 done
 
@@ -53,7 +56,7 @@ t0=\$(date +%s)
 psql -X -q -v ON_ERROR_STOP=1 -v rows=$rows -v keys=100000 -v with_b=$with_b -f cases.sql > /dev/null
 echo "== $group: $rows rows per table, 100,000 keys, data created in \$(( \$(date +%s) - t0 ))s;" \\
 	"\$(psql -X -A -t -c "SELECT 'shared_buffers=' || current_setting('shared_buffers')")"
-/usr/bin/python3 memlimit.py --group $group ${only:+--only "$only"}
+/usr/bin/python3 memlimit.py --group $group $jit ${only:+--only "$only"}
 RUN
 	chmod 755 "$work/run-$group.sh"
 	(
