@@ -119,7 +119,7 @@ MEMLIMIT_CASES = [
      "WindowExpand"),
     ("windows", "session() per key", "",
      SESSION_PER_KEY, "WindowAgg"),
-    ("windows", "session() one 10M-row session", "", SESSION_ONE, "WindowAgg"),
+    ("windows", "session() one session over the whole table", "", SESSION_ONE, "WindowAgg"),
     ("windows", "session streaming aggregate", "",
      "SELECT count(*) FROM (SELECT k, (w).window_start, (w).window_end, count(*) "
      "FROM (SELECT k, session(t, interval '5 minutes') "
