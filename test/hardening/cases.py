@@ -1,0 +1,159 @@
+"""The queries of test/hardening/cancel.sh and memlimit.sh, one per node and
+phase.  Each case: a name, settings to apply first, the query (wrapped in
+count(*) so that the client receives one row), and a string that must appear
+in its EXPLAIN (the node under test; None for PostgreSQL-planned shapes whose
+own loops are ours, such as the session() window function)."""
+
+FORCE_NODE = ("SET enable_hashjoin = off; SET enable_mergejoin = off; "
+              "SET enable_nestloop = off; ")
+
+ASOF = ("SELECT count(*), sum(r.v) FROM a o JOIN LATERAL "
+        "(SELECT v FROM b r WHERE r.k = o.k AND r.t <= o.t "
+        "ORDER BY r.t DESC LIMIT 1) r ON true")
+ASOF_NOKEY = ("SELECT count(*), sum(r.v) FROM a o JOIN LATERAL "
+              "(SELECT v FROM b r WHERE r.t <= o.t "
+              "ORDER BY r.t DESC LIMIT 1) r ON true")
+
+# the window function's result must be used, or the planner drops it
+SESSION_PER_KEY = ("SELECT count(*), max((w).window_end) FROM "
+                   "(SELECT session(t, interval '5 minutes') "
+                   "OVER (PARTITION BY k ORDER BY t) AS w FROM a) s")
+SESSION_ONE = ("SELECT count(*), max((w).window_end) FROM "
+               "(SELECT session(t, interval '1 hour') OVER (ORDER BY t) AS w FROM a) s")
+
+
+def wjoin(tbl_l, tbl_r, fn):
+    return ("SELECT count(*) FROM "
+            f"(SELECT * FROM {tbl_l}, {fn}) L JOIN "
+            f"(SELECT * FROM {tbl_r}, {fn}) R "
+            "ON L.k = R.k AND L.window_start = R.window_start "
+            "AND L.window_end = R.window_end")
+
+
+# Cases whose name starts with "baseline" measure PostgreSQL's own nodes
+# alone (the Sort below most of ours): reported for comparison, never failed.
+BASELINE_SORT = "SELECT count(*) FROM (SELECT * FROM b ORDER BY t, v OFFSET 0) x"
+
+CASES = [
+    # name, settings, query, plan marker
+    ("baseline: PostgreSQL Sort alone", "", BASELINE_SORT, "Sort"),
+    ("AsOfJoin hashed (sorts + sweep)", "", ASOF, "AsOfJoin"),
+    ("AsOfJoin merge, no key (sorts + merge)", "", ASOF_NOKEY, "AsOfJoin"),
+    ("AsOfJoin merge phase (presorted by index)",
+     "SET enable_sort = off; ", ASOF_NOKEY, "AsOfJoin"),
+    ("IntervalJoin", FORCE_NODE,
+     "SELECT count(*) FROM a JOIN b ON a.k = b.k AND "
+     "b.t BETWEEN a.t - interval '1 minute' AND a.t + interval '1 minute'",
+     "IntervalJoin"),
+    ("IntervalJoin fan-out (4e8 pairs)", FORCE_NODE,
+     "SELECT count(*) FROM fan_a a JOIN fan_b b ON a.k = b.k AND "
+     "b.t BETWEEN a.t - interval '1 hour' AND a.t + interval '1 hour'",
+     "IntervalJoin"),
+    ("WindowJoin TUMBLE", FORCE_NODE,
+     wjoin("a", "b", "tumble(t, interval '5 minutes')"), "WindowJoin"),
+    ("WindowJoin HOP", FORCE_NODE,
+     wjoin("a", "b", "hop(t, interval '1 minute', interval '10 minutes')"),
+     "WindowJoin"),
+    ("WindowJoin TUMBLE fan-out (4e8 pairs)", FORCE_NODE,
+     wjoin("fan_a", "fan_b", "tumble(t, interval '1 hour')"), "WindowJoin"),
+    ("WindowJoin HOP fan-out", FORCE_NODE,
+     wjoin("fan_a", "fan_b", "hop(t, interval '30 minutes', interval '1 hour')"),
+     "WindowJoin"),
+    ("WindowExpand hop panes (1 s / 1 day)", "",
+     "SELECT count(*) FROM (SELECT window_start, window_end, count(*) FROM a, "
+     "hop(t, interval '1 second', interval '1 day') GROUP BY 1, 2) x",
+     "WindowExpand"),
+    ("WindowExpand cumulate panes (1 s / 1 day)", "",
+     "SELECT count(*) FROM (SELECT window_start, window_end, count(*) FROM a, "
+     "cumulate(t, interval '1 second', interval '1 day') GROUP BY 1, 2) x",
+     "WindowExpand"),
+    ("session() window function", "",
+     SESSION_PER_KEY, "WindowAgg"),
+    ("session() one long session (scan ahead)", "", SESSION_ONE, "WindowAgg"),
+    ("session streaming aggregate", "",
+     "SELECT count(*) FROM (SELECT k, (w).window_start, (w).window_end, count(*) "
+     "FROM (SELECT k, session(t, interval '5 minutes') "
+     "OVER (PARTITION BY k ORDER BY t) AS w FROM a) s GROUP BY 1, 2, 3) x",
+     "GroupAggregate"),
+    ("tumble() SRF (10 per row)", "",
+     "SELECT count(*) FROM a, generate_series(1, 10) g, "
+     "tumble(t + g * interval '1 second', interval '1 minute')", None),
+    ("hop() SRF (86400 windows/row)", "",
+     "SELECT count(*) FROM a, hop(t, interval '1 second', interval '1 day')",
+     None),
+    ("cumulate() SRF", "",
+     "SELECT count(*) FROM a, cumulate(t, interval '1 second', interval '1 day')",
+     None),
+]
+
+# Memory limits (memlimit.sh, work_mem = 1MB, 10 million rows per table and
+# 100,000 keys): the same nodes on shapes whose output stays countable.
+# group "joins" needs a and b, group "windows" only a.
+MEMLIMIT_CASES = [
+    # group, name, settings, query, plan marker
+    ("joins", "baseline: PostgreSQL Sort alone", "", BASELINE_SORT, "Sort"),
+    ("joins", "AsOfJoin hashed", "", ASOF, "AsOfJoin"),
+    ("joins", "AsOfJoin merge, no key", "", ASOF_NOKEY, "AsOfJoin"),
+    ("joins", "IntervalJoin (band +-1 min)", FORCE_NODE,
+     "SELECT count(*) FROM a JOIN b ON a.k = b.k AND "
+     "b.t BETWEEN a.t - interval '1 minute' AND a.t + interval '1 minute'",
+     "IntervalJoin"),
+    ("joins", "IntervalJoin, no key (band +-10 ms)", FORCE_NODE,
+     "SELECT count(*) FROM a JOIN b ON "
+     "b.t BETWEEN a.t - interval '10 milliseconds' AND a.t + interval '10 milliseconds'",
+     "IntervalJoin"),
+    ("joins", "WindowJoin TUMBLE 5 min", FORCE_NODE,
+     wjoin("a", "b", "tumble(t, interval '5 minutes')"), "WindowJoin"),
+    ("joins", "WindowJoin HOP 1 min / 2 min", FORCE_NODE,
+     wjoin("a", "b", "hop(t, interval '1 minute', interval '2 minutes')"),
+     "WindowJoin"),
+    ("joins", "WindowJoin TUMBLE 2 hours (1/12 of the rows per window)", FORCE_NODE,
+     wjoin("a", "b", "tumble(t, interval '2 hours')"), "WindowJoin"),
+    ("windows", "WindowExpand hop 1 min / 1 hour", "",
+     "SELECT count(*) FROM (SELECT window_start, window_end, count(*) FROM a, "
+     "hop(t, interval '1 minute', interval '1 hour') GROUP BY 1, 2) x",
+     "WindowExpand"),
+    ("windows", "WindowExpand cumulate 10 min / 1 day", "",
+     "SELECT count(*) FROM (SELECT window_start, window_end, count(*) FROM a, "
+     "cumulate(t, interval '10 minutes', interval '1 day') GROUP BY 1, 2) x",
+     "WindowExpand"),
+    ("windows", "session() per key", "",
+     SESSION_PER_KEY, "WindowAgg"),
+    ("windows", "session() one session over the whole table", "", SESSION_ONE, "WindowAgg"),
+    ("windows", "session streaming aggregate", "",
+     "SELECT count(*) FROM (SELECT k, (w).window_start, (w).window_end, count(*) "
+     "FROM (SELECT k, session(t, interval '5 minutes') "
+     "OVER (PARTITION BY k ORDER BY t) AS w FROM a) s GROUP BY 1, 2, 3) x",
+     "GroupAggregate"),
+    ("windows", "tumble() SRF", "",
+     "SELECT count(*) FROM a, tumble(t, interval '1 minute')", None),
+    ("windows", "hop() SRF (2 windows/row)", "",
+     "SELECT count(*) FROM a, hop(t, interval '5 minutes', interval '10 minutes')",
+     None),
+    ("windows", "cumulate() SRF (2 windows/row)", "",
+     "SELECT count(*) FROM a, cumulate(t, interval '30 minutes', interval '1 hour')",
+     None),
+]
+
+# Runaway windows must stop at once with a clear error: a slide or step
+# under 1 ms is refused outright, and 1 ms with a size of 1 day (86,400,000
+# windows per row) is stopped by windowjoin.max_windows_per_row.
+# name, query, expected error substring
+RUNAWAY_CASES = [
+    ("hop() SRF, slide 1 us, size 1 day",
+     "SELECT count(*) FROM a, hop(t, interval '1 microsecond', interval '1 day')",
+     "at least 1 millisecond"),
+    ("hop() SRF, slide 1 ms, size 1 day",
+     "SELECT count(*) FROM a, hop(t, interval '1 millisecond', interval '1 day')",
+     "max_windows_per_row"),
+    ("hop() aggregated (WindowExpand path), 1 ms / 1 day",
+     "SELECT count(*) FROM (SELECT window_start, count(*) FROM a, "
+     "hop(t, interval '1 millisecond', interval '1 day') GROUP BY 1) x",
+     "max_windows_per_row"),
+    ("cumulate() SRF, step 1 ms, size 1 day",
+     "SELECT count(*) FROM a, cumulate(t, interval '1 millisecond', interval '1 day')",
+     "max_windows_per_row"),
+    ("WindowJoin HOP, slide 1 ms, size 1 day",
+     wjoin("a", "b", "hop(t, interval '1 millisecond', interval '1 day')"),
+     "max_windows_per_row"),
+]
