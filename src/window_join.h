@@ -89,6 +89,15 @@ enum
 	WJ_EXPR_NITEMS
 };
 
+/*
+ * Bytes the executor spends per buffered row besides the tuple's data, for
+ * the planner's memory estimate: the WjRow header of window_join_exec.c
+ * (56 bytes), the MinimalTuple header (16), the generation context's chunk
+ * header (about 24) and a share of the inner hash chains.  Keep in step
+ * with WjRow.
+ */
+#define WJ_STATE_ROW_OVERHEAD	104
+
 /* window_join_exec.c */
 extern CustomScanMethods wj_window_join_scan_methods;
 

@@ -37,6 +37,25 @@
  *	scans, sorted by the time column; the executor computes each row's
  *	windows itself, so the input is never multiplied by size/slide.
  *
+ * Memory gate.  The executor keeps the rows of the open window(s) of both
+ * sides in memory and cannot spill.  Each side holds at most the rows of one
+ * window (GROUP: the current window; TIME: the rows of window E, i.e. of a
+ * time span of "size"), so its peak state is estimated as
+ *
+ *	rows per window = input rows x size / time span of the input
+ *					  (all input rows when the span is not longer than size)
+ *	bytes = rows per window x (MAXALIGN(input width) + WJ_STATE_ROW_OVERHEAD)
+ *
+ * with the time span taken from the time column's statistics (the extremes
+ * of its histogram bounds and most common values).  When the sum over both
+ * sides exceeds get_hash_memory_limit() (work_mem x hash_mem_multiplier, the
+ * budget of a Hash Join or HashAgg) no path is offered, and PostgreSQL's
+ * own plan, which spills, runs: the way the planner gated hash aggregation
+ * on its memory estimate before PostgreSQL 13.  The estimate is an average
+ * (skewed windows can be larger).  A side without statistics, or a windowed
+ * subquery (COLUMNS: the window size is unknown), contributes nothing, so
+ * with no statistics at all the path is offered as it always was.
+ *
  * The window clauses are implemented by the window grouping; hashable
  * strict equalities between the sides become hash keys inside a window;
  * all other join clauses are evaluated per candidate pair.  Anything we
@@ -57,6 +76,8 @@
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "catalog/pg_statistic.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
@@ -67,7 +88,9 @@
 #include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 #include "utils/typcache.h"
 
 #include "window_arith.h"
@@ -728,6 +751,94 @@ time_pathkeys(PlannerInfo *root, WjSideInfo *side)
 }
 
 /*
+ * time_span_usecs
+ *		The span (last - first, in microseconds) of a time column according
+ *		to its statistics: the histogram's first and last bounds, widened by
+ *		the most common values (which the histogram leaves out).  Infinite
+ *		values are ignored.  Returns -1 when there are no statistics.
+ */
+static double
+time_span_usecs(PlannerInfo *root, Var *var)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	int64		lo = PG_INT64_MAX;
+	int64		hi = PG_INT64_MIN;
+	bool		found = false;
+	int			kinds[2] = {STATISTIC_KIND_HISTOGRAM, STATISTIC_KIND_MCV};
+
+	examine_variable(root, (Node *) var, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple))
+	{
+		for (int k = 0; k < 2; k++)
+		{
+			if (!get_attstatsslot(&sslot, vardata.statsTuple, kinds[k],
+								  InvalidOid, ATTSTATSSLOT_VALUES))
+				continue;
+			for (int i = 0; i < sslot.nvalues; i++)
+			{
+				/* timestamp and timestamptz are both int64 microseconds */
+				int64		v = DatumGetTimestamp(sslot.values[i]);
+
+				if (TIMESTAMP_NOT_FINITE(v))
+					continue;
+				lo = Min(lo, v);
+				hi = Max(hi, v);
+				found = true;
+			}
+			free_attstatsslot(&sslot);
+		}
+	}
+	ReleaseVariableStats(vardata);
+	if (!found)
+		return -1;
+	return (double) hi - (double) lo;
+}
+
+/*
+ * side_state_bytes
+ *		Estimated bytes one side keeps for the largest open set of windows:
+ *		rows per window x bytes per buffered row, where rows per window =
+ *		input rows x window size / time span of the input (all rows when
+ *		the span is not longer than a window).  Returns -1 when the time
+ *		column has no statistics.
+ */
+static double
+side_state_bytes(PlannerInfo *root, Path *path, Var *time_var, int64 size)
+{
+	double		span;
+	double		rows = path->rows;
+
+	if (time_var == NULL)
+		return -1;
+	span = time_span_usecs(root, time_var);
+	if (span < 0)
+		return -1;
+	if (span > (double) size)
+		rows = rows * (double) size / span;
+	return ceil(rows) * (MAXALIGN(path->pathtarget->width) + WJ_STATE_ROW_OVERHEAD);
+}
+
+/*
+ * tumble_time_var
+ *		The time column under a GROUP-mode TUMBLE window bound (the first
+ *		argument of wj_tumble_start/wj_tumble_end), or NULL.
+ */
+static Var *
+tumble_time_var(Node *expr)
+{
+	expr = strip_phv(expr);
+	if (expr && IsA(expr, FuncExpr) && ((FuncExpr *) expr)->args != NIL)
+	{
+		Node	   *arg = strip_phv(linitial(((FuncExpr *) expr)->args));
+
+		if (arg && IsA(arg, Var))
+			return (Var *) arg;
+	}
+	return NULL;
+}
+
+/*
  * wj_window_join_add_paths
  *		The join pathlist hook's entry: add a WindowJoin path to joinrel
  *		when outerrel and innerrel are joined on equal windows.
@@ -929,6 +1040,59 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	inner_path = wj_sorted_input(root, inner.base, inner_pk);
 	if (outer_path == NULL || inner_path == NULL)
 		WJ_NO_PATH();
+
+	/*
+	 * Memory gate.  The node keeps the rows of the open window(s) of both
+	 * sides in memory and cannot spill, so when the estimated peak state
+	 * exceeds the memory a Hash Join or HashAgg may use (work_mem x
+	 * hash_mem_multiplier) we offer no path and PostgreSQL's own plan, which
+	 * spills, runs.  A side whose time column has no statistics (or a
+	 * windowed subquery, whose window size we do not know) adds nothing to
+	 * the estimate; with no estimate for either side the path is offered
+	 * as before.
+	 */
+	{
+		Var		   *otime = NULL;
+		Var		   *itime = NULL;
+		int64		wsize = 0;
+		double		obytes;
+		double		ibytes;
+		double		state = 0;
+
+		if (mode == WJ_MODE_TIME)
+		{
+			otime = outer.time_var;
+			itime = inner.time_var;
+			wsize = outer.size;
+		}
+		else if (kind == WJ_KIND_TUMBLE)
+		{
+			Node	   *oarg;
+			Node	   *iarg;
+			bool		outer_left;
+
+			if (clause_sides(linitial_node(RestrictInfo, gclauses),
+							 outerrel->relids, innerrel->relids,
+							 &oarg, &iarg, &outer_left))
+			{
+				otime = tumble_time_var(oarg);
+				itime = tumble_time_var(iarg);
+			}
+			wsize = first_tumble.size;
+		}
+		obytes = side_state_bytes(root, outer_path, otime, wsize);
+		ibytes = side_state_bytes(root, inner_path, itime, wsize);
+		if (obytes >= 0)
+			state += obytes;
+		if (ibytes >= 0)
+			state += ibytes;
+		if (state > (double) get_hash_memory_limit())
+		{
+			elog(DEBUG2, "windowjoin: no window join path: estimated state %.0f bytes exceeds the hash memory limit %zu bytes",
+				 state, get_hash_memory_limit());
+			return;
+		}
+	}
 
 	/*
 	 * Cost.  The inputs are read once, sorted (the Sort paths carry that
