@@ -190,4 +190,80 @@ SET windowjoin.enable_window_aggregate = off;
 SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s;
 RESET windowjoin.enable_window_aggregate;
 
+-- Partition keys that are equal but look different (numeric 1.0 and 1.00,
+-- interval '1 day' and '24 hours'): one partition, but each row keeps its
+-- own spelling, as with Sort + WindowAgg
+CREATE TABLE eqk (n numeric, i interval, t timestamp);
+INSERT INTO eqk VALUES
+  (1.0, '1 day', '2024-01-01 00:00'), (1.00, '24 hours', '2024-01-01 00:01'),
+  (1.0, '24 hours', '2024-01-01 00:02'), (1.00, '1 day', '2024-01-01 00:10'),
+  (2, '1 mon', '2024-01-01 00:00'), (2.000, '30 days', '2024-01-01 00:03');
+ANALYZE eqk;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF)
+SELECT n, i, t, session(t, interval '5 minutes') OVER (PARTITION BY n, i ORDER BY t) AS w FROM eqk;
+EXPLAIN (COSTS OFF)
+SELECT n, i, t, session(t, interval '5 minutes') OVER w AS w, count(*) OVER w FROM eqk WINDOW w AS (PARTITION BY n, i ORDER BY t);
+SELECT n, i, t, session(t, interval '5 minutes') OVER (PARTITION BY n, i ORDER BY t) AS w FROM eqk ORDER BY n, t;
+SELECT on_off(q) FROM (VALUES
+  ($$SELECT n::text || '/' || i::text AS p, t AS ts, session(t, interval '5 minutes') OVER (PARTITION BY n, i ORDER BY t) AS w FROM eqk$$),
+  ($$SELECT n::text || '/' || i::text AS p, t AS ts, session(t, interval '5 minutes') OVER w AS w, count(*) OVER w FROM eqk WINDOW w AS (PARTITION BY n, i ORDER BY t)$$)
+) x(q);
+
+-- SessionWindow only when the window is PARTITION BY (the sort keys but
+-- the last) ORDER BY (the time): otherwise its partitions would not be the
+-- window's.  A session crosses midnight here.
+CREATE TABLE mid (k int, ts timestamp);
+INSERT INTO mid VALUES (1, '2024-01-01 23:58'), (1, '2024-01-02 00:01'), (1, '2024-01-02 00:03'),
+  (1, '2024-01-02 00:03'), (2, '2024-01-01 23:59'), (2, '2024-01-02 00:30');
+ANALYZE mid;
+EXPLAIN (COSTS OFF)
+SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts::date, ts) AS w FROM mid;
+SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts::date, ts) AS w FROM mid ORDER BY k, ts;
+EXPLAIN (COSTS OFF)
+SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ts ORDER BY ts) AS w FROM mid;
+SELECT on_off(q) FROM (VALUES
+  ($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts::date, ts) AS w FROM mid$$),
+  ($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k, ts) AS w FROM mid$$),
+  ($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ts ORDER BY ts) AS w FROM mid$$),
+  ($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts) AS w FROM mid$$)
+) x(q);
+-- out of time order within the window's partition: the same error either
+-- way (a WindowAgg over SessionSort, not a SessionWindow, with the node on)
+EXPLAIN (COSTS OFF)
+SELECT count(w) FROM (SELECT session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts::date DESC, ts) AS w FROM mid) s;
+SELECT count(w) FROM (SELECT session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts::date DESC, ts) AS w FROM mid) s;
+SET windowjoin.enable_window_aggregate = off;
+SELECT count(w) FROM (SELECT session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts::date DESC, ts) AS w FROM mid) s;
+RESET windowjoin.enable_window_aggregate;
+
+-- A parallel-restricted target (a subquery over a temp table) keeps the
+-- node out of a parallel plan (no Gather on top)
+CREATE TEMP TABLE tmpk AS SELECT 1 AS k;
+SET force_parallel_mode = on;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts) AS w,
+       (SELECT count(*) FROM tmpk WHERE tmpk.k = mid.k) AS c FROM mid;
+SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts) AS w,
+       (SELECT count(*) FROM tmpk WHERE tmpk.k = mid.k) AS c FROM mid ORDER BY k, ts;
+RESET force_parallel_mode;
+SET max_parallel_workers_per_gather = 0;
+
+-- A composite key is hashable if its own type's fields are (not by the
+-- opfamily's type, record): SessionSort for a composite of int, Sort for a
+-- composite of bit, which has no hash function
+CREATE TYPE intkey AS (k int);
+EXPLAIN (COSTS OFF)
+SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ROW(k)::intkey ORDER BY ts) AS w FROM mid;
+SELECT on_off($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ROW(k)::intkey ORDER BY ts) AS w FROM mid$$);
+CREATE TYPE bitkey AS (b bit(3));
+CREATE TABLE bk (b bit(3), ts timestamp);
+INSERT INTO bk VALUES (B'001', '2024-01-01 00:00'), (B'001', '2024-01-01 00:01'), (B'010', '2024-01-01 00:00');
+ANALYZE bk;
+EXPLAIN (COSTS OFF)
+SELECT b, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ROW(b)::bitkey ORDER BY ts) AS w FROM bk;
+SELECT b, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ROW(b)::bitkey ORDER BY ts) AS w FROM bk ORDER BY b, ts;
+RESET enable_sort;
+
 DROP SCHEMA session_sort CASCADE;

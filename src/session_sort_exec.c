@@ -11,14 +11,18 @@
  * table, so NULL keys form their own partition and the keys' own equality
  * and hash functions apply).  The row is stored once, in an arena of large
  * blocks (no per-row allocation header), as a MinimalTuple of its columns
- * that are not sort keys, and its partition records (time, tuple pointer)
+ * other than the time, and its partition records (time, tuple pointer)
  * in a chain of blocks; rows with a NULL time go to a separate chain, since
  * they sort last.  When the input is exhausted, the partitions are sorted
  * by their keys with SortSupport, and each partition in turn is copied into
  * one array and sorted by time as int64 (timestamp and timestamptz order as
  * their int64 values), by a sort_template.h quicksort.  Rows are returned
- * by putting the partition's keys, the time and the stored columns back
- * together in the scan slot.
+ * by putting the time and the stored columns back together in the scan
+ * slot.  The partition keys are stored with each row, not taken from the
+ * partition: "=" may equate visibly different values (numeric 1.0 and
+ * 1.00, interval '1 day' and '24 hours', nondeterministic collations), and
+ * each row must keep its own; the partition's first-seen keys only order
+ * the partitions.
  *
  * So each row costs one hash probe and O(log rows-per-partition) int64
  * comparisons, instead of O(log rows) comparisons of all the keys in a
@@ -73,7 +77,7 @@
 typedef struct SSortEntry
 {
 	int64		ts;				/* the time (unused in the NULL-time chain) */
-	MinimalTuple tuple;			/* the non-key columns, or NULL if none */
+	MinimalTuple tuple;			/* the columns but the time, or NULL if none */
 } SSortEntry;
 
 /* A block of a partition's chain of entries, allocated in the arena */
@@ -136,7 +140,7 @@ typedef struct SessionSortState
 
 	/* row layout: which child columns are stored in the MinimalTuple */
 	int			natts;			/* child columns */
-	int			nrest;			/* of which are not keys */
+	int			nrest;			/* of which are not the time */
 	AttrNumber *rest_attnos;	/* child column of each stored column */
 	TupleDesc	rest_desc;
 	TupleTableSlot *rest_slot;	/* to deform a stored row */
@@ -305,9 +309,12 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 											  &TTSOpsMinimalTuple);
 	}
 
+	/*
+	 * Every column but the time is stored, the partition keys too: equal
+	 * keys need not look the same, and each row returns its own.
+	 */
 	is_key = palloc0(sizeof(bool) * (desc->natts + 1));
-	for (i = 0; i < state->nkeys; i++)
-		is_key[state->attnos[i]] = true;
+	is_key[state->time_attno] = true;
 	state->rest_attnos = palloc(sizeof(AttrNumber) * desc->natts);
 	state->nrest = 0;
 	for (i = 1; i <= desc->natts; i++)
@@ -510,17 +517,8 @@ fill_slot(SessionSortState *state, TupleTableSlot *slot, SSortPartition *part,
 {
 	int			i;
 
+	/* the partition keys come from the row itself, not from part */
 	ExecClearTuple(slot);
-	if (state->npart > 0)
-	{
-		if (part->keys == NULL)
-			deform_keys(state, part);
-		for (i = 0; i < state->npart; i++)
-		{
-			slot->tts_values[state->attnos[i] - 1] = part->keys[i];
-			slot->tts_isnull[state->attnos[i] - 1] = part->keynulls[i];
-		}
-	}
 	slot->tts_values[state->time_attno - 1] = Int64GetDatum(entry->ts);
 	slot->tts_isnull[state->time_attno - 1] = null_time;
 	if (state->nrest > 0)
@@ -1061,10 +1059,11 @@ ssort_next(ScanState *ss)
 	{
 		TupleTableSlot *slot = state->sort_slot;
 
+		/* the node's result is the scan slot (virtual): copy into it */
 		if (tuplesort_gettupleslot(state->tuplesort, true, false, slot, NULL))
-			return slot;
+			return ExecCopySlot(ss->ss_ScanTupleSlot, slot);
 		state->phase = SSORT_DONE;
-		return ExecClearTuple(slot);
+		return ExecClearTuple(ss->ss_ScanTupleSlot);
 	}
 
 	while (state->phase == SSORT_MEMORY)

@@ -25,9 +25,10 @@
  * each found as a column of the Sort's input.  We then offer the same
  * WindowAgg over a SessionSort of the same input with the same pathkeys.
  * When the window's only function is session(time key, constant gap) (used
- * any number of times) and there is no run condition, we also offer a
- * SessionWindow, which sorts the same way and computes session() itself, in
- * place of the WindowAgg.  They compete with PostgreSQL's path on cost.
+ * any number of times), there is no run condition, and the window is
+ * exactly PARTITION BY (the partition keys) ORDER BY (the time key), we also
+ * offer a SessionWindow, which sorts the same way and computes session()
+ * itself, in place of the WindowAgg.  They compete with PostgreSQL's path on cost.
  * Enabled by the GUC windowjoin.enable_window_aggregate.
  *
  * src/session_sort_planner.c
@@ -57,7 +58,8 @@
 #include "window_agg.h"
 
 /*
- * Bytes a stored row takes besides its non-key columns: its (time, tuple)
+ * Bytes a stored row takes besides its columns other than the time: its
+ * (time, tuple)
  * entry and the MinimalTuple header (see the executor)
  */
 #define SSORT_ENTRY_BYTES	16
@@ -105,8 +107,14 @@ key_operators(PathKey *pk, EquivalenceMember *em, Oid *sortop, Oid *eqop)
 	*sortop = get_opfamily_member(pk->pk_opfamily, type, type, pk->pk_strategy);
 	*eqop = get_opfamily_member(pk->pk_opfamily, type, type,
 								BTEqualStrategyNumber);
+
+	/*
+	 * Hashability of the expression's own type: em_datatype is the
+	 * opfamily's input type (RECORD for any composite), but hash_record
+	 * needs every field of the actual composite type to be hashable.
+	 */
 	return OidIsValid(*sortop) && OidIsValid(*eqop) &&
-		op_hashjoinable(*eqop, type);
+		op_hashjoinable(*eqop, exprType((Node *) em->em_expr));
 }
 
 /*
@@ -264,8 +272,6 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 	double		bytes;
 	int			rest_width = subpath->pathtarget->width;
 	Cost		run;
-	ListCell   *lc;
-
 	if (part_exprs != NIL)
 		groups = estimate_num_groups(root, part_exprs, rows, NULL, NULL);
 	groups = Max(Min(groups, rows), 1.0);
@@ -276,13 +282,9 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 		2.0 * cpu_operator_cost * rows * log2(per_group) +
 		2.0 * cpu_operator_cost * list_length(part_exprs) * groups * log2(Max(groups, 2.0));
 
-	/* the keys are not stored with each row */
-	foreach(lc, lappend(list_copy(part_exprs), time_expr))
-	{
-		Node	   *key = (Node *) lfirst(lc);
-
-		rest_width -= get_typavgwidth(exprType(key), exprTypmod(key));
-	}
+	/* the time is not stored with each row (the partition keys are) */
+	rest_width -= get_typavgwidth(exprType((Node *) time_expr),
+								  exprTypmod((Node *) time_expr));
 	bytes = rows * (SSORT_ENTRY_BYTES +
 					MAXALIGN(SSORT_TUPLE_HEADER + Max(rest_width, 0)));
 	if (bytes > work_mem * 1024.0)
@@ -299,7 +301,8 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 	cpath->path.pathtarget = subpath->pathtarget;
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = subpath->parallel_safe;
+	/* parallel safe only if the rel (its target, its quals) is too */
+	cpath->path.parallel_safe = rel->consider_parallel && subpath->parallel_safe;
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = subpath->rows;
 	cpath->path.startup_cost = subpath->total_cost + run;
@@ -315,18 +318,48 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 /*
  * session_only_window
  *		Is session(time key, constant gap) the only window function of the
- *		WindowAgg (however often it is used), with no run condition?  Then a
- *		SessionWindow can compute it; returns the call and sets *gap.
+ *		WindowAgg (however often it is used), with no run condition, and is
+ *		the window exactly PARTITION BY (the sort keys but the last) ORDER BY
+ *		(the time key, the last sort key)?  Then a SessionWindow, which
+ *		partitions by all sort keys but the last, can compute it; returns the
+ *		call and sets *gap.
+ *
+ * The sort keys alone do not say where the window's partitions are: with
+ * OVER (PARTITION BY k ORDER BY d, ts) or (PARTITION BY k, ts) they are
+ * (k, d, ts) or (k, ts) too, and OVER (PARTITION BY ts ORDER BY ts) sorts
+ * by ts alone.  So the window clause's own partition and order pathkeys
+ * must match.
  */
 static WindowFunc *
-session_only_window(WindowAggPath *wpath, List *wfuncs, PathKey *time_pk,
-					Const **gap)
+session_only_window(PlannerInfo *root, WindowAggPath *wpath, List *wfuncs,
+					List *sort_pathkeys, Const **gap)
 {
+	WindowClause *wc = wpath->winclause;
+	PathKey    *time_pk = (PathKey *) llast(sort_pathkeys);
 	WindowFunc *first = NULL;
+	List	   *part_pks;
+	List	   *order_pks;
 	ListCell   *lc;
 
-	if (wpath->qual != NIL)
+	if (wpath->qual != NIL || list_length(wc->orderClause) != 1)
 		return NULL;
+	order_pks = make_pathkeys_for_sortclauses(root, wc->orderClause,
+											  root->processed_tlist);
+	if (list_length(order_pks) != 1 || linitial(order_pks) != time_pk)
+		return NULL;
+	part_pks = make_pathkeys_for_sortclauses(root, wc->partitionClause,
+											 root->processed_tlist);
+	if (compare_pathkeys(part_pks,
+						 list_truncate(list_copy(sort_pathkeys),
+									   list_length(sort_pathkeys) - 1)) !=
+		PATHKEYS_EQUAL)
+		return NULL;
+	foreach(lc, part_pks)
+	{
+		if (((PathKey *) lfirst(lc))->pk_eclass == time_pk->pk_eclass)
+			return NULL;
+	}
+
 	foreach(lc, wfuncs)
 	{
 		WindowFunc *wfunc = (WindowFunc *) lfirst(lc);
@@ -422,7 +455,7 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 												  wpath->qual, wpath->topwindow));
 
 		/* session() alone: compute it in the node, without the WindowAgg */
-		wfunc = session_only_window(wpath, wfuncs, llast(sort->path.pathkeys),
+		wfunc = session_only_window(root, wpath, wfuncs, sort->path.pathkeys,
 									&gap);
 		if (wfunc != NULL)
 		{
@@ -433,6 +466,9 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			swin->methods = &session_window_path_methods;
 			swin->custom_private = list_make2(wfunc, gap);
 			swin->path.pathtarget = wpath->path.pathtarget;
+			/* its target is the window's output: that must be safe too */
+			swin->path.parallel_safe = output_rel->consider_parallel &&
+				sort->subpath->parallel_safe;
 			/* the session scan: one comparison and a little work per row */
 			swin->path.total_cost += 2.0 * cpu_operator_cost * swin->path.rows;
 			new_paths = lappend(new_paths, swin);
