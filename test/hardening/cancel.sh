@@ -62,7 +62,7 @@ t0=\$(date +%s)
 psql -X -q -v ON_ERROR_STOP=1 -v rows=$rows -v keys=1000 -v with_b=true -f cases.sql > /dev/null
 echo "data: $rows rows per table, created in \$(( \$(date +%s) - t0 ))s;" \\
 	"\$(psql -X -A -t -c "SELECT 'shared_buffers=' || current_setting('shared_buffers') || ', work_mem=' || current_setting('work_mem')")"
-/usr/bin/python3 cancel.py --repeat $repeat --delays $delays $jit ${only:+--only "$only"}
+/usr/bin/python3 cancel.py --repeat $repeat --delays $delays $jit ${only:+--only \"$only\"}
 RUN
 chmod 755 "$work/run.sh"
 status=0

@@ -56,7 +56,7 @@ t0=\$(date +%s)
 psql -X -q -v ON_ERROR_STOP=1 -v rows=$rows -v keys=100000 -v with_b=$with_b -f cases.sql > /dev/null
 echo "== $group: $rows rows per table, 100,000 keys, data created in \$(( \$(date +%s) - t0 ))s;" \\
 	"\$(psql -X -A -t -c "SELECT 'shared_buffers=' || current_setting('shared_buffers')")"
-/usr/bin/python3 memlimit.py --group $group $jit ${only:+--only "$only"}
+/usr/bin/python3 memlimit.py --group $group $jit ${only:+--only \"$only\"}
 RUN
 	chmod 755 "$work/run-$group.sh"
 	(
