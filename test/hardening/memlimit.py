@@ -86,7 +86,11 @@ def main():
         cur.execute("SELECT pg_backend_pid()")
         pid = cur.fetchone()[0]
         problems = []
-        if marker and marker not in plan:
+        # a marker "!X" means the plan must not contain X
+        if marker and marker.startswith("!"):
+            if marker[1:] in plan:
+                problems.append(f"plan has {marker[1:]}")
+        elif marker and marker not in plan:
             problems.append(f"plan lacks {marker}")
         t0 = time.monotonic()
         try:
