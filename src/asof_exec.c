@@ -855,20 +855,18 @@ asof_form(AsOfJoinState *s, TupleTableSlot *outer)
 }
 
 /*
- * asof_copy_values
- *		Copy a row's columns to values/isnull, its by-reference values into
- *		one allocation in the current memory context.
+ * asof_byref_size
+ *		Bytes needed to keep a copy of the by-reference values among the
+ *		first natts columns of a slot (attributes already extracted),
+ *		each MAXALIGNed; expanded objects count at their flat size.
  */
-static void
-asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
-				 bool *isnull)
+static Size
+asof_byref_size(TupleTableSlot *slot, int natts)
 {
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 	Size		size = 0;
-	char	   *data;
 	int			i;
 
-	slot_getallattrs(slot);
 	for (i = 0; i < natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
@@ -882,17 +880,31 @@ asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
 		else
 			size += MAXALIGN(datumGetSize(v, false, att->attlen));
 	}
-	data = size > 0 ? palloc(size) : NULL;
+	return size;
+}
+
+/*
+ * asof_flatten_values
+ *		Set values[] to the first natts columns of a slot (attributes
+ *		already extracted), copying each by-reference value into data,
+ *		which has room for asof_byref_size() bytes.  NULLs become 0.
+ */
+static void
+asof_flatten_values(TupleTableSlot *slot, int natts, Datum *values,
+					char *data)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	int			i;
+
 	for (i = 0; i < natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		Datum		v = slot->tts_values[i];
 		Size		len;
 
-		isnull[i] = slot->tts_isnull[i];
-		if (isnull[i] || att->attbyval)
+		if (slot->tts_isnull[i] || att->attbyval)
 		{
-			values[i] = isnull[i] ? (Datum) 0 : v;
+			values[i] = slot->tts_isnull[i] ? (Datum) 0 : v;
 			continue;
 		}
 		if (att->attlen == -1 &&
@@ -911,6 +923,24 @@ asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
 		values[i] = PointerGetDatum(data);
 		data += MAXALIGN(len);
 	}
+}
+
+/*
+ * asof_copy_values
+ *		Copy a row's columns to values/isnull, its by-reference values into
+ *		one allocation in the current memory context.
+ */
+static void
+asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
+				 bool *isnull)
+{
+	Size		size;
+
+	slot_getallattrs(slot);
+	size = asof_byref_size(slot, natts);
+	memcpy(isnull, slot->tts_isnull, natts * sizeof(bool));
+	asof_flatten_values(slot, natts, values,
+						size > 0 ? palloc(size) : NULL);
 }
 
 /*
@@ -960,7 +990,6 @@ asof_time_int64(AsOfJoinState *s, Datum d)
 static void
 asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 {
-	TupleDesc	desc = inner->tts_tupleDescriptor;
 	TupleHashEntry entry;
 	AsOfVersions *vl;
 	MemoryContext oldcxt;
@@ -968,7 +997,6 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 	bool		isnew;
 	Size		size;
 	char	   *rec;
-	char	   *data;
 	int			i;
 
 	slot_getallattrs(inner);
@@ -1016,52 +1044,12 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 	MemoryContextSwitchTo(oldcxt);
 
 	/* The record: Datums, nulls, then the by-reference values */
-	size = s->rec_header;
-	for (i = 0; i < s->ninner; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Datum		v = inner->tts_values[i];
-
-		if (inner->tts_isnull[i] || att->attbyval)
-			continue;
-		if (att->attlen == -1 &&
-			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
-			size += MAXALIGN(EOH_get_flat_size(DatumGetEOHP(v)));
-		else
-			size += MAXALIGN(datumGetSize(v, false, att->attlen));
-	}
+	size = s->rec_header + asof_byref_size(inner, s->ninner);
 	rec = asof_dense_alloc(s, size);
 	values = (Datum *) rec;
 	memcpy(rec + s->ninner * sizeof(Datum), inner->tts_isnull,
 		   s->ninner * sizeof(bool));
-	data = rec + s->rec_header;
-	for (i = 0; i < s->ninner; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Datum		v = inner->tts_values[i];
-		Size		len;
-
-		if (inner->tts_isnull[i] || att->attbyval)
-		{
-			values[i] = inner->tts_isnull[i] ? (Datum) 0 : v;
-			continue;
-		}
-		if (att->attlen == -1 &&
-			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
-		{
-			ExpandedObjectHeader *eoh = DatumGetEOHP(v);
-
-			len = EOH_get_flat_size(eoh);
-			EOH_flatten_into(eoh, data, len);
-		}
-		else
-		{
-			len = datumGetSize(v, false, att->attlen);
-			memcpy(data, DatumGetPointer(v), len);
-		}
-		values[i] = PointerGetDatum(data);
-		data += MAXALIGN(len);
-	}
+	asof_flatten_values(inner, s->ninner, values, rec + s->rec_header);
 
 	if (s->time_int64)
 	{
