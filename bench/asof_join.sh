@@ -150,8 +150,7 @@ chmod 755 "$WORK/pg.sh"
 echo "AsOfJoin benchmark: $VERSIONS versions over $CURRENCIES currencies, $ORDERS orders"
 echo "PostgreSQL: max_parallel_workers_per_gather = 0, work_mem = $WORK_MEM, jit = $JIT"
 
-exec 9>"$WJ_LOCK"
-flock 9
+wj_lock
 wj_build_install
 wj_virtualenv "$WORK/pg.sh" >"$WORK/pg.out" 2>"$WORK/pg.err" || {
 	cat "$WORK/pg.err" >&2

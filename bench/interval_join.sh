@@ -255,8 +255,7 @@ rm -rf "$BENCH_DIR"
 mkdir -p "$BENCH_DIR"
 chmod 777 "$BENCH_DIR"
 
-exec 9>"$WJ_LOCK"
-flock 9
+wj_lock
 wj_build_install
 WJ_BENCH_INSIDE=1 wj_virtualenv "$HERE/interval_join.sh" "${ARGS[@]}"
 rm -rf "$BENCH_DIR"

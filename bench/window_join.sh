@@ -32,8 +32,7 @@ ROWS=${1:-$ROWS}
 KEYS=${2:-$KEYS}
 
 wj_ensure_deps
-exec 9>"$WJ_LOCK"
-flock 9
+wj_lock
 wj_build_install
 
 work=$(mktemp -d /tmp/wj-bench.XXXXXX)

@@ -21,8 +21,7 @@ while [ $# -gt 0 ]; do
 done
 
 wj_ensure_deps
-exec 9>"$WJ_LOCK"
-flock 9
+wj_lock
 wj_build_install
 
 sqlfile=$(mktemp /tmp/wj-bench-XXXXXX.sql)

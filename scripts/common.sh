@@ -8,6 +8,14 @@ WJ_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # same time would overwrite each other's copy.  Callers hold this lock.
 WJ_LOCK=${WJ_LOCK:-/tmp/windowjoin-install.lock}
 
+# Take the lock for the rest of this shell, on file descriptor 9 (which
+# child scripts inherit; a child that must lock again closes it first, or is
+# told with WJ_LOCK_HELD=1 / --installed / --no-build that it is held).
+wj_lock() {
+	exec 9>"$WJ_LOCK"
+	flock 9
+}
+
 wj_need_packages() {
 	local missing=()
 	local pkg

@@ -44,8 +44,7 @@ wj_ensure_deps
 wj_need_packages python3-psycopg2
 
 if [ "$build" -eq 1 ]; then
-	exec 9>"$WJ_LOCK"
-	flock 9
+	wj_lock
 	wj_build_install
 fi
 

@@ -40,8 +40,7 @@ done
 
 if [ "$installed" -eq 0 ]; then
 	wj_ensure_deps
-	exec 9>"$WJ_LOCK"
-	flock 9
+	wj_lock
 	wj_build_install
 fi
 
