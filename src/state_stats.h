@@ -2,8 +2,8 @@
  *
  * state_stats.h
  *	  Accounting of the rows and bytes a join node holds in its state, so
- *	  that EXPLAIN ANALYZE can show the peak: the seed's comparison of what
- *	  each kind of join has to remember.
+ *	  that EXPLAIN ANALYZE can show the peak: what each kind of join has
+ *	  to remember.
  *
  * src/state_stats.h
  *

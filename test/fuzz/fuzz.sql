@@ -1,5 +1,5 @@
 --
--- Differential fuzzer for windowjoin's planner nodes (issue 8).
+-- Differential fuzzer for windowjoin's planner nodes.
 --
 -- Everything lives in schema "fuzz" and needs nothing but the database:
 --
