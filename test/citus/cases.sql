@@ -6,13 +6,17 @@
 -- A case starts with a line
 --   -- @case NAME NODE [GUC=VALUE ...]
 -- NODE is the custom scan that every shard task's plan must contain
--- (EXPLAIN with citus.explain_all_tasks), or - when the capability needs
--- no node of its own (tumble() is inlined into plain grouping).  The
+-- (EXPLAIN ANALYZE with citus.explain_all_tasks; a task whose shards are
+-- empty may plan otherwise), or - when the capability needs no node of its
+-- own (tumble() is inlined into plain grouping), or @coordinator for a
+-- query that Citus cannot push down as a whole: it must still give the
+-- local result, and its plan must be distributed.  The
 -- settings are applied with SET LOCAL, which Citus passes on to the shards
 -- (citus.propagate_set_commands = local); on the tiny example tables they
 -- switch off PostgreSQL's cheaper join methods, as the demo and regression
 -- suites do, so that the nodes run.  Cases on the generated tables (g_*)
--- use the planner's own choice and are the ones timed by --bench.
+-- use the planner's own choice (but for a FULL JOIN, where PostgreSQL's
+-- merge join is estimated cheaper) and are the ones timed by --bench.
 -- Aggregates are exact (numeric sum, count) so that Citus's partial
 -- aggregation gives the digits of a local one.
 
@@ -190,7 +194,7 @@ FROM (SELECT * FROM g_left, tumble(row_time, interval '1 hour')) L
 JOIN (SELECT * FROM g_right, tumble(row_time, interval '1 hour')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end
 
--- @case g_window_join_full WindowJoin
+-- @case g_window_join_full WindowJoin enable_mergejoin=off enable_hashjoin=off
 SELECT count(*), count(L.id), count(R.id),
        sum(hashtext(coalesce(L.id, '-') || '/' || coalesce(R.id, '-')))
 FROM (SELECT * FROM g_left, tumble(row_time, interval '1 hour')) L
@@ -231,3 +235,32 @@ LEFT JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
+
+-- ===== what does not push down: the same rows, other plans ================
+-- session() without the distribution column in PARTITION BY: Citus pulls
+-- the rows to the coordinator, where PostgreSQL's WindowAgg computes it
+-- @case session_no_partition @coordinator
+SELECT bidtime, price, item, (w).window_start, (w).window_end
+FROM (SELECT *, session(bidtime, interval '5 minutes') OVER (ORDER BY bidtime) AS w FROM bid_s) s
+
+-- @case g_session_other_partition @coordinator
+SELECT price, (w).window_start, (w).window_end, count(*)
+FROM (SELECT *, session(bidtime, interval '5 minutes')
+                  OVER (PARTITION BY price ORDER BY bidtime) AS w FROM g_bid) s
+GROUP BY price, (w).window_start, (w).window_end
+
+-- window join of tables not co-located on the key: Citus computes one side
+-- first and sends it to every shard of the other as an intermediate
+-- result, which PostgreSQL's join methods then join
+-- @case g_window_join_not_colocated @coordinator
+SELECT count(*), sum(hashtext(L.id || '/' || R.id || L.window_start))
+FROM (SELECT * FROM g_left, tumble(row_time, interval '1 hour')) L
+JOIN (SELECT * FROM g_right_x, tumble(row_time, interval '1 hour')) R
+ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end
+
+-- interval join of tables not co-located on the key: only with
+-- citus.enable_repartition_joins, which repartitions both sides
+-- @case g_interval_join_repartition @coordinator citus.enable_repartition_joins=on
+SELECT count(*), sum(a.v::numeric * b.v)
+FROM g_sensor_a a JOIN g_sensor_bx b
+  ON a.dev = b.dev AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'

@@ -3,7 +3,9 @@
 -- sides of each join co-located on the join's equality key, the bids and
 -- sessions on the item (the PARTITION BY of session()), the version
 -- tables of the as-of joins once as reference tables (rates, g_rates) and
--- once co-located with the orders on the currency (rates_c, g_rates_c).
+-- once co-located with the orders on the currency (rates_c, g_rates_c);
+-- g_right_x and g_sensor_bx on another column, for joins that Citus
+-- cannot push down as written.
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 CREATE SCHEMA dist;
@@ -38,6 +40,13 @@ CREATE TABLE g_sensor_a (LIKE loc.g_sensor_a INCLUDING ALL);
 SELECT create_distributed_table('g_sensor_a', 'dev', colocate_with => 'orders');
 CREATE TABLE g_sensor_b (LIKE loc.g_sensor_b INCLUDING ALL);
 SELECT create_distributed_table('g_sensor_b', 'dev', colocate_with => 'orders');
+
+-- not co-located with g_left / g_sensor_a: the joins below cannot be
+-- pushed down as they are
+CREATE TABLE g_right_x (LIKE loc.g_right_x INCLUDING ALL);
+SELECT create_distributed_table('g_right_x', 'id');
+CREATE TABLE g_sensor_bx (LIKE loc.g_sensor_bx INCLUDING ALL);
+SELECT create_distributed_table('g_sensor_bx', 'v', colocate_with => 'none');
 
 CREATE TABLE rates (LIKE loc.rates INCLUDING ALL);
 SELECT create_reference_table('rates');

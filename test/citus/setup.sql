@@ -68,11 +68,11 @@ CREATE TABLE fx_orders_c AS SELECT * FROM fx_orders;
 
 -- the generated data set: one day of events
 SELECT setseed(0.16);
--- bids over 1,000 items
+-- bids, about a thousand per item
 CREATE TABLE g_bid AS
 SELECT timestamp '2024-01-01' + (random() * 86400 * 1e6)::bigint * interval '1 microsecond' AS bidtime,
        (random() * 100)::numeric(10,2) AS price,
-       'item' || (random() * 999)::int AS item
+       'item' || (random() * greatest(:rows / 1000, 10))::int AS item
 FROM generate_series(1, :rows) i;
 -- two streams for window joins, about a hundred rows per key and side
 CREATE TABLE g_left AS
@@ -104,6 +104,9 @@ SELECT i AS order_id, 'C' || (random() * 99)::int AS currency,
        (random() * 100)::numeric(10,2) AS amount,
        timestamp '2024-01-01' + (random() * 86400 * 1e6)::bigint * interval '1 microsecond' AS order_time
 FROM generate_series(1, :rows) i;
+-- copies distributed on another column: joins that are not co-located
+CREATE TABLE g_right_x AS SELECT * FROM g_right;
+CREATE TABLE g_sensor_bx AS SELECT * FROM g_sensor_b;
 CREATE TABLE g_rates_c AS SELECT * FROM g_rates;
 CREATE TABLE g_fx_orders_c AS SELECT * FROM g_fx_orders;
 CREATE INDEX ON g_rates (currency, update_time);
