@@ -10,7 +10,8 @@
 -- empty may plan otherwise), or - when the capability needs no node of its
 -- own (tumble() is inlined into plain grouping), or @coordinator for a
 -- query that Citus cannot push down as a whole: it must still give the
--- local result, and its plan must be distributed.  The
+-- local result, and its plan must be distributed; @repartition:NODE for a
+-- repartition join whose merge tasks must all use NODE.  The
 -- settings are applied with SET LOCAL, which Citus passes on to the shards
 -- (citus.propagate_set_commands = local); on the tiny example tables they
 -- switch off PostgreSQL's cheaper join methods, as the demo and regression
@@ -259,8 +260,10 @@ JOIN (SELECT * FROM g_right_x, tumble(row_time, interval '1 hour')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end
 
 -- interval join of tables not co-located on the key: only with
--- citus.enable_repartition_joins, which repartitions both sides
--- @case g_interval_join_repartition @coordinator citus.enable_repartition_joins=on
+-- citus.enable_repartition_joins, which repartitions both sides on the key;
+-- each merge task joins its two fragments with the node (its plan, which
+-- EXPLAIN does not show, is read from the workers' auto_explain log)
+-- @case g_interval_join_repartition @repartition:IntervalJoin citus.enable_repartition_joins=on
 SELECT count(*), sum(a.v::numeric * b.v)
 FROM g_sensor_a a JOIN g_sensor_bx b
   ON a.dev = b.dev AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'
