@@ -237,6 +237,40 @@ LEFT JOIN LATERAL (
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
 
+-- ===== parallel query on the shards ======================================
+-- force_parallel_mode = regress on the shards: each shard's plan runs in a
+-- parallel worker where it can (under a Gather that EXPLAIN hides)
+-- @case g_interval_join_parallel IntervalJoin force_parallel_mode=regress
+SELECT count(*), sum(a.v::numeric * b.v)
+FROM g_sensor_a a JOIN g_sensor_b b
+  ON a.dev = b.dev AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'
+
+-- @case g_asof_reference_parallel AsOfJoin force_parallel_mode=regress
+SELECT count(*), count(r.rate), sum(o.amount * r.rate)
+FROM g_fx_orders o
+LEFT JOIN LATERAL (
+  SELECT rate FROM g_rates r
+  WHERE r.currency = o.currency AND r.update_time <= o.order_time
+  ORDER BY r.update_time DESC
+  LIMIT 1) r ON true
+
+-- @case g_window_join_parallel WindowJoin force_parallel_mode=regress
+SELECT count(*), sum(hashtext(L.id || '/' || R.id || L.window_start))
+FROM (SELECT * FROM g_left, tumble(row_time, interval '1 hour')) L
+JOIN (SELECT * FROM g_right, tumble(row_time, interval '1 hour')) R
+ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end
+
+-- @case g_hop_agg_parallel WindowExpand force_parallel_mode=regress
+SELECT window_start, window_end, sum(price), count(*)
+FROM g_bid, hop(bidtime, interval '5 minutes', interval '1 hour')
+GROUP BY window_start, window_end
+
+-- @case g_session_agg_parallel SessionWindow force_parallel_mode=regress
+SELECT item, (w).window_start, (w).window_end, count(*), sum(price)
+FROM (SELECT *, session(bidtime, interval '30 minutes')
+                  OVER (PARTITION BY item ORDER BY bidtime) AS w FROM g_bid) s
+GROUP BY item, (w).window_start, (w).window_end
+
 -- ===== what does not push down: the same rows, other plans ================
 -- session() without the distribution column in PARTITION BY: Citus pulls
 -- the rows to the coordinator, where PostgreSQL's WindowAgg computes it
