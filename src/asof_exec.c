@@ -148,7 +148,7 @@ typedef struct AsOfJoinState
 	TupleHashTable hashtable;
 	MemoryContext metacxt;		/* the table itself, and hashcxt */
 	MemoryContext hashcxt;		/* its entries and the version copies */
-	TupleTableSlot *probe_slot; /* keys only, in the inner layout */
+	TupleTableSlot *probe_slot; /* the keys alone, one column per key */
 	TupleTableSlot *match_slot; /* a version out of the table */
 	Datum	   *ikeys;			/* keys of the inner row being stored */
 
@@ -438,6 +438,8 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		FmgrInfo   *hashfunctions = palloc0(sizeof(FmgrInfo) * s->nkeys);
 		Oid		   *eqfuncs = palloc0(sizeof(Oid) * s->nkeys);
 		Oid		   *collations = palloc0(sizeof(Oid) * s->nkeys);
+		TupleDesc	keydesc;
+		AttrNumber *keycols;
 
 		for (i = 0; i < s->nkeys; i++)
 		{
@@ -451,17 +453,29 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->hashcxt = AllocSetContextCreate(s->metacxt,
 										   "AsOfJoin versions",
 										   ALLOCSET_DEFAULT_SIZES);
+		/*
+		 * The table is keyed by a tuple of the keys alone, one column per
+		 * key, so that two keys on the same inner column (r.a = o.x AND
+		 * r.a = o.y) are still two values, each compared with its own.
+		 */
+		keydesc = CreateTemplateTupleDesc(s->nkeys);
+		keycols = palloc(sizeof(AttrNumber) * s->nkeys);
+		for (i = 0; i < s->nkeys; i++)
+		{
+			TupleDescCopyEntry(keydesc, i + 1, ExecGetResultType(s->inner_ps),
+							   s->inner_key_attno[i]);
+			keycols[i] = i + 1;
+		}
 		s->hashtable = BuildTupleHashTableExt(&node->ss.ps,
-											  ExecGetResultType(s->inner_ps),
-											  s->nkeys, s->inner_key_attno,
+											  keydesc,
+											  s->nkeys, keycols,
 											  eqfuncs, hashfunctions,
 											  collations, 256, 0,
 											  s->metacxt,
 											  s->hashcxt,
 											  node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory,
 											  false);
-		s->probe_slot = ExecInitExtraTupleSlot(estate,
-											   ExecGetResultType(s->inner_ps),
+		s->probe_slot = ExecInitExtraTupleSlot(estate, keydesc,
 											   &TTSOpsVirtual);
 		s->match_slot = ExecInitExtraTupleSlot(estate,
 											   ExecGetResultType(s->inner_ps),
@@ -710,24 +724,18 @@ asof_forward(AsOfJoinState *s)
 
 /*
  * asof_key_slot
- *		Store key values in the probe slot, at the inner key columns; the
- *		other columns are NULL.  This is what the hash table hashes,
- *		compares and keeps as the representative of a key.
+ *		Store key values in the probe slot, key i in column i + 1 (never
+ *		NULL).  This is what the hash table hashes, compares and keeps as
+ *		the representative of a key.
  */
 static TupleTableSlot *
 asof_key_slot(AsOfJoinState *s, Datum *keys)
 {
 	TupleTableSlot *slot = s->probe_slot;
-	int			i;
 
 	ExecClearTuple(slot);
-	memset(slot->tts_isnull, true,
-		   slot->tts_tupleDescriptor->natts * sizeof(bool));
-	for (i = 0; i < s->nkeys; i++)
-	{
-		slot->tts_values[s->inner_key_attno[i] - 1] = keys[i];
-		slot->tts_isnull[s->inner_key_attno[i] - 1] = false;
-	}
+	memcpy(slot->tts_values, keys, s->nkeys * sizeof(Datum));
+	memset(slot->tts_isnull, false, s->nkeys * sizeof(bool));
 	return ExecStoreVirtualTuple(slot);
 }
 
