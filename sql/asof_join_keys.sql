@@ -10,12 +10,16 @@ CREATE SCHEMA asof_keys;
 SET search_path = asof_keys, public;
 -- the node must win on these small tables so that it can be compared
 SET enable_nestloop = off;
+SET jit = off;
 SET hash_mem_multiplier = 1;
 
 -- versions: no two of one (a, b) at the same time (t is unique)
 CREATE TABLE v2k (a int, b int, t int, v int);
 INSERT INTO v2k SELECT g % 4, (g / 4) % 4, g, g FROM generate_series(1, 2000) g;
 INSERT INTO v2k VALUES (NULL, 1, 2001, -1), (1, NULL, 2002, -2), (2, 2, NULL, -3);
+-- (PostgreSQL's plan, the nested loop, finds versions by index)
+CREATE INDEX ON v2k (a, t);
+CREATE INDEX ON v2k (a, b, t);
 -- outer rows: x = y for a quarter of them, NULLs, bigint copies of the
 -- keys (a cross-type key is never hashed: the merge strategy)
 CREATE TABLE o2k (id int, x int, y int, z int, t int, xb bigint, yb bigint);
@@ -142,5 +146,6 @@ SELECT * FROM k_matrix();
 RESET work_mem;
 RESET hash_mem_multiplier;
 RESET enable_nestloop;
+RESET jit;
 RESET search_path;
 DROP SCHEMA asof_keys CASCADE;

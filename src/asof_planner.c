@@ -78,6 +78,7 @@
 #include "utils/lsyscache.h"
 
 #include "asof.h"
+#include "time_shift.h"
 #include "windowjoin.h"
 
 /*
@@ -679,10 +680,21 @@ asof_outer_pathkeys(PlannerInfo *root, RelOptInfo *outerrel, AsOfSpec *spec)
 											   (spec->hashed && spec->forward) ?
 											   BTGreaterStrategyNumber :
 											   BTLessStrategyNumber);
+		Expr	   *expr = c->outer;
+		Expr	   *base;
+		WjShift		shift;
 		List	   *pk;
 		PathKey    *pathkey;
 
-		pk = build_expression_pathkey(root, c->outer, root->nullable_baserels,
+		/*
+		 * A shifted outer time (o.t + interval '1 hour') orders like its
+		 * base: sort by the base, so that no row's shifted time is computed
+		 * before the node knows PostgreSQL's plan would compute it (near
+		 * the end of the range, that raises an error).
+		 */
+		if (c == spec->time && wj_shift_match(expr, &base, &shift))
+			expr = base;
+		pk = build_expression_pathkey(root, expr, root->nullable_baserels,
 									  ltop, outerrel->relids, true);
 		if (pk == NIL)
 			continue;
@@ -935,9 +947,24 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	apath->cpath.path.parallel_safe = false;
 	apath->cpath.path.parallel_workers = 0;
 	apath->cpath.path.rows = joinrel->rows;
-	/* the lookup's run-time fallback sorts the outer rows: no order */
-	apath->cpath.path.pathkeys = (strategy == ASOF_STRATEGY_LOOKUP) ? NIL :
-		build_join_pathkeys(root, joinrel, jointype, outer_path->pathkeys);
+	/*
+	 * The lookup's run-time fallback sorts the outer rows: no order.  The
+	 * sweep returns a LEFT join's outer rows whose shifted time is out of
+	 * range after the others (asof_exec.c): no order either.
+	 */
+	{
+		Expr	   *base;
+		WjShift		shift;
+
+		if (strategy == ASOF_STRATEGY_LOOKUP ||
+			(strategy == ASOF_STRATEGY_SWEEP && jointype == JOIN_LEFT &&
+			 wj_shift_match(spec->time->outer, &base, &shift)))
+			apath->cpath.path.pathkeys = NIL;
+		else
+			apath->cpath.path.pathkeys =
+				build_join_pathkeys(root, joinrel, jointype,
+									outer_path->pathkeys);
+	}
 	apath->cpath.flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	apath->cpath.custom_paths = list_make1(outer_path);
 	apath->cpath.custom_private = NIL;
