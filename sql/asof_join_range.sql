@@ -170,6 +170,30 @@ SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.t <= o.t + interval '1 hour' AND r.v < 0
                    ORDER BY r.t DESC LIMIT 1) r ON true
 $q$) AS no_keys_no_versions;
+-- PostgreSQL compares the shifted time before a key that costs more (a
+-- cast) or comes from an equality written after it: the versions it
+-- computes the time for are not the node's, so the node leaves such a
+-- query to PostgreSQL when the shifted time can fail; a plain time is fine
+SELECT r_check($q$
+SELECT o.id, r.v FROM obs_hit1 o
+LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k::numeric = o.k::numeric AND r.t <= o.t + interval '1 hour'
+                   ORDER BY r.t DESC LIMIT 1) r ON true
+$q$) AS costly_key;
+SELECT r_check($q$
+SELECT o.id, r.v FROM obs_hit1 o
+LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k::numeric = o.k::numeric AND r.t <= o.t
+                   ORDER BY r.t DESC LIMIT 1) r ON true
+$q$) AS costly_key_plain_time;
+SELECT r_check($q$
+SELECT o.id, r.v FROM obs_end o
+LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t >= o.t - interval '1 hour'
+                   AND r.t <= o.t ORDER BY r.t DESC LIMIT 1) r ON true
+$q$) AS tolerance_first;
+SELECT r_check($q$
+SELECT o.id, r.v FROM obs_end o
+LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval '1 hour'
+                   AND r.v % 7 <> 0 ORDER BY r.t DESC LIMIT 1) r ON true
+$q$) AS filter_after_time;
 -- the issue's shape, rows as they come
 SELECT o.id, r.v, r.t FROM obs_end o
 LEFT JOIN LATERAL (SELECT v, t FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval '1 hour'
