@@ -59,6 +59,7 @@
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -144,14 +145,18 @@ typedef struct IntervalJoinState
 	 * pg_filter, in its order) for every pair of equal keys, up to the
 	 * first qual that fails.  So for a candidate pair with a time near an
 	 * end we evaluate pg_filter (which raises PostgreSQL's error, or says
-	 * whether the pair matches); and since the first qual is evaluated for
-	 * every pair of equal keys, a row near an end evaluates it with the
-	 * other side NULL when its key has rows on the other side: the part
-	 * of it computed from that row raises its error, if any.  Times in
-	 * [safe_lo, safe_hi] cannot make any of it fail.
+	 * whether the pair matches).  And a row near an end whose key has rows
+	 * on the other side evaluates the quals in that order with the other
+	 * side NULL: the quals of its own side alone decide for every pair
+	 * (false: PostgreSQL stops there), the first one that refers to the
+	 * other side raises this row's part of its errors, if any, and ends
+	 * the check.  Times in [safe_lo, safe_hi] cannot make any of it fail.
 	 */
 	ExprState  *pg_filter;
-	ExprState  *first_qual;
+	int			nquals;
+	ExprState **quals;			/* pg_filter's quals, one by one */
+	bool	   *qual_outer;		/* refers to the outer side's columns */
+	bool	   *qual_inner;		/* refers to the inner side's columns */
 	int64		safe_lo;
 	int64		safe_hi;
 	bool		group_has_inner;	/* an inner row of the group was read */
@@ -455,9 +460,33 @@ ij_init_band_check(IntervalJoinState *st, List *band)
 	int64		margin = 1;
 	int64		lo;
 	int64		hi;
+	ListCell   *lc;
 
 	st->pg_filter = ExecInitQual(band, (PlanState *) st);
-	st->first_qual = ExecInitExpr((Expr *) linitial(band), (PlanState *) st);
+	st->nquals = list_length(band);
+	st->quals = palloc(sizeof(ExprState *) * st->nquals);
+	st->qual_outer = palloc0(sizeof(bool) * st->nquals);
+	st->qual_inner = palloc0(sizeof(bool) * st->nquals);
+	foreach(lc, band)
+	{
+		int			i = foreach_current_index(lc);
+		List	   *vars = pull_var_clause((Node *) lfirst(lc),
+										   PVC_RECURSE_AGGREGATES |
+										   PVC_RECURSE_WINDOWFUNCS |
+										   PVC_RECURSE_PLACEHOLDERS);
+		ListCell   *lv;
+
+		st->quals[i] = ExecInitExpr((Expr *) lfirst(lc), (PlanState *) st);
+		foreach(lv, vars)
+		{
+			Var		   *var = (Var *) lfirst(lv);
+
+			if (var->varattno <= st->outer_ncols)
+				st->qual_outer[i] = true;
+			else
+				st->qual_inner[i] = true;
+		}
+	}
 	(void) ij_margin_walker((Node *) band, &margin);
 	if (st->time_type == INT4OID)
 	{
@@ -551,20 +580,31 @@ ij_start_group(IntervalJoinState *st)
 
 /*
  * ij_check_first_qual
- *		Evaluate the first qual of pg_filter on one row, the other side
- *		NULL (see pg_filter): it raises the error PostgreSQL's join raises
- *		computing that row's part of it, if any.
+ *		Evaluate pg_filter's quals on one row, the other side NULL, as far
+ *		as they decide alike for every pair (see pg_filter): this raises
+ *		the error PostgreSQL's join raises computing that row's part of
+ *		them, if any.
  */
 static void
 ij_check_first_qual(IntervalJoinState *st, TupleTableSlot *outer,
 					TupleTableSlot *inner)
 {
 	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
-	bool		isnull;
+	int			i;
 
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = ij_form(st, outer, inner);
-	(void) ExecEvalExprSwitchContext(st->first_qual, econtext, &isnull);
+	for (i = 0; i < st->nquals; i++)
+	{
+		bool		isnull;
+		Datum		d;
+		bool		other = (outer == NULL) ? st->qual_outer[i] :
+			st->qual_inner[i];
+
+		d = ExecEvalExprSwitchContext(st->quals[i], econtext, &isnull);
+		if (other || isnull || !DatumGetBool(d))
+			break;
+	}
 }
 
 /* Is inner time t below the current band (never to match again)? */
@@ -871,9 +911,14 @@ ij_next(IntervalJoinState *st)
 					int			i;
 					int			c;
 
-					/* nothing left to match: inner joins can stop early */
+					/*
+					 * Nothing left to match: inner joins can stop early --
+					 * unless the key group has inner rows, which PostgreSQL
+					 * compares with its remaining outer rows (see pg_filter)
+					 */
 					if (!st->emit_outer && !st->emit_inner &&
-						st->inner_done && st->ring_count == 0)
+						st->inner_done && st->ring_count == 0 &&
+						!st->group_has_inner)
 					{
 						st->phase = IJ_DONE;
 						break;
