@@ -115,6 +115,16 @@ SELECT * FROM j_matrix('big_end', 'small');
 SELECT * FROM j_matrix('big_end', 'small_end');
 SELECT * FROM j_matrix('big_end', 'small_near');
 SELECT * FROM j_matrix('big', 'small_near');
+-- no keys: every pair is compared, also after the inner side is consumed
+SELECT j_check($$SELECT b.v AS bv, s.v AS sv FROM small s JOIN big_end b
+  ON b.t BETWEEN s.t - interval '-5 minutes' AND s.t + interval '-1 second'$$) AS no_keys_inner;
+SELECT j_check($$SELECT b.v AS bv, s.v AS sv FROM big_end b JOIN small s
+  ON s.t BETWEEN b.t - interval '-5 minutes' AND b.t + interval '-1 second'$$) AS no_keys_inner_other;
+-- a cheaper qual of one side first: it decides for every pair
+SELECT j_check($$SELECT b.v AS bv, s.v AS sv FROM big b RIGHT JOIN small_near s
+  ON s.n + 5 > b.n AND s.n <= b.n + 30 AND s.v > 2$$) AS cheap_qual_false_near_end;
+SELECT j_check($$SELECT b.v AS bv, s.v AS sv FROM big b RIGHT JOIN small_near s
+  ON s.n + 5 > b.n AND s.n <= b.n + 30 AND s.v < -21$$) AS cheap_qual_true_near_end;
 -- PostgreSQL's hash join compares the same pairs
 SET enable_hashjoin = on;
 SET enable_mergejoin = off;
