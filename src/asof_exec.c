@@ -192,6 +192,7 @@ typedef struct AsOfJoinState
 	bool	   *batch_isnull;
 	int			batch_n;
 	int			batch_pos;		/* next one to return */
+	int			batch_size;		/* rows to read into the next batch */
 	bool		outer_done;		/* outer child exhausted */
 	ExprContext *batch_econtext;	/* their keys and times, per batch */
 
@@ -232,7 +233,9 @@ typedef struct AsOfVersions
 } AsOfVersions;
 
 /*
- * The lookup strategy answers outer rows in batches of ASOF_BATCH, in
+ * The lookup strategy answers outer rows in batches of up to ASOF_BATCH
+ * (the first batch of a scan is one row, each next one twice as large, so
+ * that a LIMIT above the node reads few more outer rows than it needs), in
  * phases: find each row's key and (with int64 times) the block of
  * ASOF_FENCE versions holding its answer, asking the CPU to prefetch that
  * block; then find each row's version in its block and prefetch the
@@ -561,6 +564,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	s->batch_n = 0;
 	s->batch_pos = 0;
+	s->batch_size = 1;
 	s->outer_done = false;
 	s->loaded = false;
 	s->fallback = false;
@@ -1497,7 +1501,7 @@ asof_lookup_fill(AsOfJoinState *s)
 	int			i;
 
 	ResetExprContext(econtext);
-	while (n < ASOF_BATCH && !s->outer_done)
+	while (n < s->batch_size && !s->outer_done)
 	{
 		TupleTableSlot *outer;
 		TupleTableSlot *scan;
@@ -1567,6 +1571,7 @@ asof_lookup_fill(AsOfJoinState *s)
 	}
 	s->batch_n = n;
 	s->batch_pos = 0;
+	s->batch_size = Min(s->batch_size * 2, ASOF_BATCH);
 }
 
 /*
@@ -1941,6 +1946,7 @@ asof_rescan(CustomScanState *node)
 		ExecClearTuple(s->seen_slot);
 	s->batch_n = 0;
 	s->batch_pos = 0;
+	s->batch_size = 1;
 	s->outer_done = false;
 	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
 			!s->fallback && s->inner_ps->chgParam == NULL);
