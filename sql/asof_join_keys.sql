@@ -127,7 +127,7 @@ $q$);
   RETURN NEXT;
 END $$;
 
--- the issue's example: 1000 versions found, not 2998
+-- two keys on one version column: 1000 versions found (both keys equal), not 2998
 SELECT count(v.v) FROM o2k o LEFT JOIN LATERAL
   (SELECT v FROM v2k v WHERE v.a = o.x AND v.a = o.y AND v.t <= o.t
    ORDER BY v.t DESC LIMIT 1) v ON true;

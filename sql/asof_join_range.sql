@@ -194,7 +194,7 @@ SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval '1 hour'
                    AND r.v % 7 <> 0 ORDER BY r.t DESC LIMIT 1) r ON true
 $q$) AS filter_after_time;
--- the issue's shape, rows as they come
+-- a shifted time near the end, rows as they come
 SELECT o.id, r.v, r.t FROM obs_end o
 LEFT JOIN LATERAL (SELECT v, t FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval '1 hour'
                    ORDER BY r.t DESC LIMIT 1) r ON true
