@@ -70,6 +70,7 @@
 
 #include "interval_join.h"
 #include "join_common.h"
+#include "window_arith.h"
 #include "windowjoin.h"
 
 /* One equality key: outer_expr = inner_expr */
@@ -125,18 +126,10 @@ static const CustomPathMethods ij_path_methods = {
 static bool
 ij_interval_usecs(const Interval *iv, Oid ttype, int64 *usecs)
 {
-	int64		r;
-
-	if (iv->month != 0)
-		return false;
 	/* a day is 24 hours for timestamp, but not for timestamptz (DST) */
 	if (iv->day != 0 && ttype != TIMESTAMPOID)
 		return false;
-	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &r) ||
-		pg_add_s64_overflow(r, iv->time, &r))
-		return false;
-	*usecs = r;
-	return true;
+	return wj_interval_usecs(iv, usecs);
 }
 
 /*

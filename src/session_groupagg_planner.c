@@ -46,6 +46,7 @@
 #include "parser/parsetree.h"
 #include "utils/selfuncs.h"
 
+#include "catalog_cache.h"
 #include "window_expand.h"
 #include "windowjoin.h"
 
@@ -65,8 +66,7 @@ find_session_column(Query *subparse, WindowClause *wc, WindowFunc **wfunc)
 
 		if (IsA(tle->expr, WindowFunc) &&
 			((WindowFunc *) tle->expr)->winref == wc->winref &&
-			wj_is_windowjoin_function(((WindowFunc *) tle->expr)->winfnoid,
-									  "wj_session"))
+			wj_func_of(((WindowFunc *) tle->expr)->winfnoid) == WJF_SESSION)
 		{
 			*wfunc = (WindowFunc *) tle->expr;
 			return tle->resno;

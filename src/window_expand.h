@@ -44,7 +44,4 @@ extern void wj_window_expand_register(void);
 extern void wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									 RelOptInfo *output_rel, void *extra);
 
-/* Is funcid windowjoin's C function with this symbol? */
-extern bool wj_is_windowjoin_function(Oid funcid, const char *symbol);
-
 #endif							/* WINDOW_EXPAND_H */

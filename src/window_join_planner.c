@@ -93,21 +93,11 @@
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 
-#include "window_arith.h"
+#include "catalog_cache.h"
 #include "join_common.h"
+#include "window_arith.h"
 #include "window_join.h"
 #include "windowjoin.h"
-
-/* Our C building blocks, as they appear in plans */
-typedef enum WjFunc
-{
-	WJF_NONE = 0,
-	WJF_TUMBLE_START,
-	WJF_TUMBLE_END,
-	WJF_WINDOW_END,
-	WJF_HOP_STARTS,
-	WJF_CUMULATE_ENDS
-} WjFunc;
 
 /* Which bound of the window an expression is */
 typedef enum WjBound
@@ -192,99 +182,6 @@ static CustomPathMethods wj_window_join_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
 	.PlanCustomPath = wj_plan_window_join,
 };
-
-/*
- * floormod
- *		Remainder with the sign of the divisor.
- */
-static inline int64
-floormod(int64 a, int64 m)
-{
-	int64		r = a % m;
-
-	return (r < 0) ? r + m : r;
-}
-
-/*
- * wj_func_of
- *		Which of our C functions funcid is, recognised by its language,
- *		library and C symbol (so the extension's schema does not matter).
- */
-static WjFunc
-wj_func_of(Oid funcid)
-{
-	HeapTuple	tup;
-	Form_pg_proc proc;
-	Datum		d;
-	bool		isnull;
-	char	   *src;
-	char	   *bin;
-	WjFunc		result = WJF_NONE;
-
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	if (!HeapTupleIsValid(tup))
-		return WJF_NONE;
-	proc = (Form_pg_proc) GETSTRUCT(tup);
-	if (proc->prolang != ClanguageId)
-	{
-		ReleaseSysCache(tup);
-		return WJF_NONE;
-	}
-	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
-	if (isnull)
-	{
-		ReleaseSysCache(tup);
-		return WJF_NONE;
-	}
-	bin = TextDatumGetCString(d);
-	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-	src = isnull ? NULL : TextDatumGetCString(d);
-	ReleaseSysCache(tup);
-
-	if (src == NULL || strstr(bin, "windowjoin") == NULL)
-		return WJF_NONE;
-	if (strcmp(src, "wj_tumble_start") == 0)
-		result = WJF_TUMBLE_START;
-	else if (strcmp(src, "wj_tumble_end") == 0)
-		result = WJF_TUMBLE_END;
-	else if (strcmp(src, "wj_window_end") == 0)
-		result = WJF_WINDOW_END;
-	else if (strcmp(src, "wj_hop_starts") == 0)
-		result = WJF_HOP_STARTS;
-	else if (strcmp(src, "wj_cumulate_ends") == 0)
-		result = WJF_CUMULATE_ENDS;
-	return result;
-}
-
-/*
- * const_interval_usecs
- *		If node is a non-null interval constant without months, store its
- *		length in microseconds.  With is_length, also require the length to
- *		be a valid window length (so the executor never sees a bad one; a bad
- *		constant is left to PostgreSQL's own plan, which reports it).
- */
-static bool
-const_interval_usecs(Node *node, bool is_length, int64 *usecs)
-{
-	Const	   *c;
-	Interval   *iv;
-	int64		days;
-
-	if (node == NULL || !IsA(node, Const))
-		return false;
-	c = (Const *) node;
-	if (c->constisnull || c->consttype != INTERVALOID)
-		return false;
-	iv = DatumGetIntervalP(c->constvalue);
-	if (iv->month != 0)
-		return false;
-	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &days) ||
-		pg_add_s64_overflow(days, iv->time, usecs))
-		return false;
-	if (is_length && *usecs < WJ_MIN_WINDOW_USECS)
-		return false;
-	return true;
-}
 
 /*
  * is_time_type
@@ -455,9 +352,9 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		if (!is_var_of(linitial(fexpr->args), base->relid))
 			WJ_REJECT("input shape");
 		side->time_var = (Var *) linitial(fexpr->args);
-		if (!const_interval_usecs(lsecond(fexpr->args), true, &side->every) ||
-			!const_interval_usecs(lthird(fexpr->args), true, &side->size) ||
-			!const_interval_usecs(lfourth(fexpr->args), false, &side->offset))
+		if (!wj_const_duration_usecs(lsecond(fexpr->args), &side->every) ||
+			!wj_const_duration_usecs(lthird(fexpr->args), &side->size) ||
+			!wj_const_usecs(lfourth(fexpr->args), &side->offset))
 			WJ_REJECT("input shape");
 		if (side->kind == WJ_KIND_CUMULATE && side->size % side->every != 0)
 			WJ_REJECT("input shape");
@@ -606,7 +503,7 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 			if (f == WJF_WINDOW_END && side->kind == WJ_KIND_HOP &&
 				is_var_of(arg0, side->fn_relid) &&
 				((Var *) arg0)->varattno == 1 &&
-				const_interval_usecs(lsecond(fexpr->args), true, &size) &&
+				wj_const_duration_usecs(lsecond(fexpr->args), &size) &&
 				size == side->size)
 			{
 				info->bound = WJ_BOUND_END;
@@ -617,10 +514,10 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 				list_length(fexpr->args) == 3 &&
 				is_var_of(arg0, side->base->relid) &&
 				((Var *) arg0)->varattno == side->time_var->varattno &&
-				const_interval_usecs(lsecond(fexpr->args), true, &size) &&
-				const_interval_usecs(lthird(fexpr->args), false, &offset) &&
+				wj_const_duration_usecs(lsecond(fexpr->args), &size) &&
+				wj_const_usecs(lthird(fexpr->args), &offset) &&
 				size == side->size &&
-				floormod(offset, size) == floormod(side->offset, size))
+				wj_floormod(offset, size) == wj_floormod(side->offset, size))
 			{
 				info->bound = WJ_BOUND_START;
 				info->kind = side->kind;
@@ -638,14 +535,14 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 
 		if ((f == WJF_TUMBLE_START || f == WJF_TUMBLE_END) &&
 			is_var_of(strip_phv(linitial(fexpr->args)), side->base->relid) &&
-			const_interval_usecs(lsecond(fexpr->args), true, &info->size) &&
-			const_interval_usecs(lthird(fexpr->args), false, &info->offset))
+			wj_const_duration_usecs(lsecond(fexpr->args), &info->size) &&
+			wj_const_usecs(lthird(fexpr->args), &info->offset))
 		{
 			info->bound = f == WJF_TUMBLE_START ? WJ_BOUND_START : WJ_BOUND_END;
 			info->kind = WJ_KIND_TUMBLE;
 			info->c_size = (Const *) lsecond(fexpr->args);
 			info->c_offset = (Const *) lthird(fexpr->args);
-			info->offset = floormod(info->offset, info->size);
+			info->offset = wj_floormod(info->offset, info->size);
 			return true;
 		}
 		return false;
@@ -906,8 +803,8 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	{
 		if (outer.kind != inner.kind || outer.every != inner.every ||
 			outer.size != inner.size ||
-			floormod(outer.offset, outer.kind == WJ_KIND_HOP ? outer.every : outer.size) !=
-			floormod(inner.offset, inner.kind == WJ_KIND_HOP ? inner.every : inner.size) ||
+			wj_floormod(outer.offset, outer.kind == WJ_KIND_HOP ? outer.every : outer.size) !=
+			wj_floormod(inner.offset, inner.kind == WJ_KIND_HOP ? inner.every : inner.size) ||
 			outer.time_var->vartype != inner.time_var->vartype)
 			WJ_NO_PATH();
 		kind = outer.kind;

@@ -279,17 +279,6 @@ wj_end_to_time(PG_FUNCTION_ARGS)
 }
 
 /*
- * const_duration
- *		Is arg a constant that is a valid window length?  Never raises: the
- *		planner must not fail on an argument the executor will reject.
- */
-static bool
-const_duration(Node *arg, int64 *usecs)
-{
-	return wj_const_usecs(arg, usecs) && *usecs >= WJ_MIN_WINDOW_USECS;
-}
-
-/*
  * support_rows
  *		Shared body of the planner support functions: answer
  *		SupportRequestRows from constant (every, size) arguments 2 and 3,
@@ -312,8 +301,8 @@ support_rows(FunctionCallInfo fcinfo, double (*rows_of) (int64 every, int64 size
 		PG_RETURN_POINTER(NULL);
 	fexpr = (FuncExpr *) req->node;
 	if (list_length(fexpr->args) != 4 ||
-		!const_duration(lsecond(fexpr->args), &every) ||
-		!const_duration(lthird(fexpr->args), &size))
+		!wj_const_duration_usecs(lsecond(fexpr->args), &every) ||
+		!wj_const_duration_usecs(lthird(fexpr->args), &size))
 		PG_RETURN_POINTER(NULL);
 
 	req->rows = rows_of(every, size);
