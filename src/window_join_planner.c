@@ -95,6 +95,7 @@
 
 #include "catalog_cache.h"
 #include "join_common.h"
+#include "stats_common.h"
 #include "window_arith.h"
 #include "window_join.h"
 #include "windowjoin.h"
@@ -648,51 +649,6 @@ time_pathkeys(PlannerInfo *root, WjSideInfo *side)
 }
 
 /*
- * time_span_usecs
- *		The span (last - first, in microseconds) of a time column according
- *		to its statistics: the histogram's first and last bounds, widened by
- *		the most common values (which the histogram leaves out).  Infinite
- *		values are ignored.  Returns -1 when there are no statistics.
- */
-static double
-time_span_usecs(PlannerInfo *root, Var *var)
-{
-	VariableStatData vardata;
-	AttStatsSlot sslot;
-	int64		lo = PG_INT64_MAX;
-	int64		hi = PG_INT64_MIN;
-	bool		found = false;
-	int			kinds[2] = {STATISTIC_KIND_HISTOGRAM, STATISTIC_KIND_MCV};
-
-	examine_variable(root, (Node *) var, 0, &vardata);
-	if (HeapTupleIsValid(vardata.statsTuple))
-	{
-		for (int k = 0; k < 2; k++)
-		{
-			if (!get_attstatsslot(&sslot, vardata.statsTuple, kinds[k],
-								  InvalidOid, ATTSTATSSLOT_VALUES))
-				continue;
-			for (int i = 0; i < sslot.nvalues; i++)
-			{
-				/* timestamp and timestamptz are both int64 microseconds */
-				int64		v = DatumGetTimestamp(sslot.values[i]);
-
-				if (TIMESTAMP_NOT_FINITE(v))
-					continue;
-				lo = Min(lo, v);
-				hi = Max(hi, v);
-				found = true;
-			}
-			free_attstatsslot(&sslot);
-		}
-	}
-	ReleaseVariableStats(vardata);
-	if (!found)
-		return -1;
-	return (double) hi - (double) lo;
-}
-
-/*
  * side_state_bytes
  *		Estimated bytes one side keeps for the largest open set of windows:
  *		rows per window x bytes per buffered row, where rows per window =
@@ -708,7 +664,7 @@ side_state_bytes(PlannerInfo *root, Path *path, Var *time_var, int64 size)
 
 	if (time_var == NULL)
 		return -1;
-	span = time_span_usecs(root, time_var);
+	span = wj_stats_time_span(root, (Node *) time_var, true);
 	if (span < 0)
 		return -1;
 	if (span > (double) size)
