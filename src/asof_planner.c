@@ -78,6 +78,7 @@
 #include "utils/lsyscache.h"
 
 #include "asof.h"
+#include "join_common.h"
 #include "windowjoin.h"
 
 /*
@@ -709,7 +710,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	RangeTblEntry *rte;
 	AsOfSpec   *spec;
 	List	   *outer_pathkeys;
-	Path	   *outer_path = NULL;
+	Path	   *outer_path;
 	Path	   *cheapest;
 	PlannerInfo *subroot;
 	RelOptInfo *final_rel;
@@ -810,24 +811,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (cheapest == NULL || PATH_REQ_OUTER(cheapest) != NULL)
 		ASOF_NO_PATH();
 	outer_pathkeys = asof_outer_pathkeys(root, outerrel, spec);
-	foreach(lc, outerrel->pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-
-		if (PATH_REQ_OUTER(path) == NULL &&
-			pathkeys_contained_in(outer_pathkeys, path->pathkeys) &&
-			(outer_path == NULL || path->total_cost < outer_path->total_cost))
-			outer_path = path;
-	}
-	if (!pathkeys_contained_in(outer_pathkeys, cheapest->pathkeys))
-	{
-		Path	   *sorted;
-
-		sorted = (Path *) create_sort_path(root, outerrel, cheapest,
-										   outer_pathkeys, -1.0);
-		if (outer_path == NULL || sorted->total_cost < outer_path->total_cost)
-			outer_path = sorted;
-	}
+	outer_path = wj_sorted_input(root, outerrel, outer_pathkeys);
 
 	/* The inner side: plan the rewritten subquery */
 	save_plan_params = root->plan_params;

@@ -1031,10 +1031,8 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *scalars = (List *) list_nth(cscan->custom_private,
 											IJ_PRIV_SCALARS);
-	const char *jt;
 
-	jt = wj_join_type_name((JoinType) list_nth_int(scalars, IJ_S_JOINTYPE));
-	ExplainPropertyText("Join Type", jt, es);
+	wj_explain_join_type((JoinType) list_nth_int(scalars, IJ_S_JOINTYPE), es);
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_KEYS, "Join Keys");
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_BAND, "Band");
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_JOINQUAL, "Join Filter");

@@ -1135,27 +1135,6 @@ wj_rescan(CustomScanState *node)
 }
 
 /*
- * interval_text
- *		An interval constant as text.
- */
-static char *
-interval_text(Const *c)
-{
-	return DatumGetCString(DirectFunctionCall1(interval_out, c->constvalue));
-}
-
-/*
- * interval_is_zero
- */
-static bool
-interval_is_zero(Const *c)
-{
-	Interval   *iv = DatumGetIntervalP(c->constvalue);
-
-	return iv->month == 0 && iv->day == 0 && iv->time == 0;
-}
-
-/*
  * wj_explain
  *		ExplainCustomScan: the window, join type, keys, conditions and (with
  *		ANALYZE) the peak state.
@@ -1170,38 +1149,30 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	Const	   *c_every = list_nth(priv, WJ_PRIV_EVERY);
 	Const	   *c_size = list_nth(priv, WJ_PRIV_SIZE);
 	Const	   *c_offset = list_nth(priv, WJ_PRIV_OFFSET);
-	StringInfoData buf;
+	Interval   *offset = c_offset ? DatumGetIntervalP(c_offset->constvalue) : NULL;
 	List	   *context;
-	const char *jt;
 
-	initStringInfo(&buf);
 	switch (state->kind)
 	{
 		case WJ_KIND_TUMBLE:
-			appendStringInfo(&buf, "tumble(size %s", interval_text(c_size));
+			wj_explain_window("tumble", NULL, NULL,
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_HOP:
-			appendStringInfo(&buf, "hop(slide %s, size %s",
-							 interval_text(c_every), interval_text(c_size));
+			wj_explain_window("hop", "slide",
+							  DatumGetIntervalP(c_every->constvalue),
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_CUMULATE:
-			appendStringInfo(&buf, "cumulate(step %s, size %s",
-							 interval_text(c_every), interval_text(c_size));
+			wj_explain_window("cumulate", "step",
+							  DatumGetIntervalP(c_every->constvalue),
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_COLUMNS:
-			appendStringInfoString(&buf, "window columns");
+			ExplainPropertyText("Window", "window columns", es);
 			break;
 	}
-	if (state->kind != WJ_KIND_COLUMNS)
-	{
-		if (c_offset != NULL && !interval_is_zero(c_offset))
-			appendStringInfo(&buf, ", offset %s", interval_text(c_offset));
-		appendStringInfoChar(&buf, ')');
-	}
-	ExplainPropertyText("Window", buf.data, es);
-
-	jt = wj_join_type_name(state->jointype);
-	ExplainPropertyText("Join Type", jt, es);
+	wj_explain_join_type(state->jointype, es);
 
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);
