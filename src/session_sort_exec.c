@@ -667,7 +667,9 @@ store_row(SessionSortState *state, TupleTableSlot *in)
 	chain_append(state, null_time ? &part->untimed : &part->timed, ts, tuple);
 	MemoryContextReset(state->tmpcxt);
 
-	wj_state_add(&state->stats, (int64) memory_used(state) - state->stats.bytes);
+	/* state accounting counts row bytes (state_stats.h): tuple and entry */
+	wj_state_add(&state->stats, (int64) sizeof(SSortEntry) +
+				 (tuple != NULL ? (int64) tuple->t_len : 0));
 }
 
 /*
@@ -998,8 +1000,6 @@ load_input(SessionSortState *state)
 		{
 			state->sorted = MemoryContextAllocHuge(state->cxt,
 												   sizeof(SSortEntry) * Max(max_rows, 1));
-			state->stats.bytes = memory_used(state) + sizeof(SSortEntry) * max_rows;
-			state->stats.peak_bytes = Max(state->stats.peak_bytes, state->stats.bytes);
 			state->cur_part = -1;
 			state->nsorted = 0;
 			state->cur_row = 0;
