@@ -207,33 +207,33 @@ typedef struct WjScanState
 	WjRow	   *inner_cur;
 } WjScanState;
 
-static Node *wj_create_scan_state(CustomScan *cscan);
-static void wj_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *wj_exec(CustomScanState *node);
-static void wj_end(CustomScanState *node);
-static void wj_rescan(CustomScanState *node);
-static void wj_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Node *window_join_create_state(CustomScan *cscan);
+static void window_join_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *window_join_exec(CustomScanState *node);
+static void window_join_end(CustomScanState *node);
+static void window_join_rescan(CustomScanState *node);
+static void window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 CustomScanMethods wj_window_join_scan_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.CreateCustomScanState = wj_create_scan_state,
+	.CreateCustomScanState = window_join_create_state,
 };
 
 static CustomExecMethods wj_exec_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.BeginCustomScan = wj_begin,
-	.ExecCustomScan = wj_exec,
-	.EndCustomScan = wj_end,
-	.ReScanCustomScan = wj_rescan,
-	.ExplainCustomScan = wj_explain,
+	.BeginCustomScan = window_join_begin,
+	.ExecCustomScan = window_join_exec,
+	.EndCustomScan = window_join_end,
+	.ReScanCustomScan = window_join_rescan,
+	.ExplainCustomScan = window_join_explain,
 };
 
 /*
- * wj_create_scan_state
+ * window_join_create_state
  *		Allocate the scan state.
  */
 static Node *
-wj_create_scan_state(CustomScan *cscan)
+window_join_create_state(CustomScan *cscan)
 {
 	WjScanState *state = (WjScanState *) newNode(sizeof(WjScanState),
 												 T_CustomScanState);
@@ -300,11 +300,11 @@ init_side(WjScanState *state, WjSide *side, Plan *plan, EState *estate,
 }
 
 /*
- * wj_begin
+ * window_join_begin
  *		BeginCustomScan: initialise children, expressions and state.
  */
 static void
-wj_begin(CustomScanState *node, EState *estate, int eflags)
+window_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	WjScanState *state = (WjScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -900,11 +900,11 @@ next_window(WjScanState *state)
 }
 
 /*
- * wj_exec
+ * window_join_exec
  *		ExecCustomScan: return the next joined row.
  */
 static TupleTableSlot *
-wj_exec(CustomScanState *node)
+window_join_exec(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
@@ -1076,11 +1076,11 @@ wj_exec(CustomScanState *node)
 }
 
 /*
- * wj_end
+ * window_join_end
  *		EndCustomScan: shut down the children and free the state.
  */
 static void
-wj_end(CustomScanState *node)
+window_join_end(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 
@@ -1104,12 +1104,12 @@ reset_side(WjSide *side)
 }
 
 /*
- * wj_rescan
+ * window_join_rescan
  *		ReScanCustomScan: restart both inputs and drop the state (the peak
  *		figures are kept for EXPLAIN ANALYZE).
  */
 static void
-wj_rescan(CustomScanState *node)
+window_join_rescan(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 	PlanState  *children[2] = {state->outer.ps, state->inner.ps};
@@ -1135,12 +1135,12 @@ wj_rescan(CustomScanState *node)
 }
 
 /*
- * wj_explain
+ * window_join_explain
  *		ExplainCustomScan: the window, join type, keys, conditions and (with
  *		ANALYZE) the peak state.
  */
 static void
-wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WjScanState *state = (WjScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;

@@ -175,13 +175,13 @@ enum
 		return false; \
 	} while (0)
 
-static Plan *wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel,
+static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
 
 static CustomPathMethods wj_window_join_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.PlanCustomPath = wj_plan_window_join,
+	.PlanCustomPath = window_join_plan_path,
 };
 
 /*
@@ -1112,12 +1112,12 @@ clause_args(List *rinfos, List *outer_left, bool for_outer)
 }
 
 /*
- * wj_plan_window_join
+ * window_join_plan_path
  *		PlanCustomPath: build the CustomScan.  See window_join.h for the
  *		layout of the scan tuple and of custom_private/custom_exprs.
  */
 static Plan *
-wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 					List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
