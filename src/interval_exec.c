@@ -249,6 +249,9 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	int			child_eflags;
 	int			i;
 
+	Assert(list_length(priv) == IJ_PRIV_COUNT &&
+		   list_length(scalars) == IJ_S_COUNT);
+
 	st->jointype = (JoinType) list_nth_int(scalars, IJ_S_JOINTYPE);
 	st->emit_outer = (st->jointype == JOIN_LEFT || st->jointype == JOIN_FULL ||
 					  st->jointype == JOIN_ANTI);
@@ -383,10 +386,16 @@ ij_band_edge(IntervalJoinState *st, int64 t, int64 offset)
 	{
 		if (pg_add_s64_overflow(t, offset, &r) ||
 			(st->time_type == INT4OID && (r < PG_INT32_MIN || r > PG_INT32_MAX)))
-			ereport(ERROR,
-					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg(st->time_type == INT4OID ? "integer out of range" :
-							"bigint out of range")));
+		{
+			if (st->time_type == INT4OID)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("integer out of range")));
+			else
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("bigint out of range")));
+		}
 		return r;
 	}
 	if (TIMESTAMP_NOT_FINITE(t))

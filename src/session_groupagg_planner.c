@@ -163,6 +163,7 @@ wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	AggClauseCosts agg_costs;
 	double		num_groups;
 	List	   *group_exprs;
+	List	   *window_pathkeys;
 	ListCell   *lc;
 
 	if (!wj_enable_window_aggregate || extra == NULL ||
@@ -207,6 +208,13 @@ wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	if (!group_matches_session(root, input_rel, subparse, wc, session_col))
 		return;
 
+	/* the window's order, as pathkeys of the subquery: PARTITION BY, time */
+	window_pathkeys =
+		make_pathkeys_for_sortclauses(input_rel->subroot,
+									  list_concat_copy(wc->partitionClause,
+													   wc->orderClause),
+									  subparse->targetList);
+
 	MemSet(&agg_costs, 0, sizeof(AggClauseCosts));
 	get_agg_clause_costs(root, AGGSPLIT_SIMPLE, &agg_costs);
 	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
@@ -225,9 +233,8 @@ wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		if (!IsA(scan, SubqueryScanPath))
 			continue;
 		sub = (SubqueryScanPath *) scan;
-		/* the window's output: sorted by at least partition keys and time */
-		if (list_length(sub->subpath->pathkeys) <
-			list_length(wc->partitionClause) + 1)
+		/* the window's output: sorted by its partition keys and time */
+		if (!pathkeys_contained_in(window_pathkeys, sub->subpath->pathkeys))
 			continue;
 
 		/* the same scan, now known to be sorted by the GROUP BY keys */

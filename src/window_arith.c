@@ -298,7 +298,7 @@ wj_check_window_count(int64 nwindows, const char *func_name)
 	if (nwindows > wj_max_windows_per_row)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s() would assign a row to " INT64_FORMAT " windows, more than windowjoin.max_windows_per_row (%d)",
-						func_name, nwindows, wj_max_windows_per_row),
+				 errmsg("%s() would assign a row to %lld windows, more than windowjoin.max_windows_per_row (%d)",
+						func_name, (long long) nwindows, wj_max_windows_per_row),
 				 errhint("Use a larger slide or step, a smaller size, or raise windowjoin.max_windows_per_row.")));
 }

@@ -164,14 +164,14 @@ enum
  * debug2 to see it): a plain join of windowed relations that is not
  * accelerated is otherwise hard to explain.
  */
-#define WJ_NO_PATH() \
+#define WJ_NO_PATH(reason) \
 	do { \
-		elog(DEBUG2, "windowjoin: no window join path (line %d)", __LINE__); \
+		elog(DEBUG2, "windowjoin: no window join path: %s", (reason)); \
 		return; \
 	} while (0)
 #define WJ_REJECT(reason) \
 	do { \
-		elog(DEBUG2, "windowjoin: no window join path: %s (line %d)", (reason), __LINE__); \
+		elog(DEBUG2, "windowjoin: no window join path: %s", (reason)); \
 		return false; \
 	} while (0)
 
@@ -237,17 +237,17 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 	ListCell   *lc;
 
 	if (member->baserestrictinfo != NIL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("the window function scan has quals of its own");
 	foreach(lc, member->joininfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
 
 		if (bms_is_subset(rinfo->required_relids, rel->relids))
-			WJ_REJECT("input shape");
+			WJ_REJECT("a join clause is evaluated at the window function scan");
 	}
 	if (generate_join_implied_equalities(root, rel->relids, others,
 										 member) != NIL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("an implied equality refers to the window function scan");
 	foreach(lc, root->join_info_list)
 	{
 		SpecialJoinInfo *sjinfo = lfirst_node(SpecialJoinInfo, lc);
@@ -256,7 +256,7 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 			bms_is_member(base->relid, sjinfo->syn_righthand) ||
 			bms_is_member(member->relid, sjinfo->syn_lefthand) !=
 			bms_is_member(base->relid, sjinfo->syn_lefthand))
-			WJ_REJECT("input shape");
+			WJ_REJECT("an outer join or semijoin separates the window function scan from its relation");
 	}
 	return true;
 }
@@ -289,12 +289,12 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 	if (rel->reloptkind == RELOPT_BASEREL)
 	{
 		if (!bms_is_empty(rel->lateral_relids) || rel->cheapest_total_path == NULL)
-			WJ_REJECT("input shape");
+			WJ_REJECT("the relation has lateral references or no unparameterized path");
 		side->base = rel;
 		return true;
 	}
 	if (rel->reloptkind != RELOPT_JOINREL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("a side is not one relation with its window function scan");
 
 	/* sort the members out */
 	relid = -1;
@@ -306,7 +306,7 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		if (rte->rtekind == RTE_FUNCTION)
 		{
 			if (fnrel != NULL)
-				WJ_REJECT("input shape");
+				WJ_REJECT("a side has more than one function scan");
 			fnrel = member;
 		}
 		else if (rte->rtekind == RTE_RESULT)
@@ -314,20 +314,20 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		else
 		{
 			if (base != NULL)
-				WJ_REJECT("input shape");
+				WJ_REJECT("a side has more than one relation");
 			base = member;
 		}
 	}
 	if (base == NULL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("a side has no relation besides function scans");
 
 	/* the relation must be plain: no lateral references of its own */
 	if (!bms_is_empty(base->lateral_relids) || base->cheapest_total_path == NULL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("the relation has lateral references or no unparameterized path");
 	foreach(lc, results)
 	{
 		if (!member_is_detachable(root, rel, base, (RelOptInfo *) lfirst(lc)))
-			WJ_REJECT("input shape");
+			WJ_REJECT("a side has an empty result relation that cannot be left out");
 	}
 	side->base = base;
 
@@ -335,37 +335,37 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 	{
 		rte = planner_rt_fetch(fnrel->relid, root);
 		if (list_length(rte->functions) != 1 || rte->funcordinality)
-			WJ_REJECT("input shape");
+			WJ_REJECT("the function scan has several functions or WITH ORDINALITY");
 		rtfunc = linitial_node(RangeTblFunction, rte->functions);
 		if (rtfunc->funccolcount != 1 || !IsA(rtfunc->funcexpr, FuncExpr))
-			WJ_REJECT("input shape");
+			WJ_REJECT("the function scan is not one call returning one column");
 		fexpr = (FuncExpr *) rtfunc->funcexpr;
 		if (list_length(fexpr->args) != 4)
-			WJ_REJECT("input shape");
+			WJ_REJECT("the function scan is not hop() or cumulate() (argument count)");
 		f = wj_func_of(fexpr->funcid);
 		if (f == WJF_HOP_STARTS)
 			side->kind = WJ_KIND_HOP;
 		else if (f == WJF_CUMULATE_ENDS)
 			side->kind = WJ_KIND_CUMULATE;
 		else
-			WJ_REJECT("input shape");
+			WJ_REJECT("the function scan is not hop() or cumulate()");
 
 		if (!is_var_of(linitial(fexpr->args), base->relid))
-			WJ_REJECT("input shape");
+			WJ_REJECT("the window's time argument is not a column of the relation");
 		side->time_var = (Var *) linitial(fexpr->args);
 		if (!wj_const_duration_usecs(lsecond(fexpr->args), &side->every) ||
 			!wj_const_duration_usecs(lthird(fexpr->args), &side->size) ||
 			!wj_const_usecs(lfourth(fexpr->args), &side->offset))
-			WJ_REJECT("input shape");
+			WJ_REJECT("the window parameters are not constant valid intervals");
 		if (side->kind == WJ_KIND_CUMULATE && side->size % side->every != 0)
-			WJ_REJECT("input shape");
+			WJ_REJECT("cumulate()'s size is not a multiple of its step");
 		side->c_every = (Const *) lsecond(fexpr->args);
 		side->c_size = (Const *) lthird(fexpr->args);
 		side->c_offset = (Const *) lfourth(fexpr->args);
 
 		if (!bms_is_subset(fnrel->lateral_relids, base->relids) ||
 			!member_is_detachable(root, rel, base, fnrel))
-			WJ_REJECT("input shape");
+			WJ_REJECT("the window function scan refers to other relations or cannot be left out");
 		side->fn_relid = fnrel->relid;
 
 		/* the function's output column always comes first among extras */
@@ -386,11 +386,11 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		if (list_member(base->reltarget->exprs, expr))
 			continue;
 		if (fnrel == NULL)
-			WJ_REJECT("input shape");
+			WJ_REJECT("a side outputs columns of a relation other than the windowed one");
 		if (IsA(expr, Var))
 		{
 			if (!is_var_of(expr, fnrel->relid) || ((Var *) expr)->varattno != 1)
-				WJ_REJECT("input shape");
+				WJ_REJECT("a column of the function scan other than its window column is used");
 			continue;			/* already first */
 		}
 		if (IsA(expr, PlaceHolderVar))
@@ -401,11 +401,11 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 			if (phv->phlevelsup != 0 ||
 				!bms_is_subset(varnos, fnrel->relids) ||
 				contain_volatile_functions((Node *) phv->phexpr))
-				WJ_REJECT("input shape");
+				WJ_REJECT("a placeholder is not computed from the window function scan alone");
 			side->extras = lappend(side->extras, expr);
 			continue;
 		}
-		WJ_REJECT("input shape");
+		WJ_REJECT("a side outputs an expression the node cannot supply");
 	}
 	return true;
 }
@@ -747,13 +747,13 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			return;
 	}
 	if (!bms_is_empty(joinrel->lateral_relids))
-		WJ_NO_PATH();
+		WJ_NO_PATH("the join has lateral references");
 
 	if (!analyse_side(root, outerrel, &outer) ||
 		!analyse_side(root, innerrel, &inner))
-		WJ_NO_PATH();
+		WJ_NO_PATH("a side is not a windowed relation");
 	if ((outer.fn_relid != 0) != (inner.fn_relid != 0))
-		WJ_NO_PATH();
+		WJ_NO_PATH("one side is windowed by hop()/cumulate() and the other is not");
 	mode = outer.fn_relid != 0 ? WJ_MODE_TIME : WJ_MODE_GROUP;
 	if (mode == WJ_MODE_TIME)
 	{
@@ -762,7 +762,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			wj_floormod(outer.offset, outer.kind == WJ_KIND_HOP ? outer.every : outer.size) !=
 			wj_floormod(inner.offset, inner.kind == WJ_KIND_HOP ? inner.every : inner.size) ||
 			outer.time_var->vartype != inner.time_var->vartype)
-			WJ_NO_PATH();
+			WJ_NO_PATH("the two sides' windows differ");
 		kind = outer.kind;
 	}
 
@@ -777,7 +777,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		WjBoundInfo ib;
 
 		if (rinfo->pseudoconstant)
-			WJ_NO_PATH();
+			WJ_NO_PATH("a join clause is a pseudoconstant");
 		if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
 		{
 			oclauses = lappend(oclauses, rinfo);
@@ -835,11 +835,11 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 	/* the window clauses must identify the window */
 	if (wclauses == NIL)
-		WJ_NO_PATH();
+		WJ_NO_PATH("no window equality between the two sides");
 	if (kind == WJ_KIND_COLUMNS && !(have_start && have_end))
-		WJ_NO_PATH();
+		WJ_NO_PATH("window columns are joined without both window_start and window_end");
 	if (kind == WJ_KIND_CUMULATE && !have_end)
-		WJ_NO_PATH();
+		WJ_NO_PATH("cumulate() windows are joined without window_end");
 
 	/*
 	 * GROUP mode groups the rows by the values of the window clauses.  With
@@ -882,7 +882,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		outer_pk = window_pathkeys(root, gclauses, gouter_left, true);
 		inner_pk = window_pathkeys(root, gclauses, gouter_left, false);
 		if (outer_pk == NIL || inner_pk == NIL)
-			WJ_NO_PATH();
+			WJ_NO_PATH("no sort order of the window clauses");
 	}
 	else
 	{
@@ -892,7 +892,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	outer_path = wj_sorted_input(root, outer.base, outer_pk);
 	inner_path = wj_sorted_input(root, inner.base, inner_pk);
 	if (outer_path == NULL || inner_path == NULL)
-		WJ_NO_PATH();
+		WJ_NO_PATH("a side has no unparameterized sorted path");
 
 	/*
 	 * Memory gate.  The node keeps the rows of the open window(s) of both
