@@ -67,6 +67,7 @@
 #include "utils/sortsupport.h"
 #include "utils/tuplestore.h"
 
+#include "exec_common.h"
 #include "interval_join.h"
 #include "join_common.h"
 #include "state_stats.h"
@@ -996,16 +997,9 @@ static void
 ij_rescan(CustomScanState *node)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
-	PlanState  *children[2] = {st->outer_ps, st->inner_ps};
-	int			i;
 
-	for (i = 0; i < 2; i++)
-	{
-		if (node->ss.ps.chgParam != NULL)
-			UpdateChangedParamSet(children[i], node->ss.ps.chgParam);
-		if (children[i]->chgParam == NULL)
-			ExecReScan(children[i]);
-	}
+	wj_rescan_child(node, st->outer_ps);
+	wj_rescan_child(node, st->inner_ps);
 	ij_reset_run(st);
 }
 

@@ -69,6 +69,7 @@
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
+#include "exec_common.h"
 #include "session_sort.h"
 #include "state_stats.h"
 #include "window_arith.h"
@@ -1211,10 +1212,7 @@ ssort_rescan(CustomScanState *node)
 	ssort_forget(state);
 	state->phase = SSORT_LOAD;
 	wj_state_reset(&state->stats, true);
-	if (node->ss.ps.chgParam != NULL)
-		UpdateChangedParamSet(child, node->ss.ps.chgParam);
-	if (child->chgParam == NULL)
-		ExecReScan(child);
+	wj_rescan_child(node, child);
 }
 
 /*

@@ -25,6 +25,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
 
+#include "exec_common.h"
 #include "explain_common.h"
 #include "window_expand.h"
 #include "window_arith.h"
@@ -229,11 +230,7 @@ rescan_window_expand(CustomScanState *node)
 
 	state->input = NULL;
 	state->remaining = 0;
-	/* the child is in custom_ps, so ExecReScan does not pass chgParam on */
-	if (node->ss.ps.chgParam != NULL)
-		UpdateChangedParamSet(child, node->ss.ps.chgParam);
-	if (child->chgParam == NULL)
-		ExecReScan(child);
+	wj_rescan_child(node, child);
 }
 
 /*

@@ -73,6 +73,7 @@
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
 
+#include "exec_common.h"
 #include "join_common.h"
 #include "state_stats.h"
 #include "window_arith.h"
@@ -1112,16 +1113,9 @@ static void
 window_join_rescan(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
-	PlanState  *children[2] = {state->outer.ps, state->inner.ps};
-	int			i;
 
-	for (i = 0; i < 2; i++)
-	{
-		if (node->ss.ps.chgParam != NULL)
-			UpdateChangedParamSet(children[i], node->ss.ps.chgParam);
-		if (children[i]->chgParam == NULL)
-			ExecReScan(children[i]);
-	}
+	wj_rescan_child(node, state->outer.ps);
+	wj_rescan_child(node, state->inner.ps);
 	clear_state(state);
 	reset_side(&state->outer);
 	reset_side(&state->inner);
