@@ -144,13 +144,13 @@ group_matches_session(PlannerInfo *root, RelOptInfo *input_rel,
 }
 
 /*
- * wj_session_agg_add_paths
+ * wj_session_groupagg_add_paths
  *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: offer a sorted
  *		aggregate over the session subquery when its order is certain.
  */
 void
-wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-						 RelOptInfo *output_rel, void *extra_arg)
+wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+							  RelOptInfo *output_rel, void *extra_arg)
 {
 	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
 	Query	   *parse = root->parse;

@@ -36,12 +36,14 @@ extern PGDLLIMPORT CustomScanMethods wj_window_expand_scan_methods;
 
 extern bool wj_enable_window_aggregate;
 
-extern void wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-									RelOptInfo *output_rel, void *extra);
+extern void wj_window_expand_add_paths(PlannerInfo *root,
+									   RelOptInfo *input_rel,
+									   RelOptInfo *output_rel, void *extra);
 extern void wj_window_expand_register(void);
 
 /* session_groupagg_planner.c */
-extern void wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-									 RelOptInfo *output_rel, void *extra);
+extern void wj_session_groupagg_add_paths(PlannerInfo *root,
+										  RelOptInfo *input_rel,
+										  RelOptInfo *output_rel, void *extra);
 
 #endif							/* WINDOW_EXPAND_H */

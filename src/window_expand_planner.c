@@ -362,13 +362,13 @@ estimate_panes(PlannerInfo *root, WindowAggSpec *spec, List *key_exprs,
 }
 
 /*
- * wj_window_agg_add_paths
+ * wj_window_expand_add_paths
  *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: add the
  *		pane-based aggregation path when the query qualifies.
  */
 void
-wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-						RelOptInfo *output_rel, void *extra_arg)
+wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+						   RelOptInfo *output_rel, void *extra_arg)
 {
 	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
 	Query	   *parse = root->parse;
