@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * window_expand.h
- *	  Aggregation over windows: pane-based hop()/cumulate() aggregation
- *	  (window_expand_planner.c, and its WindowExpand executor node in
- *	  window_expand_exec.c) and streaming session aggregation
- *	  (session_groupagg_planner.c).
+ *	  Pane-based hop()/cumulate() aggregation: its planner
+ *	  (window_expand_planner.c) and its WindowExpand executor node
+ *	  (window_expand_exec.c).  The GUC windowjoin.enable_window_aggregate,
+ *	  defined in the planner, also governs the session aggregation paths.
  *
  * src/window_expand.h
  *
@@ -40,10 +40,5 @@ extern void wj_window_expand_add_paths(PlannerInfo *root,
 									   RelOptInfo *input_rel,
 									   RelOptInfo *output_rel, void *extra);
 extern void wj_window_expand_register(void);
-
-/* session_groupagg_planner.c */
-extern void wj_session_groupagg_add_paths(PlannerInfo *root,
-										  RelOptInfo *input_rel,
-										  RelOptInfo *output_rel, void *extra);
 
 #endif							/* WINDOW_EXPAND_H */
