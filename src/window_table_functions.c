@@ -120,6 +120,26 @@ wj_tumble_time(PG_FUNCTION_ARGS)
 }
 
 /*
+ * series_start
+ *		First call of the hop and cumulate series: count values from first,
+ *		step apart.  No series (no rows) when count is not positive.
+ */
+static void
+series_start(FuncCallContext *funcctx, int64 first, int64 step, int64 count)
+{
+	WindowSeries *series;
+
+	if (count <= 0)
+		return;
+	series = MemoryContextAlloc(funcctx->multi_call_memory_ctx,
+								sizeof(WindowSeries));
+	series->next = first;
+	series->step = step;
+	series->remaining = count;
+	funcctx->user_fctx = series;
+}
+
+/*
  * series_next
  *		Common ValuePerCall loop of the hop and cumulate series.
  */
@@ -155,7 +175,6 @@ wj_hop_starts(PG_FUNCTION_ARGS)
 		int64		offset;
 		int64		first_start = 0;
 		int64		count;
-		WindowSeries *series;
 
 		funcctx = SRF_FIRSTCALL_INIT();
 
@@ -169,15 +188,7 @@ wj_hop_starts(PG_FUNCTION_ARGS)
 
 			wj_check_finite(ts);
 			count = wj_hop_windows(ts, slide, size, offset, &first_start);
-			if (count > 0)
-			{
-				series = MemoryContextAlloc(funcctx->multi_call_memory_ctx,
-											sizeof(WindowSeries));
-				series->next = first_start;
-				series->step = slide;
-				series->remaining = count;
-				funcctx->user_fctx = series;
-			}
+			series_start(funcctx, first_start, slide, count);
 		}
 	}
 
@@ -200,7 +211,6 @@ wj_cumulate_ends(PG_FUNCTION_ARGS)
 		int64		step;
 		int64		size;
 		int64		offset;
-		WindowSeries *series;
 
 		funcctx = SRF_FIRSTCALL_INIT();
 
@@ -226,12 +236,7 @@ wj_cumulate_ends(PG_FUNCTION_ARGS)
 			wj_check_finite(ts);
 			count = wj_cumulate_windows(ts, step, size, offset,
 										&start, &first_end);
-			series = MemoryContextAlloc(funcctx->multi_call_memory_ctx,
-										sizeof(WindowSeries));
-			series->next = first_end;
-			series->step = step;
-			series->remaining = count;
-			funcctx->user_fctx = series;
+			series_start(funcctx, first_end, step, count);
 		}
 	}
 
