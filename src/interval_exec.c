@@ -21,7 +21,8 @@
  *	   time is not above the band's upper end (outer.t + hi);
  *	3. rows at the front of the window whose time is below the band's lower
  *	   end (outer.t + lo) are dropped - no later outer row can reach them
- *	   (the seed's "state is cleared when the watermark passes the range");
+ *	   (as a streaming interval join clears its state once the watermark
+ *	   passes the range);
  *	4. every row left in the window is inside the band: evaluate the join
  *	   quals on the pair and emit it on success.
  *
