@@ -51,6 +51,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -60,6 +62,7 @@
 #include "nodes/nodeFuncs.h"
 #include "common/int.h"
 #include "utils/datum.h"
+#include "utils/logtape.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -116,9 +119,48 @@ typedef struct SSortPartition
 #define SSORT_FIRST_BLOCK	8
 #define SSORT_MAX_BLOCK		1024
 
+/* Partition key values, copied (a range boundary, a range's least or greatest key) */
+typedef struct SSortKey
+{
+	Datum	   *values;
+	bool	   *isnull;
+} SSortKey;
+
+/* A key range's rows written to a tape, to be read back as a batch */
+typedef struct SSortBatch
+{
+	LogicalTape *tape;
+	int64		rows;			/* rows written */
+	int			depth;			/* 1 for a range of the input, 2 for a range
+								 * of such a range, ... */
+} SSortBatch;
+
+/*
+ * The split of a source (the input or a batch) into key ranges: range i
+ * holds the keys before bounds[i] (keys equal to the bound included when
+ * inclusive[i]), and after bounds[i - 1]; the last range holds the keys
+ * after every bound.
+ */
+typedef struct SSortSplit
+{
+	int			nbounds;
+	int			max_ranges;		/* the tapes' write buffers must fit */
+	SSortKey  **bounds;			/* [max_ranges - 1] */
+	bool	   *inclusive;
+	SSortBatch **ranges;		/* [max_ranges] */
+	int64		target_rows;	/* rows a batch should hold at most */
+	SSortKey   *first_min;		/* least key written to the first range */
+	SSortKey   *last_max;		/* greatest key written to the last range */
+	int			depth;			/* of the ranges */
+} SSortSplit;
+
+/* Past this depth of ranges of ranges a batch goes to a tuplesort */
+#define SSORT_MAX_DEPTH		12
+
 typedef enum SSortPhase
 {
 	SSORT_LOAD,					/* input not read yet */
+	SSORT_NEXT_BATCH,			/* read the next batch */
 	SSORT_MEMORY,				/* returning rows from memory */
 	SSORT_TUPLESORT,			/* returning rows from the tuplesort */
 	SSORT_DONE
@@ -192,7 +234,34 @@ typedef struct SessionSortState
 	FmgrInfo   *eqfns;			/* fallback: partition key equality */
 
 	Tuplesortstate *tuplesort;	/* after the fallback */
-	bool		spilled;		/* did any run fall back? */
+	bool		spilled;		/* did the whole input go to a tuplesort? */
+
+	/* key-range batches on disk (past work_mem) */
+	MemoryContext spillcxt;		/* the tapes and batches; reset on rescan */
+	MemoryContext splitcxt;		/* the current split's keys */
+	LogicalTapeSet *tapeset;
+	SSortBatch **pending;		/* batches to read, the next one last */
+	int			npending;
+	int			pending_size;
+	SSortBatch *source;			/* the batch being read, NULL: the input */
+	bool		splitting;		/* the source's rows go to key ranges */
+	SSortSplit	split;
+	int64		mem_rows;		/* rows held in memory */
+	int64		src_rows;		/* rows read from the source */
+	char	   *readbuf;		/* a row read from a tape */
+	Size		readbuf_size;
+	TupleTableSlot *tape_slot;	/* ... as a slot */
+	Datum	   *route_values;	/* a row's partition keys, while splitting */
+	bool	   *route_nulls;
+	int16	   *keylens;		/* typlen and typbyval of the partition keys */
+	bool	   *keybyvals;
+
+	/* for EXPLAIN ANALYZE */
+	int64		total_parts;	/* partitions returned from memory */
+	int64		nbatches;		/* batches read back from disk */
+	int64		nsorted_batches;	/* of which went to a tuplesort */
+	int			max_depth;
+	long		disk_blocks;	/* the tapes' peak size */
 	WjStateStats stats;
 } SessionSortState;
 
@@ -355,6 +424,22 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->sesscxt = AllocSetContextCreate(CurrentMemoryContext,
 										   "SessionSort session",
 										   ALLOCSET_SMALL_SIZES);
+	state->spillcxt = AllocSetContextCreate(CurrentMemoryContext,
+											"SessionSort batches",
+											ALLOCSET_DEFAULT_SIZES);
+	state->tape_slot = ExecAllocTableSlot(&estate->es_tupleTable, desc,
+										  &TTSOpsMinimalTuple);
+	state->route_values = palloc(sizeof(Datum) * Max(state->npart, 1));
+	state->route_nulls = palloc(sizeof(bool) * Max(state->npart, 1));
+	state->keylens = palloc(sizeof(int16) * Max(state->npart, 1));
+	state->keybyvals = palloc(sizeof(bool) * Max(state->npart, 1));
+	for (j = 0; j < state->npart; j++)
+	{
+		Form_pg_attribute att = TupleDescAttr(key_desc, j);
+
+		state->keylens[j] = att->attlen;
+		state->keybyvals[j] = att->attbyval;
+	}
 	state->budget = (Size) work_mem * 1024;
 	state->eqfns = palloc0(sizeof(FmgrInfo) * Max(state->npart, 1));
 	for (j = 0; j < state->npart; j++)
@@ -535,6 +620,37 @@ fill_slot(SessionSortState *state, TupleTableSlot *slot, SSortPartition *part,
 }
 
 /*
+ * release_memory
+ *		Forget the rows held in memory (they were returned, or written
+ *		elsewhere) and free their memory.
+ */
+static void
+release_memory(SessionSortState *state)
+{
+	ExecClearTuple(state->key_slot);
+	ExecClearTuple(state->keytup_slot);
+	ExecClearTuple(state->rest_slot);
+	if (state->sessbuf != NULL)
+	{
+		tuplestore_end(state->sessbuf);
+		state->sessbuf = NULL;
+	}
+	MemoryContextReset(state->cxt);
+	state->hashtable = NULL;
+	state->hashcxt = NULL;
+	state->tmpcxt = NULL;
+	MemSet(&state->single, 0, sizeof(SSortPartition));
+	state->arena_next = NULL;
+	state->arena_free = 0;
+	state->arena_bytes = 0;
+	state->parts = NULL;
+	state->nparts = 0;
+	state->sorted = NULL;
+	state->mem_rows = 0;
+	wj_state_clear(&state->stats);
+}
+
+/*
  * spill_to_tuplesort
  *		The rows no longer fit: move every stored row to a tuplesort and
  *		free the memory.
@@ -590,16 +706,11 @@ spill_to_tuplesort(SessionSortState *state)
 	ExecClearTuple(slot);
 
 	/* the memory held by rows now belongs to the tuplesort */
-	state->hashtable = NULL;
-	state->hashcxt = NULL;
-	MemSet(&state->single, 0, sizeof(SSortPartition));
-	ExecClearTuple(state->key_slot);
-	MemoryContextReset(state->cxt);
-	state->arena_next = NULL;
-	state->arena_free = 0;
-	state->arena_bytes = 0;
-	state->spilled = true;
-	wj_state_clear(&state->stats);
+	release_memory(state);
+	if (state->source == NULL)
+		state->spilled = true;
+	else
+		state->nsorted_batches++;
 }
 
 /*
@@ -666,6 +777,7 @@ store_row(SessionSortState *state, TupleTableSlot *in)
 	ts = null_time ? 0 : DatumGetInt64(in->tts_values[state->time_attno - 1]);
 	chain_append(state, null_time ? &part->untimed : &part->timed, ts, tuple);
 	MemoryContextReset(state->tmpcxt);
+	state->mem_rows++;
 
 	wj_state_add(&state->stats, (int64) memory_used(state) - state->stats.bytes);
 }
@@ -851,10 +963,7 @@ fallback_next(SessionSortState *state)
 		{
 			if (!tuplesort_gettupleslot(state->tuplesort, true, true,
 										state->look_slot, NULL))
-			{
-				state->phase = SSORT_DONE;
-				return ExecClearTuple(state->css.ss.ss_ScanTupleSlot);
-			}
+				return NULL;	/* the tuplesort is done */
 			state->look_valid = true;
 		}
 		check_gap(state);
@@ -906,29 +1015,28 @@ fallback_next(SessionSortState *state)
 }
 
 /*
- * load_input
- *		Read the whole input into the partitions (or, past work_mem, into the
- *		tuplesort), then prepare the first partition.
+ * init_memory
+ *		An empty hash table (and arena) for the rows of the next source.
  */
 static void
-load_input(SessionSortState *state)
+init_memory(SessionSortState *state)
 {
-	PlanState  *child = outerPlanState(state);
-	int64		max_rows = 0;
-	int64		i;
+	int			i;
 
 	state->hashcxt = AllocSetContextCreate(state->cxt, "SessionSort partitions",
 										   ALLOCSET_DEFAULT_SIZES);
 	state->tmpcxt = AllocSetContextCreate(state->cxt, "SessionSort row",
 										  ALLOCSET_SMALL_SIZES);
 	state->nparts = 0;
+	state->mem_rows = 0;
 	if (state->npart > 0)
 	{
 		Oid		   *eqfuncoids;
 		FmgrInfo   *hashfuncs;
-		AttrNumber *keycols = palloc(sizeof(AttrNumber) * state->npart);
+		AttrNumber *keycols;
 		MemoryContext old = MemoryContextSwitchTo(state->hashcxt);
 
+		keycols = palloc(sizeof(AttrNumber) * state->npart);
 		for (i = 0; i < state->npart; i++)
 			keycols[i] = i + 1;
 		execTuplesHashPrepare(state->npart, state->eqops, &eqfuncoids, &hashfuncs);
@@ -940,77 +1048,639 @@ load_input(SessionSortState *state)
 								   state->hashcxt, state->tmpcxt, false);
 		MemoryContextSwitchTo(old);
 	}
+}
 
+/*
+ * collect_partitions
+ *		The partitions held in memory, in key order, into parts[] (counted
+ *		in the hash table's memory).
+ */
+static void
+collect_partitions(SessionSortState *state)
+{
+	int64		i = 0;
+
+	if (state->parts != NULL)
+		return;
+	state->parts = MemoryContextAllocHuge(state->hashcxt, sizeof(SSortPartition *) *
+										  Max(state->nparts, 1));
+	if (state->npart > 0)
+	{
+		TupleHashIterator iter;
+		TupleHashEntry entry;
+
+		InitTupleHashIterator(state->hashtable, &iter);
+		while ((entry = ScanTupleHashTable(state->hashtable, &iter)) != NULL)
+		{
+			SSortPartition *part = (SSortPartition *) entry->additional;
+
+			deform_keys(state, part);
+			state->parts[i++] = part;
+		}
+		TermTupleHashIterator(&iter);
+		Assert(i == state->nparts);
+		qsort_arg(state->parts, state->nparts, sizeof(SSortPartition *),
+				  compare_partitions, state);
+	}
+	else
+	{
+		state->parts[0] = &state->single;
+		state->nparts = 1;
+	}
+}
+
+/*
+ * tape_write
+ *		Append a row (any slot in the child's layout) to a batch's tape.
+ */
+static void
+tape_write(SessionSortState *state, SSortBatch *batch, TupleTableSlot *slot)
+{
+	MemoryContext old = MemoryContextSwitchTo(state->spillcxt);
+	bool		shouldFree;
+	MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+
+	LogicalTapeWrite(batch->tape, tuple, tuple->t_len);
+	if (shouldFree)
+		pfree(tuple);
+	MemoryContextSwitchTo(old);
+	batch->rows++;
+}
+
+/*
+ * tape_read
+ *		The next row of a batch's tape in tape_slot, or NULL at its end.
+ */
+static TupleTableSlot *
+tape_read(SessionSortState *state, SSortBatch *batch)
+{
+	MemoryContext old = MemoryContextSwitchTo(state->spillcxt);
+	uint32		len;
+	size_t		n;
+
+	/* the tape's read buffer is allocated at the first read */
+	n = LogicalTapeRead(batch->tape, &len, sizeof(len));
+	if (n == 0)
+	{
+		MemoryContextSwitchTo(old);
+		return NULL;
+	}
+	if (n != sizeof(len) || len < sizeof(len))
+		elog(ERROR, "unexpected end of a SessionSort batch");
+	if (len > state->readbuf_size)
+	{
+		ExecClearTuple(state->tape_slot);
+		if (state->readbuf != NULL)
+			pfree(state->readbuf);
+		state->readbuf_size = Max(len, 2 * state->readbuf_size);
+		state->readbuf = MemoryContextAllocHuge(state->spillcxt, state->readbuf_size);
+	}
+	((MinimalTuple) state->readbuf)->t_len = len;
+	if (LogicalTapeRead(batch->tape, state->readbuf + sizeof(len),
+						len - sizeof(len)) != len - sizeof(len))
+		elog(ERROR, "unexpected end of a SessionSort batch");
+	MemoryContextSwitchTo(old);
+	return ExecStoreMinimalTuple((MinimalTuple) state->readbuf, state->tape_slot,
+								 false);
+}
+
+/*
+ * compare_keys
+ *		Order two sets of partition key values as the plan sorts them.
+ */
+static int
+compare_keys(SessionSortState *state, Datum *av, bool *an, Datum *bv, bool *bn)
+{
+	int			i;
+
+	for (i = 0; i < state->npart; i++)
+	{
+		int			cmp = ApplySortComparator(av[i], an[i], bv[i], bn[i],
+											  &state->partsort[i]);
+
+		if (cmp != 0)
+			return cmp;
+	}
+	return 0;
+}
+
+/*
+ * copy_key
+ *		Partition key values copied into the split's context.
+ */
+static SSortKey *
+copy_key(SessionSortState *state, Datum *values, bool *isnull)
+{
+	MemoryContext old = MemoryContextSwitchTo(state->splitcxt);
+	SSortKey   *key = palloc(sizeof(SSortKey));
+	int			i;
+
+	key->values = palloc(sizeof(Datum) * state->npart);
+	key->isnull = palloc(sizeof(bool) * state->npart);
+	for (i = 0; i < state->npart; i++)
+	{
+		key->isnull[i] = isnull[i];
+		key->values[i] = isnull[i] ? (Datum) 0 :
+			datumCopy(values[i], state->keybyvals[i], state->keylens[i]);
+	}
+	MemoryContextSwitchTo(old);
+	return key;
+}
+
+/*
+ * free_key
+ *		Free a copy_key result.
+ */
+static void
+free_key(SessionSortState *state, SSortKey *key)
+{
+	int			i;
+
+	if (key == NULL)
+		return;
+	for (i = 0; i < state->npart; i++)
+		if (!key->isnull[i] && !state->keybyvals[i])
+			pfree(DatumGetPointer(key->values[i]));
+	pfree(key->values);
+	pfree(key->isnull);
+	pfree(key);
+}
+
+/*
+ * find_range
+ *		The range of the current split that holds these key values: the
+ *		first whose bound they come before (binary search).
+ */
+static int
+find_range(SessionSortState *state, Datum *values, bool *isnull)
+{
+	SSortSplit *split = &state->split;
+	int			lo = 0;
+	int			hi = split->nbounds;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		SSortKey   *bound = split->bounds[mid];
+		int			cmp = compare_keys(state, values, isnull,
+									   bound->values, bound->isnull);
+
+		if (cmp < 0 || (cmp == 0 && split->inclusive[mid]))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * new_batch
+ *		An empty batch with its own tape.
+ */
+static SSortBatch *
+new_batch(SessionSortState *state, int depth)
+{
+	MemoryContext old = MemoryContextSwitchTo(state->spillcxt);
+	SSortBatch *batch = palloc0(sizeof(SSortBatch));
+
+	if (state->tapeset == NULL)
+		state->tapeset = LogicalTapeSetCreate(false, NULL, -1);
+	batch->tape = LogicalTapeCreate(state->tapeset);
+	batch->depth = depth;
+	MemoryContextSwitchTo(old);
+	return batch;
+}
+
+/*
+ * add_bound
+ *		Insert a bound at position pos of the current split, with a new
+ *		empty range before it (pos 0) or after it (pos nbounds).
+ */
+static void
+add_bound(SessionSortState *state, int pos, SSortKey *key, bool inclusive)
+{
+	SSortSplit *split = &state->split;
+	SSortBatch *batch = new_batch(state, split->depth);
+
+	Assert(split->nbounds + 1 < split->max_ranges);
+	memmove(&split->bounds[pos + 1], &split->bounds[pos],
+			sizeof(SSortKey *) * (split->nbounds - pos));
+	memmove(&split->inclusive[pos + 1], &split->inclusive[pos],
+			sizeof(bool) * (split->nbounds - pos));
+	split->bounds[pos] = key;
+	split->inclusive[pos] = inclusive;
+	if (pos == 0 && split->nbounds > 0)
+	{
+		/* the new range comes first */
+		memmove(&split->ranges[1], &split->ranges[0],
+				sizeof(SSortBatch *) * (split->nbounds + 1));
+		split->ranges[0] = batch;
+	}
+	else
+		split->ranges[split->nbounds + 1] = batch;
+	split->nbounds++;
+}
+
+/*
+ * route_row
+ *		While splitting: write a row of the source to the tape of its key
+ *		range.  The first and the last range are open-ended: when one of
+ *		them outgrows a batch (the input came in key order, say), it ends at
+ *		its least (greatest) key so far and a new range takes the keys
+ *		below (above) it.
+ */
+static void
+route_row(SessionSortState *state, TupleTableSlot *slot)
+{
+	SSortSplit *split = &state->split;
+	Datum	   *values = state->route_values;
+	bool	   *isnull = state->route_nulls;
+	int			r;
+	int			i;
+
+	for (i = 0; i < state->npart; i++)
+		values[i] = slot_getattr(slot, state->attnos[i], &isnull[i]);
+	r = find_range(state, values, isnull);
+	tape_write(state, split->ranges[r], slot);
+
+	if (r == 0 && (split->first_min == NULL ||
+				   compare_keys(state, values, isnull, split->first_min->values,
+								split->first_min->isnull) < 0))
+	{
+		free_key(state, split->first_min);
+		split->first_min = copy_key(state, values, isnull);
+	}
+	else if (r == split->nbounds &&
+			 (split->last_max == NULL ||
+			  compare_keys(state, values, isnull, split->last_max->values,
+						   split->last_max->isnull) > 0))
+	{
+		free_key(state, split->last_max);
+		split->last_max = copy_key(state, values, isnull);
+	}
+
+	if (split->nbounds + 1 >= split->max_ranges ||
+		split->ranges[r]->rows < split->target_rows)
+		return;
+	if (r == split->nbounds)
+	{
+		/* keys up to the greatest stay; greater ones go to a new range */
+		add_bound(state, split->nbounds, split->last_max, true);
+		split->last_max = NULL;
+	}
+	else if (r == 0)
+	{
+		/* keys from the least on stay; less ones go to a new range */
+		add_bound(state, 0, split->first_min, false);
+		split->first_min = NULL;
+	}
+}
+
+/*
+ * write_partition
+ *		While starting a split: write a partition held in memory to the tape
+ *		of its key range.
+ */
+static void
+write_partition(SessionSortState *state, SSortPartition *part, SSortBatch *batch)
+{
+	SSortChain *chains[2];
+	int			c;
+
+	chains[0] = &part->timed;
+	chains[1] = &part->untimed;
+	for (c = 0; c < 2; c++)
+	{
+		SSortBlock *block;
+
+		for (block = chains[c]->head; block != NULL; block = block->next)
+		{
+			int			i;
+
+			CHECK_FOR_INTERRUPTS();
+			for (i = 0; i < block->used; i++)
+				tape_write(state, batch,
+						   fill_slot(state, state->child_slot, part,
+									 &block->entries[i], c == 1));
+		}
+	}
+	ExecClearTuple(state->child_slot);
+}
+
+/*
+ * start_split
+ *		Memory is full (or the sorting array would not fit): split the
+ *		source into ranges of partition keys, each to be read back as a
+ *		batch that fits in memory, and write the rows held so far to them.
+ *		The bounds cut the partitions held in memory, in key order, into
+ *		runs of about equal rows; a partition with a run's worth of rows
+ *		gets a range of its own.  The number of ranges: the source's rows
+ *		(known for a batch; for the input the planner's estimate, at least
+ *		twice what was read) over 60% of the rows that filled memory,
+ *		limited so that the ranges' tape buffers (one block each) take at
+ *		most half of work_mem.
+ */
+static void
+start_split(SessionSortState *state, bool exhausted)
+{
+	SSortSplit *split = &state->split;
+	double		rows_est;
+	double		per_range;
+	double		next_cut;
+	double		acc = 0;
+	int			nranges;
+	int			last_bound = -1;
+	int64		i;
+
+	collect_partitions(state);
+	Assert(state->nparts >= 2);
+
+	if (exhausted)
+		rows_est = state->src_rows;
+	else if (state->source != NULL)
+		rows_est = state->source->rows;
+	else
+		rows_est = Max(outerPlanState(state)->plan->plan_rows,
+					   2.0 * state->src_rows);
+	MemSet(split, 0, sizeof(SSortSplit));
+	split->depth = (state->source != NULL ? state->source->depth : 0) + 1;
+	state->max_depth = Max(state->max_depth, split->depth);
+	split->max_ranges = (int) Min(Max(state->budget / (2 * BLCKSZ), 4), 1024);
+	nranges = (int) Min(ceil(rows_est / (0.6 * Max(state->mem_rows, 1))),
+						(double) Max(split->max_ranges / 2, 2));
+	nranges = Max(nranges, 2);
+	split->target_rows = Max((int64) (0.8 * state->mem_rows), 1);
+
+	state->splitcxt = AllocSetContextCreate(state->spillcxt, "SessionSort split",
+											ALLOCSET_SMALL_SIZES);
+	split->bounds = MemoryContextAlloc(state->splitcxt,
+									   sizeof(SSortKey *) * split->max_ranges);
+	split->inclusive = MemoryContextAlloc(state->splitcxt,
+										  sizeof(bool) * split->max_ranges);
+	split->ranges = MemoryContextAlloc(state->splitcxt,
+									   sizeof(SSortBatch *) * split->max_ranges);
+
+	/* the bounds, at partitions held in memory (all but the last) */
+	per_range = (double) state->mem_rows / nranges;
+	next_cut = per_range;
+	for (i = 0; i < state->nparts && split->nbounds + 1 < nranges; i++)
+	{
+		SSortPartition *part = state->parts[i];
+		int64		rows = part->timed.rows + part->untimed.rows;
+
+		if (i > 0 && rows >= per_range && last_bound < i - 1)
+		{
+			/* a big partition: end the range before it */
+			SSortPartition *prev = state->parts[i - 1];
+
+			split->bounds[split->nbounds] = copy_key(state, prev->keys,
+													 prev->keynulls);
+			split->inclusive[split->nbounds++] = true;
+			last_bound = i - 1;
+		}
+		acc += rows;
+		if (i < state->nparts - 1 && acc >= next_cut &&
+			split->nbounds + 1 < nranges)
+		{
+			split->bounds[split->nbounds] = copy_key(state, part->keys,
+													 part->keynulls);
+			split->inclusive[split->nbounds++] = true;
+			last_bound = i;
+			while (next_cut <= acc)
+				next_cut += per_range;
+		}
+	}
+	if (split->nbounds == 0)
+	{
+		SSortPartition *part = state->parts[state->nparts / 2 - 1];
+
+		split->bounds[0] = copy_key(state, part->keys, part->keynulls);
+		split->inclusive[0] = true;
+		split->nbounds = 1;
+	}
+	for (i = 0; i <= split->nbounds; i++)
+		split->ranges[i] = new_batch(state, split->depth);
+
+	/*
+	 * The first range holds the least partition, the last one the greatest
+	 * (no bound is at the last partition): where the open ends start
+	 */
+	split->first_min = copy_key(state, state->parts[0]->keys,
+								state->parts[0]->keynulls);
+	split->last_max = copy_key(state, state->parts[state->nparts - 1]->keys,
+							   state->parts[state->nparts - 1]->keynulls);
+
+	/* the rows held in memory go to their ranges, one partition at a time */
+	for (i = 0; i < state->nparts; i++)
+	{
+		SSortPartition *part = state->parts[i];
+
+		write_partition(state, part,
+						split->ranges[find_range(state, part->keys,
+												 part->keynulls)]);
+	}
+	release_memory(state);
+	state->splitting = true;
+}
+
+/*
+ * end_split
+ *		The source is split: its ranges become batches to read, in key
+ *		order (empty ranges are dropped).
+ */
+static void
+end_split(SessionSortState *state)
+{
+	SSortSplit *split = &state->split;
+	int			i;
+
+	for (i = split->nbounds; i >= 0; i--)
+	{
+		SSortBatch *batch = split->ranges[i];
+
+		if (batch->rows == 0)
+		{
+			LogicalTapeClose(batch->tape);
+			pfree(batch);
+			continue;
+		}
+		/* frees the write buffer; the read buffer comes with the first read */
+		LogicalTapeRewindForRead(batch->tape, BLCKSZ);
+		if (state->npending >= state->pending_size)
+		{
+			state->pending_size = Max(16, 2 * state->pending_size);
+			if (state->pending == NULL)
+				state->pending = MemoryContextAlloc(state->spillcxt,
+													sizeof(SSortBatch *) * state->pending_size);
+			else
+				state->pending = repalloc(state->pending,
+										  sizeof(SSortBatch *) * state->pending_size);
+		}
+		state->pending[state->npending++] = batch;
+	}
+	state->disk_blocks = Max(state->disk_blocks, LogicalTapeSetBlocks(state->tapeset));
+	MemoryContextDelete(state->splitcxt);
+	state->splitcxt = NULL;
+	MemSet(split, 0, sizeof(SSortSplit));
+	state->splitting = false;
+}
+
+/*
+ * memory_full
+ *		The rows of the source no longer fit: split the source into key
+ *		ranges, or, when that cannot help (one partition, or no partition
+ *		keys, or ranges of ranges too deep), send its rows to a tuplesort.
+ */
+static void
+memory_full(SessionSortState *state, bool exhausted)
+{
+	int			depth = state->source != NULL ? state->source->depth : 0;
+
+	if (state->npart > 0 && state->nparts >= 2 && depth < SSORT_MAX_DEPTH)
+		start_split(state, exhausted);
+	else
+		spill_to_tuplesort(state);
+}
+
+/*
+ * load_source
+ *		Read a source, the input (batch NULL) or a batch, into the
+ *		partitions; past work_mem, split it into batches or send it to a
+ *		tuplesort.  Sets the phase: SSORT_MEMORY or SSORT_TUPLESORT to
+ *		return its rows, SSORT_NEXT_BATCH when it was split.
+ */
+static void
+load_source(SessionSortState *state, SSortBatch *batch)
+{
+	PlanState  *child = outerPlanState(state);
+	int64		max_rows = 0;
+	int64		i;
+
+	state->source = batch;
+	state->src_rows = 0;
+	init_memory(state);
 	for (;;)
 	{
 		TupleTableSlot *slot;
 
 		CHECK_FOR_INTERRUPTS();
-		slot = ExecProcNode(child);
+		slot = batch != NULL ? tape_read(state, batch) : ExecProcNode(child);
 		if (TupIsNull(slot))
 			break;
-		if (state->tuplesort != NULL)
-		{
+		state->src_rows++;
+		if (state->splitting)
+			route_row(state, slot);
+		else if (state->tuplesort != NULL)
 			tuplesort_puttupleslot(state->tuplesort, slot);
-			continue;
-		}
-		store_row(state, slot);
-		if (memory_used(state) > state->budget)
-			spill_to_tuplesort(state);
-	}
-
-	if (state->tuplesort == NULL)
-	{
-		/* the partitions, in key order */
-		state->parts = MemoryContextAlloc(state->cxt, sizeof(SSortPartition *) *
-										  Max(state->nparts, 1));
-		if (state->npart > 0)
-		{
-			TupleHashIterator iter;
-			TupleHashEntry entry;
-
-			i = 0;
-			InitTupleHashIterator(state->hashtable, &iter);
-			while ((entry = ScanTupleHashTable(state->hashtable, &iter)) != NULL)
-			{
-				SSortPartition *part = (SSortPartition *) entry->additional;
-
-				deform_keys(state, part);
-				state->parts[i++] = part;
-			}
-			TermTupleHashIterator(&iter);
-			Assert(i == state->nparts);
-			qsort_arg(state->parts, state->nparts, sizeof(SSortPartition *),
-					  compare_partitions, state);
-		}
 		else
 		{
-			state->parts[0] = &state->single;
-			state->nparts = 1;
+			store_row(state, slot);
+			if (memory_used(state) > state->budget)
+				memory_full(state, false);
 		}
+	}
+
+	if (!state->splitting && state->tuplesort == NULL)
+	{
+		/* the array to sort one partition in must fit too */
+		collect_partitions(state);
 		for (i = 0; i < state->nparts; i++)
 			max_rows = Max(max_rows, state->parts[i]->timed.rows);
-
-		/* the array to sort one partition in must fit too */
 		if (memory_used(state) + sizeof(SSortEntry) * max_rows > state->budget)
-			spill_to_tuplesort(state);
-		else
-		{
-			state->sorted = MemoryContextAllocHuge(state->cxt,
-												   sizeof(SSortEntry) * Max(max_rows, 1));
-			state->stats.bytes = memory_used(state) + sizeof(SSortEntry) * max_rows;
-			state->stats.peak_bytes = Max(state->stats.peak_bytes, state->stats.bytes);
-			state->cur_part = -1;
-			state->nsorted = 0;
-			state->cur_row = 0;
-			state->untimed_block = NULL;
-			state->phase = SSORT_MEMORY;
-			return;
-		}
+			memory_full(state, true);
 	}
 
-	tuplesort_performsort(state->tuplesort);
-	state->phase = SSORT_TUPLESORT;
+	if (batch != NULL)
+	{
+		ExecClearTuple(state->tape_slot);
+		LogicalTapeClose(batch->tape);
+		pfree(batch);
+		state->source = NULL;
+	}
+
+	if (state->splitting)
+	{
+		end_split(state);
+		state->phase = SSORT_NEXT_BATCH;
+	}
+	else if (state->tuplesort != NULL)
+	{
+		tuplesort_performsort(state->tuplesort);
+		state->phase = SSORT_TUPLESORT;
+	}
+	else
+	{
+		state->sorted = MemoryContextAllocHuge(state->cxt,
+											   sizeof(SSortEntry) * Max(max_rows, 1));
+		state->stats.bytes = memory_used(state) + sizeof(SSortEntry) * max_rows;
+		state->stats.peak_bytes = Max(state->stats.peak_bytes, state->stats.bytes);
+		state->total_parts += state->nparts;
+		state->cur_part = -1;
+		state->nsorted = 0;
+		state->cur_row = 0;
+		state->untimed_block = NULL;
+		state->phase = SSORT_MEMORY;
+	}
+}
+
+/*
+ * release_spill
+ *		Close the tapes and forget the batches.
+ */
+static void
+release_spill(SessionSortState *state)
+{
+	ExecClearTuple(state->tape_slot);
+	if (state->tapeset != NULL)
+	{
+		state->disk_blocks = Max(state->disk_blocks,
+								 LogicalTapeSetBlocks(state->tapeset));
+		LogicalTapeSetClose(state->tapeset);
+		state->tapeset = NULL;
+	}
+	MemoryContextReset(state->spillcxt);
+	state->splitcxt = NULL;
+	MemSet(&state->split, 0, sizeof(SSortSplit));
+	state->splitting = false;
+	state->pending = NULL;
+	state->npending = 0;
+	state->pending_size = 0;
+	state->source = NULL;
+	state->readbuf = NULL;
+	state->readbuf_size = 0;
+}
+
+/*
+ * next_source
+ *		Done with the rows of a source (or it was split): free them and
+ *		read the next batch, if any.
+ */
+static void
+next_source(SessionSortState *state)
+{
+	if (state->tuplesort != NULL)
+	{
+		tuplesort_end(state->tuplesort);
+		state->tuplesort = NULL;
+	}
+	state->look_valid = false;
+	release_memory(state);
+	for (;;)
+	{
+		SSortBatch *batch;
+
+		if (state->npending == 0)
+		{
+			state->phase = SSORT_DONE;
+			release_spill(state);
+			return;
+		}
+		batch = state->pending[--state->npending];
+		state->nbatches++;
+		load_source(state, batch);
+		if (state->phase != SSORT_NEXT_BATCH)
+			return;
+	}
 }
 
 /*
@@ -1050,27 +1720,48 @@ ssort_next(ScanState *ss)
 {
 	SessionSortState *state = (SessionSortState *) ss;
 
-	if (state->phase == SSORT_LOAD)
-		load_input(state);
-
-	if (state->phase == SSORT_TUPLESORT && state->win_attno != 0)
-		return fallback_next(state);
-	if (state->phase == SSORT_TUPLESORT)
+	for (;;)
 	{
-		TupleTableSlot *slot = state->sort_slot;
+		SSortPartition *part;
 
-		/* the node's result is the scan slot (virtual): copy into it */
-		if (tuplesort_gettupleslot(state->tuplesort, true, false, slot, NULL))
-			return ExecCopySlot(ss->ss_ScanTupleSlot, slot);
-		state->phase = SSORT_DONE;
-		return ExecClearTuple(ss->ss_ScanTupleSlot);
-	}
+		switch (state->phase)
+		{
+			case SSORT_LOAD:
+				load_source(state, NULL);
+				if (state->phase == SSORT_NEXT_BATCH)
+					next_source(state);
+				continue;
 
-	while (state->phase == SSORT_MEMORY)
-	{
-		SSortPartition *part = state->cur_part >= 0 ?
-		state->parts[state->cur_part] : NULL;
+			case SSORT_NEXT_BATCH:
+				next_source(state);
+				continue;
 
+			case SSORT_TUPLESORT:
+				if (state->win_attno != 0)
+				{
+					TupleTableSlot *slot = fallback_next(state);
+
+					if (slot != NULL)
+						return slot;
+				}
+				else if (tuplesort_gettupleslot(state->tuplesort, true, false,
+												state->sort_slot, NULL))
+				{
+					/* the node's result is the scan slot (virtual) */
+					return ExecCopySlot(ss->ss_ScanTupleSlot, state->sort_slot);
+				}
+				/* the source's rows are all returned */
+				state->phase = SSORT_NEXT_BATCH;
+				continue;
+
+			case SSORT_MEMORY:
+				break;
+
+			case SSORT_DONE:
+				return ExecClearTuple(ss->ss_ScanTupleSlot);
+		}
+
+		part = state->cur_part >= 0 ? state->parts[state->cur_part] : NULL;
 		if (part != NULL)
 		{
 			if (state->cur_row < state->nsorted)
@@ -1109,9 +1800,12 @@ ssort_next(ScanState *ss)
 		}
 		CHECK_FOR_INTERRUPTS();
 		if (!next_partition(state))
-			state->phase = SSORT_DONE;
+		{
+			/* the source's rows are all returned */
+			ExecClearTuple(ss->ss_ScanTupleSlot);
+			state->phase = SSORT_NEXT_BATCH;
+		}
 	}
-	return ExecClearTuple(ss->ss_ScanTupleSlot);
 }
 
 /*
@@ -1137,7 +1831,7 @@ ssort_exec(CustomScanState *node)
 
 /*
  * ssort_forget
- *		Drop the stored rows and the tuplesort.
+ *		Drop the stored rows, the tuplesort and the batches.
  */
 static void
 ssort_forget(SessionSortState *state)
@@ -1164,16 +1858,8 @@ ssort_forget(SessionSortState *state)
 		tuplesort_end(state->tuplesort);
 		state->tuplesort = NULL;
 	}
-	MemoryContextReset(state->cxt);
-	state->hashtable = NULL;
-	state->hashcxt = NULL;
-	state->tmpcxt = NULL;
-	MemSet(&state->single, 0, sizeof(SSortPartition));
-	state->arena_next = NULL;
-	state->arena_free = 0;
-	state->arena_bytes = 0;
-	state->parts = NULL;
-	state->sorted = NULL;
+	release_memory(state);
+	release_spill(state);
 }
 
 /*
@@ -1203,6 +1889,7 @@ ssort_rescan(CustomScanState *node)
 
 	ssort_forget(state);
 	state->phase = SSORT_LOAD;
+	state->total_parts = 0;
 	wj_state_reset(&state->stats, true);
 	if (child->chgParam == NULL)
 		ExecReScan(child);
@@ -1253,10 +1940,22 @@ ssort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->analyze)
 	{
 		ExplainPropertyText("Sort Method",
+							state->nbatches > 0 ?
+							"hash partitions, quicksort by time, in key-range batches" :
 							state->spilled ? "tuplesort (rows exceeded work_mem)" :
 							"hash partitions, quicksort by time", es);
-		if (!state->spilled)
-			ExplainPropertyInteger("Partitions", NULL, state->nparts, es);
+		if (!state->spilled && state->nsorted_batches == 0)
+			ExplainPropertyInteger("Partitions", NULL, state->total_parts, es);
+		if (state->nbatches > 0)
+		{
+			ExplainPropertyInteger("Batches", NULL, state->nbatches, es);
+			if (state->nsorted_batches > 0)
+				ExplainPropertyInteger("Batches Sorted by Tuplesort", NULL,
+									   state->nsorted_batches, es);
+			ExplainPropertyInteger("Batch Depth", NULL, state->max_depth, es);
+			ExplainPropertyInteger("Disk Usage", "kB",
+								   (int64) state->disk_blocks * (BLCKSZ / 1024), es);
+		}
 		wj_explain_state(&state->stats, es);
 	}
 }
