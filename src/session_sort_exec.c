@@ -61,6 +61,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "common/int.h"
+#include "port/pg_bitutils.h"
 #include "utils/datum.h"
 #include "utils/logtape.h"
 #include "utils/lsyscache.h"
@@ -273,6 +274,7 @@ typedef struct SessionSortState
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+static Size memory_used(SessionSortState *state);
 static Node *ssort_create_state(CustomScan *cscan);
 static void ssort_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ssort_exec(CustomScanState *node);
@@ -466,8 +468,17 @@ arena_alloc(SessionSortState *state, Size size)
 	}
 	if (size > state->arena_free)
 	{
-		/* blocks double from 8kB, so a small input holds little memory */
+		/*
+		 * Blocks double from 8kB, so a small input holds little memory, but
+		 * stay within what is left of work_mem (from 8kB up)
+		 */
 		Size		block = Min(Max(state->arena_bytes, 8192), SSORT_ARENA_BLOCK);
+		Size		used = memory_used(state);
+
+		if (used < state->budget)
+			block = Min(block, Max(state->budget - used, 8192));
+		else
+			block = 8192;
 
 		block = Max(block, size);
 		state->arena_next = MemoryContextAlloc(state->cxt, block);
@@ -1021,10 +1032,14 @@ fallback_next(SessionSortState *state)
 static void
 init_memory(SessionSortState *state)
 {
+	Size		maxblock;
 	int			i;
 
+	/* its blocks grow up to a sixteenth of work_mem (as hash aggregation's) */
+	maxblock = Min(Max(pg_prevpower2_size_t(state->budget / 16),
+					   ALLOCSET_DEFAULT_INITSIZE), ALLOCSET_DEFAULT_MAXSIZE);
 	state->hashcxt = AllocSetContextCreate(state->cxt, "SessionSort partitions",
-										   ALLOCSET_DEFAULT_SIZES);
+										   0, ALLOCSET_DEFAULT_INITSIZE, maxblock);
 	state->tmpcxt = AllocSetContextCreate(state->cxt, "SessionSort row",
 										  ALLOCSET_SMALL_SIZES);
 	state->nparts = 0;
