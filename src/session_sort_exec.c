@@ -120,6 +120,17 @@ typedef struct SSortPartition
 #define SSORT_FIRST_BLOCK	8
 #define SSORT_MAX_BLOCK		1024
 
+/*
+ * A row on a batch's tape: this header, then the row's stored columns (the
+ * MinimalTuple it has in memory, none when tuple_len is 0)
+ */
+typedef struct SSortTapeRow
+{
+	int64		ts;
+	uint32		tuple_len;
+	bool		null_time;
+} SSortTapeRow;
+
 /* Partition key values, copied (a range boundary, a range's least or greatest key) */
 typedef struct SSortKey
 {
@@ -254,6 +265,13 @@ typedef struct SessionSortState
 	TupleTableSlot *tape_slot;	/* ... as a slot */
 	Datum	   *route_values;	/* a row's partition keys, while splitting */
 	bool	   *route_nulls;
+	Datum	   *rest_values;	/* to form a stored row: nrest values */
+	bool	   *rest_isnull;	/* and their null flags */
+	int		   *key_rest;		/* each partition key's stored column (0-based) */
+	int			key_rest_max;	/* stored columns to deform for the keys */
+	char	   *formbuf;		/* a stored row formed to be written */
+	Size		formbuf_size;
+	Size		hash_bytes;		/* memory of the hash table (when it changes) */
 	int16	   *keylens;		/* typlen and typbyval of the partition keys */
 	bool	   *keybyvals;
 
@@ -431,6 +449,20 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 											ALLOCSET_DEFAULT_SIZES);
 	state->tape_slot = ExecAllocTableSlot(&estate->es_tupleTable, desc,
 										  &TTSOpsMinimalTuple);
+	state->rest_values = palloc(sizeof(Datum) * Max(state->nrest, 1));
+	state->rest_isnull = palloc(sizeof(bool) * Max(state->nrest, 1));
+	state->key_rest = palloc(sizeof(int) * Max(state->npart, 1));
+	state->key_rest_max = 0;
+	for (j = 0; j < state->npart; j++)
+	{
+		state->key_rest[j] = -1;
+		for (i = 0; i < state->nrest; i++)
+			if (state->rest_attnos[i] == state->attnos[j])
+				state->key_rest[j] = i;
+		if (state->key_rest[j] < 0)
+			elog(ERROR, "SessionSort partition key %d is not a stored column", j + 1);
+		state->key_rest_max = Max(state->key_rest_max, state->key_rest[j] + 1);
+	}
 	state->route_values = palloc(sizeof(Datum) * Max(state->npart, 1));
 	state->route_nulls = palloc(sizeof(bool) * Max(state->npart, 1));
 	state->keylens = palloc(sizeof(int16) * Max(state->npart, 1));
@@ -556,13 +588,13 @@ chain_append(SessionSortState *state, SSortChain *chain, int64 ts,
 
 /*
  * memory_used
- *		Bytes held in memory: the arena and the hash table.
+ *		Bytes held in memory: the arena and the hash table (its memory is
+ *		read again whenever it can have grown: a new partition).
  */
 static Size
 memory_used(SessionSortState *state)
 {
-	return state->arena_bytes +
-		(state->hashcxt ? MemoryContextMemAllocated(state->hashcxt, true) : 0);
+	return state->arena_bytes + state->hash_bytes;
 }
 
 /*
@@ -654,6 +686,7 @@ release_memory(SessionSortState *state)
 	state->arena_next = NULL;
 	state->arena_free = 0;
 	state->arena_bytes = 0;
+	state->hash_bytes = 0;
 	state->parts = NULL;
 	state->nparts = 0;
 	state->sorted = NULL;
@@ -725,6 +758,151 @@ spill_to_tuplesort(SessionSortState *state)
 }
 
 /*
+ * lookup_partition
+ *		The partition of these partition key values, created when new.
+ */
+static SSortPartition *
+lookup_partition(SessionSortState *state, Datum *values, bool *isnull)
+{
+	TupleHashEntry entry;
+	bool		isnew;
+	int			i;
+
+	if (state->npart == 0)
+		return &state->single;
+	ExecClearTuple(state->key_slot);
+	for (i = 0; i < state->npart; i++)
+	{
+		state->key_slot->tts_values[i] = values[i];
+		state->key_slot->tts_isnull[i] = isnull[i];
+	}
+	ExecStoreVirtualTuple(state->key_slot);
+	entry = LookupTupleHashEntry(state->hashtable, state->key_slot, &isnew, NULL);
+	if (isnew)
+	{
+		SSortPartition *part = MemoryContextAllocZero(state->hashcxt,
+													  sizeof(SSortPartition));
+
+		part->keytuple = entry->firstTuple;
+		entry->additional = part;
+		state->nparts++;
+		state->hash_bytes = MemoryContextMemAllocated(state->hashcxt, true);
+		return part;
+	}
+	return (SSortPartition *) entry->additional;
+}
+
+/*
+ * form_rest
+ *		Form the stored columns of a row (rest_values, rest_isnull) as a
+ *		MinimalTuple, as heap_form_minimal_tuple does, directly in the space
+ *		of its partition, or in formbuf when part is NULL.
+ */
+static MinimalTuple
+form_rest(SessionSortState *state, SSortPartition *part)
+{
+	bool		hasnull = false;
+	Size		len;
+	Size		hoff;
+	Size		data_len;
+	MinimalTuple tuple;
+	int			i;
+
+	for (i = 0; i < state->nrest; i++)
+		if (state->rest_isnull[i])
+		{
+			hasnull = true;
+			break;
+		}
+	len = SizeofMinimalTupleHeader;
+	if (hasnull)
+		len += BITMAPLEN(state->nrest);
+	hoff = len = MAXALIGN(len);
+	data_len = heap_compute_data_size(state->rest_desc, state->rest_values,
+									  state->rest_isnull);
+	len += data_len;
+	if (part != NULL)
+		tuple = partition_alloc(state, part, len);
+	else
+	{
+		if (len > state->formbuf_size)
+		{
+			if (state->formbuf != NULL)
+				pfree(state->formbuf);
+			state->formbuf_size = Max(len, 2 * state->formbuf_size);
+			state->formbuf = MemoryContextAllocHuge(state->spillcxt,
+													state->formbuf_size);
+		}
+		tuple = (MinimalTuple) state->formbuf;
+	}
+	memset(tuple, 0, len);
+	tuple->t_len = len;
+	HeapTupleHeaderSetNatts(tuple, state->nrest);
+	tuple->t_hoff = hoff + MINIMAL_TUPLE_OFFSET;
+	heap_fill_tuple(state->rest_desc, state->rest_values, state->rest_isnull,
+					(char *) tuple + hoff, data_len, &tuple->t_infomask,
+					hasnull ? tuple->t_bits : NULL);
+	return tuple;
+}
+
+/*
+ * slot_rest
+ *		The stored columns and the partition keys of a child's row (in
+ *		rest_values and route_values).
+ */
+static void
+slot_rest(SessionSortState *state, TupleTableSlot *in)
+{
+	int			i;
+
+	slot_getallattrs(in);
+	for (i = 0; i < state->nrest; i++)
+	{
+		state->rest_values[i] = in->tts_values[state->rest_attnos[i] - 1];
+		state->rest_isnull[i] = in->tts_isnull[state->rest_attnos[i] - 1];
+	}
+	for (i = 0; i < state->npart; i++)
+	{
+		state->route_values[i] = in->tts_values[state->attnos[i] - 1];
+		state->route_nulls[i] = in->tts_isnull[state->attnos[i] - 1];
+	}
+}
+
+/*
+ * stored_keys
+ *		The partition keys of a stored row (in route_values), pointing into
+ *		the row.
+ */
+static void
+stored_keys(SessionSortState *state, MinimalTuple tuple)
+{
+	int			i;
+
+	if (state->npart == 0)
+		return;
+	ExecStoreMinimalTuple(tuple, state->rest_slot, false);
+	slot_getsomeattrs(state->rest_slot, state->key_rest_max);
+	for (i = 0; i < state->npart; i++)
+	{
+		state->route_values[i] = state->rest_slot->tts_values[state->key_rest[i]];
+		state->route_nulls[i] = state->rest_slot->tts_isnull[state->key_rest[i]];
+	}
+}
+
+/*
+ * add_row
+ *		Append a stored row to its partition's chain.
+ */
+static inline void
+add_row(SessionSortState *state, SSortPartition *part, int64 ts, bool null_time,
+		MinimalTuple tuple)
+{
+	chain_append(state, null_time ? &part->untimed : &part->timed, ts, tuple);
+	state->mem_rows++;
+	wj_state_add(&state->stats, (int64) memory_used(state) - state->stats.bytes);
+}
+
+/*
  * store_row
  *		Hash the child's row into its partition and store it.
  */
@@ -734,63 +912,36 @@ store_row(SessionSortState *state, TupleTableSlot *in)
 	SSortPartition *part;
 	MinimalTuple tuple = NULL;
 	bool		null_time;
-	int64		ts;
-	int			i;
 
-	slot_getallattrs(in);
-
-	if (state->npart > 0)
-	{
-		TupleHashEntry entry;
-		bool		isnew;
-
-		ExecClearTuple(state->key_slot);
-		for (i = 0; i < state->npart; i++)
-		{
-			state->key_slot->tts_values[i] = in->tts_values[state->attnos[i] - 1];
-			state->key_slot->tts_isnull[i] = in->tts_isnull[state->attnos[i] - 1];
-		}
-		ExecStoreVirtualTuple(state->key_slot);
-		entry = LookupTupleHashEntry(state->hashtable, state->key_slot,
-									 &isnew, NULL);
-		if (isnew)
-		{
-			state->nparts++;
-			part = MemoryContextAllocZero(state->hashcxt, sizeof(SSortPartition));
-			part->keytuple = entry->firstTuple;
-			entry->additional = part;
-		}
-		else
-			part = (SSortPartition *) entry->additional;
-	}
-	else
-		part = &state->single;
-
+	slot_rest(state, in);
+	part = lookup_partition(state, state->route_values, state->route_nulls);
 	if (state->nrest > 0)
-	{
-		Datum		values[MaxTupleAttributeNumber];
-		bool		isnull[MaxTupleAttributeNumber];
-		MemoryContext old = MemoryContextSwitchTo(state->tmpcxt);
-		MinimalTuple tmp;
-
-		for (i = 0; i < state->nrest; i++)
-		{
-			values[i] = in->tts_values[state->rest_attnos[i] - 1];
-			isnull[i] = in->tts_isnull[state->rest_attnos[i] - 1];
-		}
-		tmp = heap_form_minimal_tuple(state->rest_desc, values, isnull);
-		MemoryContextSwitchTo(old);
-		tuple = partition_alloc(state, part, tmp->t_len);
-		memcpy(tuple, tmp, tmp->t_len);
-	}
-
+		tuple = form_rest(state, part);
 	null_time = in->tts_isnull[state->time_attno - 1];
-	ts = null_time ? 0 : DatumGetInt64(in->tts_values[state->time_attno - 1]);
-	chain_append(state, null_time ? &part->untimed : &part->timed, ts, tuple);
-	MemoryContextReset(state->tmpcxt);
-	state->mem_rows++;
+	add_row(state, part, null_time ? 0 :
+			DatumGetInt64(in->tts_values[state->time_attno - 1]),
+			null_time, tuple);
+}
 
-	wj_state_add(&state->stats, (int64) memory_used(state) - state->stats.bytes);
+/*
+ * store_tape_row
+ *		Hash a row read from a tape into its partition and store it.
+ */
+static void
+store_tape_row(SessionSortState *state, SSortTapeRow *hdr, MinimalTuple rest)
+{
+	SSortPartition *part;
+	MinimalTuple tuple = NULL;
+
+	if (rest != NULL)
+		stored_keys(state, rest);
+	part = lookup_partition(state, state->route_values, state->route_nulls);
+	if (rest != NULL)
+	{
+		tuple = partition_alloc(state, part, rest->t_len);
+		memcpy(tuple, rest, rest->t_len);
+	}
+	add_row(state, part, hdr->ts, hdr->null_time, tuple);
 }
 
 /*
@@ -1062,6 +1213,7 @@ init_memory(SessionSortState *state)
 								   state->colls, 256, 0, state->hashcxt,
 								   state->hashcxt, state->tmpcxt, false);
 		MemoryContextSwitchTo(old);
+		state->hash_bytes = MemoryContextMemAllocated(state->hashcxt, true);
 	}
 }
 
@@ -1102,61 +1254,72 @@ collect_partitions(SessionSortState *state)
 		state->parts[0] = &state->single;
 		state->nparts = 1;
 	}
+	state->hash_bytes = MemoryContextMemAllocated(state->hashcxt, true);
 }
 
 /*
  * tape_write
- *		Append a row (any slot in the child's layout) to a batch's tape.
+ *		Append a row, its time and stored columns, to a batch's tape.
  */
 static void
-tape_write(SessionSortState *state, SSortBatch *batch, TupleTableSlot *slot)
+tape_write(SessionSortState *state, SSortBatch *batch, int64 ts, bool null_time,
+		   MinimalTuple tuple)
 {
 	MemoryContext old = MemoryContextSwitchTo(state->spillcxt);
-	bool		shouldFree;
-	MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &shouldFree);
+	SSortTapeRow hdr;
 
-	LogicalTapeWrite(batch->tape, tuple, tuple->t_len);
-	if (shouldFree)
-		pfree(tuple);
+	MemSet(&hdr, 0, sizeof(hdr));
+	hdr.ts = ts;
+	hdr.null_time = null_time;
+	hdr.tuple_len = tuple != NULL ? tuple->t_len : 0;
+	LogicalTapeWrite(batch->tape, &hdr, sizeof(hdr));
+	if (tuple != NULL)
+		LogicalTapeWrite(batch->tape, tuple, tuple->t_len);
 	MemoryContextSwitchTo(old);
 	batch->rows++;
 }
 
 /*
  * tape_read
- *		The next row of a batch's tape in tape_slot, or NULL at its end.
+ *		The next row of a batch's tape: false at its end; else its header in
+ *		*hdr and its stored columns in *tuple (NULL if none), valid until the
+ *		next read.
  */
-static TupleTableSlot *
-tape_read(SessionSortState *state, SSortBatch *batch)
+static bool
+tape_read(SessionSortState *state, SSortBatch *batch, SSortTapeRow *hdr,
+		  MinimalTuple *tuple)
 {
 	MemoryContext old = MemoryContextSwitchTo(state->spillcxt);
-	uint32		len;
 	size_t		n;
 
 	/* the tape's read buffer is allocated at the first read */
-	n = LogicalTapeRead(batch->tape, &len, sizeof(len));
+	n = LogicalTapeRead(batch->tape, hdr, sizeof(SSortTapeRow));
 	if (n == 0)
 	{
 		MemoryContextSwitchTo(old);
-		return NULL;
+		return false;
 	}
-	if (n != sizeof(len) || len < sizeof(len))
+	if (n != sizeof(SSortTapeRow))
 		elog(ERROR, "unexpected end of a SessionSort batch");
-	if (len > state->readbuf_size)
+	*tuple = NULL;
+	if (hdr->tuple_len > 0)
 	{
-		ExecClearTuple(state->tape_slot);
-		if (state->readbuf != NULL)
-			pfree(state->readbuf);
-		state->readbuf_size = Max(len, 2 * state->readbuf_size);
-		state->readbuf = MemoryContextAllocHuge(state->spillcxt, state->readbuf_size);
+		if (hdr->tuple_len > state->readbuf_size)
+		{
+			ExecClearTuple(state->rest_slot);
+			if (state->readbuf != NULL)
+				pfree(state->readbuf);
+			state->readbuf_size = Max(hdr->tuple_len, 2 * state->readbuf_size);
+			state->readbuf = MemoryContextAllocHuge(state->spillcxt,
+													state->readbuf_size);
+		}
+		if (LogicalTapeRead(batch->tape, state->readbuf, hdr->tuple_len) !=
+			hdr->tuple_len)
+			elog(ERROR, "unexpected end of a SessionSort batch");
+		*tuple = (MinimalTuple) state->readbuf;
 	}
-	((MinimalTuple) state->readbuf)->t_len = len;
-	if (LogicalTapeRead(batch->tape, state->readbuf + sizeof(len),
-						len - sizeof(len)) != len - sizeof(len))
-		elog(ERROR, "unexpected end of a SessionSort batch");
 	MemoryContextSwitchTo(old);
-	return ExecStoreMinimalTuple((MinimalTuple) state->readbuf, state->tape_slot,
-								 false);
+	return true;
 }
 
 /*
@@ -1298,25 +1461,22 @@ add_bound(SessionSortState *state, int pos, SSortKey *key, bool inclusive)
 
 /*
  * route_row
- *		While splitting: write a row of the source to the tape of its key
- *		range.  The first and the last range are open-ended: when one of
- *		them outgrows a batch (the input came in key order, say), it ends at
- *		its least (greatest) key so far and a new range takes the keys
- *		below (above) it.
+ *		While splitting: write a row (its partition keys in route_values) to
+ *		the tape of its key range.  The first and the last range are
+ *		open-ended: when one of them outgrows a batch (the input came in key
+ *		order, say), it ends at its least (greatest) key so far and a new
+ *		range takes the keys below (above) it.
  */
 static void
-route_row(SessionSortState *state, TupleTableSlot *slot)
+route_row(SessionSortState *state, int64 ts, bool null_time, MinimalTuple tuple)
 {
 	SSortSplit *split = &state->split;
 	Datum	   *values = state->route_values;
 	bool	   *isnull = state->route_nulls;
 	int			r;
-	int			i;
 
-	for (i = 0; i < state->npart; i++)
-		values[i] = slot_getattr(slot, state->attnos[i], &isnull[i]);
 	r = find_range(state, values, isnull);
-	tape_write(state, split->ranges[r], slot);
+	tape_write(state, split->ranges[r], ts, null_time, tuple);
 
 	if (r == 0 && (split->first_min == NULL ||
 				   compare_keys(state, values, isnull, split->first_min->values,
@@ -1374,12 +1534,10 @@ write_partition(SessionSortState *state, SSortPartition *part, SSortBatch *batch
 
 			CHECK_FOR_INTERRUPTS();
 			for (i = 0; i < block->used; i++)
-				tape_write(state, batch,
-						   fill_slot(state, state->child_slot, part,
-									 &block->entries[i], c == 1));
+				tape_write(state, batch, block->entries[i].ts, c == 1,
+						   block->entries[i].tuple);
 		}
 	}
-	ExecClearTuple(state->child_slot);
 }
 
 /*
@@ -1391,15 +1549,16 @@ write_partition(SessionSortState *state, SSortPartition *part, SSortBatch *batch
  *		runs of about equal rows; a partition with a run's worth of rows
  *		gets a range of its own.  The number of ranges: the source's rows
  *		(known for a batch; for the input the planner's estimate, at least
- *		twice what was read) over 60% of the rows that filled memory,
- *		limited so that the ranges' tape buffers (one block each) take at
- *		most half of work_mem.
+ *		twice what was read) over 60% of the rows that fit in work_mem
+ *		(going by the rows held now), limited so that the ranges' tape
+ *		buffers (one block each) take at most half of work_mem.
  */
 static void
 start_split(SessionSortState *state, bool exhausted)
 {
 	SSortSplit *split = &state->split;
 	double		rows_est;
+	double		rows_fit;
 	double		per_range;
 	double		next_cut;
 	double		acc = 0;
@@ -1410,6 +1569,8 @@ start_split(SessionSortState *state, bool exhausted)
 	collect_partitions(state);
 	Assert(state->nparts >= 2);
 
+	/* the rows that fit in work_mem, going by those held now */
+	rows_fit = (double) state->mem_rows * state->budget / Max(memory_used(state), 1);
 	if (exhausted)
 		rows_est = state->src_rows;
 	else if (state->source != NULL)
@@ -1421,10 +1582,10 @@ start_split(SessionSortState *state, bool exhausted)
 	split->depth = (state->source != NULL ? state->source->depth : 0) + 1;
 	state->max_depth = Max(state->max_depth, split->depth);
 	split->max_ranges = (int) Min(Max(state->budget / (2 * BLCKSZ), 4), 1024);
-	nranges = (int) Min(ceil(rows_est / (0.6 * Max(state->mem_rows, 1))),
+	nranges = (int) Min(ceil(rows_est / (0.6 * Max(rows_fit, 1.0))),
 						(double) Max(split->max_ranges / 2, 2));
 	nranges = Max(nranges, 2);
-	split->target_rows = Max((int64) (0.8 * state->mem_rows), 1);
+	split->target_rows = Max((int64) (0.8 * rows_fit), 1);
 
 	state->splitcxt = AllocSetContextCreate(state->spillcxt, "SessionSort split",
 											ALLOCSET_SMALL_SIZES);
@@ -1541,6 +1702,20 @@ end_split(SessionSortState *state)
 }
 
 /*
+ * can_split
+ *		Can the rows held in memory be split into key ranges?  Not when
+ *		there are no partition keys, or one partition, or the source is a
+ *		range of ranges too deep.
+ */
+static bool
+can_split(SessionSortState *state)
+{
+	int			depth = state->source != NULL ? state->source->depth : 0;
+
+	return state->npart > 0 && state->nparts >= 2 && depth < SSORT_MAX_DEPTH;
+}
+
+/*
  * memory_full
  *		The rows of the source no longer fit: split the source into key
  *		ranges, or, when that cannot help (one partition, or no partition
@@ -1549,9 +1724,7 @@ end_split(SessionSortState *state)
 static void
 memory_full(SessionSortState *state, bool exhausted)
 {
-	int			depth = state->source != NULL ? state->source->depth : 0;
-
-	if (state->npart > 0 && state->nparts >= 2 && depth < SSORT_MAX_DEPTH)
+	if (can_split(state))
 		start_split(state, exhausted);
 	else
 		spill_to_tuplesort(state);
@@ -1569,28 +1742,88 @@ load_source(SessionSortState *state, SSortBatch *batch)
 {
 	PlanState  *child = outerPlanState(state);
 	int64		max_rows = 0;
+	double		rows_est;
+	bool		early_check = true;
 	int64		i;
 
 	state->source = batch;
 	state->src_rows = 0;
+	rows_est = batch != NULL ? batch->rows : child->plan->plan_rows;
 	init_memory(state);
 	for (;;)
 	{
-		TupleTableSlot *slot;
+		TupleTableSlot *slot = NULL;
+		SSortTapeRow hdr;
+		MinimalTuple tuple = NULL;
+		Size		used;
 
 		CHECK_FOR_INTERRUPTS();
-		slot = batch != NULL ? tape_read(state, batch) : ExecProcNode(child);
-		if (TupIsNull(slot))
-			break;
-		state->src_rows++;
-		if (state->splitting)
-			route_row(state, slot);
-		else if (state->tuplesort != NULL)
-			tuplesort_puttupleslot(state->tuplesort, slot);
+		if (batch != NULL)
+		{
+			if (!tape_read(state, batch, &hdr, &tuple))
+				break;
+		}
 		else
 		{
+			slot = ExecProcNode(child);
+			if (TupIsNull(slot))
+				break;
+		}
+		state->src_rows++;
+
+		if (state->splitting)
+		{
+			if (slot == NULL)
+			{
+				/* a row of a batch goes on as it is */
+				if (tuple != NULL)
+					stored_keys(state, tuple);
+				route_row(state, hdr.ts, hdr.null_time, tuple);
+			}
+			else
+			{
+				bool		null_time;
+
+				slot_rest(state, slot);
+				null_time = slot->tts_isnull[state->time_attno - 1];
+				route_row(state, null_time ? 0 :
+						  DatumGetInt64(slot->tts_values[state->time_attno - 1]),
+						  null_time, state->nrest > 0 ? form_rest(state, NULL) : NULL);
+			}
+			continue;
+		}
+		if (state->tuplesort != NULL)
+		{
+			if (slot == NULL)
+			{
+				SSortEntry	entry;
+
+				entry.ts = hdr.ts;
+				entry.tuple = tuple;
+				slot = fill_slot(state, state->child_slot, NULL, &entry,
+								 hdr.null_time);
+			}
+			tuplesort_puttupleslot(state->tuplesort, slot);
+			continue;
+		}
+
+		if (slot == NULL)
+			store_tape_row(state, &hdr, tuple);
+		else
 			store_row(state, slot);
-			if (memory_used(state) > state->budget)
+		used = memory_used(state);
+		if (used > state->budget)
+			memory_full(state, false);
+		else if (early_check && used > state->budget / 8)
+		{
+			/*
+			 * An eighth of work_mem is a fair sample of the keys: when the
+			 * source is expected to outgrow work_mem by far, split it now
+			 * rather than fill memory only to write it all out
+			 */
+			early_check = false;
+			if (rows_est > 1.25 * state->mem_rows * ((double) state->budget / used) &&
+				can_split(state))
 				memory_full(state, false);
 		}
 	}
@@ -1607,7 +1840,7 @@ load_source(SessionSortState *state, SSortBatch *batch)
 
 	if (batch != NULL)
 	{
-		ExecClearTuple(state->tape_slot);
+		ExecClearTuple(state->rest_slot);
 		LogicalTapeClose(batch->tape);
 		pfree(batch);
 		state->source = NULL;
@@ -1663,6 +1896,8 @@ release_spill(SessionSortState *state)
 	state->source = NULL;
 	state->readbuf = NULL;
 	state->readbuf_size = 0;
+	state->formbuf = NULL;
+	state->formbuf_size = 0;
 }
 
 /*
