@@ -992,7 +992,9 @@ check_gap(SessionSortState *state)
  * make_session
  *		The composite (window_start, window_end, window_time) of the session
  *		from start to the row at last, kept until the next session starts:
- *		every row of the session returns the same datum.
+ *		every row of the session returns the same datum.  The datum is
+ *		formed once and then overwritten with each session's bounds (the
+ *		previous session's is no longer used, as when it was freed).
  */
 static void
 make_session(SessionSortState *state, int64 start, int64 last)
@@ -1000,18 +1002,29 @@ make_session(SessionSortState *state, int64 start, int64 last)
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
 	int64		end = wj_timestamp_add(last, state->gap);
-	MemoryContext old;
 
 	/* window_time must be representable too */
 	(void) wj_timestamp_add(end, -WJ_WINDOW_TIME_USECS);
-	MemoryContextReset(state->sesscxt);
-	old = MemoryContextSwitchTo(state->sesscxt);
 	values[0] = Int64GetDatum(start);
 	values[1] = Int64GetDatum(end);
 	values[2] = Int64GetDatum(end - WJ_WINDOW_TIME_USECS);
-	state->win_datum = HeapTupleGetDatum(heap_form_tuple(state->win_desc,
-														 values, nulls));
-	MemoryContextSwitchTo(old);
+	if (state->win_datum == (Datum) 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->sesscxt);
+
+		state->win_datum = HeapTupleGetDatum(heap_form_tuple(state->win_desc,
+															 values, nulls));
+		MemoryContextSwitchTo(old);
+	}
+	else
+	{
+		HeapTupleHeader td = DatumGetHeapTupleHeader(state->win_datum);
+
+		heap_fill_tuple(state->win_desc, values, nulls,
+						(char *) td + td->t_hoff,
+						HeapTupleHeaderGetDatumLength(td) - td->t_hoff,
+						&td->t_infomask, NULL);
+	}
 }
 
 /*
@@ -2019,11 +2032,22 @@ ssort_next(ScanState *ss)
 				TupleTableSlot *slot;
 
 				if (state->win_attno == 0)
+				{
+#ifdef __GNUC__
+					if (state->cur_row + 8 < state->nsorted)
+						__builtin_prefetch(state->sorted[state->cur_row + 8].tuple);
+#endif
 					return fill_slot(state, ss->ss_ScanTupleSlot, part,
 									 &state->sorted[state->cur_row++], false);
+				}
 				check_gap(state);
 				if (state->cur_row > state->sess_last)
 					memory_session(state);
+#ifdef __GNUC__
+				/* the rows come in time order, not in the order stored */
+				if (state->cur_row + 8 < state->nsorted)
+					__builtin_prefetch(state->sorted[state->cur_row + 8].tuple);
+#endif
 				slot = fill_slot(state, ss->ss_ScanTupleSlot, part,
 								 &state->sorted[state->cur_row++], false);
 				return set_window(state, slot, false);
