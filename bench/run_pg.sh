@@ -51,7 +51,8 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	q=$(query "$file")
 	slow=$SLOW_MS alone=$ALONE_MS
 	case "$class" in wj|wjslice) slow=1e12 alone=1e12 ;; esac
-	set_wm=${wm:+SET work_mem = '$wm';}
+	set_wm=
+	if [ -n "$wm" ]; then set_wm="SET work_mem = '$wm';"; fi
 	line=$("${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$class") $set_wm" \
 		-c "SELECT median_ms, runs, warmup_ms, times, checksum, vm_hwm_kb, rss_shmem_kb
 		    FROM wj_bench_run(\$wjq\$$q\$wjq\$, $RUNS, $slow, $alone)")

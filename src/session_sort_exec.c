@@ -33,14 +33,30 @@
  * current session starts the next one: scan forward in the sorted array
  * while consecutive times are at most gap apart (the checks and errors of
  * session(): finite times, overflow-checked bounds, the gap validated before
- * the first row), build the (window_start, window_end, window_time)
- * composite once in a small context, and return that same datum with every
- * row of the session.  Rows with a NULL time get a NULL window.
+ * the first row), put its (window_start, window_end, window_time) into the
+ * composite datum (formed once, overwritten for each session), and return
+ * that same datum with every row of the session.  Rows with a NULL time get a NULL window.
  *
  * Memory: the arena, the hash table and the sorting array are counted
- * against work_mem.  When they would exceed it, everything stored so far
- * and the rest of the input are fed to a tuplesort with the same keys,
- * which spills to disk as usual, and the rows come from there.  A
+ * against work_mem (the node stands in for a Sort, which work_mem bounds).
+ * When they would exceed it, the source (the input) is split into ranges of
+ * partition keys: the partitions in memory, in key order, are cut into
+ * ranges of about equal rows, their rows are written to one tape per range
+ * (a LogicalTapeSet), the memory is freed, and every further row goes to the
+ * tape of its range (binary search over the bounds).  A row on tape is the
+ * row as stored in memory: its time and the MinimalTuple of the rest.  The
+ * ranges are then read back one at a time, in key order, each as a batch
+ * that runs the algorithm above; a range holds whole partitions and the
+ * ranges are ordered, so the output keeps (keys..., time) order without any
+ * merge.  The bounds come from the rows, not from statistics; the planner's
+ * row estimate only sizes the number of ranges (and lets a source expected
+ * to outgrow work_mem by far split after an eighth of it, as a sample).
+ * The first and the last range are open-ended and, when one outgrows a
+ * batch (input arriving in key order), end at their least (greatest) key so
+ * far, a new range taking the keys beyond.  A batch that does not fit when
+ * read back is split again.  A batch that cannot be split (one partition,
+ * no partition keys, ranges of ranges too deep) goes to a tuplesort with the
+ * same keys, which spills to disk as usual, and its rows come from there.  A
  * SessionWindow then reads one session at a time from the tuplesort into a
  * tuplestore (which spills too), looking one row ahead for the session's
  * end, and returns the buffered rows with its bounds.
@@ -260,9 +276,8 @@ typedef struct SessionSortState
 	SSortSplit	split;
 	int64		mem_rows;		/* rows held in memory */
 	int64		src_rows;		/* rows read from the source */
-	char	   *readbuf;		/* a row read from a tape */
+	char	   *readbuf;		/* the stored columns of a row read from a tape */
 	Size		readbuf_size;
-	TupleTableSlot *tape_slot;	/* ... as a slot */
 	Datum	   *route_values;	/* a row's partition keys, while splitting */
 	bool	   *route_nulls;
 	Datum	   *rest_values;	/* to form a stored row: nrest values */
@@ -447,8 +462,6 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->spillcxt = AllocSetContextCreate(CurrentMemoryContext,
 											"SessionSort batches",
 											ALLOCSET_DEFAULT_SIZES);
-	state->tape_slot = ExecAllocTableSlot(&estate->es_tupleTable, desc,
-										  &TTSOpsMinimalTuple);
 	state->rest_values = palloc(sizeof(Datum) * Max(state->nrest, 1));
 	state->rest_isnull = palloc(sizeof(bool) * Max(state->nrest, 1));
 	state->key_rest = palloc(sizeof(int) * Max(state->npart, 1));
@@ -1891,7 +1904,6 @@ load_source(SessionSortState *state, SSortBatch *batch)
 static void
 release_spill(SessionSortState *state)
 {
-	ExecClearTuple(state->tape_slot);
 	if (state->tapeset != NULL)
 	{
 		state->disk_blocks = Max(state->disk_blocks,
