@@ -2106,11 +2106,19 @@ ssort_recheck(ScanState *ss, TupleTableSlot *slot)
 
 /*
  * ssort_exec
- *		ExecCustomScan.
+ *		ExecCustomScan.  Without a qual, a projection or an EvalPlanQual
+ *		recheck, ExecScan would only reset the per-row expression context,
+ *		which the node does not use: return the row directly.
  */
 static TupleTableSlot *
 ssort_exec(CustomScanState *node)
 {
+	if (node->ss.ps.qual == NULL && node->ss.ps.ps_ProjInfo == NULL &&
+		node->ss.ps.state->es_epq_active == NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		return ssort_next(&node->ss);
+	}
 	return ExecScan(&node->ss, (ExecScanAccessMtd) ssort_next,
 					(ExecScanRecheckMtd) ssort_recheck);
 }
