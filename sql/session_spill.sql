@@ -54,7 +54,12 @@ INSERT INTO multi SELECT '2024-01-01 00:30', 1, 'zz', NULL, 'null b' FROM genera
 -- from the first rows only)
 CREATE TABLE asc_in AS SELECT * FROM many WHERE k IS NOT NULL ORDER BY k, note;
 CREATE TABLE desc_in AS SELECT * FROM many WHERE k IS NOT NULL ORDER BY k DESC, note;
-ANALYZE many, skew, multi, asc_in, desc_in;
+-- keys cycling through the whole key space (0, 1, ..., 999, 0, 1, ...)
+CREATE TABLE cyc AS
+SELECT timestamp '2024-01-01' + (random() * 86400)::int * interval '1 second' AS t,
+       (random() * 100)::numeric(10,2) AS v, i % 1000 AS k, md5(i::text) AS note
+FROM generate_series(0, 24999) i;
+ANALYZE many, skew, multi, asc_in, desc_in, cyc;
 
 -- spill_check(q, wm): run the window query q at work_mem wm with the node on,
 -- then with the node off, each numbered in its output order; count the
@@ -132,11 +137,13 @@ SELECT spill_check(q, wm) FROM (VALUES
   ($$SELECT a || '/' || round(b) AS p, t AS ts, v, note || '/' || b AS note, session(t, interval '2 minutes') OVER (PARTITION BY b, a ORDER BY t) AS w FROM multi$$, '256kB'),
   -- descending keys, NULLS FIRST keys
   ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM (SELECT * FROM many ORDER BY k DESC NULLS FIRST, t) s$$, '256kB'),
-  -- input in key order and in reverse key order
+  -- input in key order, in reverse key order, in cycles through the keys
   ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM asc_in$$, '64kB'),
   ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM desc_in$$, '64kB'),
   ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM asc_in$$, '256kB'),
   ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM desc_in$$, '256kB'),
+  ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM cyc$$, '64kB'),
+  ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM cyc$$, '256kB'),
   -- timestamptz
   ($$SELECT k AS p, t AT TIME ZONE 'UTC' AS ts, v, note, session(t AT TIME ZONE 'UTC', interval '5 minutes') OVER (PARTITION BY k ORDER BY t AT TIME ZONE 'UTC') AS w FROM many$$, '256kB'),
   -- no partition keys: one partition, a tuplesort

@@ -77,6 +77,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "common/int.h"
+#include "common/pg_prng.h"
 #include "port/pg_bitutils.h"
 #include "utils/datum.h"
 #include "utils/logtape.h"
@@ -147,7 +148,10 @@ typedef struct SSortTapeRow
 	bool		null_time;
 } SSortTapeRow;
 
-/* Partition key values, copied (a range boundary, a range's least or greatest key) */
+/*
+ * Partition key values, copied (a range boundary, a range's least or
+ * greatest key, a sampled row's keys)
+ */
 typedef struct SSortKey
 {
 	Datum	   *values;
@@ -159,6 +163,8 @@ typedef struct SSortBatch
 {
 	LogicalTape *tape;
 	int64		rows;			/* rows written */
+	struct SSortKey **sample;	/* keys of a uniform sample of its rows */
+	int			nsample;
 	int			depth;			/* 1 for a range of the input, 2 for a range
 								 * of such a range, ... */
 } SSortBatch;
@@ -181,6 +187,12 @@ typedef struct SSortSplit
 	SSortKey   *last_max;		/* greatest key written to the last range */
 	int			depth;			/* of the ranges */
 } SSortSplit;
+
+/*
+ * Rows whose keys each range samples while it is written (reservoir
+ * sampling), to draw the bounds from if it must be split again
+ */
+#define SSORT_SAMPLE		32
 
 /* Past this depth of ranges of ranges a batch goes to a tuplesort */
 #define SSORT_MAX_DEPTH		12
@@ -287,6 +299,7 @@ typedef struct SessionSortState
 	char	   *formbuf;		/* a stored row formed to be written */
 	Size		formbuf_size;
 	Size		hash_bytes;		/* memory of the hash table (when it changes) */
+	pg_prng_state prng;			/* for the samples */
 	int16	   *keylens;		/* typlen and typbyval of the partition keys */
 	bool	   *keybyvals;
 
@@ -487,6 +500,7 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 		state->keylens[j] = att->attlen;
 		state->keybyvals[j] = att->attbyval;
 	}
+	pg_prng_seed(&state->prng, 0x5e5510);
 	state->budget = (Size) work_mem * 1024;
 	state->eqfns = palloc0(sizeof(FmgrInfo) * Max(state->npart, 1));
 	for (j = 0; j < state->npart; j++)
@@ -1369,13 +1383,14 @@ compare_keys(SessionSortState *state, Datum *av, bool *an, Datum *bv, bool *bn)
 }
 
 /*
- * copy_key
- *		Partition key values copied into the split's context.
+ * copy_key_in
+ *		Partition key values copied into a memory context.
  */
 static SSortKey *
-copy_key(SessionSortState *state, Datum *values, bool *isnull)
+copy_key_in(SessionSortState *state, MemoryContext cxt, Datum *values,
+			bool *isnull)
 {
-	MemoryContext old = MemoryContextSwitchTo(state->splitcxt);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
 	SSortKey   *key = palloc(sizeof(SSortKey));
 	int			i;
 
@@ -1389,6 +1404,16 @@ copy_key(SessionSortState *state, Datum *values, bool *isnull)
 	}
 	MemoryContextSwitchTo(old);
 	return key;
+}
+
+/*
+ * copy_key
+ *		Partition key values copied into the split's context.
+ */
+static SSortKey *
+copy_key(SessionSortState *state, Datum *values, bool *isnull)
+{
+	return copy_key_in(state, state->splitcxt, values, isnull);
 }
 
 /*
@@ -1408,6 +1433,66 @@ free_key(SessionSortState *state, SSortKey *key)
 	pfree(key->values);
 	pfree(key->isnull);
 	pfree(key);
+}
+
+/*
+ * sample_row
+ *		A row was written to a batch: keep its keys in the batch's sample
+ *		with the probability that keeps the sample uniform (reservoir
+ *		sampling).
+ */
+static void
+sample_row(SessionSortState *state, SSortBatch *batch, Datum *values,
+		   bool *isnull)
+{
+	uint64		j;
+
+	if (batch->sample == NULL)
+		batch->sample = MemoryContextAlloc(state->spillcxt,
+										   sizeof(SSortKey *) * SSORT_SAMPLE);
+	if (batch->nsample < SSORT_SAMPLE)
+	{
+		batch->sample[batch->nsample++] = copy_key_in(state, state->spillcxt,
+													  values, isnull);
+		return;
+	}
+	j = pg_prng_uint64_range(&state->prng, 0, batch->rows - 1);
+	if (j < SSORT_SAMPLE)
+	{
+		free_key(state, batch->sample[j]);
+		batch->sample[j] = copy_key_in(state, state->spillcxt, values, isnull);
+	}
+}
+
+/*
+ * free_sample
+ *		Free a batch's sample.
+ */
+static void
+free_sample(SessionSortState *state, SSortBatch *batch)
+{
+	int			i;
+
+	for (i = 0; i < batch->nsample; i++)
+		free_key(state, batch->sample[i]);
+	if (batch->sample != NULL)
+		pfree(batch->sample);
+	batch->sample = NULL;
+	batch->nsample = 0;
+}
+
+/*
+ * compare_sampled
+ *		qsort_arg comparator: sampled keys in key order.
+ */
+static int
+compare_sampled(const void *a, const void *b, void *arg)
+{
+	SessionSortState *state = (SessionSortState *) arg;
+	SSortKey   *ka = *(SSortKey *const *) a;
+	SSortKey   *kb = *(SSortKey *const *) b;
+
+	return compare_keys(state, ka->values, ka->isnull, kb->values, kb->isnull);
 }
 
 /*
@@ -1503,6 +1588,7 @@ route_row(SessionSortState *state, int64 ts, bool null_time, MinimalTuple tuple)
 
 	r = find_range(state, values, isnull);
 	tape_write(state, split->ranges[r], ts, null_time, tuple);
+	sample_row(state, split->ranges[r], values, isnull);
 
 	if (r == 0 && (split->first_min == NULL ||
 				   compare_keys(state, values, isnull, split->first_min->values,
@@ -1560,8 +1646,11 @@ write_partition(SessionSortState *state, SSortPartition *part, SSortBatch *batch
 
 			CHECK_FOR_INTERRUPTS();
 			for (i = 0; i < block->used; i++)
+			{
 				tape_write(state, batch, block->entries[i].ts, c == 1,
 						   block->entries[i].tuple);
+				sample_row(state, batch, part->keys, part->keynulls);
+			}
 		}
 	}
 }
@@ -1622,64 +1711,103 @@ start_split(SessionSortState *state, bool exhausted)
 	split->ranges = MemoryContextAlloc(state->splitcxt,
 									   sizeof(SSortBatch *) * split->max_ranges);
 
-	/* the bounds, at partitions held in memory (all but the last) */
-	per_range = (double) state->mem_rows / nranges;
-	next_cut = per_range;
-	for (i = 0; i < state->nparts && split->nbounds + 1 < nranges; i++)
+	/*
+	 * A batch read back has a sample of all its rows: the bounds are drawn
+	 * from it, at equal steps, if they cut the partitions held in memory
+	 * into two ranges at least (so that every range is smaller than the
+	 * batch).  Else, and for the input, the bounds are drawn from the
+	 * partitions held in memory.
+	 */
+	if (state->source != NULL && state->source->nsample >= 2)
 	{
-		SSortPartition *part = state->parts[i];
-		int64		rows = part->timed.rows + part->untimed.rows;
+		SSortBatch *src = state->source;
 
-		if (i > 0 && rows >= per_range && last_bound < i - 1)
+		qsort_arg(src->sample, src->nsample, sizeof(SSortKey *),
+				  compare_sampled, state);
+		for (i = 1; i < nranges && split->nbounds + 1 < nranges; i++)
 		{
-			/* a big partition: end the range before it */
-			SSortPartition *prev = state->parts[i - 1];
+			SSortKey   *key = src->sample[i * src->nsample / nranges];
 
-			split->bounds[split->nbounds] = copy_key(state, prev->keys,
-													 prev->keynulls);
+			if (split->nbounds > 0 &&
+				compare_keys(state, key->values, key->isnull,
+							 split->bounds[split->nbounds - 1]->values,
+							 split->bounds[split->nbounds - 1]->isnull) == 0)
+				continue;
+			split->bounds[split->nbounds] = copy_key(state, key->values,
+													 key->isnull);
 			split->inclusive[split->nbounds++] = true;
-			last_bound = i - 1;
 		}
-		acc += rows;
-		if (i < state->nparts - 1 && acc >= next_cut &&
-			split->nbounds + 1 < nranges)
+		if (split->nbounds > 0 &&
+			find_range(state, state->parts[0]->keys, state->parts[0]->keynulls) ==
+			find_range(state, state->parts[state->nparts - 1]->keys,
+					   state->parts[state->nparts - 1]->keynulls))
 		{
-			split->bounds[split->nbounds] = copy_key(state, part->keys,
-													 part->keynulls);
-			split->inclusive[split->nbounds++] = true;
-			last_bound = i;
-			while (next_cut <= acc)
-				next_cut += per_range;
+			while (split->nbounds > 0)
+				free_key(state, split->bounds[--split->nbounds]);
 		}
 	}
 	if (split->nbounds == 0)
 	{
-		SSortPartition *part = state->parts[state->nparts / 2 - 1];
+		/* the bounds, at partitions held in memory (all but the last) */
+		per_range = (double) state->mem_rows / nranges;
+		next_cut = per_range;
+		for (i = 0; i < state->nparts && split->nbounds + 1 < nranges; i++)
+		{
+			SSortPartition *part = state->parts[i];
+			int64		rows = part->timed.rows + part->untimed.rows;
 
-		split->bounds[0] = copy_key(state, part->keys, part->keynulls);
-		split->inclusive[0] = true;
-		split->nbounds = 1;
+			if (i > 0 && rows >= per_range && last_bound < i - 1)
+			{
+				/* a big partition: end the range before it */
+				SSortPartition *prev = state->parts[i - 1];
+
+				split->bounds[split->nbounds] = copy_key(state, prev->keys,
+														 prev->keynulls);
+				split->inclusive[split->nbounds++] = true;
+				last_bound = i - 1;
+			}
+			acc += rows;
+			if (i < state->nparts - 1 && acc >= next_cut &&
+				split->nbounds + 1 < nranges)
+			{
+				split->bounds[split->nbounds] = copy_key(state, part->keys,
+														 part->keynulls);
+				split->inclusive[split->nbounds++] = true;
+				last_bound = i;
+				while (next_cut <= acc)
+					next_cut += per_range;
+			}
+		}
+		if (split->nbounds == 0)
+		{
+			SSortPartition *part = state->parts[state->nparts / 2 - 1];
+
+			split->bounds[0] = copy_key(state, part->keys, part->keynulls);
+			split->inclusive[0] = true;
+			split->nbounds = 1;
+		}
 	}
 	for (i = 0; i <= split->nbounds; i++)
 		split->ranges[i] = new_batch(state, split->depth);
 
 	/*
-	 * The first range holds the least partition, the last one the greatest
-	 * (no bound is at the last partition): where the open ends start
+	 * The rows held in memory go to their ranges, one partition at a time,
+	 * in key order: the first partition of the first range and the last of
+	 * the last range are where the open ends start.
 	 */
-	split->first_min = copy_key(state, state->parts[0]->keys,
-								state->parts[0]->keynulls);
-	split->last_max = copy_key(state, state->parts[state->nparts - 1]->keys,
-							   state->parts[state->nparts - 1]->keynulls);
-
-	/* the rows held in memory go to their ranges, one partition at a time */
 	for (i = 0; i < state->nparts; i++)
 	{
 		SSortPartition *part = state->parts[i];
+		int			r = find_range(state, part->keys, part->keynulls);
 
-		write_partition(state, part,
-						split->ranges[find_range(state, part->keys,
-												 part->keynulls)]);
+		write_partition(state, part, split->ranges[r]);
+		if (r == 0 && split->first_min == NULL)
+			split->first_min = copy_key(state, part->keys, part->keynulls);
+		if (r == split->nbounds)
+		{
+			free_key(state, split->last_max);
+			split->last_max = copy_key(state, part->keys, part->keynulls);
+		}
 	}
 	release_memory(state);
 	state->splitting = true;
@@ -1703,9 +1831,13 @@ end_split(SessionSortState *state)
 		if (batch->rows == 0)
 		{
 			LogicalTapeClose(batch->tape);
+			free_sample(state, batch);
 			pfree(batch);
 			continue;
 		}
+		/* a batch expected to fit needs no sample */
+		if (batch->rows <= split->target_rows)
+			free_sample(state, batch);
 		/* frees the write buffer; the read buffer comes with the first read */
 		LogicalTapeRewindForRead(batch->tape, BLCKSZ);
 		if (state->npending >= state->pending_size)
@@ -1868,6 +2000,7 @@ load_source(SessionSortState *state, SSortBatch *batch)
 	{
 		ExecClearTuple(state->rest_slot);
 		LogicalTapeClose(batch->tape);
+		free_sample(state, batch);
 		pfree(batch);
 		state->source = NULL;
 	}
