@@ -54,7 +54,8 @@
  * The first and the last range are open-ended and, when one outgrows a
  * batch (input arriving in key order), end at their least (greatest) key so
  * far, a new range taking the keys beyond.  A batch that does not fit when
- * read back is split again.  A batch that cannot be split (one partition,
+ * read back is split again, its bounds drawn from a reservoir sample of its
+ * rows' keys kept while it was written.  A batch that cannot be split (one partition,
  * no partition keys, ranges of ranges too deep) goes to a tuplesort with the
  * same keys, which spills to disk as usual, and its rows come from there.  A
  * SessionWindow then reads one session at a time from the tuplesort into a
