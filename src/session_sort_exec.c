@@ -49,7 +49,7 @@
  * that runs the algorithm above; a range holds whole partitions and the
  * ranges are ordered, so the output keeps (keys..., time) order without any
  * merge.  The bounds come from the rows, not from statistics; the planner's
- * row estimate only sizes the number of ranges (and lets a source expected
+ * row estimate only sizes the number of ranges (and lets an input expected
  * to outgrow work_mem by far split after an eighth of it, as a sample).
  * The first and the last range are open-ended and, when one outgrows a
  * batch (input arriving in key order), end at their least (greatest) key so
@@ -1902,7 +1902,7 @@ load_source(SessionSortState *state, SSortBatch *batch)
 	PlanState  *child = outerPlanState(state);
 	int64		max_rows = 0;
 	double		rows_est;
-	bool		early_check = true;
+	bool		early_check = (batch == NULL);
 	int64		i;
 
 	state->source = batch;
@@ -1977,8 +1977,11 @@ load_source(SessionSortState *state, SSortBatch *batch)
 		{
 			/*
 			 * An eighth of work_mem is a fair sample of the keys: when the
-			 * source is expected to outgrow work_mem by far, split it now
-			 * rather than fill memory only to write it all out
+			 * input is expected to outgrow work_mem by far, split it now
+			 * rather than fill memory only to write it all out.  Not for a
+			 * batch: its rows are known, but what they take is not (with
+			 * many small partitions the first rows cost more each than the
+			 * later ones), and a batch that fits must not be split.
 			 */
 			early_check = false;
 			if (rows_est > 1.25 * state->mem_rows * ((double) state->budget / used) &&

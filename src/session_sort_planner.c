@@ -280,9 +280,14 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 	groups = Max(Min(groups, rows), 1.0);
 	per_group = Max(rows / groups, 2.0);
 
+	/*
+	 * A partition's rows are compared by their int64 time inline, not
+	 * through a comparison function: cpu_operator_cost each, against the
+	 * 2 * cpu_operator_cost cost_sort charges per comparison.
+	 */
 	run = cpu_operator_cost * rows * (list_length(part_exprs) + 1) +
 		cpu_tuple_cost * rows +
-		2.0 * cpu_operator_cost * rows * log2(per_group) +
+		cpu_operator_cost * rows * log2(per_group) +
 		2.0 * cpu_operator_cost * list_length(part_exprs) * groups * log2(Max(groups, 2.0));
 
 	/* the time is not stored with each row (the partition keys are) */
@@ -296,8 +301,9 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 		 * Past work_mem the executor splits the rows into key ranges on disk
 		 * and reads them back one batch at a time, each sorted in memory as
 		 * above.  Each level of splitting writes and reads every row once
-		 * and finds its range by a binary search over the bounds; a level
-		 * makes up to SSORT_COST_FANOUT ranges of about 60% of work_mem.
+		 * (a page write and read, and a copy of the row as stored) and
+		 * finds its range by a binary search over the bounds; a level makes
+		 * up to SSORT_COST_FANOUT ranges of about 60% of work_mem.
 		 */
 		double		pages = ceil(rows * MAXALIGN(subpath->pathtarget->width +
 												 SSORT_TUPLE_HEADER) / BLCKSZ);
@@ -307,7 +313,7 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 		double		depth = Max(ceil(log(batches) / log(fanout)), 1.0);
 
 		run += depth * (pages * 2.0 * seq_page_cost +
-						rows * 2.0 * cpu_tuple_cost +
+						rows * cpu_tuple_cost +
 						rows * cpu_operator_cost * list_length(part_exprs) *
 						log2(Min(batches, fanout) + 1.0));
 	}
