@@ -91,9 +91,13 @@
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
+#include "exec_common.h"
 #include "session_sort.h"
 #include "state_stats.h"
 #include "window_arith.h"
+
+/* The input, the node's only child (in custom_ps, like every node's) */
+#define SSORT_CHILD(state) ((PlanState *) linitial((state)->css.custom_ps))
 
 /* One stored row as its partition sees it */
 typedef struct SSortEntry
@@ -227,6 +231,8 @@ typedef struct SessionSortState
 	AttrNumber *rest_attnos;	/* child column of each stored column */
 	TupleDesc	rest_desc;
 	TupleTableSlot *rest_slot;	/* to deform a stored row */
+	Datum	   *rest_values;	/* to form a stored row: nrest values */
+	bool	   *rest_isnull;	/* and their null flags */
 	TupleTableSlot *key_slot;	/* the partition keys of a row, for hashing */
 	TupleTableSlot *sort_slot;	/* a row from the tuplesort */
 	TupleTableSlot *keytup_slot;	/* to deform a partition's keys */
@@ -293,8 +299,6 @@ typedef struct SessionSortState
 	Size		readbuf_size;
 	Datum	   *route_values;	/* a row's partition keys, while splitting */
 	bool	   *route_nulls;
-	Datum	   *rest_values;	/* to form a stored row: nrest values */
-	bool	   *rest_isnull;	/* and their null flags */
 	int		   *key_rest;		/* each partition key's stored column (0-based) */
 	int			key_rest_max;	/* stored columns to deform for the keys */
 	char	   *formbuf;		/* a stored row formed to be written */
@@ -402,11 +406,12 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 	int			i;
 	int			j;
 
-	outerPlanState(state) = ExecInitNode(linitial(cscan->custom_plans), estate,
-										 eflags & ~(EXEC_FLAG_REWIND |
-													EXEC_FLAG_BACKWARD |
-													EXEC_FLAG_MARK));
-	desc = ExecGetResultType(outerPlanState(state));
+	node->custom_ps =
+		list_make1(ExecInitNode(linitial(cscan->custom_plans), estate,
+								eflags & ~(EXEC_FLAG_REWIND |
+										   EXEC_FLAG_BACKWARD |
+										   EXEC_FLAG_MARK)));
+	desc = ExecGetResultType(SSORT_CHILD(state));
 	state->natts = desc->natts;
 	state->nchild = desc->natts;
 	state->child_slot = ExecAllocTableSlot(&estate->es_tupleTable, desc,
@@ -444,6 +449,8 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->rest_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 										  state->rest_desc,
 										  &TTSOpsMinimalTuple);
+	state->rest_values = palloc(sizeof(Datum) * Max(state->nrest, 1));
+	state->rest_isnull = palloc(sizeof(bool) * Max(state->nrest, 1));
 
 	key_desc = CreateTemplateTupleDesc(state->npart);
 	for (j = 0; j < state->npart; j++)
@@ -476,8 +483,6 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->spillcxt = AllocSetContextCreate(CurrentMemoryContext,
 											"SessionSort batches",
 											ALLOCSET_DEFAULT_SIZES);
-	state->rest_values = palloc(sizeof(Datum) * Max(state->nrest, 1));
-	state->rest_isnull = palloc(sizeof(bool) * Max(state->nrest, 1));
 	state->key_rest = palloc(sizeof(int) * Max(state->npart, 1));
 	state->key_rest_max = 0;
 	for (j = 0; j < state->npart; j++)
@@ -632,7 +637,7 @@ memory_used(SessionSortState *state)
 static void
 start_tuplesort(SessionSortState *state)
 {
-	TupleDesc	desc = ExecGetResultType(outerPlanState(state));
+	TupleDesc	desc = ExecGetResultType(SSORT_CHILD(state));
 
 	state->tuplesort = tuplesort_begin_heap(desc, state->nkeys, state->attnos,
 											state->sortops, state->colls,
@@ -927,7 +932,9 @@ add_row(SessionSortState *state, SSortPartition *part, int64 ts, bool null_time,
 {
 	chain_append(state, null_time ? &part->untimed : &part->timed, ts, tuple);
 	state->mem_rows++;
-	wj_state_add(&state->stats, (int64) memory_used(state) - state->stats.bytes);
+	/* state accounting counts row bytes (state_stats.h): tuple and entry */
+	wj_state_add(&state->stats, (int64) sizeof(SSortEntry) +
+				 (tuple != NULL ? (int64) tuple->t_len : 0));
 }
 
 /*
@@ -1692,7 +1699,7 @@ start_split(SessionSortState *state, bool exhausted)
 	else if (state->source != NULL)
 		rows_est = state->source->rows;
 	else
-		rows_est = Max(outerPlanState(state)->plan->plan_rows,
+		rows_est = Max(SSORT_CHILD(state)->plan->plan_rows,
 					   2.0 * state->src_rows);
 	MemSet(split, 0, sizeof(SSortSplit));
 	split->depth = (state->source != NULL ? state->source->depth : 0) + 1;
@@ -1899,7 +1906,7 @@ memory_full(SessionSortState *state, bool exhausted)
 static void
 load_source(SessionSortState *state, SSortBatch *batch)
 {
-	PlanState  *child = outerPlanState(state);
+	PlanState  *child = SSORT_CHILD(state);
 	int64		max_rows = 0;
 	double		rows_est;
 	bool		early_check = (batch == NULL);
@@ -2023,8 +2030,6 @@ load_source(SessionSortState *state, SSortBatch *batch)
 	{
 		state->sorted = MemoryContextAllocHuge(state->cxt,
 											   sizeof(SSortEntry) * Max(max_rows, 1));
-		state->stats.bytes = memory_used(state) + sizeof(SSortEntry) * max_rows;
-		state->stats.peak_bytes = Max(state->stats.peak_bytes, state->stats.bytes);
 		state->total_parts += state->nparts;
 		state->cur_part = -1;
 		state->nsorted = 0;
@@ -2305,7 +2310,7 @@ ssort_end(CustomScanState *node)
 	ssort_forget(state);
 	MemoryContextDelete(state->cxt);
 	MemoryContextDelete(state->sesscxt);
-	ExecEndNode(outerPlanState(state));
+	ExecEndNode(SSORT_CHILD(state));
 }
 
 /*
@@ -2316,14 +2321,13 @@ static void
 ssort_rescan(CustomScanState *node)
 {
 	SessionSortState *state = (SessionSortState *) node;
-	PlanState  *child = outerPlanState(state);
+	PlanState  *child = SSORT_CHILD(state);
 
 	ssort_forget(state);
 	state->phase = SSORT_LOAD;
 	state->total_parts = 0;
 	wj_state_reset(&state->stats, true);
-	if (child->chgParam == NULL)
-		ExecReScan(child);
+	wj_rescan_child(node, child);
 }
 
 /*
