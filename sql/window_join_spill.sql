@@ -164,14 +164,23 @@ RESET enable_nestloop;
 SET work_mem = '64kB';
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
+CREATE TEMP VIEW wjs_rescan AS
 SELECT g, count(*) FROM generate_series(1, 2) g,
   LATERAL (SELECT * FROM (SELECT * FROM sp_l, tumble(ts, interval '5 minutes')) L
-           FULL JOIN (SELECT * FROM sp_r, tumble(ts, interval '5 minutes')) R
+           LEFT JOIN (SELECT * FROM sp_r, tumble(ts, interval '5 minutes')) R
            ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end
            WHERE g > 0 OFFSET 0) x
-GROUP BY g ORDER BY g;
+GROUP BY g;
+SELECT bool_or(l LIKE '%Custom Scan (WindowJoin) (actual rows=N loops=N)%') AS node_used,
+       bool_or(l LIKE '%Spilled: %') AS spilled
+FROM wjs_explain('SELECT * FROM wjs_rescan') l;
+SELECT * FROM wjs_rescan ORDER BY g;
+SET windowjoin.enable_window_join = off;
+SELECT * FROM wjs_rescan ORDER BY g;
+RESET windowjoin.enable_window_join;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
+DROP VIEW wjs_rescan;
 
 RESET work_mem;
 RESET hash_mem_multiplier;
