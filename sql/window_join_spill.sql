@@ -9,6 +9,7 @@ SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 SET max_parallel_workers_per_gather = 0;
+SET force_parallel_mode = off;	-- EXPLAIN ANALYZE counters live in the backend
 
 -- 1800 rows per side; 1200 of them in 2 minutes (one hot window), the rest
 -- spread over hours; some NULL keys and times.  Never analysed.
