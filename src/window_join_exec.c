@@ -1380,7 +1380,6 @@ static void
 spill_join_start(WjScanState *state)
 {
 	double		inner_mem;
-	int			b;
 
 	state->spill_join = true;
 	state->spilled_windows++;
@@ -1411,17 +1410,6 @@ spill_join_start(WjScanState *state)
 	{
 		spill_partition(state, &state->inner, state->iruns);
 		spill_partition(state, &state->outer, state->oruns);
-	}
-	for (b = 0; b < state->nbatch; b++)
-	{
-		/* seek positions are relative to each file's start */
-		if (state->nbatch > 1)
-		{
-			state->oruns[b].fileno = 0;
-			state->oruns[b].off = 0;
-			state->iruns[b].fileno = 0;
-			state->iruns[b].off = 0;
-		}
 	}
 	state->curbatch = -1;
 }
