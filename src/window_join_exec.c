@@ -58,7 +58,7 @@
  * The buffered rows and the inner hash chains are kept within
  * work_mem x hash_mem_multiplier (get_hash_memory_limit(), the budget of a
  * Hash Join), whatever the planner estimated.  When taking a row into the
- * state would exceed three quarters of it, the window "spills": the rows of
+ * state would exceed five eighths of it, the window "spills": the rows of
  * both sides move to a temporary file per side (BufFile; each record is the
  * WjRow header followed by its MinimalTuple) and further rows of the open
  * windows are appended there.  TIME mode evicts from the head of the file
@@ -464,16 +464,17 @@ wj_begin(CustomScanState *node, EState *estate, int eflags)
 	wj_state_reset(&state->stats, false);
 
 	/*
-	 * The memory bound: buffered rows and their hash chains get three
-	 * quarters of work_mem x hash_mem_multiplier, the file buffers of the
-	 * batches at most a quarter (two BufFiles per batch).
+	 * The memory bound: of work_mem x hash_mem_multiplier, buffered rows and
+	 * their hash chains get five eighths, the file buffers of the batches
+	 * at most a quarter (two BufFiles per batch), and the two tuplestores
+	 * of rows without a window a thirty-second each.
 	 */
 	state->nodecxt = CurrentMemoryContext;
 	state->rowcxt = AllocSetContextCreate(CurrentMemoryContext,
 										  "WindowJoin spilled row",
 										  ALLOCSET_DEFAULT_SIZES);
 	state->mem_limit = get_hash_memory_limit();
-	state->budget = state->mem_limit / 4 * 3;
+	state->budget = state->mem_limit / 8 * 5;
 	state->max_nbatch = 1;
 	while (state->max_nbatch < 1024 &&
 		   (Size) state->max_nbatch * 2 * 2 * (BLCKSZ + 256) <= state->mem_limit / 4)
@@ -964,7 +965,7 @@ fetch_next(WjScanState *state, WjSide *side)
 					if (side->orphans == NULL)
 						side->orphans =
 							tuplestore_begin_heap(false, false,
-												  Max(64, (int) (state->mem_limit / 1024 / 16)));
+												  Max(64, (int) (state->mem_limit / 1024 / 32)));
 					tuplestore_puttupleslot(side->orphans, slot);
 					side->have_orphans = true;
 					MemoryContextSwitchTo(oldcxt);
