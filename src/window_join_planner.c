@@ -37,10 +37,12 @@
  *	scans, sorted by the time column; the executor computes each row's
  *	windows itself, so the input is never multiplied by size/slide.
  *
- * Memory gate.  The executor keeps the rows of the open window(s) of both
- * sides in memory and cannot spill.  Each side holds at most the rows of one
- * window (GROUP: the current window; TIME: the rows of window E, i.e. of a
- * time span of "size"), so its peak state is estimated as
+ * Memory.  The executor keeps the rows of the open window(s) of both sides
+ * within work_mem x hash_mem_multiplier at run time and spills a window
+ * that does not fit (window_join_exec.c), so the planner's estimate of its
+ * state is a cost input, not a gate.  Each side holds at most the rows of
+ * one window (GROUP: the current window; TIME: the rows of window E, i.e.
+ * of a time span of "size"), estimated as
  *
  *	rows per window = input rows x size / time span of the input
  *					  (all input rows when the span is not longer than size)
@@ -48,13 +50,19 @@
  *
  * with the time span taken from the time column's statistics (the extremes
  * of its histogram bounds and most common values).  When the sum over both
- * sides exceeds get_hash_memory_limit() (work_mem x hash_mem_multiplier, the
- * budget of a Hash Join or HashAgg) no path is offered, and PostgreSQL's
- * own plan, which spills, runs: the way the planner gated hash aggregation
- * on its memory estimate before PostgreSQL 13.  The estimate is an average
- * (skewed windows can be larger).  A side without statistics, or a windowed
- * subquery (COLUMNS: the window size is unknown), contributes nothing, so
- * with no statistics at all the path is offered as it always was.
+ * sides exceeds get_hash_memory_limit() the path is still offered, but
+ * costed as spilling: every row written to a temporary file and read back
+ * once per window it belongs to, plus one more write and read for the
+ * partitioning into batches.  The estimate is an average (skewed windows
+ * can be larger, which the executor handles the same way); a side without
+ * statistics, or a windowed subquery (COLUMNS: the window size is
+ * unknown), adds nothing to it.
+ *
+ * Runaway windows.  A HOP or CUMULATE join whose constant slide/step and
+ * size give a row more windows than windowjoin.max_windows_per_row gets no
+ * path: PostgreSQL's plan then raises that error at the first row it
+ * expands, before anything is sorted, where the node would raise it only
+ * after its sorted inputs had been read up to that row.
  *
  * The window clauses are implemented by the window grouping; hashable
  * strict equalities between the sides become hash keys inside a window;
@@ -730,6 +738,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	Cost		startup;
 	Cost		run;
 	List	   *jquals;
+	double		state_bytes = 0;
 
 	if (!wj_enable_window_join)
 		return;
@@ -764,6 +773,17 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			outer.time_var->vartype != inner.time_var->vartype)
 			WJ_NO_PATH("the two sides' windows differ");
 		kind = outer.kind;
+
+		/*
+		 * Runaway windows: leave them to PostgreSQL's plan, which raises
+		 * the max_windows_per_row error at its first row, before sorting.
+		 */
+		if ((kind == WJ_KIND_HOP ? (outer.size - 1) / outer.every + 1 :
+			 outer.size / outer.every) > wj_max_windows_per_row)
+		{
+			elog(DEBUG2, "windowjoin: no window join path: a row would be in more than windowjoin.max_windows_per_row windows");
+			return;
+		}
 	}
 
 	/* sort the clauses out */
@@ -895,14 +915,8 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		WJ_NO_PATH("a side has no unparameterized sorted path");
 
 	/*
-	 * Memory gate.  The node keeps the rows of the open window(s) of both
-	 * sides in memory and cannot spill, so when the estimated peak state
-	 * exceeds the memory a Hash Join or HashAgg may use (work_mem x
-	 * hash_mem_multiplier) we offer no path and PostgreSQL's own plan, which
-	 * spills, runs.  A side whose time column has no statistics (or a
-	 * windowed subquery, whose window size we do not know) adds nothing to
-	 * the estimate; with no estimate for either side the path is offered
-	 * as before.
+	 * Memory: the estimated peak state of both sides (see the file header).
+	 * Beyond the hash memory limit the node spills; that is costed below.
 	 */
 	{
 		Var		   *otime = NULL;
@@ -910,7 +924,6 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		int64		wsize = 0;
 		double		obytes;
 		double		ibytes;
-		double		state = 0;
 
 		if (mode == WJ_MODE_TIME)
 		{
@@ -936,15 +949,9 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		obytes = side_state_bytes(root, outer_path, otime, wsize);
 		ibytes = side_state_bytes(root, inner_path, itime, wsize);
 		if (obytes >= 0)
-			state += obytes;
+			state_bytes += obytes;
 		if (ibytes >= 0)
-			state += ibytes;
-		if (state > (double) get_hash_memory_limit())
-		{
-			elog(DEBUG2, "windowjoin: no window join path: estimated state %.0f bytes exceeds the hash memory limit %zu bytes",
-				 state, get_hash_memory_limit());
-			return;
-		}
+			state_bytes += ibytes;
 	}
 
 	/*
@@ -985,6 +992,25 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	startup += qcost.startup;
 	run += joinrel->rows * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
 	startup += joinrel->reltarget->cost.startup;
+
+	/*
+	 * Spilling, when the estimated state exceeds the hash memory limit:
+	 * every row is written once and read back once per window it belongs
+	 * to, and partitioned into batches (one more write and read) for each
+	 * such window.
+	 */
+	if (state_bytes > (double) get_hash_memory_limit())
+	{
+		double		pages;
+
+		pages = (outer_rows * (MAXALIGN(outer_path->pathtarget->width) + WJ_STATE_ROW_OVERHEAD) +
+				 inner_rows * (MAXALIGN(inner_path->pathtarget->width) + WJ_STATE_ROW_OVERHEAD)) /
+			(double) BLCKSZ;
+		run += seq_page_cost * pages * (1.0 + 3.0 * wpr);
+		run += (outer_rows + inner_rows) * wpr * 2.0 * cpu_tuple_cost;
+		elog(DEBUG2, "windowjoin: window join expected to spill: estimated state %.0f bytes exceeds the hash memory limit %zu bytes",
+			 state_bytes, get_hash_memory_limit());
+	}
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;
