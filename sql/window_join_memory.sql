@@ -25,7 +25,11 @@ BEGIN
     IF line LIKE '%Custom Scan (WindowJoin)%' THEN used := true; END IF;
   END LOOP;
   EXECUTE format('CREATE TEMP TABLE wjm_on AS SELECT * FROM %s', v);
+  -- PostgreSQL's own plan, with its joins enabled for this statement
   PERFORM set_config('windowjoin.enable_window_join', 'off', true);
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
   FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
     IF line LIKE '%WindowJoin%' THEN RAISE EXCEPTION 'WindowJoin used while disabled'; END IF;
   END LOOP;
@@ -40,14 +44,18 @@ BEGIN
                 used, n, only_on, only_off);
 END $$;
 
--- One day of events per side, 100000 rows each (about 4170 an hour)
+-- One day of events per side, 100000 rows each (about 4170 an hour).
+-- A statistics target of 1000 samples up to 300000 rows, so ANALYZE reads
+-- every row: the statistics, and so the plans below, do not vary by run.
 CREATE TABLE mem_l (k int, ts timestamp, v int);
 CREATE TABLE mem_r (k int, ts timestamp, v int);
 INSERT INTO mem_l SELECT i % 5000, timestamp '2024-01-01' + i * interval '864 ms', i
   FROM generate_series(0, 99999) i;
 INSERT INTO mem_r SELECT (i * 7) % 5000, timestamp '2024-01-01' + i * interval '864 ms' + interval '123 ms', i
   FROM generate_series(0, 99999) i;
+SET default_statistics_target = 1000;
 ANALYZE mem_l, mem_r;
+RESET default_statistics_target;
 
 -- The same rows without statistics (autovacuum must not analyze them)
 CREATE TABLE mem_l_nostats (k int, ts timestamp, v int) WITH (autovacuum_enabled = false);
@@ -96,12 +104,13 @@ JOIN (SELECT * FROM mem_r, cumulate(ts, interval '1 minute', interval '2 minutes
   ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end;
 
 -- an hour's rows (about 8300 on the two sides) do not fit: the node would
--- spill, and PostgreSQL's merge join is cheaper (wjm_check looks for the
--- node in EXPLAIN; PostgreSQL's own plan is not shown, its shape depends on
--- the sampled statistics)
+-- spill, and PostgreSQL's hash join is cheaper (wjm_check looks for the
+-- node in EXPLAIN)
 SELECT wjm_check('tum_1h');
--- two minutes' rows (about 280) do
-EXPLAIN (COSTS OFF) SELECT * FROM tum_2m;
+-- two minutes' rows (about 280) do fit, but for a TUMBLE join PostgreSQL's
+-- hash join on all three keys is still a little cheaper on these
+-- statistics; the node's plan and rows are checked with PostgreSQL's joins
+-- disabled below
 SELECT wjm_check('tum_2m');
 -- without statistics nothing is known: the node is offered, and spills at
 -- run time if it must
@@ -150,16 +159,52 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 
--- with more memory the hour's windows fit
+-- The memory estimate is a cost input: with PostgreSQL's joins disabled
+-- the node is chosen, and its estimated cost is higher where the hour's
+-- windows are expected to spill (64kB x 2) than where they fit (4MB x 2).
+-- Then the node is run (forced) within and beyond its memory limit, which
+-- is work_mem x hash_mem_multiplier, and must give the same rows as
+-- PostgreSQL's plan.
+CREATE FUNCTION wjm_cost(v text) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE format('EXPLAIN SELECT * FROM %s', v) LOOP
+    IF line LIKE '%Custom Scan (WindowJoin)%' THEN
+      RETURN substring(line FROM 'cost=[0-9.]+\.\.([0-9.]+) ')::numeric;
+    END IF;
+  END LOOP;
+  RETURN NULL;
+END $$;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+CREATE TEMP TABLE wjm_costs AS SELECT wjm_cost('tum_1h') AS spill_cost;
 SET work_mem = '4MB';
+SELECT spill_cost > wjm_cost('tum_1h') AS spill_costs_more,
+       wjm_cost('tum_1h') IS NOT NULL AS node_offered
+  FROM wjm_costs;
+DROP TABLE wjm_costs;
+-- fits in 4MB x 2
 EXPLAIN (COSTS OFF) SELECT * FROM tum_1h;
 SELECT wjm_check('tum_1h');
--- ... and the limit is work_mem x hash_mem_multiplier
+-- 512kB x 1 does not hold an hour's rows: spills
 SET work_mem = '512kB';
 SET hash_mem_multiplier = 1.0;
 SELECT wjm_check('tum_1h');
+-- 512kB x 4 does
 SET hash_mem_multiplier = 4.0;
 SELECT wjm_check('tum_1h');
+-- two minutes' windows fit in 64kB x 2
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 2.0;
+EXPLAIN (COSTS OFF) SELECT * FROM tum_2m;
+SELECT wjm_check('tum_2m');
+-- and an hour's spill there
+SELECT wjm_check('tum_1h');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
 
 RESET work_mem;
 RESET hash_mem_multiplier;
@@ -167,3 +212,4 @@ DROP VIEW tum_1h, tum_2m, tum_1h_nostats, hop_1h, hop_2m, cum_1h, cum_2m;
 DROP TABLE mem_l, mem_r, mem_l_nostats, mem_r_nostats;
 DROP FUNCTION wjm_check(text);
 DROP FUNCTION wjm_uses(text);
+DROP FUNCTION wjm_cost(text);
