@@ -1779,8 +1779,9 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{
 				char	   *msg;
 
-				msg = psprintf("versions exceeded %zu kB: outer rows sorted by time",
-							   s->mem_limit / 1024);
+				msg = psprintf("versions exceeded %zu kB: outer rows sorted by %s",
+							   s->mem_limit / 1024,
+							   s->nearest ? "keys and time" : "time");
 				ExplainPropertyText("Fallback", msg, es);
 			}
 			else
@@ -1793,8 +1794,9 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							es);
 	else
 		ExplainPropertyText("Direction",
-						forward ? "forward (earliest version at or after)" :
-						"backward (latest version at or before)", es);
+							forward ? "forward (earliest version at or after)" :
+							"backward (latest version at or before)", es);
+
 	if (joinquals != NIL)
 		ExplainPropertyText("Join Filter", asof_deparse(joinquals, context), es);
 	wj_explain_state(&s->stats, es);
