@@ -6,8 +6,11 @@
 -- except in the tie tests, which check the node's documented rule against
 -- an explicit ORDER BY.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS btree_gist;
+RESET client_min_messages;
 SET TimeZone = 'UTC';
+
 SET DateStyle = 'ISO, YMD';
 CREATE SCHEMA asof_nearest;
 SET search_path = asof_nearest, public;

@@ -63,6 +63,15 @@
  *
  * Outer rows with a NULL key or time match nothing; inner rows with one
  * are skipped.  The merge's state is the current version: one row.
+ *
+ * nearest (ORDER BY version_time <-> outer_time with btree_gist's distance,
+ * see asof_nearest_merge and the comment above it): the closest version
+ * before or after, the earlier at equal distance, with the merge (which
+ * also keeps the next version ahead) or the lookup (which looks at both
+ * neighbours of the binary search's answer; its fallback sorts the outer
+ * rows by keys and time and merges).  Both children are sorted by (keys,
+ * time); there is no sweep.
+
  * EXPLAIN shows the planned strategy and, under ANALYZE, whether the
  * lookup fell back.
  *
@@ -582,7 +591,10 @@ asof_fetch_inner(AsOfJoinState *s)
 		s->next = slot;
 }
 
-/* True if the inner row has a NULL key or time: it can never match */
+/*
+ * True if the inner row has a NULL key or time: it can never match (except
+ * for a NULL time in the nearest direction without tolerance, which can)
+ */
 static bool
 asof_inner_has_nulls(AsOfJoinState *s, TupleTableSlot *inner)
 {

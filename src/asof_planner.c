@@ -39,8 +39,13 @@
  * a Hash Join may use (the executor falls back to the sweep if they do
  * not), and its output has no useful order.
  *
+ * The nearest idiom, ORDER BY r.update_time <-> o.order_time with the
+ * distance operator of btree_gist (the closest version before or after),
+ * is recognised by asof_recognise_nearest, at the end of this file.
+ *
  * Anything we do not recognise exactly adds no path: PostgreSQL's plan is
- * kept.  The paths compete on cost: both inputs in full plus one merge
+ * kept.
+  The paths compete on cost: both inputs in full plus one merge
  * pass or one lookup per outer row, against PostgreSQL's per-row index
  * lookups.
  *

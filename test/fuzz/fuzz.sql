@@ -701,7 +701,11 @@ BEGIN
 	END IF;
 	IF fuzz.chance(0.12) THEN
 		miss := fuzz.pick('limit2', 'desc', 'order2', 'float', 'outside', 'nulls_first', 'outer_sel');
+		IF miss = 'outside' AND NOT has_tol THEN
+			miss := 'limit2';	-- a window needs a tolerance
+		END IF;
 		near := true;
+
 	END IF;
 	k := fuzz.keys('r', 'o');
 	conds := k.conds;
