@@ -71,7 +71,7 @@
  * neighbours of the binary search's answer; its fallback sorts the outer
  * rows by keys and time and merges).  Both children are sorted by (keys,
  * time); there is no sweep.
-
+ *
  * EXPLAIN shows the planned strategy and, under ANALYZE, whether the
  * lookup fell back.
  *
@@ -82,20 +82,20 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/tupdesc.h"
 #include "catalog/pg_type.h"
 #include "common/int.h"
-#include "access/tupdesc.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/date.h"
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/date.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 #include "utils/memutils.h"
