@@ -55,7 +55,7 @@
 #include "utils/typcache.h"
 
 #include "session_sort.h"
-#include "window_agg.h"
+#include "window_expand.h"
 
 /*
  * Bytes a stored row takes besides its columns other than the time: its
