@@ -663,9 +663,11 @@ DECLARE
 	hi text;
 	jf text := fuzz.wpick(ARRAY['join', 'left', 'left_on', 'comma', 'cross'], ARRAY[40, 38, 7, 8, 7]);
 	stretch text;
+	tolform text;
 BEGIN
 	near := false;
 	ot := 'o.' || lt;
+
 	it := 'r.' || rt;
 	stretch := 't = CASE WHEN isfinite(t) THEN timestamp ''2024-01-01'' + (t - timestamp ''2024-01-01'') * 4 %1$s ELSE t END, '
 			   'tz = CASE WHEN isfinite(tz) THEN timestamptz ''2024-01-01 00:00+00'' + (tz - timestamptz ''2024-01-01 00:00+00'') * 4 %1$s ELSE tz END, '
@@ -720,7 +722,10 @@ BEGIN
 		IF miss = 'outside' THEN
 			lo := format('%s + %s', ot, CASE cat WHEN 'int' THEN '3' ELSE 'interval ''1 minute''' END);
 		END IF;
-		CASE fuzz.pick('between', 'two', 'lower', 'upper')
+		tolform := CASE WHEN miss = 'outside' THEN 'lower'
+						ELSE fuzz.pick('between', 'two', 'lower', 'upper') END;
+		CASE tolform
+
 			WHEN 'between' THEN
 				conds := conds || format('%s BETWEEN %s AND %s', it, lo, hi);
 			WHEN 'two' THEN
