@@ -2371,11 +2371,37 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, ExprContext *econtext)
 	if (s->ntol > 0 && !asof_nearest_bounds(s, econtext))
 		return;
 
-	/* lo: the number of versions at or before the outer time */
+	/*
+	 * lo: the number of versions at or before the outer time; with int64
+	 * times through super[] and fences[] (see AsOfVersions), as the
+	 * backward lookup does
+	 */
 	if (s->time_int64)
-		lo = asof_count_reached((int64 *) vl->v, 2, n,
-								asof_time_int64(s, s->otime), false, false);
+	{
+		int64		t = asof_time_int64(s, s->otime);
+		int			nf = (n + ASOF_FENCE - 1) / ASOF_FENCE;
+		int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
+		int			from;
+		int			to;
+		int			f;
+
+		f = asof_count_reached(vl->super, 1, ns, t, false, false);
+		if (f == 0)
+			lo = 0;
+		else
+		{
+			from = (f - 1) * ASOF_FENCE + 1;
+			to = Min(f * ASOF_FENCE, nf);
+			f = from + asof_count_reached(vl->fences + from, 1, to - from, t,
+										  false, false);
+			from = (f - 1) * ASOF_FENCE + 1;
+			to = Min(f * ASOF_FENCE, n);
+			lo = from + asof_count_reached((int64 *) (vl->v + from), 2,
+										   to - from, t, false, false);
+		}
+	}
 	else
+
 	{
 		int			hi = n;
 
