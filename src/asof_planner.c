@@ -95,6 +95,7 @@
 #include "utils/timestamp.h"
 
 #include "asof.h"
+#include "join_common.h"
 #include "time_shift.h"
 #include "windowjoin.h"
 
@@ -167,14 +168,14 @@ static Path *asof_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 							Path *outer_path, List *quals, int strategy);
 
 /* Say at DEBUG2 why a join was not taken, for whoever wonders */
-#define ASOF_NO() \
+#define ASOF_NO(reason) \
 	do { \
-		elog(DEBUG2, "AsOfJoin: subquery not recognised (asof_planner.c:%d)", __LINE__); \
+		elog(DEBUG2, "AsOfJoin: subquery not recognised: %s", (reason)); \
 		return NULL; \
 	} while (0)
-#define ASOF_NO_PATH() \
+#define ASOF_NO_PATH(reason) \
 	do { \
-		elog(DEBUG2, "AsOfJoin: no path (asof_planner.c:%d)", __LINE__); \
+		elog(DEBUG2, "AsOfJoin: no path: %s", (reason)); \
 		return; \
 	} while (0)
 
@@ -587,17 +588,17 @@ asof_recognise(PlannerInfo *root, Query *sq)
 		list_length(sq->sortClause) != 1 ||
 		sq->jointree == NULL || list_length(sq->jointree->fromlist) != 1 ||
 		!IsA(linitial(sq->jointree->fromlist), RangeTblRef))
-		ASOF_NO();
+		ASOF_NO("the subquery is not SELECT ... FROM one relation ... ORDER BY one item LIMIT");
 
 	limit = eval_const_expressions(root, copyObject(sq->limitCount));
 	if (!IsA(limit, Const) || ((Const *) limit)->constisnull ||
 		((Const *) limit)->consttype != INT8OID ||
 		DatumGetInt64(((Const *) limit)->constvalue) != 1)
-		ASOF_NO();
+		ASOF_NO("the subquery's LIMIT is not the constant 1");
 
 	/* Per-row volatile functions would be evaluated a different number of times */
 	if (contain_volatile_functions((Node *) sq))
-		ASOF_NO();
+		ASOF_NO("the subquery calls volatile functions");
 
 	/* ORDER BY the version time: DESC looks backward, ASC forward */
 	order = linitial_node(SortGroupClause, sq->sortClause);
@@ -606,7 +607,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 		return asof_recognise_nearest(root, sq, order, order_tle);
 	if (!get_ordering_op_properties(order->sortop, &time_opfamily,
 									&opcintype, &order_strategy))
-		ASOF_NO();
+		ASOF_NO("the subquery's ORDER BY is not a btree ordering");
 
 	spec = palloc0(sizeof(AsOfSpec));
 	spec->forward = (order_strategy == BTLessStrategyNumber);
@@ -629,7 +630,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 			continue;
 		}
 		if (!asof_split_comparison(root, clause, &cond))
-			ASOF_NO();
+			ASOF_NO("a condition on the outer row is not a comparison of an inner and an outer expression");
 
 		c = palloc(sizeof(AsOfCond));
 		*c = cond;
@@ -646,7 +647,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 				/* the bound in the direction of the ORDER BY */
 				if (spec->time != NULL ||
 					!asof_cond_in_opfamily(c, time_opfamily, true))
-					ASOF_NO();
+					ASOF_NO("more than one time bound in the direction of the ORDER BY, or one without a sort order");
 				spec->time = c;
 				spec->strict = (c->strategy == BTLessStrategyNumber ||
 								c->strategy == BTGreaterStrategyNumber);
@@ -675,21 +676,21 @@ asof_recognise(PlannerInfo *root, Query *sq)
 				}
 			}
 			if (!found)
-				ASOF_NO();
+				ASOF_NO("a key condition is not a mergeable equality");
 			spec->keys = lappend(spec->keys, c);
 			kinds[qi] = 'K';
 		}
 	}
 	if (spec->time == NULL)
-		ASOF_NO();
+		ASOF_NO("no time condition on the ORDER BY column");
 	if (!asof_order_ok(root, quals, kinds, fallible))
-		ASOF_NO();
+		ASOF_NO("PostgreSQL would evaluate a fallible outer expression for other rows than the node");
 
 	/* The ORDER BY must be the matching direction of that same opfamily */
 	if (opcintype != spec->time->innertype ||
 		order_strategy != (spec->forward ? BTLessStrategyNumber :
 						   BTGreaterStrategyNumber))
-		ASOF_NO();
+		ASOF_NO("the ORDER BY does not go the direction of the time condition");
 
 	/*
 	 * Build the rewritten subquery: the same query without the correlated
@@ -708,7 +709,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 		if (tle->resjunk)
 			continue;
 		if (tle->resno != noriginal + 1)
-			ASOF_NO();		/* junk before real columns: unexpected */
+			ASOF_NO("junk columns before the subquery's real columns");
 		tle->ressortgroupref = 0;
 		tlist = lappend(tlist, tle);
 		noriginal++;
@@ -798,7 +799,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	/* Nothing of the parent query may remain in it */
 	depth = -1;
 	if (asof_outer_refs_walker((Node *) q, &depth))
-		ASOF_NO();
+		ASOF_NO("the rewritten subquery still refers to the outer query");
 
 	spec->rewritten = q;
 	return spec;
@@ -871,7 +872,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	RangeTblEntry *rte;
 	AsOfSpec   *spec;
 	List	   *outer_pathkeys;
-	Path	   *outer_path = NULL;
+	Path	   *outer_path;
 	Path	   *cheapest;
 	PlannerInfo *subroot;
 	RelOptInfo *final_rel;
@@ -881,19 +882,19 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	List	   *quals = NIL;
 
 	if (!wj_enable_asof_join)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("windowjoin.enable_asof_join is off");
 	if (jointype != JOIN_INNER && jointype != JOIN_LEFT)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("not an inner or left join");
 	if (joinrel->reloptkind != RELOPT_JOINREL ||
 		innerrel->reloptkind != RELOPT_BASEREL ||
 		innerrel->rtekind != RTE_SUBQUERY)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the inner side is not a subquery relation");
 	if (bms_is_empty(innerrel->lateral_relids) ||
 		!bms_is_subset(innerrel->lateral_relids, outerrel->relids) ||
 		!bms_is_empty(joinrel->lateral_relids))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the inner subquery is not LATERAL to the outer side alone");
 	if (IS_DUMMY_REL(innerrel) || IS_DUMMY_REL(outerrel))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("a side is empty (dummy)");
 
 	/*
 	 * EvalPlanQual rechecks would need the joined rows rebuilt from the
@@ -902,14 +903,14 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (root->parse->rowMarks != NIL ||
 		(root->parse->commandType != CMD_SELECT &&
 		 root->parse->commandType != CMD_INSERT))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("row marks, or not a SELECT or INSERT");
 	if (root->plan_params != NIL)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the query has parameters from an outer query level");
 
 	rte = planner_rt_fetch(innerrel->relid, root);
 	if (rte->rtekind != RTE_SUBQUERY || rte->subquery == NULL ||
 		rte->tablesample != NULL)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the inner side is not a plain subquery");
 
 	/*
 	 * Only plain Vars of the subquery's own columns are needed above it: a
@@ -918,7 +919,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	foreach(lc, innerrel->reltarget->exprs)
 	{
 		if (!IsA(lfirst(lc), Var))
-			ASOF_NO_PATH();
+			ASOF_NO_PATH("the subquery's output is used as more than plain columns");
 	}
 	{
 		List	   *clauses = NIL;
@@ -938,13 +939,13 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			Var		   *var = (Var *) lfirst(lc);
 
 			if (var->varno == innerrel->relid && var->varattno <= 0)
-				ASOF_NO_PATH();
+				ASOF_NO_PATH("a whole-row or system column of the subquery is used");
 		}
 	}
 
 	spec = asof_recognise(root, rte->subquery);
 	if (spec == NULL)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the subquery is not a latest-version lookup");
 
 	/* The outer expressions must be computable from the outer relation */
 	foreach(lc, spec->keys)
@@ -953,43 +954,26 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 		if (!bms_is_subset(pull_varnos(root, (Node *) c->outer),
 						   outerrel->relids))
-			ASOF_NO_PATH();
+			ASOF_NO_PATH("a key refers to relations other than the outer side");
 	}
 	if (!bms_is_subset(pull_varnos(root, (Node *) spec->time->outer),
 					   outerrel->relids))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the time condition refers to relations other than the outer side");
 	foreach(lc, spec->tolerances)
 	{
 		AsOfCond   *c = (AsOfCond *) lfirst(lc);
 
 		if (!bms_is_subset(pull_varnos(root, (Node *) c->outer),
 						   outerrel->relids))
-			ASOF_NO_PATH();
+			ASOF_NO_PATH("a tolerance refers to relations other than the outer side");
 	}
 
 	/* The outer side: its cheapest path, sorted by (keys, time) */
 	cheapest = outerrel->cheapest_total_path;
 	if (cheapest == NULL || PATH_REQ_OUTER(cheapest) != NULL)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the outer side has no unparameterized path");
 	outer_pathkeys = asof_outer_pathkeys(root, outerrel, spec);
-	foreach(lc, outerrel->pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-
-		if (PATH_REQ_OUTER(path) == NULL &&
-			pathkeys_contained_in(outer_pathkeys, path->pathkeys) &&
-			(outer_path == NULL || path->total_cost < outer_path->total_cost))
-			outer_path = path;
-	}
-	if (!pathkeys_contained_in(outer_pathkeys, cheapest->pathkeys))
-	{
-		Path	   *sorted;
-
-		sorted = (Path *) create_sort_path(root, outerrel, cheapest,
-										   outer_pathkeys, -1.0);
-		if (outer_path == NULL || sorted->total_cost < outer_path->total_cost)
-			outer_path = sorted;
-	}
+	outer_path = wj_sorted_input(root, outerrel, outer_pathkeys);
 
 	/* The inner side: plan the rewritten subquery */
 	save_plan_params = root->plan_params;
@@ -999,14 +983,14 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	{
 		/* it still refers to us: give up (cannot happen, we checked) */
 		root->plan_params = save_plan_params;
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the planned subquery still refers to the outer query");
 	}
 	root->plan_params = save_plan_params;
 	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
 	inner_path = final_rel->cheapest_total_path;
 	if (inner_path == NULL || IS_DUMMY_REL(final_rel) ||
 		!pathkeys_contained_in(subroot->sort_pathkeys, inner_path->pathkeys))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the planned subquery is empty or not in ORDER BY order");
 
 	/* The join's conditions, and the subquery relation's own filters */
 	foreach(lc, extra->restrictlist)
@@ -1684,11 +1668,10 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	bool	   *fallible;
 
 	if (list_length(dop->args) != 2 || dop->opretset)
-
-		ASOF_NO();
+		ASOF_NO("nearest: not a binary distance operator");
 	dist = asof_btree_gist_distance(dop->opno);
 	if (dist == NULL)
-		ASOF_NO();
+		ASOF_NO("nearest: not btree_gist's distance operator");
 
 	/* ORDER BY the distance ascending, NULLs last */
 	if (order->nulls_first ||
@@ -1696,7 +1679,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 									&opcintype, &order_strategy) ||
 		order_strategy != BTLessStrategyNumber ||
 		opcintype != dist->result)
-		ASOF_NO();
+		ASOF_NO("nearest: ORDER BY the distance is not ascending with NULLs last");
 
 	/* One argument of the subquery's relation, the other of the parent's */
 	inner_arg = (Node *) linitial(dop->args);
@@ -1715,7 +1698,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	}
 	if (asof_levels(inner_arg) != ASOF_LEVEL0 ||
 		asof_levels(outer_arg) != ASOF_LEVEL1)
-		ASOF_NO();
+		ASOF_NO("nearest: the distance is not between a version time and an outer time");
 
 	/* The time is compared in the type's default btree opfamily */
 	time_opfamily = get_opclass_family(GetDefaultOpClass(dist->type,
@@ -1723,18 +1706,18 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	leop = get_opfamily_member(time_opfamily, dist->type, dist->type,
 							   BTLessEqualStrategyNumber);
 	if (!OidIsValid(leop))
-		ASOF_NO();
+		ASOF_NO("nearest: no <= operator for the time type");
 	if (!asof_split_comparison(root,
 							   (Node *) make_opclause(leop, BOOLOID, false,
 													  (Expr *) copyObject(inner_arg),
 													  (Expr *) copyObject(outer_arg),
 													  InvalidOid, InvalidOid),
 							   &cond))
-		ASOF_NO();
+		ASOF_NO("nearest: the time comparison is not supported");
 	spec->time = palloc(sizeof(AsOfCond));
 	*spec->time = cond;
 	if (!asof_cond_in_opfamily(spec->time, time_opfamily, true))
-		ASOF_NO();
+		ASOF_NO("nearest: the time is not in its btree opfamily");
 	spec->near_opno = dop->opno;
 	spec->near_func = get_opcode(dop->opno);
 	spec->near_ltop = order->sortop;
@@ -1762,7 +1745,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 			continue;
 		}
 		if (!asof_split_comparison(root, clause, &cond))
-			ASOF_NO();
+			ASOF_NO("nearest: a condition between the version and the outer row is not a comparison");
 
 		c = palloc(sizeof(AsOfCond));
 		*c = cond;
@@ -1771,7 +1754,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 			c->strategy != BTEqualStrategyNumber)
 		{
 			if (!asof_nearest_bound_ok(c, spec->time))
-				ASOF_NO();
+				ASOF_NO("nearest: a tolerance window need not hold the outer time");
 			spec->tolerances = lappend(spec->tolerances, c);
 			kinds[qi] = 'L';
 			fallible[qi] = !IsA(c->outer, Var);
@@ -1792,7 +1775,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 				}
 			}
 			if (!found)
-				ASOF_NO();
+				ASOF_NO("nearest: a condition is neither a key nor a tolerance bound");
 			spec->keys = lappend(spec->keys, c);
 			kinds[qi] = 'K';
 		}
@@ -1800,7 +1783,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	if (!asof_order_ok(root,
 					   lcons(makeBoolConst(true, false), list_copy(quals)),
 					   kinds, fallible))
-		ASOF_NO();
+		ASOF_NO("nearest: conditions that can fail come before filters");
 	spec->near_keep_nulls = (spec->tolerances == NIL);
 
 	/* The rewritten subquery, as in asof_recognise */
@@ -1816,7 +1799,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 		if (tle->resjunk)
 			continue;
 		if (tle->resno != noriginal + 1)
-			ASOF_NO();
+			ASOF_NO("nearest: junk output column before a real one");
 		tle->ressortgroupref = 0;
 		tlist = lappend(tlist, tle);
 		noriginal++;
@@ -1886,7 +1869,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 
 	depth = -1;
 	if (asof_outer_refs_walker((Node *) q, &depth))
-		ASOF_NO();
+		ASOF_NO("nearest: the rewritten subquery still refers to the outer query");
 
 	spec->rewritten = q;
 	return spec;

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * join_common.c
- *	  Small pieces shared by the join nodes: choosing a sorted input path,
- *	  and showing a join type or a condition list in EXPLAIN.
+ *	  Small pieces shared by the join nodes' planners: choosing a sorted
+ *	  input path.  Their EXPLAIN helpers are in explain_common.c.
  *
  * src/join_common.c
  *
@@ -10,11 +10,9 @@
  */
 #include "postgres.h"
 
-#include "nodes/makefuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
-#include "utils/ruleutils.h"
 
 #include "join_common.h"
 
@@ -42,48 +40,4 @@ wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 	if (presorted != NULL && presorted->total_cost < result->total_cost)
 		result = presorted;
 	return result;
-}
-
-/*
- * wj_join_type_name
- *		The name EXPLAIN shows for a join type.
- */
-const char *
-wj_join_type_name(JoinType jointype)
-{
-	switch (jointype)
-	{
-		case JOIN_INNER:
-			return "Inner";
-		case JOIN_LEFT:
-			return "Left";
-		case JOIN_RIGHT:
-			return "Right";
-		case JOIN_FULL:
-			return "Full";
-		case JOIN_SEMI:
-			return "Semi";
-		case JOIN_ANTI:
-			return "Anti";
-		default:
-			return "???";
-	}
-}
-
-/*
- * wj_explain_exprs
- *		Show an implicitly ANDed list of plan expressions, deparsed in the
- *		given context, as one EXPLAIN property.  Nothing for an empty list.
- */
-void
-wj_explain_exprs(const char *label, List *exprs, List *context,
-				 ExplainState *es)
-{
-	char	   *text;
-
-	if (exprs == NIL)
-		return;
-	text = deparse_expression((Node *) make_ands_explicit(exprs), context,
-							  true, false);
-	ExplainPropertyText(label, text, es);
 }

@@ -73,6 +73,7 @@
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
 
+#include "exec_common.h"
 #include "join_common.h"
 #include "state_stats.h"
 #include "window_arith.h"
@@ -207,33 +208,33 @@ typedef struct WjScanState
 	WjRow	   *inner_cur;
 } WjScanState;
 
-static Node *wj_create_scan_state(CustomScan *cscan);
-static void wj_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *wj_exec(CustomScanState *node);
-static void wj_end(CustomScanState *node);
-static void wj_rescan(CustomScanState *node);
-static void wj_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Node *window_join_create_state(CustomScan *cscan);
+static void window_join_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *window_join_exec(CustomScanState *node);
+static void window_join_end(CustomScanState *node);
+static void window_join_rescan(CustomScanState *node);
+static void window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 
 CustomScanMethods wj_window_join_scan_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.CreateCustomScanState = wj_create_scan_state,
+	.CreateCustomScanState = window_join_create_state,
 };
 
 static CustomExecMethods wj_exec_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.BeginCustomScan = wj_begin,
-	.ExecCustomScan = wj_exec,
-	.EndCustomScan = wj_end,
-	.ReScanCustomScan = wj_rescan,
-	.ExplainCustomScan = wj_explain,
+	.BeginCustomScan = window_join_begin,
+	.ExecCustomScan = window_join_exec,
+	.EndCustomScan = window_join_end,
+	.ReScanCustomScan = window_join_rescan,
+	.ExplainCustomScan = window_join_explain,
 };
 
 /*
- * wj_create_scan_state
+ * window_join_create_state
  *		Allocate the scan state.
  */
 static Node *
-wj_create_scan_state(CustomScan *cscan)
+window_join_create_state(CustomScan *cscan)
 {
 	WjScanState *state = (WjScanState *) newNode(sizeof(WjScanState),
 												 T_CustomScanState);
@@ -300,11 +301,11 @@ init_side(WjScanState *state, WjSide *side, Plan *plan, EState *estate,
 }
 
 /*
- * wj_begin
+ * window_join_begin
  *		BeginCustomScan: initialise children, expressions and state.
  */
 static void
-wj_begin(CustomScanState *node, EState *estate, int eflags)
+window_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	WjScanState *state = (WjScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -900,11 +901,11 @@ next_window(WjScanState *state)
 }
 
 /*
- * wj_exec
+ * window_join_exec
  *		ExecCustomScan: return the next joined row.
  */
 static TupleTableSlot *
-wj_exec(CustomScanState *node)
+window_join_exec(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
@@ -1076,11 +1077,11 @@ wj_exec(CustomScanState *node)
 }
 
 /*
- * wj_end
+ * window_join_end
  *		EndCustomScan: shut down the children and free the state.
  */
 static void
-wj_end(CustomScanState *node)
+window_join_end(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 
@@ -1104,24 +1105,17 @@ reset_side(WjSide *side)
 }
 
 /*
- * wj_rescan
+ * window_join_rescan
  *		ReScanCustomScan: restart both inputs and drop the state (the peak
  *		figures are kept for EXPLAIN ANALYZE).
  */
 static void
-wj_rescan(CustomScanState *node)
+window_join_rescan(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
-	PlanState  *children[2] = {state->outer.ps, state->inner.ps};
-	int			i;
 
-	for (i = 0; i < 2; i++)
-	{
-		if (node->ss.ps.chgParam != NULL)
-			UpdateChangedParamSet(children[i], node->ss.ps.chgParam);
-		if (children[i]->chgParam == NULL)
-			ExecReScan(children[i]);
-	}
+	wj_rescan_child(node, state->outer.ps);
+	wj_rescan_child(node, state->inner.ps);
 	clear_state(state);
 	reset_side(&state->outer);
 	reset_side(&state->inner);
@@ -1135,33 +1129,12 @@ wj_rescan(CustomScanState *node)
 }
 
 /*
- * interval_text
- *		An interval constant as text.
- */
-static char *
-interval_text(Const *c)
-{
-	return DatumGetCString(DirectFunctionCall1(interval_out, c->constvalue));
-}
-
-/*
- * interval_is_zero
- */
-static bool
-interval_is_zero(Const *c)
-{
-	Interval   *iv = DatumGetIntervalP(c->constvalue);
-
-	return iv->month == 0 && iv->day == 0 && iv->time == 0;
-}
-
-/*
- * wj_explain
+ * window_join_explain
  *		ExplainCustomScan: the window, join type, keys, conditions and (with
  *		ANALYZE) the peak state.
  */
 static void
-wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WjScanState *state = (WjScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -1170,38 +1143,30 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	Const	   *c_every = list_nth(priv, WJ_PRIV_EVERY);
 	Const	   *c_size = list_nth(priv, WJ_PRIV_SIZE);
 	Const	   *c_offset = list_nth(priv, WJ_PRIV_OFFSET);
-	StringInfoData buf;
+	Interval   *offset = c_offset ? DatumGetIntervalP(c_offset->constvalue) : NULL;
 	List	   *context;
-	const char *jt;
 
-	initStringInfo(&buf);
 	switch (state->kind)
 	{
 		case WJ_KIND_TUMBLE:
-			appendStringInfo(&buf, "tumble(size %s", interval_text(c_size));
+			wj_explain_window("tumble", NULL, NULL,
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_HOP:
-			appendStringInfo(&buf, "hop(slide %s, size %s",
-							 interval_text(c_every), interval_text(c_size));
+			wj_explain_window("hop", "slide",
+							  DatumGetIntervalP(c_every->constvalue),
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_CUMULATE:
-			appendStringInfo(&buf, "cumulate(step %s, size %s",
-							 interval_text(c_every), interval_text(c_size));
+			wj_explain_window("cumulate", "step",
+							  DatumGetIntervalP(c_every->constvalue),
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_COLUMNS:
-			appendStringInfoString(&buf, "window columns");
+			ExplainPropertyText("Window", "window columns", es);
 			break;
 	}
-	if (state->kind != WJ_KIND_COLUMNS)
-	{
-		if (c_offset != NULL && !interval_is_zero(c_offset))
-			appendStringInfo(&buf, ", offset %s", interval_text(c_offset));
-		appendStringInfoChar(&buf, ')');
-	}
-	ExplainPropertyText("Window", buf.data, es);
-
-	jt = wj_join_type_name(state->jointype);
-	ExplainPropertyText("Join Type", jt, es);
+	wj_explain_join_type(state->jointype, es);
 
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);

@@ -1110,10 +1110,12 @@ BEGIN
 	ELSE
 		detail := r_on.n || ' rows';
 	END IF;
-	-- a plan that differs only because of the extension (session aggregates
-	-- have no custom node of their own)
-	IF used = '' AND e_on.err IS NULL AND e_on.plan <> e_off.plan THEN
-		used := 'PlanChanged';
+	-- a plan that differs because of the extension (session aggregates have
+	-- no custom node of their own; they may run on SessionSort or
+	-- SessionWindow)
+	IF (used = '' OR used LIKE 'Session%') AND e_on.err IS NULL AND
+		e_on.plan <> e_off.plan THEN
+		used := ltrim(used || ' PlanChanged');
 	END IF;
 END $$;
 
