@@ -8,7 +8,7 @@
 # Exit status 1 when a checksum group disagrees.
 BEGIN {
 	FS = "\t"
-	nw = split("W1 W2 W3 W3-64MB W4 W5-inner W5-left W5-inner-ix W5-left-ix W6-tumble W6-hop", wls, " ")
+	nw = split("W1 W2 W3 W3-64MB W4 W5-inner W5-left W5-inner-ix W5-left-ix W6-tumble W6-hop W7", wls, " ")
 	nc = split("wj off pg0 pg2 duck1 duck2", cls, " ")
 	desc["W1"] = "W1 tumble 1 min, sum per window"
 	desc["W2"] = "W2 hop 10 min / 1 min, sum per window"
@@ -21,6 +21,7 @@ BEGIN {
 	desc["W5-left-ix"] = "W5 interval join +-2 s, LEFT, (dev, t) index"
 	desc["W6-tumble"] = "W6 window join TUMBLE 5 min, FULL OUTER"
 	desc["W6-hop"] = "W6 window join HOP 10 min / 1 min, INNER"
+	desc["W7"] = "W7 nearest as-of join, orders x rate versions"
 	idiom["W1"] = "GROUP BY date_bin"
 	idiom["W2"] = "LATERAL generate_series"
 	idiom["W3"] = "gaps-and-islands (lag + running sum)"
@@ -32,7 +33,8 @@ BEGIN {
 	idiom["W5-left-ix"] = idiom["W5-inner-ix"]
 	idiom["W6-tumble"] = "FULL JOIN on date_bin"
 	idiom["W6-hop"] = "JOIN of generate_series-expanded rows"
-	split("W1 tumble|W2 hop|W3 session|W3 session, 64MB|W4 as-of|W5 inner|W5 left|W5 inner, index|W5 left, index|W6 tumble|W6 hop", cl, "|")
+	idiom["W7"] = "the same LATERAL ... ORDER BY t <-> t LIMIT 1, KNN over a GiST (currency, time) index"
+	split("W1 tumble|W2 hop|W3 session|W3 session, 64MB|W4 as-of|W5 inner|W5 left|W5 inner, index|W5 left, index|W6 tumble|W6 hop|W7 nearest", cl, "|")
 	for (i = 1; i <= nw; i++) chart[wls[i]] = cl[i]
 	head["wj"] = "windowjoin"; head["off"] = "same query, nodes off"
 	head["pg0"] = "PostgreSQL idiom, 0 workers"; head["pg2"] = "PostgreSQL idiom, 2 workers"
@@ -156,5 +158,7 @@ END {
 	target("window join TUMBLE: speed-up over PostgreSQL", b / T["W6-tumble" SUBSEP "wj"], ">=", 1, "W6, the faster of idiom and nodes off, 0 workers")
 	b = T["W6-hop" SUBSEP "pg0"]; if (T["W6-hop" SUBSEP "off"] < b) b = T["W6-hop" SUBSEP "off"]
 	target("window join HOP: speed-up over PostgreSQL", b / T["W6-hop" SUBSEP "wj"], ">=", 3, "W6, the faster of idiom and nodes off, 0 workers")
+	target("nearest as-of: speed-up over KNN + GiST", speedup("W7", "pg0"), ">=", 10, "W7, 0 workers (windowjoin without the index)")
+
 	exit status
 }
