@@ -112,6 +112,10 @@ static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
 
+static Path *ij_make_path(PlannerInfo *root, RelOptInfo *joinrel,
+						  IJInfo *info, Path *outer, Path *inner,
+						  List *outer_pks);
+
 static const CustomPathMethods ij_path_methods = {
 	.CustomName = IJ_NAME,
 	.PlanCustomPath = ij_plan_custom_path,
@@ -666,7 +670,6 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	TypeCacheEntry *tce;
 	Path	   *outer;
 	Path	   *inner;
-	CustomPath *cpath;
 	ListCell   *lc;
 
 	if (!wj_enable_interval_join)
@@ -708,28 +711,61 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	inner = wj_sorted_input(root, innerrel, inner_pks);
 	if (outer == NULL || inner == NULL)
 		return;
+	add_path(joinrel, ij_make_path(root, joinrel, info, outer, inner,
+								   outer_pks));
+
+	/*
+	 * A partial path: each participant joins its share of the outer rows
+	 * with all inner rows.  Not for right and full joins, whose unmatched
+	 * inner rows no single participant can tell.
+	 */
+	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
+		joinrel->consider_parallel)
+	{
+		outer = wj_partial_outer_input(root, outerrel, outer_pks);
+		inner = wj_parallel_safe_input(root, innerrel, inner_pks);
+		if (outer != NULL && inner != NULL)
+			add_partial_path(joinrel, ij_make_path(root, joinrel, info, outer,
+												   inner, outer_pks));
+	}
+}
+
+/*
+ * ij_make_path
+ *		An IntervalJoin path over the given sorted inputs; a partial path
+ *		when outer is one (each participant then sees its share of the
+ *		outer rows and all inner rows, and produces its share of the rows).
+ */
+static Path *
+ij_make_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
+			 Path *outer, Path *inner, List *outer_pks)
+{
+	CustomPath *cpath;
+	bool		partial = outer->parallel_workers > 0;
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = joinrel;
 	cpath->path.pathtarget = joinrel->reltarget;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = joinrel->consider_parallel &&
-		outer->parallel_safe && inner->parallel_safe;
-	cpath->path.parallel_workers = 0;
+	cpath->path.parallel_aware = partial;
+	cpath->path.parallel_safe =
+		wj_path_parallel_safe(root, joinrel, list_make2(outer, inner), NIL);
+	cpath->path.parallel_workers = outer->parallel_workers;
 	cpath->path.rows = joinrel->rows;
+	if (partial)
+		cpath->path.rows = clamp_row_est(joinrel->rows /
+										 wj_parallel_divisor(outer));
 	/* all but right and full joins emit rows in the outer input's order */
-	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL)
-		cpath->path.pathkeys = build_join_pathkeys(root, joinrel, jointype,
-												   outer_pks);
+	if (info->jointype != JOIN_RIGHT && info->jointype != JOIN_FULL)
+		cpath->path.pathkeys = build_join_pathkeys(root, joinrel,
+												   info->jointype, outer_pks);
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer, inner);
 	cpath->custom_private = list_make1(info);
 	cpath->methods = &ij_path_methods;
 	ij_cost_path(root, cpath, info, joinrel, outer, inner);
-
-	add_path(joinrel, (Path *) cpath);
+	return (Path *) cpath;
 }
 
 /*

@@ -184,6 +184,10 @@ enum
 		return false; \
 	} while (0)
 
+static Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
+								JoinType jointype, Path *outer_path,
+								Path *inner_path, double wpr,
+								List *custom_private, List *node_exprs);
 static Plan *wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
@@ -867,16 +871,10 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	List	   *inner_pk;
 	Path	   *outer_path;
 	Path	   *inner_path;
-	CustomPath *cpath;
 	ListCell   *lc;
 	double		wpr = 1.0;
-	double		outer_rows;
-	double		inner_rows;
-	double		pairs;
-	QualCost	qcost;
-	Cost		startup;
-	Cost		run;
-	List	   *jquals;
+	List	   *custom_private;
+	List	   *node_exprs;
 
 	if (!wj_enable_window_join)
 		return;
@@ -1094,20 +1092,100 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		}
 	}
 
-	/*
-	 * Cost.  The inputs are read once, sorted (the Sort paths carry that
-	 * cost); each row is copied into the state and hashed once; each outer
-	 * row probes once per window it belongs to (HOP: about size/slide,
-	 * CUMULATE: on average half the steps) and each candidate pair is
-	 * checked against the join quals; FULL/RIGHT scan the inner rows of
-	 * each window once more for the unmatched ones.
-	 */
 	if (kind == WJ_KIND_HOP)
 		wpr = Max(1.0, (double) outer.size / (double) outer.every);
 	else if (kind == WJ_KIND_CUMULATE)
 		wpr = ((double) (outer.size / outer.every) + 1.0) / 2.0;
-	outer_rows = outer_path->rows;
-	inner_rows = inner_path->rows;
+
+	custom_private = list_make5(makeInteger(jointype),
+								makeInteger(mode),
+								makeInteger(kind),
+								wclauses,
+								wouter_left);
+	custom_private = lappend(custom_private, kclauses);
+	custom_private = lappend(custom_private, kouter_left);
+	custom_private = lappend(custom_private, jclauses);
+	custom_private = lappend(custom_private, oclauses);
+	custom_private = lappend(custom_private, outer.time_var);
+	custom_private = lappend(custom_private, inner.time_var);
+	custom_private = lappend(custom_private, outer.extras);
+	custom_private = lappend(custom_private, inner.extras);
+	if (mode == WJ_MODE_TIME)
+	{
+		custom_private = lappend(custom_private, outer.c_every);
+		custom_private = lappend(custom_private, outer.c_size);
+		custom_private = lappend(custom_private, outer.c_offset);
+	}
+	else
+	{
+		custom_private = lappend(custom_private, NULL);
+		custom_private = lappend(custom_private, first_tumble.c_size);
+		custom_private = lappend(custom_private, first_tumble.c_offset);
+	}
+	custom_private = lappend(custom_private, gclauses);
+	custom_private = lappend(custom_private, gouter_left);
+	Assert(list_length(custom_private) == WJ_PATH_NITEMS);
+
+	node_exprs = list_concat(list_copy(outer.extras), inner.extras);
+	add_path(joinrel, wj_make_join_path(root, joinrel, jointype, outer_path,
+										inner_path, wpr, custom_private,
+										node_exprs));
+
+	/*
+	 * A partial path: each participant joins its share of the outer rows
+	 * with all inner rows, window by window.  Inner, left, semi and anti
+	 * joins decide per outer row; right and full joins need every outer row
+	 * of a window to tell an unmatched inner row, so they get none.  Each
+	 * participant's state holds at most what the serial node holds, so the
+	 * memory gate above covers it.
+	 */
+	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
+		joinrel->consider_parallel)
+	{
+		outer_path = wj_partial_outer_input(root, outer.base, outer_pk);
+		inner_path = wj_parallel_safe_input(root, inner.base, inner_pk);
+		if (outer_path != NULL && inner_path != NULL)
+			add_partial_path(joinrel,
+							 wj_make_join_path(root, joinrel, jointype,
+											   outer_path, inner_path, wpr,
+											   custom_private, node_exprs));
+	}
+}
+
+/*
+ * wj_make_join_path
+ *		A WindowJoin path over the given sorted inputs; a partial path when
+ *		the outer input is one (each participant sees its share of the outer
+ *		rows and all inner rows, and produces its share of the result).
+ *
+ * Cost.  The inputs are read once, sorted (the Sort paths carry that
+ * cost); each row is copied into the state and hashed once; each outer
+ * row probes once per window it belongs to (wpr: HOP about size/slide,
+ * CUMULATE on average half the steps) and each candidate pair is checked
+ * against the join quals; FULL/RIGHT scan the inner rows of each window
+ * once more for the unmatched ones.
+ */
+static Path *
+wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+				  Path *outer_path, Path *inner_path, double wpr,
+				  List *custom_private, List *node_exprs)
+{
+	List	   *kclauses = list_nth(custom_private, WJ_PATH_KEY_CLAUSES);
+	List	   *jclauses = list_nth(custom_private, WJ_PATH_JOIN_CLAUSES);
+	List	   *gclauses = list_nth(custom_private, WJ_PATH_GROUP_CLAUSES);
+	bool		partial = outer_path->parallel_workers > 0;
+	double		outer_rows = outer_path->rows;
+	double		inner_rows = inner_path->rows;
+	double		rows = joinrel->rows;
+	double		pairs;
+	QualCost	qcost;
+	Cost		startup;
+	Cost		run;
+	List	   *jquals;
+	CustomPath *cpath;
+
+	if (partial)
+		rows = clamp_row_est(rows / wj_parallel_divisor(outer_path));
 	jquals = extract_actual_clauses(jclauses, false);
 	cost_qual_eval(&qcost, jquals, root);
 
@@ -1122,15 +1200,15 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (jointype == JOIN_RIGHT || jointype == JOIN_FULL)
 		run += inner_rows * wpr * cpu_operator_cost;
 	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
-		pairs = Max(joinrel->rows, outer_rows * wpr * 0.5);
+		pairs = Max(rows, outer_rows * wpr * 0.5);
 	else
-		pairs = joinrel->rows;
+		pairs = rows;
 	if (kclauses == NIL)
 		pairs = Max(pairs, outer_rows * wpr * inner_rows /
 					Max(1.0, Min(outer_rows, inner_rows)));
 	run += pairs * (qcost.per_tuple + cpu_operator_cost);
 	startup += qcost.startup;
-	run += joinrel->rows * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
+	run += rows * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
 	startup += joinrel->reltarget->cost.startup;
 
 	cpath = makeNode(CustomPath);
@@ -1138,49 +1216,25 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	cpath->path.parent = joinrel;
 	cpath->path.pathtarget = joinrel->reltarget;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = joinrel->rows;
+	cpath->path.parallel_aware = partial;
+	cpath->path.parallel_safe =
+		wj_path_parallel_safe(root, joinrel,
+							  list_make2(outer_path, inner_path), node_exprs);
+	cpath->path.parallel_workers = outer_path->parallel_workers;
+	cpath->path.rows = rows;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 	cpath->path.pathkeys = NIL;
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
 	cpath->methods = &wj_window_join_path_methods;
-	cpath->custom_private = list_make5(makeInteger(jointype),
-									   makeInteger(mode),
-									   makeInteger(kind),
-									   wclauses,
-									   wouter_left);
-	cpath->custom_private = lappend(cpath->custom_private, kclauses);
-	cpath->custom_private = lappend(cpath->custom_private, kouter_left);
-	cpath->custom_private = lappend(cpath->custom_private, jclauses);
-	cpath->custom_private = lappend(cpath->custom_private, oclauses);
-	cpath->custom_private = lappend(cpath->custom_private, outer.time_var);
-	cpath->custom_private = lappend(cpath->custom_private, inner.time_var);
-	cpath->custom_private = lappend(cpath->custom_private, outer.extras);
-	cpath->custom_private = lappend(cpath->custom_private, inner.extras);
-	if (mode == WJ_MODE_TIME)
-	{
-		cpath->custom_private = lappend(cpath->custom_private, outer.c_every);
-		cpath->custom_private = lappend(cpath->custom_private, outer.c_size);
-		cpath->custom_private = lappend(cpath->custom_private, outer.c_offset);
-	}
-	else
-	{
-		cpath->custom_private = lappend(cpath->custom_private, NULL);
-		cpath->custom_private = lappend(cpath->custom_private, first_tumble.c_size);
-		cpath->custom_private = lappend(cpath->custom_private, first_tumble.c_offset);
-	}
-	cpath->custom_private = lappend(cpath->custom_private, gclauses);
-	cpath->custom_private = lappend(cpath->custom_private, gouter_left);
-	Assert(list_length(cpath->custom_private) == WJ_PATH_NITEMS);
+	cpath->custom_private = custom_private;
 
-	elog(DEBUG2, "windowjoin: window join path cost %.2f..%.2f rows %.0f (inputs %.2f, %.2f)",
+	elog(DEBUG2, "windowjoin: window join %spath cost %.2f..%.2f rows %.0f (inputs %.2f, %.2f)",
+		 partial ? "partial " : "",
 		 cpath->path.startup_cost, cpath->path.total_cost, cpath->path.rows,
 		 outer_path->total_cost, inner_path->total_cost);
-	add_path(joinrel, &cpath->path);
+	return &cpath->path;
 }
 
 /*
