@@ -182,6 +182,56 @@ SELECT par_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), cou
   FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2$q$);
 RESET parallel_leader_participation;
 
+-- EXPLAIN ANALYZE of a node under a Gather: the leader's rows, a line per
+-- worker with its peak state and rows, and totals.  par_workers(node, q)
+-- checks that the per-worker lines are there (one per launched worker) and
+-- that the leader's rows plus the workers' add up to the node's rows (its
+-- actual rows per loop times the loops, up to the rounding of the former).
+CREATE FUNCTION par_workers(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  m text[];
+  in_node bool := false;
+  launched int := 0;
+  node_rows numeric;
+  loops numeric;
+  leader numeric;
+  workers int := 0;
+  worker_rows numeric := 0;
+  totals int := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, 'Workers Launched: (\d+)');
+    IF m IS NOT NULL THEN launched := m[1]::int; END IF;
+    m := regexp_match(line, '^( *)(->  )?Parallel Custom Scan \(' || node || '\) \(actual rows=(\d+) loops=(\d+)\)');
+    IF m IS NOT NULL THEN
+      in_node := true;
+      node_rows := m[3]::numeric * m[4]::numeric;
+      loops := m[4]::numeric;
+      CONTINUE;
+    END IF;
+    IF in_node AND line ~ '->' THEN in_node := false; END IF;
+    IF NOT in_node THEN CONTINUE; END IF;
+    m := regexp_match(line, 'Leader Rows: (\d+)');
+    IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
+    m := regexp_match(line, 'Worker \d+:  Peak State Rows: \d+  Peak State Bytes: \d+  Rows: (\d+)');
+    IF m IS NOT NULL THEN workers := workers + 1; worker_rows := worker_rows + m[1]::numeric; END IF;
+    IF line ~ 'Total Peak State (Rows|Bytes): \d+' THEN totals := totals + 1; END IF;
+  END LOOP;
+  RETURN format('worker lines = workers launched: %s, leader + workers = node rows: %s, totals shown: %s',
+                workers = launched AND launched > 0,
+                abs(leader + worker_rows - node_rows) <= loops / 2, totals = 2);
+END $$;
+SELECT par_workers('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_workers('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_workers('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
+DROP FUNCTION par_workers(text, text);
+
 -- Rescans: a Gather above each node, in a subquery run again for every row
 -- (the SubPlan is correlated only above the Gather, so the Gather and the
 -- node below it are rescanned, not the subquery planned with parameters)

@@ -177,6 +177,7 @@ typedef struct AsOfJoinState
 	ExprContext *batch_econtext;	/* their keys and times, per batch */
 
 	WjStateStats stats;
+	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 } AsOfJoinState;
 
 /*
@@ -245,6 +246,12 @@ static void asof_end(CustomScanState *node);
 static void asof_rescan(CustomScanState *node);
 static void asof_explain(CustomScanState *node, List *ancestors,
 						 ExplainState *es);
+static Size asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void asof_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void asof_init_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
+static void asof_shutdown(CustomScanState *node);
 
 CustomScanMethods wj_asof_scan_methods = {
 	.CustomName = ASOF_NAME,
@@ -258,6 +265,10 @@ static CustomExecMethods asof_exec_methods = {
 	.EndCustomScan = asof_end,
 	.ReScanCustomScan = asof_rescan,
 	.ExplainCustomScan = asof_explain,
+	.EstimateDSMCustomScan = asof_estimate_dsm,
+	.InitializeDSMCustomScan = asof_init_dsm,
+	.InitializeWorkerCustomScan = asof_init_worker,
+	.ShutdownCustomScan = asof_shutdown,
 };
 
 /*
@@ -1734,4 +1745,38 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (joinquals != NIL)
 		ExplainPropertyText("Join Filter", asof_deparse(joinquals, context), es);
 	wj_explain_state(&s->stats, es);
+	wj_explain_workers(&s->pinstr, &node->ss.ps, &s->stats, es);
+}
+
+/*
+ * asof_estimate_dsm, asof_init_dsm, asof_init_worker, asof_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: collect
+ *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		The node shares nothing else: every participant joins its share of
+ *		the outer rows on its own.
+ */
+static Size
+asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return wj_instr_estimate(pcxt);
+}
+
+static void
+asof_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	wj_instr_init_dsm(&((AsOfJoinState *) node)->pinstr, pcxt, coordinate);
+}
+
+static void
+asof_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	wj_instr_init_worker(&((AsOfJoinState *) node)->pinstr, coordinate);
+}
+
+static void
+asof_shutdown(CustomScanState *node)
+{
+	AsOfJoinState *s = (AsOfJoinState *) node;
+
+	wj_instr_shutdown(&s->pinstr, &node->ss.ps, &s->stats);
 }

@@ -160,6 +160,7 @@ typedef struct IntervalJoinState
 	int			scan_pos;
 
 	WjStateStats stats;
+	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 } IntervalJoinState;
 
 static Node *ij_create_state(CustomScan *cscan);
@@ -169,6 +170,12 @@ static void ij_end(CustomScanState *node);
 static void ij_rescan(CustomScanState *node);
 static void ij_explain(CustomScanState *node, List *ancestors,
 					   ExplainState *es);
+static Size ij_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void ij_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void ij_init_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
+static void ij_shutdown(CustomScanState *node);
 
 const CustomScanMethods wj_interval_scan_methods = {
 	.CustomName = IJ_NAME,
@@ -182,6 +189,10 @@ static const CustomExecMethods ij_exec_methods = {
 	.EndCustomScan = ij_end,
 	.ReScanCustomScan = ij_rescan,
 	.ExplainCustomScan = ij_explain,
+	.EstimateDSMCustomScan = ij_estimate_dsm,
+	.InitializeDSMCustomScan = ij_init_dsm,
+	.InitializeWorkerCustomScan = ij_init_worker,
+	.ShutdownCustomScan = ij_shutdown,
 };
 
 /*
@@ -1049,4 +1060,38 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							 nloops > 0 ? nfiltered / nloops : 0, 0, es);
 	}
 	wj_explain_state(&st->stats, es);
+	wj_explain_workers(&st->pinstr, &node->ss.ps, &st->stats, es);
+}
+
+/*
+ * ij_estimate_dsm, ij_init_dsm, ij_init_worker, ij_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: collect
+ *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		The node shares nothing else: every participant joins its share of
+ *		the outer rows on its own.
+ */
+static Size
+ij_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return wj_instr_estimate(pcxt);
+}
+
+static void
+ij_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	wj_instr_init_dsm(&((IntervalJoinState *) node)->pinstr, pcxt, coordinate);
+}
+
+static void
+ij_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	wj_instr_init_worker(&((IntervalJoinState *) node)->pinstr, coordinate);
+}
+
+static void
+ij_shutdown(CustomScanState *node)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+
+	wj_instr_shutdown(&st->pinstr, &node->ss.ps, &st->stats);
 }

@@ -191,6 +191,7 @@ typedef struct WjScanState
 	MemoryContext wincxt;		/* per-window values */
 	wjchain_hash *chains;
 	WjStateStats stats;
+	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 
 	WjPhase		phase;
 	WjPhase		after_orphans;
@@ -213,6 +214,12 @@ static TupleTableSlot *wj_exec(CustomScanState *node);
 static void wj_end(CustomScanState *node);
 static void wj_rescan(CustomScanState *node);
 static void wj_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size wj_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void wj_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void wj_init_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
+static void wj_shutdown(CustomScanState *node);
 
 CustomScanMethods wj_window_join_scan_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
@@ -226,6 +233,10 @@ static CustomExecMethods wj_exec_methods = {
 	.EndCustomScan = wj_end,
 	.ReScanCustomScan = wj_rescan,
 	.ExplainCustomScan = wj_explain,
+	.EstimateDSMCustomScan = wj_estimate_dsm,
+	.InitializeDSMCustomScan = wj_init_dsm,
+	.InitializeWorkerCustomScan = wj_init_worker,
+	.ShutdownCustomScan = wj_shutdown,
 };
 
 /*
@@ -1219,4 +1230,38 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	wj_explain_exprs("Hash Cond", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
 	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
 	wj_explain_state(&state->stats, es);
+	wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
+}
+
+/*
+ * wj_estimate_dsm, wj_init_dsm, wj_init_worker, wj_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: collect
+ *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		The node shares nothing else: every participant joins its share of
+ *		the outer rows on its own.
+ */
+static Size
+wj_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return wj_instr_estimate(pcxt);
+}
+
+static void
+wj_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	wj_instr_init_dsm(&((WjScanState *) node)->pinstr, pcxt, coordinate);
+}
+
+static void
+wj_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	wj_instr_init_worker(&((WjScanState *) node)->pinstr, coordinate);
+}
+
+static void
+wj_shutdown(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
 }
