@@ -21,6 +21,8 @@ NODES_OFF="SET windowjoin.enable_window_join = off; SET windowjoin.enable_interv
 settings() {
 	case "$1" in
 	wj|wjslice) echo "$COMMON SET max_parallel_workers_per_gather = 0;" ;;
+	wj1) echo "$COMMON SET max_parallel_workers_per_gather = 1;" ;;
+	wj2) echo "$COMMON SET max_parallel_workers_per_gather = 2;" ;;
 	off|pg0) echo "$COMMON $NODES_OFF SET max_parallel_workers_per_gather = 0;" ;;
 	pg2) echo "$COMMON $NODES_OFF SET max_parallel_workers_per_gather = 2;" ;;
 	esac
@@ -49,15 +51,16 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	esac
 	q=$(query "$file")
 	slow=$SLOW_MS alone=$ALONE_MS
-	case "$class" in wj|wjslice) slow=1e12 alone=1e12 ;; esac
+	case "$class" in wj|wj1|wj2|wjslice) slow=1e12 alone=1e12 ;; esac
 	line=$("${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$class")" \
 		-c "SELECT median_ms, runs, warmup_ms, times, checksum, vm_hwm_kb, rss_shmem_kb
 		    FROM wj_bench_run(\$wjq\$$q\$wjq\$, $RUNS, $slow, $alone)")
 	printf '%s\t%s\t%s\t%s\t%s\n' "$wl" "$class" "$group" "$size" "$line" >>"$OUT/results.tsv"
 	printf '  %-12s %-8s %10.1f ms  (%s run(s))  %s\n' "$wl" "$class" "$(cut -f1 <<<"$line")" \
 		"$(cut -f2 <<<"$line")" "$(cut -f5 <<<"$line")"
-	if [ "$class" = wj ]; then
-		"${PSQL[@]}" -A -t -c "$(settings wj)" \
-			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q" >"$OUT/plans/$wl.txt"
+	if [ "$class" = wj ] || [ "$class" = wj2 ]; then
+		"${PSQL[@]}" -A -t -c "$(settings "$class")" \
+			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q" \
+			>"$OUT/plans/$wl${class#wj}.txt"
 	fi
 done
