@@ -31,7 +31,8 @@ SET max_parallel_workers_per_gather = 2;
 
 -- par_check(node, query): run query with parallel plans, serial (no
 -- workers) and with windowjoin's nodes off; report whether the parallel plan
--- has a Gather above the node (a partial path of the node), the row count,
+-- has a Gather above the node (a partial path of the node; for WindowExpand:
+-- above its pane aggregation), the row count,
 -- and how many rows differ from either of the other two runs.  The run
 -- with the nodes off may use every join method.
 CREATE FUNCTION par_check(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
@@ -40,6 +41,7 @@ DECLARE
   i int := 0;
   gather_at int := 0;
   node_at int := 0;
+  pagg_at int := 0;
   n bigint;
   d_serial bigint;
   d_off bigint;
@@ -48,6 +50,7 @@ BEGIN
     i := i + 1;
     IF gather_at = 0 AND line ~ 'Gather' THEN gather_at := i; END IF;
     IF node_at = 0 AND line LIKE '%Custom Scan (' || node || ')%' THEN node_at := i; END IF;
+    IF pagg_at = 0 AND line LIKE '%Partial HashAggregate%' THEN pagg_at := i; END IF;
   END LOOP;
   EXECUTE 'CREATE TEMP TABLE r_par AS ' || q;
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -71,6 +74,9 @@ BEGIN
   SELECT count(*) INTO d_off FROM ((TABLE r_par EXCEPT ALL TABLE r_off)
     UNION ALL (TABLE r_off EXCEPT ALL TABLE r_par)) d;
   DROP TABLE r_par, r_serial, r_off;
+  -- WindowExpand: the pane aggregation below the Gather (WindowExpand
+  -- itself above or below it)
+  IF node = 'WindowExpand' THEN node_at := pagg_at; END IF;
   RETURN format('node under Gather: %s, rows: %s, differ from serial: %s, from nodes off: %s',
                 node_at > 0 AND gather_at > 0 AND gather_at < node_at, n, d_serial, d_off);
 END $$;
@@ -138,6 +144,28 @@ SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   LEFT JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
 
+-- Right and full window joins: key-partitioned, every participant scans
+-- both inputs and joins the keys of the partitions it claims (NULL keys in
+-- partition 0)
+EXPLAIN (COSTS OFF)
+SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, b.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  RIGHT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  FULL JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
+    AND a.v % 5 <> b.v % 5$q$);
+
 -- AsOfJoin: merge/sweep and lookup strategies, inner and left
 EXPLAIN (COSTS OFF)
 SELECT a.v, x.v FROM pa a LEFT JOIN LATERAL (
@@ -180,6 +208,10 @@ SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN 
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
 SELECT par_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), count(*)
   FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
 RESET parallel_leader_participation;
 
 -- EXPLAIN ANALYZE of a node under a Gather: the leader's rows, a line per
@@ -255,6 +287,12 @@ SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
     SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true
   OFFSET 0) s) FROM generate_series(1, 3) g;
 SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
+  SELECT count(*) AS c, sum(coalesce(a.v, 0) + coalesce(b.v, 0)) AS total FROM
+    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
+  OFFSET 0) s) FROM generate_series(1, 3) g;
+SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
   SELECT count(*) AS c, sum(total) AS total FROM (SELECT window_start, sum(v) AS total
     FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, window_end) w
   OFFSET 0) s) FROM generate_series(1, 3) g;
@@ -268,6 +306,10 @@ SELECT count(*), sum(a.v + b.v) FROM
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
 SELECT count(*), sum(x.v) FROM pa a LEFT JOIN LATERAL (
     SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true;
+SELECT count(*), sum(coalesce(a.v, 0) + coalesce(b.v, 0)) FROM
+    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
 SELECT count(*), sum(total) FROM (SELECT window_start, sum(v) AS total
     FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, window_end) w;
 SET max_parallel_workers_per_gather = 2;

@@ -100,6 +100,10 @@ static Path *make_pane_path(PlannerInfo *root, WindowAggSpec *spec,
 static CustomPath *make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
 									WindowAggSpec *spec, Path *path,
 									PathTarget *expand_target);
+static Path *make_final_path(PlannerInfo *root, RelOptInfo *output_rel,
+							 Path *path, PathTarget *grouping_target,
+							 GroupPathExtraData *extra,
+							 AggClauseCosts *final_costs);
 
 /*
  * wj_is_windowjoin_function
@@ -618,38 +622,70 @@ wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	/*
 	 * In parallel: each participant aggregates the panes of its share of
-	 * the rows (the relation's cheapest partial path) and expands them; the
-	 * Gather brings the (pane, window) partial states together and the
-	 * final aggregation combines the states of a window coming from every
-	 * participant, as it combines those of the windows' panes.
+	 * the rows (the relation's cheapest partial path).  Either it also
+	 * expands them and the Gather brings the (pane, window) partial states
+	 * together, or the Gather brings the pane states together and one
+	 * WindowExpand above it expands them (size/slide times fewer rows
+	 * through the Gather); either way the final aggregation combines the
+	 * states of a window coming from every participant, as it combines
+	 * those of the window's panes.  They compete on cost.
 	 */
 	if (output_rel->consider_parallel && spec.data_rel->consider_parallel &&
 		spec.data_rel->partial_pathlist != NIL)
 	{
 		Path	   *partial_data = linitial(spec.data_rel->partial_pathlist);
+		Path	   *pane_path;
 		double		gathered;
 
-		path = make_pane_path(root, &spec, partial_data, pane_input,
-							  pane_target, pane_group, key_exprs,
-							  &partial_costs);
-		cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
-		if (!cpath->path.parallel_safe)
+		pane_path = make_pane_path(root, &spec, partial_data, pane_input,
+								   pane_target, pane_group, key_exprs,
+								   &partial_costs);
+		if (!pane_path->parallel_safe)
 			return;
-		gathered = clamp_row_est(cpath->path.rows *
-								 wj_parallel_divisor(&cpath->path));
-		path = (Path *) create_gather_path(root, output_rel, &cpath->path,
-										   expand_target, NULL, &gathered);
-		final_groups = Min(output_rel->rows > 0 ? output_rel->rows : gathered,
-						   gathered);
-		path = (Path *) create_agg_path(root, output_rel, path,
-										grouping_target, AGG_HASHED,
-										AGGSPLIT_FINAL_DESERIAL,
-										parse->groupClause,
-										(List *) extra->havingQual,
-										&final_costs,
-										clamp_row_est(final_groups));
-		add_path(output_rel, path);
+
+		/* expanded in each participant, below the Gather */
+		cpath = make_expand_path(root, output_rel, &spec, pane_path,
+								 expand_target);
+		if (cpath->path.parallel_safe)
+		{
+			gathered = clamp_row_est(cpath->path.rows *
+									 wj_parallel_divisor(&cpath->path));
+			path = (Path *) create_gather_path(root, output_rel, &cpath->path,
+											   expand_target, NULL, &gathered);
+			add_path(output_rel,
+					 make_final_path(root, output_rel, path, grouping_target,
+									 extra, &final_costs));
+		}
+
+		/* the pane states gathered, expanded above the Gather */
+		gathered = clamp_row_est(pane_path->rows *
+								 wj_parallel_divisor(pane_path));
+		path = (Path *) create_gather_path(root, spec.data_rel, pane_path,
+										   pane_target, NULL, &gathered);
+		cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
+		add_path(output_rel,
+				 make_final_path(root, output_rel, &cpath->path,
+								 grouping_target, extra, &final_costs));
 	}
+}
+
+/*
+ * make_final_path
+ *		The final aggregation per window over the expanded pane states.
+ */
+static Path *
+make_final_path(PlannerInfo *root, RelOptInfo *output_rel, Path *path,
+				PathTarget *grouping_target, GroupPathExtraData *extra,
+				AggClauseCosts *final_costs)
+{
+	double		groups = Min(output_rel->rows > 0 ? output_rel->rows : path->rows,
+							 path->rows);
+
+	return (Path *) create_agg_path(root, output_rel, path, grouping_target,
+									AGG_HASHED, AGGSPLIT_FINAL_DESERIAL,
+									root->parse->groupClause,
+									(List *) extra->havingQual,
+									final_costs, clamp_row_est(groups));
 }
 
 /*

@@ -67,6 +67,7 @@
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "port/atomics.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
@@ -193,6 +194,20 @@ typedef struct WjScanState
 	WjStateStats stats;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 
+	/*
+	 * Key-partitioned execution (right and full joins under a Gather): the
+	 * key space is cut into kp_parts partitions; the children's scans keep
+	 * the rows of the partition in PARAM_EXEC kp_param, and the
+	 * participants claim partitions from a shared counter until none is
+	 * left, joining each partition completely.
+	 */
+	int			kp_parts;		/* 0: not key-partitioned */
+	int			kp_param;
+	int			kp_bucket;		/* partition being joined, -1: none yet */
+	bool		kp_finished;	/* no partition left to claim */
+	uint32		kp_local;		/* counter when there is no DSM segment */
+	pg_atomic_uint32 *kp_counter;	/* shared counter, or NULL */
+
 	WjPhase		phase;
 	WjPhase		after_orphans;
 	int64		window_seq;		/* windows processed so far */
@@ -220,6 +235,10 @@ static void wj_init_dsm(CustomScanState *node, ParallelContext *pcxt,
 static void wj_init_worker(CustomScanState *node, shm_toc *toc,
 							  void *coordinate);
 static void wj_shutdown(CustomScanState *node);
+static void wj_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+						  void *coordinate);
+static void wj_restart(CustomScanState *node);
+static bool wj_next_partition(WjScanState *state);
 
 CustomScanMethods wj_window_join_scan_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
@@ -235,6 +254,7 @@ static CustomExecMethods wj_exec_methods = {
 	.ExplainCustomScan = wj_explain,
 	.EstimateDSMCustomScan = wj_estimate_dsm,
 	.InitializeDSMCustomScan = wj_init_dsm,
+	.ReInitializeDSMCustomScan = wj_reinit_dsm,
 	.InitializeWorkerCustomScan = wj_init_worker,
 	.ShutdownCustomScan = wj_shutdown,
 };
@@ -336,6 +356,12 @@ wj_begin(CustomScanState *node, EState *estate, int eflags)
 	Assert(!(eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)));
 
 	state->jointype = (JoinType) intVal(list_nth(priv, WJ_PRIV_JOINTYPE));
+	if (list_length(priv) > WJ_PRIV_NITEMS)
+	{
+		state->kp_param = intVal(list_nth(priv, WJ_PRIV_KP_PARAM));
+		state->kp_parts = intVal(list_nth(priv, WJ_PRIV_KP_PARTS));
+	}
+	state->kp_bucket = -1;
 	state->mode = (WjMode) intVal(list_nth(priv, WJ_PRIV_MODE));
 	state->kind = (WjWindowKind) intVal(list_nth(priv, WJ_PRIV_KIND));
 	if (state->mode == WJ_MODE_TIME)
@@ -929,6 +955,14 @@ wj_exec(CustomScanState *node)
 		switch (state->phase)
 		{
 			case WJ_PHASE_START:
+				/* key-partitioned: claim a partition before reading */
+				if (state->kp_parts > 0 && state->kp_bucket < 0 &&
+					!wj_next_partition(state))
+				{
+					state->kp_finished = true;
+					state->phase = WJ_PHASE_DONE;
+					return NULL;
+				}
 				fetch_next(state, &state->outer);
 
 				/*
@@ -1081,6 +1115,13 @@ wj_exec(CustomScanState *node)
 				break;
 
 			case WJ_PHASE_DONE:
+				/* key-partitioned: on to the next unclaimed partition */
+				if (state->kp_parts > 0 && !state->kp_finished)
+				{
+					if (wj_next_partition(state))
+						break;
+					state->kp_finished = true;
+				}
 				return NULL;
 		}
 	}
@@ -1116,11 +1157,27 @@ reset_side(WjSide *side)
 
 /*
  * wj_rescan
- *		ReScanCustomScan: restart both inputs and drop the state (the peak
- *		figures are kept for EXPLAIN ANALYZE).
+ *		ReScanCustomScan: start over, and with key partitioning claim
+ *		partitions anew.
  */
 static void
 wj_rescan(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	state->kp_bucket = -1;
+	state->kp_finished = false;
+	state->kp_local = 0;
+	wj_restart(node);
+}
+
+/*
+ * wj_restart
+ *		Restart both inputs and drop the state (the peak figures are kept for
+ *		EXPLAIN ANALYZE).
+ */
+static void
+wj_restart(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 	PlanState  *children[2] = {state->outer.ps, state->inner.ps};
@@ -1230,32 +1287,55 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	wj_explain_exprs("Hash Cond", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
 	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
 	wj_explain_state(&state->stats, es);
+	if (list_length(priv) > WJ_PRIV_NITEMS)
+		ExplainPropertyInteger("Key Partitions", NULL,
+							   intVal(list_nth(priv, WJ_PRIV_KP_PARTS)), es);
 	wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
 }
 
 /*
- * wj_estimate_dsm, wj_init_dsm, wj_init_worker, wj_shutdown
- *		The parallel-aware plan of a partial path, under a Gather: collect
+ * wj_estimate_dsm, wj_init_dsm, wj_reinit_dsm, wj_init_worker, wj_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: the
+ *		counter from which key-partitioned execution claims partitions, and
  *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
- *		The node shares nothing else: every participant joins its share of
- *		the outer rows on its own.
+ *		Nothing else is shared: every participant joins its share of the
+ *		outer rows, or its partitions, on its own.
  */
+#define WJ_DSM_COUNTER_SIZE		MAXALIGN(sizeof(pg_atomic_uint32))
+
 static Size
 wj_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return wj_instr_estimate(pcxt);
+	return add_size(WJ_DSM_COUNTER_SIZE, wj_instr_estimate(pcxt));
 }
 
 static void
 wj_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	wj_instr_init_dsm(&((WjScanState *) node)->pinstr, pcxt, coordinate);
+	WjScanState *state = (WjScanState *) node;
+
+	state->kp_counter = (pg_atomic_uint32 *) coordinate;
+	pg_atomic_init_u32(state->kp_counter, 0);
+	wj_instr_init_dsm(&state->pinstr, pcxt,
+					  (char *) coordinate + WJ_DSM_COUNTER_SIZE);
+}
+
+static void
+wj_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	pg_atomic_write_u32(state->kp_counter, 0);
 }
 
 static void
 wj_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	wj_instr_init_worker(&((WjScanState *) node)->pinstr, coordinate);
+	WjScanState *state = (WjScanState *) node;
+
+	state->kp_counter = (pg_atomic_uint32 *) coordinate;
+	wj_instr_init_worker(&state->pinstr,
+						 (char *) coordinate + WJ_DSM_COUNTER_SIZE);
 }
 
 static void
@@ -1264,4 +1344,40 @@ wj_shutdown(CustomScanState *node)
 	WjScanState *state = (WjScanState *) node;
 
 	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
+}
+
+/*
+ * wj_next_partition
+ *		Key-partitioned execution: claim the next unclaimed partition (from
+ *		the shared counter, or a local one when the node runs without a DSM
+ *		segment, e.g. when the Gather could not launch workers), point the
+ *		children's partition filter at it and restart the join.  False when
+ *		every partition has been claimed.
+ */
+static bool
+wj_next_partition(WjScanState *state)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	ParamExecData *prm;
+	uint32		b;
+
+	if (state->kp_counter != NULL)
+		b = pg_atomic_fetch_add_u32(state->kp_counter, 1);
+	else
+		b = state->kp_local++;
+	if (b >= (uint32) state->kp_parts)
+		return false;
+
+	prm = &estate->es_param_exec_vals[state->kp_param];
+	prm->execPlan = NULL;
+	prm->value = Int32GetDatum((int32) b);
+	prm->isnull = false;
+	/* the children rescan (and re-sort) with the new filter value */
+	state->outer.ps->chgParam = bms_add_member(state->outer.ps->chgParam,
+											   state->kp_param);
+	state->inner.ps->chgParam = bms_add_member(state->inner.ps->chgParam,
+											   state->kp_param);
+	wj_restart(&state->css);
+	state->kp_bucket = (int) b;
+	return true;
 }

@@ -86,7 +86,10 @@
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
+#include "catalog/pg_operator.h"
+#include "optimizer/paramassign.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
@@ -195,6 +198,20 @@ static Plan *wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel,
 static CustomPathMethods wj_window_join_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
 	.PlanCustomPath = wj_plan_window_join,
+};
+
+static void wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
+								JoinType jointype, WjSideInfo *outer,
+								WjSideInfo *inner, List *outer_pk,
+								List *inner_pk, double wpr,
+								List *custom_private, List *node_exprs);
+static Plan *wj_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
+							 CustomPath *best_path, List *tlist,
+							 List *clauses, List *custom_plans);
+
+static CustomPathMethods wj_window_join_keypart_path_methods = {
+	.CustomName = WJ_WINDOW_JOIN_NAME,
+	.PlanCustomPath = wj_plan_keypart,
 };
 
 /*
@@ -1150,6 +1167,200 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 											   outer_path, inner_path, wpr,
 											   custom_private, node_exprs));
 	}
+	else if ((jointype == JOIN_RIGHT || jointype == JOIN_FULL) &&
+			 joinrel->consider_parallel && kclauses != NIL)
+		wj_add_keypart_path(root, joinrel, jointype, &outer, &inner,
+							outer_pk, inner_pk, wpr, custom_private,
+							node_exprs);
+}
+
+/*
+ * wj_keypart_scan
+ *		The scan under a key-partitioned input path (its Sort's input, or
+ *		the presorted scan itself), whose plan gets the partition filter;
+ *		NULL when the path is of another shape.
+ */
+static Path *
+wj_keypart_scan(Path *path)
+{
+	if (IsA(path, SortPath))
+		path = ((SortPath *) path)->subpath;
+	if (path->pathtype == T_SeqScan || path->pathtype == T_IndexScan ||
+		path->pathtype == T_BitmapHeapScan)
+		return path;
+	return NULL;
+}
+
+/*
+ * wj_add_keypart_path
+ *		A partial path for a right or full join, by key partitioning: every
+ *		participant reads both inputs in full, but their scans keep only the
+ *		rows of the key partition the participant is joining (the first hash
+ *		key, hashed; NULL keys in partition 0), so each key is joined, and
+ *		each unmatched row emitted, in exactly one process.  The sorts and
+ *		the join split; the scans do not.  Partitions are claimed from a
+ *		shared counter at run time (window_join_exec.c), so the result does
+ *		not depend on how many workers actually start.  Offered only in the
+ *		top query level (see below).
+ */
+static void
+wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+					WjSideInfo *outer, WjSideInfo *inner, List *outer_pk,
+					List *inner_pk, double wpr, List *custom_private,
+					List *node_exprs)
+{
+	List	   *kclauses = list_nth(custom_private, WJ_PATH_KEY_CLAUSES);
+	List	   *kouter_left = list_nth(custom_private, WJ_PATH_KEY_OUTER_LEFT);
+	OpExpr	   *op = (OpExpr *) linitial_node(RestrictInfo, kclauses)->clause;
+	bool		outer_left = linitial_int(kouter_left) != 0;
+	Node	   *okey = outer_left ? linitial(op->args) : lsecond(op->args);
+	Node	   *ikey = outer_left ? lsecond(op->args) : linitial(op->args);
+	Path	   *outer_path;
+	Path	   *inner_path;
+	Path	   *path;
+	Cost		scans;
+	double		divisor;
+	int			workers = 0;
+
+	/*
+	 * Only in the top query level: the partition parameter has to be
+	 * declared valid in every level's outer_params (wj_plan_keypart), and a
+	 * level whose plan is made before its parent has identified its own
+	 * (a SubPlan, an InitPlan, a CTE) would lose it again.
+	 */
+	if (root->query_level != 1 || root->parent_root != NULL)
+		return;
+
+	/* the filter goes on the base relations' scans: plain columns only */
+	if (!IsA(okey, Var) || ((Var *) okey)->varno != outer->base->relid ||
+		!IsA(ikey, Var) || ((Var *) ikey)->varno != inner->base->relid ||
+		outer->base->rtekind != RTE_RELATION ||
+		inner->base->rtekind != RTE_RELATION)
+		return;
+	outer_path = wj_parallel_safe_input(root, outer->base, outer_pk);
+	inner_path = wj_parallel_safe_input(root, inner->base, inner_pk);
+	if (outer_path == NULL || inner_path == NULL ||
+		wj_keypart_scan(outer_path) == NULL ||
+		wj_keypart_scan(inner_path) == NULL)
+		return;
+	/* as many workers as PostgreSQL would give the larger input's scan */
+	if (outer->base->partial_pathlist != NIL)
+		workers = ((Path *) linitial(outer->base->partial_pathlist))->parallel_workers;
+	if (inner->base->partial_pathlist != NIL)
+		workers = Max(workers,
+					  ((Path *) linitial(inner->base->partial_pathlist))->parallel_workers);
+	if (workers <= 0)
+		return;
+
+	path = wj_make_join_path(root, joinrel, jointype, outer_path, inner_path,
+							 wpr, custom_private, node_exprs);
+	if (!path->parallel_safe)
+		return;
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	divisor = wj_parallel_divisor(path);
+
+	/* every participant scans both inputs; sorts and join split */
+	scans = wj_keypart_scan(outer_path)->total_cost +
+		wj_keypart_scan(inner_path)->total_cost;
+	path->rows = clamp_row_est(joinrel->rows / divisor);
+	if (path->startup_cost > scans)
+		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
+	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;
+	((CustomPath *) path)->methods = &wj_window_join_keypart_path_methods;
+	add_partial_path(joinrel, path);
+}
+
+/*
+ * wj_partition_filter
+ *		"COALESCE((hash(key) & 0x7fffffff) % parts, 0) = $param": the rows of
+ *		the key partition in param, NULL keys in partition 0.
+ */
+static Expr *
+wj_partition_filter(Expr *key, Oid hashfn, int parts, Param *param)
+{
+	Expr	   *h;
+	CoalesceExpr *ce = makeNode(CoalesceExpr);
+	OpExpr	   *eq;
+
+	h = (Expr *) makeFuncExpr(hashfn, INT4OID, list_make1(copyObject(key)),
+							  InvalidOid, exprCollation((Node *) key),
+							  COERCE_EXPLICIT_CALL);
+	h = (Expr *) makeFuncExpr(F_INT4AND, INT4OID,
+							  list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
+													  Int32GetDatum(PG_INT32_MAX),
+													  false, true)),
+							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	h = (Expr *) makeFuncExpr(F_INT4MOD, INT4OID,
+							  list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
+													  Int32GetDatum(parts),
+													  false, true)),
+							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	ce->coalescetype = INT4OID;
+	ce->coalescecollid = InvalidOid;
+	ce->args = list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
+									   Int32GetDatum(0), false, true));
+	ce->location = -1;
+	eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
+								  (Expr *) ce, (Expr *) param,
+								  InvalidOid, InvalidOid);
+	eq->opfuncid = F_INT4EQ;
+	return (Expr *) eq;
+}
+
+/*
+ * wj_plan_keypart
+ *		PlanCustomPath of a key-partitioned path: the ordinary CustomScan,
+ *		whose two input scans get the partition filter on a new PARAM_EXEC
+ *		that the executor sets to each partition it claims.
+ */
+static Plan *
+wj_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = (CustomScan *) wj_plan_window_join(root, rel, best_path,
+														   tlist, clauses,
+														   custom_plans);
+	Param	   *param = generate_new_exec_param(root, INT4OID, -1, InvalidOid);
+	int			parts = best_path->path.parallel_workers +
+		(parallel_leader_participation ? 1 : 0);
+	int			side;
+	PlannerInfo *proot;
+
+	/*
+	 * The parameter is set by this node for its own children, as a
+	 * NestLoop sets its nestParams, but SS_finalize_plan only knows about
+	 * NestLoop's: declare it valid at this query level and every level
+	 * above (it shows in the extParam of the nodes above, up to the top),
+	 * as if it came from outside.  Nothing but this node sets it, so no
+	 * rescan is ever triggered by it from above.
+	 */
+	for (proot = root; proot != NULL; proot = proot->parent_root)
+		proot->outer_params = bms_add_member(proot->outer_params,
+											 param->paramid);
+
+	parts = Max(parts, 1);
+	for (side = 0; side < 2; side++)
+	{
+		Expr	   *key = linitial(list_nth(cscan->custom_exprs,
+											side == 0 ? WJ_EXPR_OUTER_KEYS : WJ_EXPR_INNER_KEYS));
+		Oid			hashfn = linitial_oid(list_nth(cscan->custom_private,
+												   side == 0 ? WJ_PRIV_OUTER_HASHFN : WJ_PRIV_INNER_HASHFN));
+		Plan	   *scan = (Plan *) list_nth(cscan->custom_plans, side);
+
+		if (IsA(scan, Sort))
+			scan = scan->lefttree;
+		if (!IsA(scan, SeqScan) && !IsA(scan, IndexScan) &&
+			!IsA(scan, BitmapHeapScan))
+			elog(ERROR, "unexpected input plan of a key-partitioned window join: %d",
+				 (int) nodeTag(scan));
+		scan->qual = lcons(wj_partition_filter(key, hashfn, parts, param),
+						   scan->qual);
+	}
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger(param->paramid));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(parts));
+	return &cscan->scan.plan;
 }
 
 /*
