@@ -81,6 +81,10 @@ BEGIN
                 node_at > 0 AND gather_at > 0 AND gather_at < node_at, n, d_serial, d_off);
 END $$;
 
+-- First the outer split: each participant joins its share of the outer
+-- rows with all inner rows
+SET windowjoin.enable_key_partitioning = off;
+
 -- IntervalJoin
 EXPLAIN (COSTS OFF)
 SELECT a.v, b.v FROM pa a JOIN pb b
@@ -104,7 +108,7 @@ RESET enable_nestloop;
 SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
   ON b.t BETWEEN a.t AND a.t + interval '3 seconds' AND a.v % 3 <> b.v % 3
   WHERE b.v < 2000$q$);
--- right and full joins have no partial path: still the right rows
+-- right and full joins have no partial path without key partitioning
 SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 
@@ -144,28 +148,6 @@ SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   LEFT JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
 
--- Right and full window joins: key-partitioned, every participant scans
--- both inputs and joins the keys of the partitions it claims (NULL keys in
--- partition 0)
-EXPLAIN (COSTS OFF)
-SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start
-  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
-  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
-    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
-  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
-  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
-    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, b.window_start
-  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
-  RIGHT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
-    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
-  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
-  FULL JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
-    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
-    AND a.v % 5 <> b.v % 5$q$);
-
 -- AsOfJoin: merge/sweep and lookup strategies, inner and left
 EXPLAIN (COSTS OFF)
 SELECT a.v, x.v FROM pa a LEFT JOIN LATERAL (
@@ -196,6 +178,56 @@ SELECT par_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), cou
 SELECT par_check('WindowExpand', $q$SELECT k, window_start, window_end, sum(v), avg(v)
   FROM pw, cumulate(t, interval '1 minute', interval '5 minutes') GROUP BY 1, 2, 3$q$);
 
+-- Key partitioning: every participant scans both inputs in full, keeps
+-- only the rows of the key partitions it claims (NULL keys in partition 0)
+-- and sorts and joins those; right and full joins can only split this way
+SET windowjoin.enable_key_partitioning = on;
+EXPLAIN (COSTS OFF)
+SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a RIGHT JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '3 seconds'
+  AND a.v % 4 <> b.v % 4$q$);
+-- no key: no key partitioning, the right join stays serial
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a RIGHT JOIN pb b
+  ON b.t BETWEEN a.t AND a.t + interval '2 seconds' WHERE b.v < 1000$q$);
+
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+EXPLAIN (COSTS OFF)
+SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, b.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  RIGHT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  FULL JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
+    AND a.v % 5 <> b.v % 5$q$);
+
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+
+-- No worker can start: the leader claims every partition itself
+SET max_parallel_workers = 0;
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+RESET max_parallel_workers;
+
 -- The same with the leader not participating: only the workers run the node
 SET parallel_leader_participation = off;
 SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
@@ -212,6 +244,8 @@ SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS
   FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
   FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 RESET parallel_leader_participation;
 
 -- EXPLAIN ANALYZE of a node under a Gather: the leader's rows, a line per

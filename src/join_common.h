@@ -11,7 +11,9 @@
 #define JOIN_COMMON_H
 
 #include "commands/explain.h"
+#include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
+#include "port/atomics.h"
 
 /* The cheapest unparameterized path of rel delivering rows in pathkeys order */
 extern Path *wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys);
@@ -48,6 +50,35 @@ extern Path *wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel,
 
 /* How many shares of a partial path's rows one participant sees */
 extern double wj_parallel_divisor(Path *path);
+
+/*
+ * Key partitioning (docs/parallel.md): a partial path whose participants
+ * each read both inputs in full but keep only the rows of the key partition
+ * they are joining, claimed one after the other from a shared counter.
+ * Planner side: the scan under an input path that gets the partition filter
+ * (NULL if the path has another shape), the number of partitions, and the
+ * filters with their PARAM_EXEC (returned).
+ */
+extern Path *wj_keypart_scan(Path *path);
+extern int	wj_keypart_parts(Path *path);
+extern int	wj_keypart_plan(PlannerInfo *root, int parts,
+							Plan *outer_plan, Expr *outer_key, Oid outer_hash,
+							Plan *inner_plan, Expr *inner_key, Oid inner_hash);
+
+/* Executor side: a node's partition state */
+typedef struct WjKeyPart
+{
+	int			parts;			/* 0: not key-partitioned */
+	int			param;			/* PARAM_EXEC holding the partition */
+	int			bucket;			/* partition being joined, -1: none yet */
+	bool		finished;		/* no partition left to claim */
+	uint32		local;			/* counter when there is no DSM segment */
+	pg_atomic_uint32 *counter;	/* shared counter, or NULL */
+} WjKeyPart;
+
+/* Claim the next partition and point the children at it; false: none left */
+extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
+							PlanState *inner);
 
 /* "Inner", "Left", ... for EXPLAIN's Join Type line */
 extern const char *wj_join_type_name(JoinType jointype);

@@ -194,19 +194,7 @@ typedef struct WjScanState
 	WjStateStats stats;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 
-	/*
-	 * Key-partitioned execution (right and full joins under a Gather): the
-	 * key space is cut into kp_parts partitions; the children's scans keep
-	 * the rows of the partition in PARAM_EXEC kp_param, and the
-	 * participants claim partitions from a shared counter until none is
-	 * left, joining each partition completely.
-	 */
-	int			kp_parts;		/* 0: not key-partitioned */
-	int			kp_param;
-	int			kp_bucket;		/* partition being joined, -1: none yet */
-	bool		kp_finished;	/* no partition left to claim */
-	uint32		kp_local;		/* counter when there is no DSM segment */
-	pg_atomic_uint32 *kp_counter;	/* shared counter, or NULL */
+	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
 
 	WjPhase		phase;
 	WjPhase		after_orphans;
@@ -358,10 +346,10 @@ wj_begin(CustomScanState *node, EState *estate, int eflags)
 	state->jointype = (JoinType) intVal(list_nth(priv, WJ_PRIV_JOINTYPE));
 	if (list_length(priv) > WJ_PRIV_NITEMS)
 	{
-		state->kp_param = intVal(list_nth(priv, WJ_PRIV_KP_PARAM));
-		state->kp_parts = intVal(list_nth(priv, WJ_PRIV_KP_PARTS));
+		state->kp.param = intVal(list_nth(priv, WJ_PRIV_KP_PARAM));
+		state->kp.parts = intVal(list_nth(priv, WJ_PRIV_KP_PARTS));
 	}
-	state->kp_bucket = -1;
+	state->kp.bucket = -1;
 	state->mode = (WjMode) intVal(list_nth(priv, WJ_PRIV_MODE));
 	state->kind = (WjWindowKind) intVal(list_nth(priv, WJ_PRIV_KIND));
 	if (state->mode == WJ_MODE_TIME)
@@ -956,10 +944,9 @@ wj_exec(CustomScanState *node)
 		{
 			case WJ_PHASE_START:
 				/* key-partitioned: claim a partition before reading */
-				if (state->kp_parts > 0 && state->kp_bucket < 0 &&
+				if (state->kp.parts > 0 && state->kp.bucket < 0 &&
 					!wj_next_partition(state))
 				{
-					state->kp_finished = true;
 					state->phase = WJ_PHASE_DONE;
 					return NULL;
 				}
@@ -1116,12 +1103,9 @@ wj_exec(CustomScanState *node)
 
 			case WJ_PHASE_DONE:
 				/* key-partitioned: on to the next unclaimed partition */
-				if (state->kp_parts > 0 && !state->kp_finished)
-				{
-					if (wj_next_partition(state))
-						break;
-					state->kp_finished = true;
-				}
+				if (state->kp.parts > 0 && !state->kp.finished &&
+					wj_next_partition(state))
+					break;
 				return NULL;
 		}
 	}
@@ -1165,9 +1149,9 @@ wj_rescan(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 
-	state->kp_bucket = -1;
-	state->kp_finished = false;
-	state->kp_local = 0;
+	state->kp.bucket = -1;
+	state->kp.finished = false;
+	state->kp.local = 0;
 	wj_restart(node);
 }
 
@@ -1314,8 +1298,8 @@ wj_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	WjScanState *state = (WjScanState *) node;
 
-	state->kp_counter = (pg_atomic_uint32 *) coordinate;
-	pg_atomic_init_u32(state->kp_counter, 0);
+	state->kp.counter = (pg_atomic_uint32 *) coordinate;
+	pg_atomic_init_u32(state->kp.counter, 0);
 	wj_instr_init_dsm(&state->pinstr, pcxt,
 					  (char *) coordinate + WJ_DSM_COUNTER_SIZE);
 }
@@ -1325,7 +1309,7 @@ wj_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	WjScanState *state = (WjScanState *) node;
 
-	pg_atomic_write_u32(state->kp_counter, 0);
+	pg_atomic_write_u32(state->kp.counter, 0);
 }
 
 static void
@@ -1333,7 +1317,7 @@ wj_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	WjScanState *state = (WjScanState *) node;
 
-	state->kp_counter = (pg_atomic_uint32 *) coordinate;
+	state->kp.counter = (pg_atomic_uint32 *) coordinate;
 	wj_instr_init_worker(&state->pinstr,
 						 (char *) coordinate + WJ_DSM_COUNTER_SIZE);
 }
@@ -1348,36 +1332,15 @@ wj_shutdown(CustomScanState *node)
 
 /*
  * wj_next_partition
- *		Key-partitioned execution: claim the next unclaimed partition (from
- *		the shared counter, or a local one when the node runs without a DSM
- *		segment, e.g. when the Gather could not launch workers), point the
- *		children's partition filter at it and restart the join.  False when
- *		every partition has been claimed.
+ *		Key-partitioned execution: claim the next partition and restart the
+ *		join on it; false when every partition has been claimed.
  */
 static bool
 wj_next_partition(WjScanState *state)
 {
-	EState	   *estate = state->css.ss.ps.state;
-	ParamExecData *prm;
-	uint32		b;
-
-	if (state->kp_counter != NULL)
-		b = pg_atomic_fetch_add_u32(state->kp_counter, 1);
-	else
-		b = state->kp_local++;
-	if (b >= (uint32) state->kp_parts)
+	if (!wj_keypart_next(&state->kp, state->css.ss.ps.state,
+						 state->outer.ps, state->inner.ps))
 		return false;
-
-	prm = &estate->es_param_exec_vals[state->kp_param];
-	prm->execPlan = NULL;
-	prm->value = Int32GetDatum((int32) b);
-	prm->isnull = false;
-	/* the children rescan (and re-sort) with the new filter value */
-	state->outer.ps->chgParam = bms_add_member(state->outer.ps->chgParam,
-											   state->kp_param);
-	state->inner.ps->chgParam = bms_add_member(state->inner.ps->chgParam,
-											   state->kp_param);
 	wj_restart(&state->css);
-	state->kp_bucket = (int) b;
 	return true;
 }

@@ -86,10 +86,7 @@
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
-#include "catalog/pg_operator.h"
-#include "optimizer/paramassign.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
@@ -1167,28 +1164,17 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 											   outer_path, inner_path, wpr,
 											   custom_private, node_exprs));
 	}
-	else if ((jointype == JOIN_RIGHT || jointype == JOIN_FULL) &&
-			 joinrel->consider_parallel && kclauses != NIL)
+
+	/*
+	 * Key-partitioned, any join type: right and full joins can only split
+	 * this way; for the others it competes with the path above (it splits
+	 * both sorts but repeats both scans).
+	 */
+	if (wj_enable_key_partitioning && joinrel->consider_parallel &&
+		kclauses != NIL)
 		wj_add_keypart_path(root, joinrel, jointype, &outer, &inner,
 							outer_pk, inner_pk, wpr, custom_private,
 							node_exprs);
-}
-
-/*
- * wj_keypart_scan
- *		The scan under a key-partitioned input path (its Sort's input, or
- *		the presorted scan itself), whose plan gets the partition filter;
- *		NULL when the path is of another shape.
- */
-static Path *
-wj_keypart_scan(Path *path)
-{
-	if (IsA(path, SortPath))
-		path = ((SortPath *) path)->subpath;
-	if (path->pathtype == T_SeqScan || path->pathtype == T_IndexScan ||
-		path->pathtype == T_BitmapHeapScan)
-		return path;
-	return NULL;
 }
 
 /*
@@ -1224,7 +1210,7 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 
 	/*
 	 * Only in the top query level: the partition parameter has to be
-	 * declared valid in every level's outer_params (wj_plan_keypart), and a
+	 * declared valid in every level's outer_params (wj_keypart_plan), and a
 	 * level whose plan is made before its parent has identified its own
 	 * (a SubPlan, an InitPlan, a CTE) would lose it again.
 	 */
@@ -1272,43 +1258,6 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 }
 
 /*
- * wj_partition_filter
- *		"COALESCE((hash(key) & 0x7fffffff) % parts, 0) = $param": the rows of
- *		the key partition in param, NULL keys in partition 0.
- */
-static Expr *
-wj_partition_filter(Expr *key, Oid hashfn, int parts, Param *param)
-{
-	Expr	   *h;
-	CoalesceExpr *ce = makeNode(CoalesceExpr);
-	OpExpr	   *eq;
-
-	h = (Expr *) makeFuncExpr(hashfn, INT4OID, list_make1(copyObject(key)),
-							  InvalidOid, exprCollation((Node *) key),
-							  COERCE_EXPLICIT_CALL);
-	h = (Expr *) makeFuncExpr(F_INT4AND, INT4OID,
-							  list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
-													  Int32GetDatum(PG_INT32_MAX),
-													  false, true)),
-							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-	h = (Expr *) makeFuncExpr(F_INT4MOD, INT4OID,
-							  list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
-													  Int32GetDatum(parts),
-													  false, true)),
-							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-	ce->coalescetype = INT4OID;
-	ce->coalescecollid = InvalidOid;
-	ce->args = list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
-									   Int32GetDatum(0), false, true));
-	ce->location = -1;
-	eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
-								  (Expr *) ce, (Expr *) param,
-								  InvalidOid, InvalidOid);
-	eq->opfuncid = F_INT4EQ;
-	return (Expr *) eq;
-}
-
-/*
  * wj_plan_keypart
  *		PlanCustomPath of a key-partitioned path: the ordinary CustomScan,
  *		whose two input scans get the partition filter on a new PARAM_EXEC
@@ -1321,44 +1270,17 @@ wj_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	CustomScan *cscan = (CustomScan *) wj_plan_window_join(root, rel, best_path,
 														   tlist, clauses,
 														   custom_plans);
-	Param	   *param = generate_new_exec_param(root, INT4OID, -1, InvalidOid);
-	int			parts = best_path->path.parallel_workers +
-		(parallel_leader_participation ? 1 : 0);
-	int			side;
-	PlannerInfo *proot;
+	int			parts = wj_keypart_parts(&best_path->path);
+	int			paramid;
 
-	/*
-	 * The parameter is set by this node for its own children, as a
-	 * NestLoop sets its nestParams, but SS_finalize_plan only knows about
-	 * NestLoop's: declare it valid at this query level and every level
-	 * above (it shows in the extParam of the nodes above, up to the top),
-	 * as if it came from outside.  Nothing but this node sets it, so no
-	 * rescan is ever triggered by it from above.
-	 */
-	for (proot = root; proot != NULL; proot = proot->parent_root)
-		proot->outer_params = bms_add_member(proot->outer_params,
-											 param->paramid);
-
-	parts = Max(parts, 1);
-	for (side = 0; side < 2; side++)
-	{
-		Expr	   *key = linitial(list_nth(cscan->custom_exprs,
-											side == 0 ? WJ_EXPR_OUTER_KEYS : WJ_EXPR_INNER_KEYS));
-		Oid			hashfn = linitial_oid(list_nth(cscan->custom_private,
-												   side == 0 ? WJ_PRIV_OUTER_HASHFN : WJ_PRIV_INNER_HASHFN));
-		Plan	   *scan = (Plan *) list_nth(cscan->custom_plans, side);
-
-		if (IsA(scan, Sort))
-			scan = scan->lefttree;
-		if (!IsA(scan, SeqScan) && !IsA(scan, IndexScan) &&
-			!IsA(scan, BitmapHeapScan))
-			elog(ERROR, "unexpected input plan of a key-partitioned window join: %d",
-				 (int) nodeTag(scan));
-		scan->qual = lcons(wj_partition_filter(key, hashfn, parts, param),
-						   scan->qual);
-	}
-	cscan->custom_private = lappend(cscan->custom_private,
-									makeInteger(param->paramid));
+	paramid = wj_keypart_plan(root, parts,
+							  linitial(cscan->custom_plans),
+							  linitial(list_nth(cscan->custom_exprs, WJ_EXPR_OUTER_KEYS)),
+							  linitial_oid(list_nth(cscan->custom_private, WJ_PRIV_OUTER_HASHFN)),
+							  lsecond(cscan->custom_plans),
+							  linitial(list_nth(cscan->custom_exprs, WJ_EXPR_INNER_KEYS)),
+							  linitial_oid(list_nth(cscan->custom_private, WJ_PRIV_INNER_HASHFN)));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(paramid));
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(parts));
 	return &cscan->scan.plan;
 }
