@@ -28,6 +28,9 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+-- real parallel plans only (force_parallel_mode = regress would also hide
+-- the "parallel worker" context of errors raised in workers)
+SET force_parallel_mode = off;
 
 -- par_check(node, query): run query with parallel plans, serial (no
 -- workers) and with windowjoin's nodes off; report whether the parallel plan
