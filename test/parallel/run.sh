@@ -17,14 +17,20 @@
 # choice) are ignored.  Prints one "test NAME (parallel
 # plans forced) ... ok" line per suite; exits non-zero if any differs.
 # Run it against a running server with windowjoin preloaded (make
-# installcheck's environment: PGHOST/PGPORT, PG_CONFIG).
+# installcheck's environment: PGHOST/PGPORT, PG_CONFIG); arguments, if any,
+# name the suites to run (default: all of sql/*.sql).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 out=$(mktemp -d /tmp/wj-parallel-XXXXXX)
 chmod 755 "$out"
 export PGOPTIONS="${PGOPTIONS:-} -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0 -c max_parallel_workers_per_gather=2"
-make -s installcheck ${PG_CONFIG:+PG_CONFIG=$PG_CONFIG} \
+if [ $# -gt 0 ]; then
+	tests="$*"
+else
+	tests=$(ls sql/*.sql | sed 's|sql/||; s|\.sql$||' | tr '\n' ' ')
+fi
+make -s installcheck ${PG_CONFIG:+PG_CONFIG=$PG_CONFIG} REGRESS="$tests" \
 	REGRESS_OPTS="--inputdir=. --outputdir=$out --load-extension=windowjoin" \
 	> "$out/pg_regress.log" 2>&1
 
@@ -39,8 +45,7 @@ filter() {
 }
 
 status=0
-for f in sql/*.sql; do
-	t=$(basename "$f" .sql)
+for t in $tests; do
 	if [ ! -f "$out/results/$t.out" ]; then
 		echo "test $t (parallel plans forced) ... FAILED (no output)"
 		status=1
