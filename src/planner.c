@@ -22,7 +22,7 @@
 #include "optimizer/planner.h"
 
 #include "session_sort.h"
-#include "window_agg.h"
+#include "window_expand.h"
 #include "windowjoin.h"
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;

@@ -56,7 +56,7 @@
 
 #include "join_common.h"
 #include "session_sort.h"
-#include "window_agg.h"
+#include "window_expand.h"
 
 /*
  * Bytes a stored row takes besides its columns other than the time: its

@@ -29,7 +29,7 @@
 #include "utils/tuplestore.h"
 
 #include "session_sort.h"
-#include "window_agg.h"
+#include "window_expand.h"
 #include "windowjoin.h"
 
 PG_MODULE_MAGIC;

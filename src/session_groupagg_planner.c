@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * session_agg.c
+ * session_groupagg_planner.c
  *	  Streaming aggregation over session windows.
  *
  * A session aggregate is written as
@@ -29,7 +29,7 @@
  * same sort operators, followed by fields of the session() result.  It then
  * competes on cost with PostgreSQL's paths.
  *
- * src/session_agg.c
+ * src/session_groupagg_planner.c
  *
  *-------------------------------------------------------------------------
  */
@@ -46,7 +46,7 @@
 #include "parser/parsetree.h"
 #include "utils/selfuncs.h"
 
-#include "window_agg.h"
+#include "window_expand.h"
 #include "windowjoin.h"
 
 /*

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * session.c
+ * session_function.c
  *	  session(ts, gap) OVER (PARTITION BY keys ORDER BY ts): Flink's SESSION
  *	  window as a PostgreSQL window function.
  *
@@ -24,7 +24,7 @@
  * columns.  NULL times must come first or last in their partition (as ORDER
  * BY puts them); one between two non-NULL times is an ordering error too.
  *
- * src/session.c
+ * src/session_function.c
  *
  *-------------------------------------------------------------------------
  */

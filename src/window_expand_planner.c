@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * window_agg_planner.c
+ * window_expand_planner.c
  *	  Pane-based aggregation over hop() and cumulate() windows.
  *
  * "SELECT window_start, window_end, sum(price) FROM bid, hop(bidtime,
@@ -41,7 +41,7 @@
  *	- all aggregates support partial aggregation and the grouping can hash.
  * It then competes on cost with PostgreSQL's plan.
  *
- * src/window_agg_planner.c
+ * src/window_expand_planner.c
  *
  *-------------------------------------------------------------------------
  */
@@ -70,7 +70,7 @@
 #include "utils/syscache.h"
 
 #include "join_common.h"
-#include "window_agg.h"
+#include "window_expand.h"
 #include "window_arith.h"
 #include "windowjoin.h"
 

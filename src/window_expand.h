@@ -1,16 +1,17 @@
 /*-------------------------------------------------------------------------
  *
- * window_agg.h
+ * window_expand.h
  *	  Aggregation over windows: pane-based hop()/cumulate() aggregation
- *	  (window_agg_planner.c, and its WindowExpand executor node in
- *	  window_agg_exec.c) and streaming session aggregation (session_agg.c).
+ *	  (window_expand_planner.c, and its WindowExpand executor node in
+ *	  window_expand_exec.c) and streaming session aggregation
+ *	  (session_groupagg_planner.c).
  *
- * src/window_agg.h
+ * src/window_expand.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WINDOW_AGG_H
-#define WINDOW_AGG_H
+#ifndef WINDOW_EXPAND_H
+#define WINDOW_EXPAND_H
 
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
@@ -39,11 +40,11 @@ extern void wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									RelOptInfo *output_rel, void *extra);
 extern void wj_window_expand_register(void);
 
-/* session_agg.c */
+/* session_groupagg_planner.c */
 extern void wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									 RelOptInfo *output_rel, void *extra);
 
 /* Is funcid windowjoin's C function with this symbol? */
 extern bool wj_is_windowjoin_function(Oid funcid, const char *symbol);
 
-#endif							/* WINDOW_AGG_H */
+#endif							/* WINDOW_EXPAND_H */

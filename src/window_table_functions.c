@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * window_functions.c
+ * window_table_functions.c
  *	  SQL-callable building blocks of tumble(), hop() and cumulate().
  *
  * The user-facing functions are LANGUAGE sql set-returning functions
@@ -19,7 +19,7 @@
  * functions of the set-returning ones: rows per call from constant
  * arguments.
  *
- * src/window_functions.c
+ * src/window_table_functions.c
  *
  *-------------------------------------------------------------------------
  */

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
- * window_agg_exec.c
+ * window_expand_exec.c
  *	  WindowExpand: the executor node between the partial and the final
  *	  aggregation of a pane-based hop()/cumulate() aggregate (see
- *	  window_agg_planner.c).
+ *	  window_expand_planner.c).
  *
  * Each input row is (pane, keys..., partial aggregate states...).  The
  * node emits it once per window containing the pane, with the pane column
@@ -13,7 +13,7 @@
  * windowjoin.max_windows_per_row) as hop() and cumulate() themselves.  The
  * node keeps one input row at a time: it holds no other state.
  *
- * src/window_agg_exec.c
+ * src/window_expand_exec.c
  *
  *-------------------------------------------------------------------------
  */
@@ -25,7 +25,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
 
-#include "window_agg.h"
+#include "window_expand.h"
 #include "window_arith.h"
 #include "windowjoin.h"
 
