@@ -6,7 +6,8 @@
 # memory (VmHWM) belongs to that configuration alone.  Appends one
 # tab-separated line per configuration to $OUT/results.tsv:
 #   workload class group size median_ms runs warmup_ms times checksum vm_hwm_kb rss_shmem_kb
-# and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/.
+# and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/ (serial
+# and, as W.2workers.txt, with 2 workers).
 # Environment: BENCH (this folder), DATA (CSV folder), OUT, RUNS, SLOW_MS,
 # ALONE_MS (see wj_bench_run in bench_lib.sql; the windowjoin configurations
 # always get RUNS runs), SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
@@ -59,8 +60,10 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	printf '  %-12s %-8s %10.1f ms  (%s run(s))  %s\n' "$wl" "$class" "$(cut -f1 <<<"$line")" \
 		"$(cut -f2 <<<"$line")" "$(cut -f5 <<<"$line")"
 	if [ "$class" = wj ] || [ "$class" = wj2 ]; then
+		plan=$wl
+		[ "$class" = wj2 ] && plan=$wl.2workers
 		"${PSQL[@]}" -A -t -c "$(settings "$class")" \
 			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q" \
-			>"$OUT/plans/$wl${class#wj}.txt"
+			>"$OUT/plans/$plan.txt"
 	fi
 done
