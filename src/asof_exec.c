@@ -89,9 +89,11 @@
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
+#include "utils/tuplestore.h"
 
 #include "asof.h"
 #include "state_stats.h"
+#include "time_shift.h"
 #include "windowjoin.h"
 
 /* A comparison of an outer value with an inner value */
@@ -134,6 +136,23 @@ typedef struct AsOfJoinState
 	Datum	   *okeys;			/* current outer row's keys */
 	Datum		otime;			/* and time */
 
+	/*
+	 * A shifted outer time (o.t + interval '1 hour', see time_shift.c) is
+	 * computed from its base without an error; where it is out of range,
+	 * the real expression is evaluated only if the outer keys have some
+	 * version, as PostgreSQL's plan evaluates it only then.  The merge
+	 * remembers an inner row of the current outer keys already read; the
+	 * sweep sets such outer rows aside and answers them at the end.
+	 */
+	bool		has_shift;
+	WjShift		shift;
+	ExprState  *time_base;
+	TupleTableSlot *seen_slot;	/* merge: a read row of the outer keys */
+	bool		seen_valid;
+	Tuplestorestate *deferred;	/* sweep: outer rows set aside */
+	TupleTableSlot *deferred_slot;
+	bool		drained;		/* sweep: every inner row read */
+
 	TupleTableSlot *next;		/* inner lookahead, NULL if none */
 	bool		inner_done;		/* inner child exhausted */
 	TupleTableSlot *best_slot;	/* the current version (a copy) */
@@ -148,7 +167,7 @@ typedef struct AsOfJoinState
 	TupleHashTable hashtable;
 	MemoryContext metacxt;		/* the table itself, and hashcxt */
 	MemoryContext hashcxt;		/* its entries and the version copies */
-	TupleTableSlot *probe_slot; /* keys only, in the inner layout */
+	TupleTableSlot *probe_slot; /* the keys alone, one column per key */
 	TupleTableSlot *match_slot; /* a version out of the table */
 	Datum	   *ikeys;			/* keys of the inner row being stored */
 
@@ -173,6 +192,7 @@ typedef struct AsOfJoinState
 	bool	   *batch_isnull;
 	int			batch_n;
 	int			batch_pos;		/* next one to return */
+	int			batch_size;		/* rows to read into the next batch */
 	bool		outer_done;		/* outer child exhausted */
 	ExprContext *batch_econtext;	/* their keys and times, per batch */
 
@@ -214,7 +234,9 @@ typedef struct AsOfVersions
 } AsOfVersions;
 
 /*
- * The lookup strategy answers outer rows in batches of ASOF_BATCH, in
+ * The lookup strategy answers outer rows in batches of up to ASOF_BATCH
+ * (the first batch of a scan is one row, each next one twice as large, so
+ * that a LIMIT above the node reads few more outer rows than it needs), in
  * phases: find each row's key and (with int64 times) the block of
  * ASOF_FENCE versions holding its answer, asking the CPU to prefetch that
  * block; then find each row's version in its block and prefetch the
@@ -411,9 +433,24 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	Assert(i == s->nkeys);
 
-	s->outer_time = ExecInitExpr((Expr *) linitial(list_nth(cscan->custom_exprs,
-															ASOF_EXPR_OUTER_TIME)),
-								 &node->ss.ps);
+	{
+		Expr	   *texpr = (Expr *) linitial(list_nth(cscan->custom_exprs,
+													   ASOF_EXPR_OUTER_TIME));
+		Expr	   *base;
+
+		s->outer_time = ExecInitExpr(texpr, &node->ss.ps);
+		s->has_shift = wj_shift_match(texpr, &base, &s->shift);
+		if (s->has_shift)
+		{
+			s->time_base = ExecInitExpr(base, &node->ss.ps);
+			s->seen_slot = ExecInitExtraTupleSlot(estate,
+												  ExecGetResultType(s->inner_ps),
+												  &TTSOpsMinimalTuple);
+			s->deferred_slot = ExecInitExtraTupleSlot(estate,
+													  node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+													  &TTSOpsMinimalTuple);
+		}
+	}
 	s->inner_time_attno = list_nth_int(attnos, s->nkeys);
 	asof_init_cmp(&s->time_cmp,
 				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH),
@@ -449,6 +486,8 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		FmgrInfo   *hashfunctions = palloc0(sizeof(FmgrInfo) * s->nkeys);
 		Oid		   *eqfuncs = palloc0(sizeof(Oid) * s->nkeys);
 		Oid		   *collations = palloc0(sizeof(Oid) * s->nkeys);
+		TupleDesc	keydesc;
+		AttrNumber *keycols;
 
 		for (i = 0; i < s->nkeys; i++)
 		{
@@ -462,17 +501,29 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->hashcxt = AllocSetContextCreate(s->metacxt,
 										   "AsOfJoin versions",
 										   ALLOCSET_DEFAULT_SIZES);
+		/*
+		 * The table is keyed by a tuple of the keys alone, one column per
+		 * key, so that two keys on the same inner column (r.a = o.x AND
+		 * r.a = o.y) are still two values, each compared with its own.
+		 */
+		keydesc = CreateTemplateTupleDesc(s->nkeys);
+		keycols = palloc(sizeof(AttrNumber) * s->nkeys);
+		for (i = 0; i < s->nkeys; i++)
+		{
+			TupleDescCopyEntry(keydesc, i + 1, ExecGetResultType(s->inner_ps),
+							   s->inner_key_attno[i]);
+			keycols[i] = i + 1;
+		}
 		s->hashtable = BuildTupleHashTableExt(&node->ss.ps,
-											  ExecGetResultType(s->inner_ps),
-											  s->nkeys, s->inner_key_attno,
+											  keydesc,
+											  s->nkeys, keycols,
 											  eqfuncs, hashfunctions,
 											  collations, 256, 0,
 											  s->metacxt,
 											  s->hashcxt,
 											  node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory,
 											  false);
-		s->probe_slot = ExecInitExtraTupleSlot(estate,
-											   ExecGetResultType(s->inner_ps),
+		s->probe_slot = ExecInitExtraTupleSlot(estate, keydesc,
 											   &TTSOpsVirtual);
 		s->match_slot = ExecInitExtraTupleSlot(estate,
 											   ExecGetResultType(s->inner_ps),
@@ -524,6 +575,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 	s->batch_n = 0;
 	s->batch_pos = 0;
+	s->batch_size = 1;
 	s->outer_done = false;
 	s->loaded = false;
 	s->fallback = false;
@@ -534,6 +586,9 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	s->have_best = false;
 	s->best_is_next = false;
 	s->best_bytes = 0;
+	s->seen_valid = false;
+	s->deferred = NULL;
+	s->drained = false;
 	wj_state_reset(&s->stats, false);
 }
 
@@ -553,9 +608,9 @@ asof_fetch_inner(AsOfJoinState *s)
 		s->next = slot;
 }
 
-/* True if the inner row has a NULL key or time: it can never match */
+/* True if the inner row has a NULL key: it can never match */
 static bool
-asof_inner_has_nulls(AsOfJoinState *s, TupleTableSlot *inner)
+asof_inner_key_null(AsOfJoinState *s, TupleTableSlot *inner)
 {
 	bool		isnull;
 	int			i;
@@ -566,14 +621,48 @@ asof_inner_has_nulls(AsOfJoinState *s, TupleTableSlot *inner)
 		if (isnull)
 			return true;
 	}
+	return false;
+}
+
+/* True if the inner row has a NULL time */
+static bool
+asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner)
+{
+	bool		isnull;
+
 	(void) slot_getattr(inner, s->inner_time_attno, &isnull);
 	return isnull;
+}
+
+/*
+ * asof_keep_null_time
+ *		Do rows with a NULL time (and keys) stay in the inner stream?  They
+ *		never match, but they are versions of their keys for which
+ *		PostgreSQL's plan evaluates the outer time: the lookup strategy
+ *		evaluates it only for keys that have versions, and a shifted time
+ *		out of range needs the same knowledge.
+ */
+static inline bool
+asof_keep_null_time(AsOfJoinState *s)
+{
+	return s->has_shift ||
+		(s->strategy == ASOF_STRATEGY_LOOKUP && !s->fallback);
+}
+
+/* True if the inner row is to be skipped: a NULL key or (see above) time */
+static bool
+asof_inner_has_nulls(AsOfJoinState *s, TupleTableSlot *inner)
+{
+	if (asof_inner_key_null(s, inner))
+		return true;
+	return !asof_keep_null_time(s) && asof_inner_time_null(s, inner);
 }
 
 /*
  * asof_peek_inner
  *		The current inner row (s->next), reading on past rows with a NULL key
  *		or time, which never match; NULL when the inner side is exhausted.
+ *		Rows with a NULL time are kept when asof_keep_null_time says so.
  */
 static TupleTableSlot *
 asof_peek_inner(AsOfJoinState *s)
@@ -652,6 +741,23 @@ asof_forget(AsOfJoinState *s)
 }
 
 /*
+ * asof_note_seen
+ *		Merge with a shifted time: remember that an inner row of the current
+ *		outer keys was read (it may be consumed before an outer row whose
+ *		shifted time is out of range needs to know that it existed).
+ */
+static void
+asof_note_seen(AsOfJoinState *s, TupleTableSlot *inner)
+{
+	if (!s->has_shift)
+		return;
+	if (s->seen_valid && asof_compare_keys(s, s->seen_slot) == 0)
+		return;
+	ExecCopySlot(s->seen_slot, inner);
+	s->seen_valid = true;
+}
+
+/*
  * asof_backward
  *		The latest version with the outer keys and time <= (<) outer time.
  */
@@ -670,7 +776,9 @@ asof_backward(AsOfJoinState *s)
 		c = asof_compare_keys(s, s->next);
 		if (c < 0)
 			break;				/* a later key: wait for the outer side */
-		if (c == 0)
+		if (c == 0 && asof_inner_time_null(s, s->next))
+			asof_note_seen(s, s->next); /* never matches */
+		else if (c == 0)
 		{
 			int			tc = asof_compare_time(s, s->next);
 
@@ -700,7 +808,9 @@ asof_forward(AsOfJoinState *s)
 		c = asof_compare_keys(s, s->next);
 		if (c < 0)
 			return NULL;		/* no version of this key at or after */
-		if (c == 0)
+		if (c == 0 && asof_inner_time_null(s, s->next))
+			asof_note_seen(s, s->next); /* never matches */
+		else if (c == 0)
 		{
 			tc = asof_compare_time(s, s->next);
 			if (s->strict ? tc < 0 : tc <= 0)
@@ -713,6 +823,7 @@ asof_forward(AsOfJoinState *s)
 				}
 				return s->best_slot;
 			}
+			asof_note_seen(s, s->next);
 		}
 		asof_fetch_inner(s);
 		asof_forget(s);
@@ -720,25 +831,55 @@ asof_forward(AsOfJoinState *s)
 }
 
 /*
+ * asof_merge_key_seen
+ *		Merge: does the current outer row's key have some version (also one
+ *		with a NULL time)?  Asked for an outer row whose shifted time is out
+ *		of range; inner rows of earlier keys are passed, none of its own key
+ *		is consumed.
+ */
+static bool
+asof_merge_key_seen(AsOfJoinState *s)
+{
+	TupleTableSlot *next;
+	int			c = -1;
+
+	if (!s->forward && s->have_best &&
+		asof_compare_keys(s, s->best_slot) != 0)
+		asof_forget(s);
+	for (;;)
+	{
+		next = asof_peek_inner(s);
+		if (next == NULL)
+			break;
+		c = asof_compare_keys(s, next);
+		if (c <= 0)
+			break;
+		/* an earlier key: no later outer row has it */
+		asof_fetch_inner(s);
+		if (s->forward)
+			asof_forget(s);
+	}
+	if (next != NULL && c == 0)
+		return true;
+	if (!s->forward && s->have_best)
+		return true;
+	return s->seen_valid && asof_compare_keys(s, s->seen_slot) == 0;
+}
+
+/*
  * asof_key_slot
- *		Store key values in the probe slot, at the inner key columns; the
- *		other columns are NULL.  This is what the hash table hashes,
- *		compares and keeps as the representative of a key.
+ *		Store key values in the probe slot, key i in column i + 1 (never
+ *		NULL).  This is what the hash table hashes, compares and keeps as
+ *		the representative of a key.
  */
 static TupleTableSlot *
 asof_key_slot(AsOfJoinState *s, Datum *keys)
 {
 	TupleTableSlot *slot = s->probe_slot;
-	int			i;
 
 	ExecClearTuple(slot);
-	memset(slot->tts_isnull, true,
-		   slot->tts_tupleDescriptor->natts * sizeof(bool));
-	for (i = 0; i < s->nkeys; i++)
-	{
-		slot->tts_values[s->inner_key_attno[i] - 1] = keys[i];
-		slot->tts_isnull[s->inner_key_attno[i] - 1] = false;
-	}
+	memcpy(slot->tts_values, keys, s->nkeys * sizeof(Datum));
+	memset(slot->tts_isnull, false, s->nkeys * sizeof(bool));
 	return ExecStoreVirtualTuple(slot);
 }
 
@@ -793,6 +934,9 @@ asof_hashed(AsOfJoinState *s)
 		int			tc;
 
 		if (asof_peek_inner(s) == NULL)
+			break;
+		/* rows with a NULL time come last: they wait for asof_drain */
+		if (s->has_shift && asof_inner_time_null(s, s->next))
 			break;
 		tc = asof_compare_time(s, s->next);
 		/* backward: version <= (<) outer; forward: version >= (>) outer */
@@ -1035,6 +1179,13 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 	}
 	else
 		vl = (AsOfVersions *) entry->additional;
+	MemoryContextSwitchTo(oldcxt);
+
+	/* a version with a NULL time: its key has versions, none matches */
+	if (asof_inner_time_null(s, inner))
+		return;
+
+	oldcxt = MemoryContextSwitchTo(s->hashcxt);
 	if (vl->n == vl->cap)
 	{
 		if (vl->cap > INT_MAX / 2)
@@ -1091,6 +1242,7 @@ asof_sort_outer(AsOfJoinState *s)
 	AttrNumber	attno = s->nouter + 1;
 	bool		nulls_first = false;
 	TupleTableSlot *in = s->sort_in_slot;
+	int			i;
 
 	s->outer_sort = tuplesort_begin_heap(s->sort_desc, 1, &attno,
 										 &s->time_sortop, &s->time_collation,
@@ -1111,9 +1263,27 @@ asof_sort_outer(AsOfJoinState *s)
 		ExecClearTuple(in);
 		memcpy(in->tts_values, scan->tts_values, s->nouter * sizeof(Datum));
 		memcpy(in->tts_isnull, scan->tts_isnull, s->nouter * sizeof(bool));
-		in->tts_values[s->nouter] =
-			ExecEvalExprSwitchContext(s->outer_time, econtext,
-									  &in->tts_isnull[s->nouter]);
+
+		/*
+		 * Rows with a NULL key match nothing: no time (sorted last).  A
+		 * shifted time sorts like its base, which cannot be out of range.
+		 */
+		in->tts_values[s->nouter] = (Datum) 0;
+		in->tts_isnull[s->nouter] = true;
+		for (i = 0; i < s->nkeys; i++)
+		{
+			bool		isnull;
+
+			(void) ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+											 &isnull);
+			if (isnull)
+				break;
+		}
+		if (i == s->nkeys)
+			in->tts_values[s->nouter] =
+				ExecEvalExprSwitchContext(s->has_shift ? s->time_base :
+										  s->outer_time, econtext,
+										  &in->tts_isnull[s->nouter]);
 		ExecStoreVirtualTuple(in);
 		tuplesort_puttupleslot(s->outer_sort, in);
 	}
@@ -1223,8 +1393,8 @@ asof_count_reached(const int64 *a, int stride, int n, int64 t, bool forward,
 
 /*
  * asof_lookup_start
- *		Lookup strategy, first phase for the current outer keys and time
- *		(s->okeys, s->otime): find the key's versions and, with int64 times,
+ *		Lookup strategy, first phase for the current outer time (s->otime)
+ *		among its key's versions vl (maybe none): with int64 times, find
  *		the line of fences leading to the answer, and prefetch it.  (Other
  *		times: the answer, by a plain binary search.)  The
  *		versions reached by the outer time (time <= (<) outer time backward,
@@ -1232,18 +1402,10 @@ asof_count_reached(const int64 *a, int stride, int n, int64 t, bool forward,
  *		the one the sweep would keep, ties included.
  */
 static void
-asof_lookup_start(AsOfJoinState *s, AsOfProbe *probe)
+asof_lookup_start(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl)
 {
-	TupleHashEntry entry;
-	AsOfVersions *vl;
-
 	probe->vl = NULL;
 	probe->rec = NULL;
-	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->okeys),
-								 NULL, NULL);
-	if (entry == NULL)
-		return;
-	vl = (AsOfVersions *) entry->additional;
 	if (s->time_int64)
 	{
 		int64		t = asof_time_int64(s, s->otime);
@@ -1350,7 +1512,7 @@ asof_lookup_fill(AsOfJoinState *s)
 	int			i;
 
 	ResetExprContext(econtext);
-	while (n < ASOF_BATCH && !s->outer_done)
+	while (n < s->batch_size && !s->outer_done)
 	{
 		TupleTableSlot *outer;
 		TupleTableSlot *scan;
@@ -1381,12 +1543,31 @@ asof_lookup_fill(AsOfJoinState *s)
 													&isnull);
 			anynull |= isnull;
 		}
-		s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
-		anynull |= isnull;
 		probe->vl = NULL;
 		probe->rec = NULL;
+
+		/*
+		 * The outer time only when the keys have versions: PostgreSQL's
+		 * plan compares it with versions of the keys alone, so it never
+		 * evaluates it otherwise (near the end of the range, o.t +
+		 * interval '1 hour' would raise an error).
+		 */
 		if (!anynull)
-			asof_lookup_start(s, probe);
+		{
+			TupleHashEntry entry;
+
+			entry = LookupTupleHashEntry(s->hashtable,
+										 asof_key_slot(s, s->okeys),
+										 NULL, NULL);
+			if (entry != NULL)
+			{
+				s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext,
+													 &isnull);
+				if (!isnull)
+					asof_lookup_start(s, probe,
+									  (AsOfVersions *) entry->additional);
+			}
+		}
 		n++;
 	}
 	for (i = 0; i < n; i++)
@@ -1401,6 +1582,7 @@ asof_lookup_fill(AsOfJoinState *s)
 	}
 	s->batch_n = n;
 	s->batch_pos = 0;
+	s->batch_size = Min(s->batch_size * 2, ASOF_BATCH);
 }
 
 /*
@@ -1449,11 +1631,99 @@ asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
 }
 
 /*
+ * asof_outer_time
+ *		Set s->otime to the outer time of the row in econtext's scan tuple.
+ *		A shifted time is computed from its base: false (and no error) if
+ *		it is out of range.
+ */
+static bool
+asof_outer_time(AsOfJoinState *s, ExprContext *econtext, bool *isnull)
+{
+	Datum		base;
+
+	if (!s->has_shift)
+	{
+		s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, isnull);
+		return true;
+	}
+	base = ExecEvalExprSwitchContext(s->time_base, econtext, isnull);
+	if (*isnull)
+		return true;
+	return wj_shift_apply(&s->shift, base, &s->otime);
+}
+
+/*
+ * asof_raise_time
+ *		The outer row's shifted time is out of range and PostgreSQL's plan
+ *		would compute it: evaluate the expression, which raises its error.
+ */
+static void
+asof_raise_time(AsOfJoinState *s, ExprContext *econtext)
+{
+	bool		isnull;
+
+	(void) ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
+	elog(ERROR, "AsOfJoin computed a shifted outer time that is in range");
+}
+
+/*
+ * asof_next_deferred
+ *		Sweep: the outer rows set aside because their shifted time is out of
+ *		range, once the outer side is exhausted.  First every remaining
+ *		inner row is read into the table, which then holds every key that
+ *		has a version; a set-aside row whose key is there raises the error
+ *		PostgreSQL's plan raises, the others match nothing.
+ */
+static TupleTableSlot *
+asof_next_deferred(AsOfJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *slot = s->deferred_slot;
+	TupleTableSlot *scan;
+	int			i;
+
+	if (!s->drained)
+	{
+		for (;;)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (asof_peek_inner(s) == NULL)
+				break;
+			ResetExprContext(econtext);
+			asof_hash_put(s, s->next);
+			asof_fetch_inner(s);
+		}
+		s->drained = true;
+	}
+	if (!tuplestore_gettupleslot(s->deferred, true, false, slot))
+		return NULL;
+	slot_getallattrs(slot);
+	scan = asof_form_values(s, slot->tts_values, slot->tts_isnull);
+	econtext->ecxt_scantuple = scan;
+	for (i = 0; i < s->nkeys; i++)
+	{
+		bool		isnull;
+
+		s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+												&isnull);
+	}
+	if (LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->okeys),
+							 NULL, NULL) != NULL)
+		asof_raise_time(s, econtext);
+	return scan;
+}
+
+/*
  * asof_next_streamed
  *		Merge and sweep strategies: the next outer row (from the outer child,
  *		or from the lookup's fallback sort), in the scan slot, with the
  *		version the merge or the sweep finds in *values and *nulls, NULL if
  *		none.  Returns NULL when the outer rows are exhausted.
+ *
+ * The outer time is evaluated only for rows whose keys are not NULL.  A
+ * row whose shifted time is out of range raises its error only if its
+ * keys have some version (which PostgreSQL's plan compares it with): the
+ * merge knows that at once, the sweep sets the row aside until the end.
  */
 static TupleTableSlot *
 asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
@@ -1463,49 +1733,77 @@ asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
 	TupleTableSlot *match = NULL;
 	TupleTableSlot *scan;
 	bool		isnull;
-	bool		anynull = false;
+	bool		anynull;
 	int			i;
 
-	if (s->outer_sort != NULL)
+	*values = NULL;
+	*nulls = NULL;
+	for (;;)
 	{
-		outer = s->sort_out_slot;
-		if (!tuplesort_gettupleslot(s->outer_sort, true, false, outer, NULL))
-			outer = NULL;
-	}
-	else
-		outer = ExecProcNode(s->outer_ps);
-	if (TupIsNull(outer))
-		return NULL;
-
-	/* Outer expressions see the scan slot, where our expressions live */
-	scan = asof_form(s, outer);
-	econtext->ecxt_scantuple = scan;
-	for (i = 0; i < s->nkeys; i++)
-	{
-		s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-												&isnull);
-		anynull |= isnull;
-	}
-	s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
-	anynull |= isnull;
-
-	if (!anynull)
-	{
-		if (s->hashed)
-			match = asof_hashed(s);
+		CHECK_FOR_INTERRUPTS();
+		if (s->outer_sort != NULL)
+		{
+			outer = s->sort_out_slot;
+			if (!tuplesort_gettupleslot(s->outer_sort, true, false, outer,
+										NULL))
+				outer = NULL;
+		}
 		else
-			match = s->forward ? asof_forward(s) : asof_backward(s);
+			outer = ExecProcNode(s->outer_ps);
+		if (TupIsNull(outer))
+		{
+			if (s->deferred != NULL)
+				return asof_next_deferred(s);
+			return NULL;
+		}
+
+		/* Outer expressions see the scan slot, where our expressions live */
+		scan = asof_form(s, outer);
+		econtext->ecxt_scantuple = scan;
+		anynull = false;
+		for (i = 0; i < s->nkeys; i++)
+		{
+			s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+													&isnull);
+			anynull |= isnull;
+		}
+		if (anynull)
+			return scan;		/* matches nothing */
+		if (!asof_outer_time(s, econtext, &isnull))
+		{
+			/* a shifted time out of range */
+			if (s->hashed)
+			{
+				if (s->deferred == NULL)
+				{
+					MemoryContext oldcxt;
+
+					oldcxt = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+					s->deferred = tuplestore_begin_heap(false, false, work_mem);
+					MemoryContextSwitchTo(oldcxt);
+				}
+				tuplestore_puttupleslot(s->deferred, scan);
+				ResetExprContext(econtext);
+				continue;
+			}
+			if (asof_merge_key_seen(s))
+				asof_raise_time(s, econtext);
+			return scan;
+		}
+		if (isnull)
+			return scan;
+		break;
 	}
+
+	if (s->hashed)
+		match = asof_hashed(s);
+	else
+		match = s->forward ? asof_forward(s) : asof_backward(s);
 	if (match != NULL)
 	{
 		slot_getallattrs(match);
 		*values = match->tts_values;
 		*nulls = match->tts_isnull;
-	}
-	else
-	{
-		*values = NULL;
-		*nulls = NULL;
 	}
 	return scan;
 }
@@ -1613,6 +1911,11 @@ asof_end(CustomScanState *node)
 		tuplesort_end(s->outer_sort);
 		s->outer_sort = NULL;
 	}
+	if (s->deferred != NULL)
+	{
+		tuplestore_end(s->deferred);
+		s->deferred = NULL;
+	}
 	ExecEndNode(s->outer_ps);
 	ExecEndNode(s->inner_ps);
 }
@@ -1643,8 +1946,18 @@ asof_rescan(CustomScanState *node)
 		UpdateChangedParamSet(s->inner_ps, node->ss.ps.chgParam);
 	}
 
+	if (s->deferred != NULL)
+	{
+		tuplestore_end(s->deferred);
+		s->deferred = NULL;
+	}
+	s->drained = false;
+	s->seen_valid = false;
+	if (s->seen_slot != NULL)
+		ExecClearTuple(s->seen_slot);
 	s->batch_n = 0;
 	s->batch_pos = 0;
+	s->batch_size = 1;
 	s->outer_done = false;
 	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
 			!s->fallback && s->inner_ps->chgParam == NULL);

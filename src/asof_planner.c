@@ -80,6 +80,7 @@
 
 #include "asof.h"
 #include "join_common.h"
+#include "time_shift.h"
 #include "windowjoin.h"
 
 /*
@@ -424,6 +425,108 @@ asof_add_sort(Query *q, AttrNumber resno, Oid sortop, Oid eqop,
 }
 
 /*
+ * asof_order_ok
+ *		Does PostgreSQL's plan evaluate the outer time and tolerance bounds
+ *		for the rows the node evaluates them for?  PostgreSQL filters the
+ *		version rows with the subquery's conditions in order of cost
+ *		(createplan.c's order_qual_clauses, a stable sort), starting from
+ *		the written order with the equalities moved to the end (they become
+ *		equivalence classes, whose clauses are generated after the others),
+ *		so it computes "o.t + interval '1 hour'" for the versions that pass
+ *		the conditions before it.  The node computes the outer time for
+ *		outer rows whose keys have versions (passing every filter), and a
+ *		tolerance bound for the match.  The two agree when every key and
+ *		filter comes before the time condition and every tolerance bound
+ *		after all of them -- which matters only for outer expressions that
+ *		can raise an error, anything but a plain column (near the end of
+ *		the range, a shift is out of range).  kinds[i] is 'K', 'F', 'T' or
+ *		'L' for the i-th of clauses, fallible[i] whether its outer side can
+ *		fail.
+ */
+static bool
+asof_order_ok(PlannerInfo *root, List *clauses, const char *kinds,
+			  const bool *fallible)
+{
+	int			n = list_length(clauses);
+	Cost	   *cost = palloc(sizeof(Cost) * Max(n, 1));
+	int		   *order = palloc(sizeof(int) * Max(n, 1));
+	bool		seen_t = false;
+	bool		seen_l = false;
+	bool		t_fallible = false;
+	bool		l_fallible_seen = false;
+	ListCell   *lc;
+	int			i;
+
+	int			nbase = 0;
+	int			pass;
+
+	i = 0;
+	foreach(lc, clauses)
+	{
+		QualCost	qc;
+
+		cost_qual_eval_node(&qc, (Node *) lfirst(lc), root);
+		cost[i] = qc.per_tuple;
+		i++;
+	}
+	/* the starting order: other clauses, then equalities */
+	for (pass = 0; pass < 2; pass++)
+	{
+		i = 0;
+		foreach(lc, clauses)
+		{
+			Node	   *clause = (Node *) lfirst(lc);
+			bool		equality;
+
+			equality = kinds[i] == 'K' ||
+				(kinds[i] == 'F' && IsA(clause, OpExpr) &&
+				 list_length(((OpExpr *) clause)->args) == 2 &&
+				 op_mergejoinable(((OpExpr *) clause)->opno,
+								  exprType(linitial(((OpExpr *) clause)->args))) &&
+				 !contain_volatile_functions(clause));
+			if (equality == (pass == 1))
+				order[nbase++] = i;
+			i++;
+		}
+	}
+	/* stable insertion sort by cost */
+	for (i = 1; i < n; i++)
+	{
+		int			it = order[i];
+		int			j;
+
+		for (j = i; j > 0 && cost[order[j - 1]] > cost[it]; j--)
+			order[j] = order[j - 1];
+		order[j] = it;
+	}
+	for (i = 0; i < n; i++)
+	{
+		int			k = order[i];
+
+		switch (kinds[k])
+		{
+			case 'T':
+				seen_t = true;
+				t_fallible = fallible[k];
+				break;
+			case 'L':
+				seen_l = true;
+				if (fallible[k] && !seen_t)
+					return false;	/* a bound before the time condition */
+				l_fallible_seen |= fallible[k];
+				break;
+			default:
+				/* a key or filter after the time condition or a bound */
+				if ((seen_t && t_fallible) || l_fallible_seen)
+					return false;
+				break;
+		}
+	}
+	(void) seen_l;
+	return true;
+}
+
+/*
  * asof_recognise
  *		Analyse the LATERAL subquery sq of the parent query root.  Returns
  *		NULL unless it is exactly the as-of idiom described in the file
@@ -448,6 +551,8 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	int			depth;
 	Index		next_ref = 1;
 	int			n;
+	char	   *kinds;
+	bool	   *fallible;
 
 	/* A plain SELECT ... FROM one relation ... ORDER BY one item LIMIT 1 */
 	if (sq->commandType != CMD_SELECT || sq->utilityStmt != NULL ||
@@ -486,12 +591,16 @@ asof_recognise(PlannerInfo *root, Query *sq)
 
 	/* Sort the WHERE conjuncts into keys, time, tolerances and filters */
 	asof_flatten_and(sq->jointree->quals, &quals);
+	kinds = palloc0(list_length(quals) + 1);
+	fallible = palloc0(sizeof(bool) * (list_length(quals) + 1));
 	foreach(lc, quals)
 	{
 		Node	   *clause = (Node *) lfirst(lc);
+		int			qi = foreach_current_index(lc);
 		AsOfCond	cond;
 		AsOfCond   *c;
 
+		kinds[qi] = 'F';
 		if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
 		{
 			kept = lappend(kept, clause);	/* filter on the relation alone */
@@ -509,6 +618,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 			bool		upper = (c->strategy == BTLessStrategyNumber ||
 								 c->strategy == BTLessEqualStrategyNumber);
 
+			fallible[qi] = !IsA(c->outer, Var);
 			if (upper != spec->forward)
 			{
 				/* the bound in the direction of the ORDER BY */
@@ -518,9 +628,13 @@ asof_recognise(PlannerInfo *root, Query *sq)
 				spec->time = c;
 				spec->strict = (c->strategy == BTLessStrategyNumber ||
 								c->strategy == BTGreaterStrategyNumber);
+				kinds[qi] = 'T';
 			}
 			else
+			{
 				spec->tolerances = lappend(spec->tolerances, c);
+				kinds[qi] = 'L';
+			}
 			continue;
 		}
 		else
@@ -541,9 +655,12 @@ asof_recognise(PlannerInfo *root, Query *sq)
 			if (!found)
 				ASOF_NO();
 			spec->keys = lappend(spec->keys, c);
+			kinds[qi] = 'K';
 		}
 	}
 	if (spec->time == NULL)
+		ASOF_NO();
+	if (!asof_order_ok(root, quals, kinds, fallible))
 		ASOF_NO();
 
 	/* The ORDER BY must be the matching direction of that same opfamily */
@@ -691,10 +808,21 @@ asof_outer_pathkeys(PlannerInfo *root, RelOptInfo *outerrel, AsOfSpec *spec)
 											   (spec->hashed && spec->forward) ?
 											   BTGreaterStrategyNumber :
 											   BTLessStrategyNumber);
+		Expr	   *expr = c->outer;
+		Expr	   *base;
+		WjShift		shift;
 		List	   *pk;
 		PathKey    *pathkey;
 
-		pk = build_expression_pathkey(root, c->outer, root->nullable_baserels,
+		/*
+		 * A shifted outer time (o.t + interval '1 hour') orders like its
+		 * base: sort by the base, so that no row's shifted time is computed
+		 * before the node knows PostgreSQL's plan would compute it (near
+		 * the end of the range, that raises an error).
+		 */
+		if (c == spec->time && wj_shift_match(expr, &base, &shift))
+			expr = base;
+		pk = build_expression_pathkey(root, expr, root->nullable_baserels,
 									  ltop, outerrel->relids, true);
 		if (pk == NIL)
 			continue;
@@ -1102,9 +1230,24 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	if (outer_path->parallel_workers > 0)
 		apath->cpath.path.rows =
 			clamp_row_est(joinrel->rows / wj_parallel_divisor(outer_path));
-	/* the lookup's run-time fallback sorts the outer rows: no order */
-	apath->cpath.path.pathkeys = (strategy == ASOF_STRATEGY_LOOKUP) ? NIL :
-		build_join_pathkeys(root, joinrel, jointype, outer_path->pathkeys);
+	/*
+	 * The lookup's run-time fallback sorts the outer rows: no order.  The
+	 * sweep returns a LEFT join's outer rows whose shifted time is out of
+	 * range after the others (asof_exec.c): no order either.
+	 */
+	{
+		Expr	   *base;
+		WjShift		shift;
+
+		if (strategy == ASOF_STRATEGY_LOOKUP ||
+			(strategy == ASOF_STRATEGY_SWEEP && jointype == JOIN_LEFT &&
+			 wj_shift_match(spec->time->outer, &base, &shift)))
+			apath->cpath.path.pathkeys = NIL;
+		else
+			apath->cpath.path.pathkeys =
+				build_join_pathkeys(root, joinrel, jointype,
+									outer_path->pathkeys);
+	}
 	apath->cpath.flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	apath->cpath.custom_paths = list_make1(outer_path);
 	apath->cpath.custom_private = NIL;

@@ -59,12 +59,14 @@
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 #include "utils/sortsupport.h"
+#include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
 #include "interval_join.h"
@@ -75,6 +77,7 @@
 typedef enum IJPhase
 {
 	IJ_NEXT_OUTER,				/* fetch the next outer row */
+	IJ_FINISH_GROUP,			/* key changed: the old key's unread rows */
 	IJ_FLUSH_WINDOW,			/* key changed: empty the window */
 	IJ_SKIP_INNER,				/* skip inner rows with a smaller key */
 	IJ_DROP_FRONT,				/* drop window rows below the band */
@@ -130,7 +133,34 @@ typedef struct IntervalJoinState
 	int64		outer_t;
 	int64		band_lo;		/* outer_t + lo */
 	int64		band_hi;		/* outer_t + hi */
+	int			lo_beyond;		/* band_lo beyond the range: -1 below, +1 above */
+	int			hi_beyond;		/* band_hi likewise */
+	bool		outer_near_end; /* outer_t near an end of the range */
 	bool		outer_matched;
+
+	/*
+	 * Near the ends of the time range the band's expressions as written
+	 * (b.t + interval '1 hour', maybe on the other side) may be out of
+	 * range.  PostgreSQL's join evaluates its filter (band and join quals,
+	 * pg_filter, in its order) for every pair of equal keys, up to the
+	 * first qual that fails.  So for a candidate pair with a time near an
+	 * end we evaluate pg_filter (which raises PostgreSQL's error, or says
+	 * whether the pair matches).  And a row near an end whose key has rows
+	 * on the other side evaluates the quals in that order with the other
+	 * side NULL: the quals of its own side alone decide for every pair
+	 * (false: PostgreSQL stops there), the first one that refers to the
+	 * other side raises this row's part of its errors, if any, and ends
+	 * the check.  Times in [safe_lo, safe_hi] cannot make any of it fail.
+	 */
+	ExprState  *pg_filter;
+	int			nquals;
+	ExprState **quals;			/* pg_filter's quals, one by one */
+	bool	   *qual_outer;		/* refers to the outer side's columns */
+	bool	   *qual_inner;		/* refers to the inner side's columns */
+	int64		safe_lo;
+	int64		safe_hi;
+	bool		group_has_inner;	/* an inner row of the group was read */
+	bool		outer_checked;	/* the outer row's first-qual check done */
 
 	bool		have_group;		/* group_key valid? */
 	Datum	   *group_key;		/* key of the current outer group */
@@ -163,6 +193,13 @@ typedef struct IntervalJoinState
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
 } IntervalJoinState;
+
+static void ij_init_band_check(IntervalJoinState *st, List *band);
+static void ij_start_group(IntervalJoinState *st);
+static void ij_check_first_qual(IntervalJoinState *st, TupleTableSlot *outer,
+								TupleTableSlot *inner);
+static TupleTableSlot *ij_form(IntervalJoinState *st, TupleTableSlot *outer,
+							   TupleTableSlot *inner);
 
 static Node *ij_create_state(CustomScan *cscan);
 static void ij_begin(CustomScanState *node, EState *estate, int eflags);
@@ -323,6 +360,8 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	st->joinqual = ExecInitQual((List *) list_nth(cscan->custom_exprs,
 												  IJ_EXPR_JOINQUAL),
 								(PlanState *) st);
+	ij_init_band_check(st, (List *) list_nth(cscan->custom_exprs,
+											 IJ_EXPR_PG_FILTER));
 
 	/* children: no backward scan or mark/restore needed */
 	child_eflags = eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK);
@@ -393,39 +432,211 @@ ij_time(IntervalJoinState *st, Datum d)
 }
 
 /*
+ * ij_margin_walker
+ *		Add the magnitude of every constant offset in a band expression to
+ *		*margin (saturating): no value of the expression can leave the
+ *		range unless a time is within that distance of an end.
+ */
+static bool
+ij_margin_walker(Node *node, int64 *margin)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Const) && !((Const *) node)->constisnull)
+	{
+		Const	   *c = (Const *) node;
+		int64		m = 0;
+
+		if (c->consttype == INTERVALOID)
+		{
+			Interval   *iv = DatumGetIntervalP(c->constvalue);
+			int64		part;
+
+			/* a month is at most 31 days */
+			if (pg_mul_s64_overflow(Abs((int64) iv->month), 31 * USECS_PER_DAY, &m) ||
+				pg_mul_s64_overflow(Abs((int64) iv->day), USECS_PER_DAY, &part) ||
+				pg_add_s64_overflow(m, part, &m) ||
+				iv->time == PG_INT64_MIN ||
+				pg_add_s64_overflow(m, Abs(iv->time), &m))
+				m = PG_INT64_MAX;
+		}
+		else if (c->consttype == INT8OID)
+			m = DatumGetInt64(c->constvalue) == PG_INT64_MIN ? PG_INT64_MAX :
+				Abs(DatumGetInt64(c->constvalue));
+		else if (c->consttype == INT4OID || c->consttype == INT2OID)
+			m = Abs((int64) (c->consttype == INT4OID ?
+							 DatumGetInt32(c->constvalue) :
+							 DatumGetInt16(c->constvalue)));
+		if (pg_add_s64_overflow(*margin, m, margin))
+			*margin = PG_INT64_MAX;
+		return false;
+	}
+	return expression_tree_walker(node, ij_margin_walker, (void *) margin);
+}
+
+/*
+ * ij_init_band_check
+ *		Prepare the check of candidate pairs near the ends of the range.
+ */
+static void
+ij_init_band_check(IntervalJoinState *st, List *band)
+{
+	int64		margin = 1;
+	int64		lo;
+	int64		hi;
+	ListCell   *lc;
+
+	st->pg_filter = ExecInitQual(band, (PlanState *) st);
+	st->nquals = list_length(band);
+	st->quals = palloc(sizeof(ExprState *) * st->nquals);
+	st->qual_outer = palloc0(sizeof(bool) * st->nquals);
+	st->qual_inner = palloc0(sizeof(bool) * st->nquals);
+	foreach(lc, band)
+	{
+		int			i = foreach_current_index(lc);
+		List	   *vars = pull_var_clause((Node *) lfirst(lc),
+										   PVC_RECURSE_AGGREGATES |
+										   PVC_RECURSE_WINDOWFUNCS |
+										   PVC_RECURSE_PLACEHOLDERS);
+		ListCell   *lv;
+
+		st->quals[i] = ExecInitExpr((Expr *) lfirst(lc), (PlanState *) st);
+		foreach(lv, vars)
+		{
+			Var		   *var = (Var *) lfirst(lv);
+
+			if (var->varattno <= st->outer_ncols)
+				st->qual_outer[i] = true;
+			else
+				st->qual_inner[i] = true;
+		}
+	}
+	(void) ij_margin_walker((Node *) band, &margin);
+	if (st->time_type == INT4OID)
+	{
+		lo = PG_INT32_MIN;
+		hi = PG_INT32_MAX;
+	}
+	else if (st->time_type == INT8OID)
+	{
+		lo = PG_INT64_MIN;
+		hi = PG_INT64_MAX;
+	}
+	else
+	{
+		lo = MIN_TIMESTAMP;
+		hi = END_TIMESTAMP - 1;
+	}
+	if (pg_add_s64_overflow(lo, margin, &st->safe_lo))
+		st->safe_lo = PG_INT64_MAX;
+	if (pg_sub_s64_overflow(hi, margin, &st->safe_hi))
+		st->safe_hi = PG_INT64_MIN;
+}
+
+/* Is time t near an end of the range (see pg_filter)? */
+static inline bool
+ij_near_end(IntervalJoinState *st, int64 t)
+{
+	return t < st->safe_lo || t > st->safe_hi;
+}
+
+/*
  * ij_band_edge
  *		outer_t + offset, computed like timestamp + interval (infinities stay
- *		infinite, results outside the timestamp range are an error) or like
- *		integer addition (overflow is an error).
+ *		infinite) or like integer addition.  A result outside the range is
+ *		the open end it denotes: *beyond is set to -1 (below everything) or
+ *		+1 (above everything), else 0.  That expression is ours, not the
+ *		query's (which may shift the other side): whether the query's own
+ *		expressions fail is for pg_filter to tell.
  */
 static int64
-ij_band_edge(IntervalJoinState *st, int64 t, int64 offset)
+ij_band_edge(IntervalJoinState *st, int64 t, int64 offset, int *beyond)
 {
 	int64		r;
+	bool		overflow;
 
-	if (st->time_type == INT4OID || st->time_type == INT8OID)
-	{
-		if (pg_add_s64_overflow(t, offset, &r) ||
-			(st->time_type == INT4OID && (r < PG_INT32_MIN || r > PG_INT32_MAX)))
-			ereport(ERROR,
-					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-					 errmsg(st->time_type == INT4OID ? "integer out of range" :
-							"bigint out of range")));
-		return r;
-	}
-	if (TIMESTAMP_NOT_FINITE(t))
+	*beyond = 0;
+	if (st->time_type != INT4OID && st->time_type != INT8OID &&
+		TIMESTAMP_NOT_FINITE(t))
 		return t;
-	if (pg_add_s64_overflow(t, offset, &r) || !IS_VALID_TIMESTAMP(r))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-				 errmsg("timestamp out of range")));
+	overflow = pg_add_s64_overflow(t, offset, &r);
+	if (st->time_type == INT8OID)
+	{
+		if (overflow)
+			*beyond = offset > 0 ? 1 : -1;
+	}
+	else if (st->time_type == INT4OID)
+	{
+		if (r < PG_INT32_MIN || r > PG_INT32_MAX)
+			*beyond = offset > 0 ? 1 : -1;
+	}
+	else if (overflow || !IS_VALID_TIMESTAMP(r))
+		*beyond = offset > 0 ? 1 : -1;
 	return r;
+}
+
+/*
+ * ij_start_group
+ *		The current outer row starts a new key group.
+ */
+static void
+ij_start_group(IntervalJoinState *st)
+{
+	int			i;
+
+	MemoryContextReset(st->group_cxt);
+	for (i = 0; i < st->nkeys; i++)
+	{
+		int16		typlen;
+		bool		typbyval;
+		MemoryContext old;
+
+		get_typlenbyval(st->outer_keytype[i], &typlen, &typbyval);
+		old = MemoryContextSwitchTo(st->group_cxt);
+		st->group_key[i] = datumCopy(st->okey[i], typbyval, typlen);
+		MemoryContextSwitchTo(old);
+	}
+	st->have_group = true;
+	st->group_has_inner = false;
+	st->group_last_t = st->outer_t;
+	st->phase = IJ_FLUSH_WINDOW;
+}
+
+/*
+ * ij_check_first_qual
+ *		Evaluate pg_filter's quals on one row, the other side NULL, as far
+ *		as they decide alike for every pair (see pg_filter): this raises
+ *		the error PostgreSQL's join raises computing that row's part of
+ *		them, if any.
+ */
+static void
+ij_check_first_qual(IntervalJoinState *st, TupleTableSlot *outer,
+					TupleTableSlot *inner)
+{
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	int			i;
+
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = ij_form(st, outer, inner);
+	for (i = 0; i < st->nquals; i++)
+	{
+		bool		isnull;
+		Datum		d;
+		bool		other = (outer == NULL) ? st->qual_outer[i] :
+			st->qual_inner[i];
+
+		d = ExecEvalExprSwitchContext(st->quals[i], econtext, &isnull);
+		if (other || isnull || !DatumGetBool(d))
+			break;
+	}
 }
 
 /* Is inner time t below the current band (never to match again)? */
 static inline bool
 ij_below_band(IntervalJoinState *st, int64 t)
 {
+	if (st->lo_beyond != 0)
+		return st->lo_beyond > 0;
 	return st->lo_incl ? t < st->band_lo : t <= st->band_lo;
 }
 
@@ -433,6 +644,8 @@ ij_below_band(IntervalJoinState *st, int64 t)
 static inline bool
 ij_above_band(IntervalJoinState *st, int64 t)
 {
+	if (st->hi_beyond != 0)
+		return st->hi_beyond < 0;
 	return st->hi_incl ? t > st->band_hi : t >= st->band_hi;
 }
 
@@ -722,9 +935,14 @@ ij_next(IntervalJoinState *st)
 					int			i;
 					int			c;
 
-					/* nothing left to match: inner joins can stop early */
+					/*
+					 * Nothing left to match: inner joins can stop early --
+					 * unless the key group has inner rows, which PostgreSQL
+					 * compares with its remaining outer rows (see pg_filter)
+					 */
 					if (!st->emit_outer && !st->emit_inner &&
-						st->inner_done && st->ring_count == 0)
+						st->inner_done && st->ring_count == 0 &&
+						!st->group_has_inner)
 					{
 						st->phase = IJ_DONE;
 						break;
@@ -733,7 +951,8 @@ ij_next(IntervalJoinState *st)
 					if (TupIsNull(slot))
 					{
 						st->outer_slot = NULL;
-						st->phase = IJ_END_WINDOW;
+						st->phase = st->have_group ? IJ_FINISH_GROUP :
+							IJ_END_WINDOW;
 						break;
 					}
 					st->outer_slot = slot;
@@ -753,8 +972,11 @@ ij_next(IntervalJoinState *st)
 							return ij_form(st, slot, NULL);
 						break;
 					}
-					st->band_lo = ij_band_edge(st, st->outer_t, st->lo);
-					st->band_hi = ij_band_edge(st, st->outer_t, st->hi);
+					st->band_lo = ij_band_edge(st, st->outer_t, st->lo,
+											   &st->lo_beyond);
+					st->band_hi = ij_band_edge(st, st->outer_t, st->hi,
+											   &st->hi_beyond);
+					st->outer_near_end = ij_near_end(st, st->outer_t);
 
 					if (!st->have_group)
 						c = 1;
@@ -780,24 +1002,39 @@ ij_next(IntervalJoinState *st)
 						break;
 					}
 
-					/* a new key group */
-					MemoryContextReset(st->group_cxt);
-					for (i = 0; i < st->nkeys; i++)
-					{
-						int16		typlen;
-						bool		typbyval;
-						MemoryContext old;
-
-						get_typlenbyval(st->outer_keytype[i], &typlen, &typbyval);
-						old = MemoryContextSwitchTo(st->group_cxt);
-						st->group_key[i] = datumCopy(st->okey[i], typbyval, typlen);
-						MemoryContextSwitchTo(old);
-					}
-					st->have_group = true;
-					st->group_last_t = st->outer_t;
-					st->phase = IJ_FLUSH_WINDOW;
+					/* a new key group, after the old one's unread rows */
+					if (st->have_group)
+						st->phase = IJ_FINISH_GROUP;
+					else
+						ij_start_group(st);
 					break;
 				}
+
+			case IJ_FINISH_GROUP:
+
+				/*
+				 * The old key's inner rows above the band of its last outer
+				 * row never match; PostgreSQL's join still evaluates its
+				 * filter's first qual for them (see pg_filter).
+				 */
+				while (ij_fetch_inner(st))
+				{
+					TupleTableSlot *slot = st->inner_slot;
+
+					CHECK_FOR_INTERRUPTS();
+					if (ij_cmp_group_inner(st) != 0)
+						break;
+					if (!st->inner_null && ij_near_end(st, st->inner_t))
+						ij_check_first_qual(st, NULL, slot);
+					st->inner_slot = NULL;
+					if (st->emit_inner)
+						return ij_form(st, NULL, slot);
+				}
+				if (st->outer_slot == NULL)
+					st->phase = IJ_END_WINDOW;
+				else
+					ij_start_group(st);
+				break;
 
 			case IJ_FLUSH_WINDOW:
 				while (st->ring_count > 0)
@@ -851,6 +1088,9 @@ ij_next(IntervalJoinState *st)
 					CHECK_FOR_INTERRUPTS();
 					if (ij_cmp_group_inner(st) != 0)
 						break;	/* a later key (or a NULL key) */
+					st->group_has_inner = true;
+					if (!st->inner_null && ij_near_end(st, st->inner_t))
+						ij_check_first_qual(st, NULL, slot);
 					if (!st->inner_null && ij_above_band(st, st->inner_t))
 						break;
 					if (st->inner_null || ij_below_band(st, st->inner_t))
@@ -863,6 +1103,11 @@ ij_next(IntervalJoinState *st)
 					}
 					ij_window_append(st);
 				}
+				/* an outer row near an end, whose key has inner rows */
+				if (st->outer_near_end &&
+					(st->group_has_inner ||
+					 (ij_fetch_inner(st) && ij_cmp_group_inner(st) == 0)))
+					ij_check_first_qual(st, st->outer_slot, NULL);
 				/* scan the window from its front */
 				tuplestore_copy_read_pointer(st->window, 0, 1);
 				tuplestore_select_read_pointer(st->window, 1);
@@ -883,7 +1128,18 @@ ij_next(IntervalJoinState *st)
 						elog(ERROR, "IntervalJoin window is shorter than expected");
 					st->scan_pos++;
 					scan = ij_form(st, st->outer_slot, st->window_slot);
-					if (st->joinqual != NULL)
+					/* near an end: the filter as written (see pg_filter) */
+					if (st->outer_near_end || ij_near_end(st, e->t))
+					{
+						ResetExprContext(econtext);
+						econtext->ecxt_scantuple = scan;
+						if (!ExecQual(st->pg_filter, econtext))
+						{
+							InstrCountFiltered2(st, 1);
+							continue;
+						}
+					}
+					else if (st->joinqual != NULL)
 					{
 						ResetExprContext(econtext);
 						econtext->ecxt_scantuple = scan;

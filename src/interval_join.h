@@ -10,10 +10,12 @@
  * list followed by the inner child's, so the node's targetlist, qual and
  * custom_exprs refer to columns of that combined tuple (INDEX_VAR).
  *
- * custom_exprs = (key clauses, band clauses, join quals), each a List:
+ * custom_exprs = (key clauses, band clauses, join quals, band and join quals
+ * in the order PostgreSQL evaluates them), each a List:
  * the first two only for EXPLAIN, the third evaluated per candidate pair
  * (for outer joins these are the ON-clause conditions that decide whether
- * a pair matches; conditions from WHERE stay in plan.qual).
+ * a pair matches; conditions from WHERE stay in plan.qual), the fourth
+ * instead of the third for pairs near an end of the time range.
  *
  * custom_private is the list indexed by the IJ_PRIV_* constants below.
  *
@@ -40,8 +42,8 @@
 #define IJ_PRIV_HI			8	/* Const int8: upper offset */
 #define IJ_PRIV_COUNT		9
 /* only when key-partitioned (a partial path under a Gather): */
-#define IJ_PRIV_KP_PARAM	9	/* Integer: PARAM_EXEC of the partition */
-#define IJ_PRIV_KP_PARTS	10	/* Integer: number of partitions */
+#define IJ_PRIV_KP_PARAM	IJ_PRIV_COUNT	/* Integer: PARAM_EXEC of the partition */
+#define IJ_PRIV_KP_PARTS	(IJ_PRIV_COUNT + 1)	/* Integer: number of partitions */
 
 /* members of the IJ_PRIV_SCALARS IntList */
 #define IJ_S_JOINTYPE		0
@@ -57,6 +59,7 @@
 #define IJ_EXPR_KEYS		0
 #define IJ_EXPR_BAND		1
 #define IJ_EXPR_JOINQUAL	2
+#define IJ_EXPR_PG_FILTER	3	/* band and joinquals in PostgreSQL's order */
 
 /* interval_exec.c */
 extern const CustomScanMethods wj_interval_scan_methods;

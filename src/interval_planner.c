@@ -106,6 +106,7 @@ typedef struct IJInfo
 	IJBound    *upper;
 	List	   *joinquals;		/* bare clauses deciding a match */
 	List	   *otherquals;		/* bare clauses filtering the result */
+	List	   *filter_rinfos;	/* the band and joinquals' RestrictInfos */
 } IJInfo;
 
 static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
@@ -536,6 +537,15 @@ ij_recognise(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 		else
 			info->joinquals = lappend(info->joinquals, rinfo->clause);
 	}
+	/* the band and the join quals in the join's order, for the executor */
+	foreach(lc, restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo == lower->rinfo || rinfo == upper->rinfo ||
+			list_member_ptr(info->joinquals, rinfo->clause))
+			info->filter_rinfos = lappend(info->filter_rinfos, rinfo);
+	}
 	return info;
 }
 
@@ -943,6 +953,59 @@ ij_int8_const(int64 v)
 }
 
 /*
+ * ij_filter_in_pg_order
+ *		The band and the join quals in the order PostgreSQL's merge or hash
+ *		join evaluates its join filter (createplan.c's order_qual_clauses:
+ *		by security level, then by cost, keeping the written order among
+ *		equals).  The executor evaluates them so for pairs near an end of
+ *		the time range, where some of them may raise an error.
+ */
+static List *
+ij_filter_in_pg_order(PlannerInfo *root, List *rinfos)
+{
+	int			n = list_length(rinfos);
+	RestrictInfo **items = palloc(sizeof(RestrictInfo *) * Max(n, 1));
+	Cost	   *costs = palloc(sizeof(Cost) * Max(n, 1));
+	List	   *result = NIL;
+	ListCell   *lc;
+	int			i;
+
+	i = 0;
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		QualCost	qc;
+
+		cost_qual_eval_node(&qc, (Node *) rinfo->clause, root);
+		items[i] = rinfo;
+		costs[i] = qc.per_tuple;
+		i++;
+	}
+	/* stable insertion sort, as order_qual_clauses */
+	for (i = 1; i < n; i++)
+	{
+		RestrictInfo *it = items[i];
+		Cost		c = costs[i];
+		int			j;
+
+		for (j = i; j > 0; j--)
+		{
+			if (it->security_level > items[j - 1]->security_level ||
+				(it->security_level == items[j - 1]->security_level &&
+				 c >= costs[j - 1]))
+				break;
+			items[j] = items[j - 1];
+			costs[j] = costs[j - 1];
+		}
+		items[j] = it;
+		costs[j] = c;
+	}
+	for (i = 0; i < n; i++)
+		result = lappend(result, items[i]->clause);
+	return result;
+}
+
+/*
  * ij_plan_custom_path
  *		PlanCustomPath: build the CustomScan over the two sorted child plans.
  */
@@ -1014,10 +1077,12 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = list_make2(outer_plan, inner_plan);
-	cscan->custom_exprs = list_make3(key_clauses,
+	cscan->custom_exprs = list_make4(key_clauses,
 									 list_make2(info->lower->rinfo->clause,
 												info->upper->rinfo->clause),
-									 info->joinquals);
+									 info->joinquals,
+									 ij_filter_in_pg_order(root,
+														   info->filter_rinfos));
 	cscan->custom_private = list_make5(scalars, outer_keys, inner_keys,
 									   opfamilies, collations);
 	cscan->custom_private = lappend(cscan->custom_private, outer_types);

@@ -68,6 +68,20 @@ wj_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 }
 
 /*
+ * wj_join_hook_installed
+ *		Is windowjoin's join pathlist hook still the one the planner calls?
+ *		A library loaded after windowjoin may replace it; one that does not
+ *		call the hook it replaced (Citus does not, so it must be listed
+ *		first in shared_preload_libraries) leaves joins without the custom
+ *		scans, silently.  windowjoin_status() reports it.
+ */
+bool
+wj_join_hook_installed(void)
+{
+	return set_join_pathlist_hook == wj_set_join_pathlist;
+}
+
+/*
  * wj_planner_init
  *		Install the hooks, remembering the previous ones.
  */

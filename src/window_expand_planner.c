@@ -38,7 +38,9 @@
  *	  plain columns or constants, since rows with a NULL time are
  *	  aggregated (into a pane that is then dropped) and must not raise
  *	  errors PostgreSQL's plan would never evaluate;
- *	- all aggregates support partial aggregation and the grouping can hash.
+ *	- all aggregates support partial aggregation, combining their partial
+ *	  states gives exactly the result of aggregating the rows one by one
+ *	  (see pane_combine_exact), and the grouping can hash.
  * It then competes on cost with PostgreSQL's plan.
  *
  * src/window_expand_planner.c
@@ -48,6 +50,8 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/transam.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
@@ -65,6 +69,7 @@
 #include "parser/parse_func.h"
 #include "parser/parse_oper.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
@@ -411,6 +416,58 @@ estimate_panes(PlannerInfo *root, WindowAggSpec *spec, List *key_exprs,
 }
 
 /*
+ * pane_combine_exact
+ *		Does combining partial states of this aggregate give exactly what
+ *		aggregating the rows one after the other gives?  Panes change the
+ *		order and grouping of the additions, which is harmless for integer
+ *		and numeric arithmetic, counts, min/max and bool/bit aggregates, but
+ *		changes the last digits of floating-point sums (sum, avg, stddev,
+ *		variance, regr_* of float4/float8 keep float states).  So: built-in
+ *		aggregates only (a user-defined combine function's exactness is
+ *		unknown), and no floating-point state unless the combine function
+ *		merely picks one of the two (min, max).
+ */
+static bool
+pane_combine_exact(Aggref *aggref)
+{
+	HeapTuple	tup;
+	Form_pg_aggregate agg;
+	bool		exact;
+
+	if (aggref->aggfnoid >= FirstNormalObjectId)
+		return false;
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggref->aggfnoid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	switch (agg->aggtranstype)
+	{
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case FLOAT4ARRAYOID:
+		case FLOAT8ARRAYOID:
+			switch (agg->aggcombinefn)
+			{
+				case F_FLOAT4LARGER:
+				case F_FLOAT4SMALLER:
+				case F_FLOAT8LARGER:
+				case F_FLOAT8SMALLER:
+					exact = true;
+					break;
+				default:
+					exact = false;
+					break;
+			}
+			break;
+		default:
+			exact = OidIsValid(agg->aggcombinefn);
+			break;
+	}
+	ReleaseSysCache(tup);
+	return exact;
+}
+
+/*
  * wj_window_agg_add_paths
  *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: add the
  *		pane-based aggregation path when the query qualifies.
@@ -553,7 +610,8 @@ wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			Aggref	   *partial;
 
 			if (aggref->agglevelsup != 0 ||
-				bms_is_member(spec.fn_relid, pull_varnos(root, node)))
+				bms_is_member(spec.fn_relid, pull_varnos(root, node)) ||
+				!pane_combine_exact(aggref))
 				return;
 			if (!not_null)
 			{

@@ -141,18 +141,24 @@ wj_status_row(ReturnSetInfo *rsinfo, const char *feature, bool active,
 /*
  * wj_status_accel
  *		The row of one accelerated plan shape: active when its GUC is on
- *		(the planner hook is installed in this backend, since running this
- *		function loaded the library); the detail names the GUC and, when
- *		the library is not preloaded, that other sessions plan without it.
+ *		and its planner hook is still called (running this function loaded
+ *		the library, so the hook was installed in this backend; a library
+ *		loaded later may have replaced it); the detail names the GUC and,
+ *		when the library is not preloaded, that other sessions plan without
+ *		it.
  */
 static void
 wj_status_accel(ReturnSetInfo *rsinfo, const char *feature, const char *guc,
-				bool on)
+				bool on, bool hooked)
 {
-	wj_status_row(rsinfo, feature, on,
-				  psprintf("%s = %s%s", guc, on ? "on" : "off",
+	wj_status_row(rsinfo, feature, on && hooked,
+				  psprintf("%s = %s%s%s", guc, on ? "on" : "off",
 						   wj_preloaded ? "" :
-						   " (this session only)"));
+						   " (this session only)",
+						   hooked ? "" :
+						   "; but a library loaded after windowjoin replaced its join planner hook, "
+						   "and unless that library calls it, joins plan without this node "
+						   "(citus does not: list citus first in shared_preload_libraries)"));
 }
 
 /*
@@ -176,14 +182,14 @@ windowjoin_status(PG_FUNCTION_ARGS)
 				  "not preloaded: sessions plan joins without the custom scans until they load the library; "
 				  "set shared_preload_libraries = 'windowjoin' and restart the server");
 	wj_status_accel(rsinfo, "WindowJoin", "windowjoin.enable_window_join",
-					wj_enable_window_join);
+					wj_enable_window_join, wj_join_hook_installed());
 	wj_status_accel(rsinfo, "IntervalJoin", "windowjoin.enable_interval_join",
-					wj_enable_interval_join);
+					wj_enable_interval_join, wj_join_hook_installed());
 	wj_status_accel(rsinfo, "AsOfJoin", "windowjoin.enable_asof_join",
-					wj_enable_asof_join);
+					wj_enable_asof_join, wj_join_hook_installed());
 	wj_status_accel(rsinfo, "window aggregation (WindowExpand, session GroupAggregate)",
 					"windowjoin.enable_window_aggregate",
-					wj_enable_window_aggregate);
+					wj_enable_window_aggregate, true);
 
 	return (Datum) 0;
 }

@@ -25,6 +25,7 @@ extern bool wj_enable_key_partitioning;
 
 /* planner.c: installs the chained set_join_pathlist_hook */
 extern void wj_planner_init(void);
+extern bool wj_join_hook_installed(void);
 
 /*
  * Per-join-kind path generators, called from the join pathlist hook with

@@ -23,9 +23,16 @@
 -- Data: each table has 0, 1, 2 or up to 60 rows; key columns k1, k2 of
 -- int4/int8/numeric/text (the two sides may differ: int4 = int8, int4 =
 -- numeric); time columns t timestamp, tz timestamptz, n int8, m int4;
--- payload v and row id; NULL keys and times, duplicated rows, times before
--- 1970, microseconds, occasional infinity; random ANALYZE, indexes,
--- TimeZone and planner switches (shared by the "on" and "off" runs).
+-- payload v, row id and a float8 f; NULL keys and times, duplicated rows,
+-- times before 1970, microseconds, occasional infinity, occasional rows
+-- near the end of the range (294276-12-31, near the int4/int8 maximum),
+-- where shifted times and bounds are out of range; random ANALYZE,
+-- indexes, TimeZone and planner switches (shared by the "on" and "off"
+-- runs).
+--
+-- Keys are sometimes shared: one column compared with two expressions of
+-- the other side (r.k1 = o.k1 AND r.k1 = o.k2).  Pane aggregations also
+-- use float aggregates (sum, avg, stddev, variance of f).
 --
 -- As-of queries read a copy of fuzz.r with one row per version time (plus
 -- exact duplicate rows): "ORDER BY time LIMIT 1" among rows that tie on the
@@ -201,6 +208,49 @@ BEGIN
 		EXECUTE format($f$INSERT INTO fuzz.%s VALUES (NULL, NULL, %L, %L, NULL, NULL, 1, 0)$f$,
 					   tab, fuzz.pick('infinity', '-infinity'), fuzz.pick('infinity', '-infinity'));
 	END IF;
+	-- floats whose sums depend on the order of the additions
+	EXECUTE format('UPDATE fuzz.%s SET f = CASE WHEN v IS NULL THEN NULL ELSE v / 7.0::float8 + id / 3.0::float8 END',
+				   tab);
+END $$;
+
+-- Now and then 1..3 rows near the end of the time range (and of the
+-- integer ranges), with keys like the others': a shifted time or bound is
+-- out of range for them, an error exactly where PostgreSQL computes it
+CREATE FUNCTION fuzz.fill_end(tab text, k1t text, k2t text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	IF NOT fuzz.chance(0.2) THEN
+		RETURN;
+	END IF;
+	EXECUTE format($f$
+		INSERT INTO fuzz.%1$s (k1, k2, t, tz, n, m, v, id, f)
+		SELECT k1, k2, t, t AT TIME ZONE 'UTC', n, n - 9223372036854775807 + 2147483647,
+			   floor(random() * 10)::int, 900 + g, g / 7.0::float8
+		FROM (SELECT g, %2$s AS k1, %3$s AS k2,
+					 timestamp %4$L - floor(random() * %5$s) * interval '1 second' AS t,
+					 9223372036854775807 - floor(random() * %5$s)::int8 AS n
+			  FROM generate_series(1, %6$s) g OFFSET 0) s$f$,
+		tab, fuzz.keyexpr(k1t, 8, 0.2), fuzz.keyexpr(k2t, 3, 0.2),
+		'294276-12-31 23:59:59', fuzz.pick('5', '60', '600', '7200'), fuzz.ri(1, 3));
+END $$;
+
+-- An expression of alias b's row with the type of tab.k1, other than
+-- b.k1: b.k2 when it has that type, else one made from the row id
+CREATE FUNCTION fuzz.alt_key(b text, tab text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	t1 text;
+	t2 text;
+BEGIN
+	SELECT format_type(a1.atttypid, a1.atttypmod), format_type(a2.atttypid, a2.atttypmod)
+	INTO t1, t2
+	FROM pg_attribute a1, pg_attribute a2
+	WHERE a1.attrelid = ('fuzz.' || tab)::regclass AND a1.attname = 'k1'
+	  AND a2.attrelid = a1.attrelid AND a2.attname = 'k2';
+	IF t1 = t2 THEN
+		RETURN b || '.k2';
+	ELSIF t1 = 'text' THEN
+		RETURN format('chr(97 + %s.id %% 3)', b);
+	END IF;
+	RETURN format('(1 + %s.id %% 3)::%s', b, t1);
 END $$;
 
 CREATE FUNCTION fuzz.make_tables(seed int, round int) RETURNS void LANGUAGE plpgsql AS $$
@@ -217,13 +267,13 @@ DECLARE
 	nr int;
 	s text;
 BEGIN
-	DROP TABLE IF EXISTS fuzz.l, fuzz.r, fuzz.rv, fuzz.w;
+	DROP TABLE IF EXISTS fuzz.l, fuzz.r, fuzz.rv, fuzz.w CASCADE;
 	-- numeric on the left only pairs with numeric on the right
 	IF fam1 = 'num' THEN r1 := 'numeric'; END IF;
 	IF fam2 = 'num' THEN r2 := 'numeric'; END IF;
-	EXECUTE format('CREATE TABLE fuzz.l (k1 %s, k2 %s, t timestamp, tz timestamptz, n int8, m int4, v int, id int) '
+	EXECUTE format('CREATE TABLE fuzz.l (k1 %s, k2 %s, t timestamp, tz timestamptz, n int8, m int4, v int, id int, f float8) '
 				   'WITH (autovacuum_enabled = off)', l1, l2);
-	EXECUTE format('CREATE TABLE fuzz.r (k1 %s, k2 %s, t timestamp, tz timestamptz, n int8, m int4, v int, id int) '
+	EXECUTE format('CREATE TABLE fuzz.r (k1 %s, k2 %s, t timestamp, tz timestamptz, n int8, m int4, v int, id int, f float8) '
 				   'WITH (autovacuum_enabled = off)', r1, r2);
 	s := fuzz.wpick(sizes, sw);
 	nl := CASE s WHEN 'small' THEN fuzz.ri(3, 12) WHEN 'medium' THEN fuzz.ri(13, 60) ELSE s::int END;
@@ -231,8 +281,10 @@ BEGIN
 	nr := CASE s WHEN 'small' THEN fuzz.ri(3, 12) WHEN 'medium' THEN fuzz.ri(13, 60) ELSE s::int END;
 	PERFORM fuzz.fill('l', nl, l1, l2);
 	PERFORM fuzz.fill('r', nr, r1, r2);
+	PERFORM fuzz.fill_end('l', l1, l2);
+	PERFORM fuzz.fill_end('r', r1, r2);
 	-- a larger table for the aggregations, where panes can win on cost
-	EXECUTE format('CREATE TABLE fuzz.w (k1 %s, k2 %s, t timestamp, tz timestamptz, n int8, m int4, v int, id int) '
+	EXECUTE format('CREATE TABLE fuzz.w (k1 %s, k2 %s, t timestamp, tz timestamptz, n int8, m int4, v int, id int, f float8) '
 				   'WITH (autovacuum_enabled = off)', l1, l2);
 	PERFORM fuzz.fill('w', fuzz.pick('0', '1', '5', '50', '300', '1000', '2000')::int, l1, l2);
 	ANALYZE fuzz.w;
@@ -242,6 +294,13 @@ BEGIN
 	IF fuzz.chance(0.15) THEN CREATE INDEX ON fuzz.l (n); END IF;
 	IF fuzz.chance(0.8) THEN ANALYZE fuzz.l; END IF;
 	IF fuzz.chance(0.8) THEN ANALYZE fuzz.r; END IF;
+	-- window joins read the tables without the rows near the end of the
+	-- range: the WindowJoin node computes every row's windows, where
+	-- PostgreSQL's plan may join on the keys first and compute the windows
+	-- of the joined rows only (a window end out of range raises an error
+	-- in the node alone)
+	CREATE VIEW fuzz.lw AS SELECT * FROM fuzz.l WHERE id < 900 OR id IS NULL;
+	CREATE VIEW fuzz.rw AS SELECT * FROM fuzz.r WHERE id < 900 OR id IS NULL;
 END $$;
 
 ------------------------------------------------------------------------
@@ -266,7 +325,7 @@ $$;
 
 -- Equality keys between aliases a and b: 0..2 of them, and now and then
 -- a near miss (<>, IS NOT DISTINCT FROM)
-CREATE FUNCTION fuzz.keys(a text, b text, OUT conds text[], OUT nk int, OUT near bool)
+CREATE FUNCTION fuzz.keys(a text, b text, btab text, OUT conds text[], OUT nk int, OUT near bool)
 LANGUAGE plpgsql AS $$
 DECLARE
 	i int;
@@ -285,6 +344,15 @@ BEGIN
 			conds := conds || fuzz.cmp(format('%s.k%s', a, i), '=', format('%s.k%s', b, i));
 		END IF;
 	END LOOP;
+	-- a shared column: a.k1 also equal to another expression of b
+	IF fuzz.chance(0.15) THEN
+		IF nk = 0 THEN
+			conds := conds || fuzz.cmp(format('%s.k1', a), '=', format('%s.k1', b));
+			nk := 1;
+		END IF;
+		conds := conds || fuzz.cmp(format('%s.k1', a), '=', fuzz.alt_key(b, btab));
+		nk := nk + 1;
+	END IF;
 END $$;
 
 -- The FULL JOIN oracle: inner join plus the unmatched rows of each side
@@ -320,7 +388,7 @@ DECLARE
 	cond text;
 	wf text := '';
 BEGIN
-	k := fuzz.keys('L', 'R');
+	k := fuzz.keys('L', 'R', 'r');
 	conds := k.conds;
 	-- the node wants both time columns of one type
 	near := k.near OR lt <> rt;
@@ -453,20 +521,20 @@ BEGIN
 	END IF;
 	IF columns THEN
 		-- joins of window aggregations (COLUMNS mode)
-		lsrc := format('(SELECT %s window_start, window_end, count(*) AS c, sum(v) AS s FROM fuzz.l, %s GROUP BY %s window_start, window_end) L',
+		lsrc := format('(SELECT %s window_start, window_end, count(*) AS c, sum(v) AS s FROM fuzz.lw, %s GROUP BY %s window_start, window_end) L',
 					   CASE WHEN gk THEN 'k1,' ELSE '' END, wl, CASE WHEN gk THEN 'k1,' ELSE '' END);
-		rsrc := format('(SELECT %s window_start, window_end, count(*) AS c, max(v) AS s FROM fuzz.r, %s GROUP BY %s window_start, window_end) R',
+		rsrc := format('(SELECT %s window_start, window_end, count(*) AS c, max(v) AS s FROM fuzz.rw, %s GROUP BY %s window_start, window_end) R',
 					   CASE WHEN gk THEN 'k1,' ELSE '' END, wr, CASE WHEN gk THEN 'k1,' ELSE '' END);
 		conds := '{}';
 		IF gk AND fuzz.chance(0.8) THEN
 			conds := conds || fuzz.cmp('L.k1', '=', 'R.k1');
 		END IF;
 	ELSE
-		lsrc := format('(SELECT * FROM fuzz.l, %s%s) L', wl,
+		lsrc := format('(SELECT * FROM fuzz.lw, %s%s) L', wl,
 					   CASE WHEN fuzz.chance(0.12) THEN ' WHERE v > 2' ELSE '' END);
-		rsrc := format('(SELECT * FROM fuzz.r, %s%s) R', wr,
+		rsrc := format('(SELECT * FROM fuzz.rw, %s%s) R', wr,
 					   CASE WHEN fuzz.chance(0.12) THEN ' WHERE k1 IS NOT NULL' ELSE '' END);
-		k := fuzz.keys('L', 'R');
+		k := fuzz.keys('L', 'R', 'r');
 		conds := k.conds;
 		near := near OR k.near;
 	END IF;
@@ -562,15 +630,19 @@ BEGIN
 						  'order_expr', 'limit_expr');
 		near := miss NOT IN ('limit_expr');
 	END IF;
-	k := fuzz.keys('r', 'o');
+	k := fuzz.keys('r', 'o', 'l');
 	conds := k.conds;
 	near := near OR k.near;
-	-- the time condition
+	-- the time condition, now and then against a shifted outer time
+	IF fuzz.chance(0.2) THEN
+		ot := format('%s + %s', ot, fuzz.off(cat));
+	END IF;
 	IF fwd THEN
 		conds := conds || fuzz.cmp(it, CASE WHEN is_strict THEN '>' ELSE '>=' END, ot);
 	ELSE
 		conds := conds || fuzz.cmp(it, CASE WHEN is_strict THEN '<' ELSE '<=' END, ot);
 	END IF;
+	ot := 'o.' || lt;
 	-- tolerance
 	IF fuzz.chance(0.35) THEN
 		tol := fuzz.off(cat, false);
@@ -671,6 +743,12 @@ BEGIN
 							  'max(id) AS mxid', 'avg(v) AS av', 'sum(n) AS sn', 'min(t) AS mnt',
 							  'max(tz) AS mxtz', 'bool_and(v > 2) AS ba', 'sum(v) FILTER (WHERE v > 3) AS sf',
 							  'max(k1) AS mk'], 0.3);
+	-- float aggregates, whose partial sums do not combine exactly
+	IF fuzz.chance(0.35) THEN
+		aggs := aggs || ', ' || fuzz.subset(ARRAY['sum(f) AS sfl', 'avg(f) AS afl', 'stddev(f) AS sdf',
+												  'var_pop(f) AS vpf', 'min(f) AS mnf', 'max(f) AS mxf',
+												  'sum(f::float4) AS sf4', 'corr(f, v) AS cr'], 0.4);
+	END IF;
 	IF fuzz.chance(0.08) THEN
 		near := true;
 		aggs := aggs || ', ' || fuzz.pick('count(DISTINCT v) AS dv', 'max(window_time) AS mwt',
@@ -776,11 +854,15 @@ END $$;
 
 -- PostgreSQL plans to try when only one run failed: the written join order
 -- (each subquery planned whole) or the planner's, with one join method each
-CREATE TABLE fuzz.alt_plans (collapse text, nestloop text, hashjoin text, mergejoin text);
+-- (or without index scans: an index scan computes its runtime keys, e.g.
+-- a shifted time, for every rescan; a filter only for the rows it reaches)
+CREATE TABLE fuzz.alt_plans (collapse text, nestloop text, hashjoin text, mergejoin text,
+							 indexscan text);
 INSERT INTO fuzz.alt_plans VALUES
-	('1', 'off', 'off', 'on'), ('1', 'off', 'on', 'off'), ('1', 'on', 'off', 'off'),
-	('8', 'off', 'off', 'on'), ('8', 'off', 'on', 'off'), ('8', 'on', 'off', 'off'),
-	('1', 'on', 'on', 'on'), ('8', 'on', 'on', 'on');
+	('1', 'off', 'off', 'on', 'on'), ('1', 'off', 'on', 'off', 'on'), ('1', 'on', 'off', 'off', 'on'),
+	('8', 'off', 'off', 'on', 'on'), ('8', 'off', 'on', 'off', 'on'), ('8', 'on', 'off', 'off', 'on'),
+	('1', 'on', 'on', 'on', 'on'), ('8', 'on', 'on', 'on', 'on'),
+	('8', 'on', 'on', 'on', 'off'), ('1', 'on', 'on', 'on', 'off');
 
 -- Compare q_on (run with the nodes on) with q_off (nodes off); normally
 -- the same text.  Returns the outcome, the nodes used and a detail.
@@ -825,6 +907,9 @@ BEGIN
 				PERFORM set_config('enable_hashjoin', alt.hashjoin, true);
 				PERFORM set_config('enable_mergejoin', alt.mergejoin, true);
 				PERFORM set_config('enable_sort', 'on', true);
+				PERFORM set_config('enable_indexscan', alt.indexscan, true);
+				PERFORM set_config('enable_bitmapscan', alt.indexscan, true);
+				PERFORM set_config('enable_indexonlyscan', alt.indexscan, true);
 				SELECT * INTO r_alt FROM fuzz.run_digest(q_off);
 				IF r_alt.err IS NOT DISTINCT FROM r_on.err AND
 				   r_alt.digest IS NOT DISTINCT FROM r_on.digest THEN
@@ -836,6 +921,9 @@ BEGIN
 			END LOOP;
 			PERFORM set_config('from_collapse_limit', '8', true);
 			PERFORM set_config('join_collapse_limit', '8', true);
+			PERFORM set_config('enable_indexscan', 'on', true);
+			PERFORM set_config('enable_bitmapscan', 'on', true);
+			PERFORM set_config('enable_indexonlyscan', 'on', true);
 		END;
 		-- An infinite time that raised an error in the node while
 		-- PostgreSQL's plan returned no rows at all: its join read the
