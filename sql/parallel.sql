@@ -360,7 +360,7 @@ SELECT count(*) FROM
   JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
   ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
 RESET windowjoin.max_windows_per_row;
-INSERT INTO pa VALUES (1, '294276-12-31 23:59:59', 0);
+INSERT INTO pa VALUES (1, '4714-11-24 00:00:01 BC', 0);
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM pa a JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';

@@ -11,11 +11,12 @@
 # functions: anything that looks like a plan node or a plan property) and
 # row counts, as multisets of lines.  Every result row, every on/off
 # comparison line ("... rows: N, only with node: 0 ...", "differ ...") and
-# every error message must still be there, as many times; leading and
-# trailing blanks (column headers are centred on the widest value) and
-# whether a check found the node in its plan ("node used: t/f", a plan
-# choice) are ignored.  Prints one "test NAME (parallel
-# plans forced) ... ok" line per suite; exits non-zero if any differs.
+# every error message must still be there, as many times.  Ignored: runs of
+# blanks (column headers are centred on the widest value, columns padded to
+# it), table rules, whether a check found the node in its plan ("node used:
+# t/f") and which side it made the outer one (", outer NAME"), both plan
+# choices.  Prints one "test NAME (parallel plans forced) ... ok" line per
+# suite; exits non-zero if any differs.
 # Run it against a running server with windowjoin preloaded (make
 # installcheck's environment: PGHOST/PGPORT, PG_CONFIG); arguments, if any,
 # name the suites to run (default: all of sql/*.sql).
@@ -35,12 +36,14 @@ make -s installcheck ${PG_CONFIG:+PG_CONFIG=$PG_CONFIG} REGRESS="$tests" \
 	> "$out/pg_regress.log" 2>&1
 
 # plan lines: plan nodes and their properties, QUERY PLAN headers, row counts
-planre='QUERY PLAN|Cache Key|Cache Mode|^-+$|->|Scan|Gather|Workers|Worker [0-9]|Sort Key|Sort Method|Presorted Key|Cond:|Filter:|Join Type|Join Keys|Join Filter|Peak State|Total Peak|Leader Rows|Group Key|Aggregate|Strategy|Direction|Window|Pane:|Band:|Keys:|Time Cond|Tolerance|Hash|Merge|Nested Loop|Materialize|Memoize|Result|Append|Subquery|SubPlan|InitPlan|Output:|One-Time|Rows Removed|Batches|Buckets|Memory|Partition|Spill|Disk|Sort|Unique|Limit|^\([0-9]+ rows?\)$'
-# (whether a check saw the node in the plan is a plan choice too: a parallel
-# plan of PostgreSQL's may now win; the rows it compared must still agree)
+planre='QUERY PLAN|Cache Key|Cache Mode|^[-+]+$|->|Scan|Gather|Workers|Worker [0-9]|Sort Key|Sort Method|Presorted Key|Cond:|Filter:|Join Type|Join Keys|Join Filter|Peak State|Total Peak|Leader Rows|Group Key|Aggregate|Strategy|Direction|Window|Pane:|Band:|Keys:|Time Cond|Tolerance|Hash|Merge|Nested Loop|Materialize|Memoize|Result|Append|Subquery|SubPlan|InitPlan|Output:|One-Time|Rows Removed|Batches|Buckets|Memory|Partition|Spill|Disk|Sort|Unique|Limit|^\([0-9]+ rows?\)$'
+# (whether a check saw the node in the plan, and which side it made the
+# outer one, are plan choices too: a parallel plan may differ; the rows and
+# errors it compared must still agree)
 filter() {
 	grep -Ev "$planre" "$1" |
-		sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e 's/node used: [tf],/node used: ?,/' |
+		sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e 's/[[:space:]][[:space:]]*/ /g' \
+			-e 's/node used: [tf],/node used: ?,/' -e 's/, outer [a-z_]*$/, outer ?/' |
 		LC_ALL=C sort
 }
 
