@@ -845,6 +845,11 @@ JOIN LATERAL (
 $q$);
 RESET ROLE;
 ALTER TABLE rates DISABLE ROW LEVEL SECURITY;
+DROP POLICY hide_ten ON rates;
+DROP POLICY all_rows ON rates;
+REVOKE ALL ON orders, rates FROM asof_reader, asof_nocol;
+DROP ROLE asof_reader;
+DROP ROLE asof_nocol;
 
 --
 -- Cost: PostgreSQL keeps its indexed nested loop for a few orders, the

@@ -85,6 +85,30 @@ RESET search_path;
 ALTER EXTENSION windowjoin UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'windowjoin';
 
+-- The planners recognise the extension's C functions by library and C
+-- symbol and remember the answer in each backend.  Changes to pg_proc made
+-- in this very session are seen at once: a function re-pointed at another
+-- symbol here, the functions of a re-created extension below.
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+CREATE FUNCTION my_window(timestamp, interval, interval) RETURNS timestamp
+  AS '$libdir/windowjoin', 'wj_tumble_start' LANGUAGE C IMMUTABLE;
+\set my_join 'EXPLAIN (COSTS OFF) SELECT count(*) FROM bid a JOIN bid b ON my_window(a.bidtime, ''10 minutes'', ''0'') = my_window(b.bidtime, ''10 minutes'', ''0'')'
+\set tumble_join 'EXPLAIN (COSTS OFF) SELECT count(*) FROM (SELECT * FROM bid, tumble(bidtime, interval ''10 minutes'')) a JOIN (SELECT * FROM bid, tumble(bidtime, interval ''10 minutes'')) b ON a.window_start = b.window_start'
+-- a window start: WindowJoin
+:my_join;
+-- window_time is no window bound: PostgreSQL's join
+CREATE OR REPLACE FUNCTION my_window(timestamp, interval, interval) RETURNS timestamp
+  AS '$libdir/windowjoin', 'wj_window_time' LANGUAGE C IMMUTABLE;
+:my_join;
+-- and back
+CREATE OR REPLACE FUNCTION my_window(timestamp, interval, interval) RETURNS timestamp
+  AS '$libdir/windowjoin', 'wj_tumble_start' LANGUAGE C IMMUTABLE;
+:my_join;
+DROP FUNCTION my_window(timestamp, interval, interval);
+:tumble_join;
+
 -- DROP EXTENSION with dependent views: refused, then CASCADE
 CREATE VIEW bid_sess AS
 SELECT bidtime, (w).window_start, (w).window_end
@@ -104,6 +128,11 @@ WHERE proname IN ('tumble', 'hop', 'cumulate', 'session', 'windowjoin_status')
 SELECT count(*) AS left_over_types FROM pg_type WHERE typname LIKE 'session\_window%';
 -- and back: the same objects as a fresh install, working again
 CREATE EXTENSION windowjoin;
+-- its new functions recognised in the session that saw the old ones
+:tumble_join;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
 SELECT md5(string_agg(object || ' ' || digest, E'\n' ORDER BY object)) = :'fresh_digest' AS same_objects
 FROM (:wj_objects) o;
 SELECT window_start, window_end, sum(price) AS total_price

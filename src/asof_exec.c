@@ -92,6 +92,7 @@
 #include "utils/tuplestore.h"
 
 #include "asof.h"
+#include "explain_common.h"
 #include "state_stats.h"
 #include "time_shift.h"
 #include "windowjoin.h"
@@ -1977,16 +1978,6 @@ asof_rescan(CustomScanState *node)
 		ExecReScan(s->outer_ps);
 }
 
-/* Deparse an expression list (implicitly ANDed) of the plan for EXPLAIN */
-static char *
-asof_deparse(List *exprs, List *context)
-{
-	Node	   *node = (list_length(exprs) == 1) ? (Node *) linitial(exprs) :
-		(Node *) make_ands_explicit(exprs);
-
-	return deparse_expression(node, context, true, false);
-}
-
 /*
  * asof_explain
  *		ExplainCustomScan: join type, keys, time condition, tolerance,
@@ -2011,23 +2002,22 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	show_tol = (List *) list_nth(cscan->custom_exprs, ASOF_EXPR_SHOW_TOL);
 	joinquals = (List *) list_nth(cscan->custom_exprs, ASOF_EXPR_JOINQUALS);
 
-	ExplainPropertyText("Join Type",
-						jointype == JOIN_LEFT ? "Left" : "Inner", es);
+	wj_explain_join_type(jointype, es);
 	if (show_keys != NIL)
 	{
 		List	   *keys = NIL;
 		ListCell   *lc;
 
 		foreach(lc, show_keys)
-			keys = lappend(keys, asof_deparse(list_make1(lfirst(lc)), context));
+			keys = lappend(keys, wj_deparse_exprs(list_make1(lfirst(lc)), context));
 		ExplainPropertyList("Keys", keys, es);
 	}
 	ExplainPropertyText("Time Cond",
-						asof_deparse((List *) list_nth(cscan->custom_exprs,
-													   ASOF_EXPR_SHOW_TIME),
-									 context), es);
+						wj_deparse_exprs((List *) list_nth(cscan->custom_exprs,
+														   ASOF_EXPR_SHOW_TIME),
+										 context), es);
 	if (show_tol != NIL)
-		ExplainPropertyText("Tolerance", asof_deparse(show_tol, context), es);
+		ExplainPropertyText("Tolerance", wj_deparse_exprs(show_tol, context), es);
 	if (list_length(show_keys) > 0)
 	{
 		int			strategy = list_nth_int(meta, ASOF_META_STRATEGY);
@@ -2055,8 +2045,7 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Direction",
 						forward ? "forward (earliest version at or after)" :
 						"backward (latest version at or before)", es);
-	if (joinquals != NIL)
-		ExplainPropertyText("Join Filter", asof_deparse(joinquals, context), es);
+	wj_explain_exprs("Join Filter", joinquals, context, es);
 	wj_explain_state(&s->stats, es);
 	wj_explain_workers(&s->pinstr, &node->ss.ps, &s->stats, es);
 }

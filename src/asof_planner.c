@@ -147,14 +147,14 @@ static Path *asof_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 							Path *outer_path, List *quals, int strategy);
 
 /* Say at DEBUG2 why a join was not taken, for whoever wonders */
-#define ASOF_NO() \
+#define ASOF_NO(reason) \
 	do { \
-		elog(DEBUG2, "AsOfJoin: subquery not recognised (asof_planner.c:%d)", __LINE__); \
+		elog(DEBUG2, "AsOfJoin: subquery not recognised: %s", (reason)); \
 		return NULL; \
 	} while (0)
-#define ASOF_NO_PATH() \
+#define ASOF_NO_PATH(reason) \
 	do { \
-		elog(DEBUG2, "AsOfJoin: no path (asof_planner.c:%d)", __LINE__); \
+		elog(DEBUG2, "AsOfJoin: no path: %s", (reason)); \
 		return; \
 	} while (0)
 
@@ -567,24 +567,24 @@ asof_recognise(PlannerInfo *root, Query *sq)
 		list_length(sq->sortClause) != 1 ||
 		sq->jointree == NULL || list_length(sq->jointree->fromlist) != 1 ||
 		!IsA(linitial(sq->jointree->fromlist), RangeTblRef))
-		ASOF_NO();
+		ASOF_NO("the subquery is not SELECT ... FROM one relation ... ORDER BY one item LIMIT");
 
 	limit = eval_const_expressions(root, copyObject(sq->limitCount));
 	if (!IsA(limit, Const) || ((Const *) limit)->constisnull ||
 		((Const *) limit)->consttype != INT8OID ||
 		DatumGetInt64(((Const *) limit)->constvalue) != 1)
-		ASOF_NO();
+		ASOF_NO("the subquery's LIMIT is not the constant 1");
 
 	/* Per-row volatile functions would be evaluated a different number of times */
 	if (contain_volatile_functions((Node *) sq))
-		ASOF_NO();
+		ASOF_NO("the subquery calls volatile functions");
 
 	/* ORDER BY the version time: DESC looks backward, ASC forward */
 	order = linitial_node(SortGroupClause, sq->sortClause);
 	order_tle = get_sortgroupclause_tle(order, sq->targetList);
 	if (!get_ordering_op_properties(order->sortop, &time_opfamily,
 									&opcintype, &order_strategy))
-		ASOF_NO();
+		ASOF_NO("the subquery's ORDER BY is not a btree ordering");
 
 	spec = palloc0(sizeof(AsOfSpec));
 	spec->forward = (order_strategy == BTLessStrategyNumber);
@@ -607,7 +607,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 			continue;
 		}
 		if (!asof_split_comparison(root, clause, &cond))
-			ASOF_NO();
+			ASOF_NO("a condition on the outer row is not a comparison of an inner and an outer expression");
 
 		c = palloc(sizeof(AsOfCond));
 		*c = cond;
@@ -624,7 +624,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 				/* the bound in the direction of the ORDER BY */
 				if (spec->time != NULL ||
 					!asof_cond_in_opfamily(c, time_opfamily, true))
-					ASOF_NO();
+					ASOF_NO("more than one time bound in the direction of the ORDER BY, or one without a sort order");
 				spec->time = c;
 				spec->strict = (c->strategy == BTLessStrategyNumber ||
 								c->strategy == BTGreaterStrategyNumber);
@@ -653,21 +653,21 @@ asof_recognise(PlannerInfo *root, Query *sq)
 				}
 			}
 			if (!found)
-				ASOF_NO();
+				ASOF_NO("a key condition is not a mergeable equality");
 			spec->keys = lappend(spec->keys, c);
 			kinds[qi] = 'K';
 		}
 	}
 	if (spec->time == NULL)
-		ASOF_NO();
+		ASOF_NO("no time condition on the ORDER BY column");
 	if (!asof_order_ok(root, quals, kinds, fallible))
-		ASOF_NO();
+		ASOF_NO("PostgreSQL would evaluate a fallible outer expression for other rows than the node");
 
 	/* The ORDER BY must be the matching direction of that same opfamily */
 	if (opcintype != spec->time->innertype ||
 		order_strategy != (spec->forward ? BTLessStrategyNumber :
 						   BTGreaterStrategyNumber))
-		ASOF_NO();
+		ASOF_NO("the ORDER BY does not go the direction of the time condition");
 
 	/*
 	 * Build the rewritten subquery: the same query without the correlated
@@ -686,7 +686,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 		if (tle->resjunk)
 			continue;
 		if (tle->resno != noriginal + 1)
-			ASOF_NO();		/* junk before real columns: unexpected */
+			ASOF_NO("junk columns before the subquery's real columns");
 		tle->ressortgroupref = 0;
 		tlist = lappend(tlist, tle);
 		noriginal++;
@@ -776,7 +776,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	/* Nothing of the parent query may remain in it */
 	depth = -1;
 	if (asof_outer_refs_walker((Node *) q, &depth))
-		ASOF_NO();
+		ASOF_NO("the rewritten subquery still refers to the outer query");
 
 	spec->rewritten = q;
 	return spec;
@@ -849,7 +849,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	RangeTblEntry *rte;
 	AsOfSpec   *spec;
 	List	   *outer_pathkeys;
-	Path	   *outer_path = NULL;
+	Path	   *outer_path;
 	Path	   *cheapest;
 	PlannerInfo *subroot;
 	RelOptInfo *final_rel;
@@ -860,19 +860,19 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	Query	   *serial_query = NULL;
 
 	if (!wj_enable_asof_join)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("windowjoin.enable_asof_join is off");
 	if (jointype != JOIN_INNER && jointype != JOIN_LEFT)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("not an inner or left join");
 	if (joinrel->reloptkind != RELOPT_JOINREL ||
 		innerrel->reloptkind != RELOPT_BASEREL ||
 		innerrel->rtekind != RTE_SUBQUERY)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the inner side is not a subquery relation");
 	if (bms_is_empty(innerrel->lateral_relids) ||
 		!bms_is_subset(innerrel->lateral_relids, outerrel->relids) ||
 		!bms_is_empty(joinrel->lateral_relids))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the inner subquery is not LATERAL to the outer side alone");
 	if (IS_DUMMY_REL(innerrel) || IS_DUMMY_REL(outerrel))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("a side is empty (dummy)");
 
 	/*
 	 * EvalPlanQual rechecks would need the joined rows rebuilt from the
@@ -881,14 +881,14 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (root->parse->rowMarks != NIL ||
 		(root->parse->commandType != CMD_SELECT &&
 		 root->parse->commandType != CMD_INSERT))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("row marks, or not a SELECT or INSERT");
 	if (root->plan_params != NIL)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the query has parameters from an outer query level");
 
 	rte = planner_rt_fetch(innerrel->relid, root);
 	if (rte->rtekind != RTE_SUBQUERY || rte->subquery == NULL ||
 		rte->tablesample != NULL)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the inner side is not a plain subquery");
 
 	/*
 	 * Only plain Vars of the subquery's own columns are needed above it: a
@@ -897,7 +897,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	foreach(lc, innerrel->reltarget->exprs)
 	{
 		if (!IsA(lfirst(lc), Var))
-			ASOF_NO_PATH();
+			ASOF_NO_PATH("the subquery's output is used as more than plain columns");
 	}
 	{
 		List	   *clauses = NIL;
@@ -917,13 +917,13 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			Var		   *var = (Var *) lfirst(lc);
 
 			if (var->varno == innerrel->relid && var->varattno <= 0)
-				ASOF_NO_PATH();
+				ASOF_NO_PATH("a whole-row or system column of the subquery is used");
 		}
 	}
 
 	spec = asof_recognise(root, rte->subquery);
 	if (spec == NULL)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the subquery is not a latest-version lookup");
 
 	/* The outer expressions must be computable from the outer relation */
 	foreach(lc, spec->keys)
@@ -932,43 +932,26 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 		if (!bms_is_subset(pull_varnos(root, (Node *) c->outer),
 						   outerrel->relids))
-			ASOF_NO_PATH();
+			ASOF_NO_PATH("a key refers to relations other than the outer side");
 	}
 	if (!bms_is_subset(pull_varnos(root, (Node *) spec->time->outer),
 					   outerrel->relids))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the time condition refers to relations other than the outer side");
 	foreach(lc, spec->tolerances)
 	{
 		AsOfCond   *c = (AsOfCond *) lfirst(lc);
 
 		if (!bms_is_subset(pull_varnos(root, (Node *) c->outer),
 						   outerrel->relids))
-			ASOF_NO_PATH();
+			ASOF_NO_PATH("a tolerance refers to relations other than the outer side");
 	}
 
 	/* The outer side: its cheapest path, sorted by (keys, time) */
 	cheapest = outerrel->cheapest_total_path;
 	if (cheapest == NULL || PATH_REQ_OUTER(cheapest) != NULL)
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the outer side has no unparameterized path");
 	outer_pathkeys = asof_outer_pathkeys(root, outerrel, spec);
-	foreach(lc, outerrel->pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-
-		if (PATH_REQ_OUTER(path) == NULL &&
-			pathkeys_contained_in(outer_pathkeys, path->pathkeys) &&
-			(outer_path == NULL || path->total_cost < outer_path->total_cost))
-			outer_path = path;
-	}
-	if (!pathkeys_contained_in(outer_pathkeys, cheapest->pathkeys))
-	{
-		Path	   *sorted;
-
-		sorted = (Path *) create_sort_path(root, outerrel, cheapest,
-										   outer_pathkeys, -1.0);
-		if (outer_path == NULL || sorted->total_cost < outer_path->total_cost)
-			outer_path = sorted;
-	}
+	outer_path = wj_sorted_input(root, outerrel, outer_pathkeys);
 
 	/* The inner side: plan the rewritten subquery (planning scribbles on it) */
 	if (outerrel->partial_pathlist != NIL)
@@ -980,14 +963,14 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	{
 		/* it still refers to us: give up (cannot happen, we checked) */
 		root->plan_params = save_plan_params;
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the planned subquery still refers to the outer query");
 	}
 	root->plan_params = save_plan_params;
 	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
 	inner_path = final_rel->cheapest_total_path;
 	if (inner_path == NULL || IS_DUMMY_REL(final_rel) ||
 		!pathkeys_contained_in(subroot->sort_pathkeys, inner_path->pathkeys))
-		ASOF_NO_PATH();
+		ASOF_NO_PATH("the planned subquery is empty or not in ORDER BY order");
 
 	/* The join's conditions, and the subquery relation's own filters */
 	foreach(lc, extra->restrictlist)

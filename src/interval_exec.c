@@ -21,7 +21,8 @@
  *	   time is not above the band's upper end (outer.t + hi);
  *	3. rows at the front of the window whose time is below the band's lower
  *	   end (outer.t + lo) are dropped - no later outer row can reach them
- *	   (the seed's "state is cleared when the watermark passes the range");
+ *	   (as a streaming interval join clears its state once the watermark
+ *	   passes the range);
  *	4. every row left in the window is inside the band: evaluate the join
  *	   quals on the pair and emit it on success.
  *
@@ -69,6 +70,7 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "exec_common.h"
 #include "interval_join.h"
 #include "join_common.h"
 #include "state_stats.h"
@@ -302,6 +304,9 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	int			child_eflags;
 	int			i;
 
+	Assert((list_length(priv) == IJ_PRIV_COUNT ||
+			list_length(priv) == IJ_PRIV_KP_PARTS + 1) &&
+		   list_length(scalars) == IJ_S_COUNT);
 	/* key-partitioned (a partial path for a Gather): the partition Param */
 	st->kp.bucket = -1;
 	if (list_length(priv) > IJ_PRIV_COUNT)
@@ -1275,16 +1280,9 @@ static void
 ij_rescan(CustomScanState *node)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
-	PlanState  *children[2] = {st->outer_ps, st->inner_ps};
-	int			i;
 
-	for (i = 0; i < 2; i++)
-	{
-		if (node->ss.ps.chgParam != NULL)
-			UpdateChangedParamSet(children[i], node->ss.ps.chgParam);
-		if (children[i]->chgParam == NULL)
-			ExecReScan(children[i]);
-	}
+	wj_rescan_child(node, st->outer_ps);
+	wj_rescan_child(node, st->inner_ps);
 	ij_reset_run(st);
 	st->kp.bucket = -1;
 	st->kp.finished = false;
@@ -1322,10 +1320,8 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *scalars = (List *) list_nth(cscan->custom_private,
 											IJ_PRIV_SCALARS);
-	const char *jt;
 
-	jt = wj_join_type_name((JoinType) list_nth_int(scalars, IJ_S_JOINTYPE));
-	ExplainPropertyText("Join Type", jt, es);
+	wj_explain_join_type((JoinType) list_nth_int(scalars, IJ_S_JOINTYPE), es);
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_KEYS, "Join Keys");
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_BAND, "Band");
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_JOINQUAL, "Join Filter");

@@ -70,6 +70,8 @@
 
 #include "interval_join.h"
 #include "join_common.h"
+#include "stats_common.h"
+#include "window_arith.h"
 #include "windowjoin.h"
 
 /* One equality key: outer_expr = inner_expr */
@@ -143,18 +145,10 @@ static const CustomPathMethods ij_keypart_path_methods = {
 static bool
 ij_interval_usecs(const Interval *iv, Oid ttype, int64 *usecs)
 {
-	int64		r;
-
-	if (iv->month != 0)
-		return false;
 	/* a day is 24 hours for timestamp, but not for timestamptz (DST) */
 	if (iv->day != 0 && ttype != TIMESTAMPOID)
 		return false;
-	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &r) ||
-		pg_add_s64_overflow(r, iv->time, &r))
-		return false;
-	*usecs = r;
-	return true;
+	return wj_interval_usecs(iv, usecs);
 }
 
 /*
@@ -550,51 +544,6 @@ ij_recognise(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 }
 
 /*
- * ij_time_range
- *		The span (max - min, in microseconds) of a time expression according
- *		to its histogram, or -1 when unknown.
- */
-static double
-ij_time_range(PlannerInfo *root, Expr *texpr, Oid ttype)
-{
-	VariableStatData vardata;
-	AttStatsSlot sslot;
-	double		span = -1;
-
-	examine_variable(root, (Node *) texpr, 0, &vardata);
-	if (HeapTupleIsValid(vardata.statsTuple) &&
-		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM,
-						 InvalidOid, ATTSTATSSLOT_VALUES))
-	{
-		if (sslot.nvalues >= 2)
-		{
-			Datum		first = sslot.values[0];
-			Datum		last = sslot.values[sslot.nvalues - 1];
-			int64		lo,
-						hi;
-
-			if (ttype == INT4OID)
-			{
-				lo = DatumGetInt32(first);
-				hi = DatumGetInt32(last);
-			}
-			else
-			{
-				lo = DatumGetInt64(first);
-				hi = DatumGetInt64(last);
-			}
-			if ((ttype == INT4OID || ttype == INT8OID ||
-				 (!TIMESTAMP_NOT_FINITE(lo) && !TIMESTAMP_NOT_FINITE(hi))) &&
-				hi > lo)
-				span = (double) hi - (double) lo;
-		}
-		free_attstatsslot(&sslot);
-	}
-	ReleaseVariableStats(vardata);
-	return span;
-}
-
-/*
  * ij_cost_path
  *		Estimate the cost of the interval join over two sorted inputs.
  *
@@ -641,9 +590,9 @@ ij_cost_path(PlannerInfo *root, CustomPath *cpath, IJInfo *info,
 		keysel = clauselist_selectivity(root, keyrinfos, 0, JOIN_INNER, &sjinfo);
 
 	width = (double) info->upper->d - (double) info->lower->d;
-	span = ij_time_range(root, info->lower->inner_t, info->lower->ttype);
+	span = wj_stats_time_span(root, (Node *) info->lower->inner_t, false);
 	if (span <= 0)
-		span = ij_time_range(root, info->lower->outer_t, info->lower->ttype);
+		span = wj_stats_time_span(root, (Node *) info->lower->outer_t, false);
 	if (span > 0)
 		bandfrac = Max(width, 1.0) / span;
 	else

@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * join_common.c
- *	  Small pieces shared by the join nodes: choosing a sorted input path
- *	  (complete, partial or parallel safe), the parallel-safety rule of all
- *	  windowjoin nodes, and showing a join type or a condition list in
- *	  EXPLAIN.
+ *	  Small pieces shared by the join nodes' planners and executors:
+ *	  choosing a sorted input path (complete, partial or parallel safe), the
+ *	  parallel-safety rule of all windowjoin nodes, and key partitioning.
+ *	  Their EXPLAIN helpers are in explain_common.c.
  *
  * src/join_common.c
  *
@@ -23,7 +23,6 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "utils/fmgroids.h"
-#include "utils/ruleutils.h"
 
 #include "join_common.h"
 
@@ -311,48 +310,4 @@ wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 	inner->chgParam = bms_add_member(inner->chgParam, kp->param);
 	kp->bucket = (int) b;
 	return true;
-}
-
-/*
- * wj_join_type_name
- *		The name EXPLAIN shows for a join type.
- */
-const char *
-wj_join_type_name(JoinType jointype)
-{
-	switch (jointype)
-	{
-		case JOIN_INNER:
-			return "Inner";
-		case JOIN_LEFT:
-			return "Left";
-		case JOIN_RIGHT:
-			return "Right";
-		case JOIN_FULL:
-			return "Full";
-		case JOIN_SEMI:
-			return "Semi";
-		case JOIN_ANTI:
-			return "Anti";
-		default:
-			return "???";
-	}
-}
-
-/*
- * wj_explain_exprs
- *		Show an implicitly ANDed list of plan expressions, deparsed in the
- *		given context, as one EXPLAIN property.  Nothing for an empty list.
- */
-void
-wj_explain_exprs(const char *label, List *exprs, List *context,
-				 ExplainState *es)
-{
-	char	   *text;
-
-	if (exprs == NIL)
-		return;
-	text = deparse_expression((Node *) make_ands_explicit(exprs), context,
-							  true, false);
-	ExplainPropertyText(label, text, es);
 }

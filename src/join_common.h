@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * join_common.h
- *	  Small pieces shared by the join nodes' planners and executors.
+ *	  Small pieces shared by the join nodes' planners; includes the EXPLAIN
+ *	  helpers of explain_common.h for their executors.
  *
  * src/join_common.h
  *
@@ -10,10 +11,11 @@
 #ifndef JOIN_COMMON_H
 #define JOIN_COMMON_H
 
-#include "commands/explain.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "port/atomics.h"
+
+#include "explain_common.h"
 
 /* The cheapest unparameterized path of rel delivering rows in pathkeys order */
 extern Path *wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys);
@@ -79,12 +81,5 @@ typedef struct WjKeyPart
 /* Claim the next partition and point the children at it; false: none left */
 extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 							PlanState *inner);
-
-/* "Inner", "Left", ... for EXPLAIN's Join Type line */
-extern const char *wj_join_type_name(JoinType jointype);
-
-/* EXPLAIN an implicitly ANDed expression list under label; nothing if NIL */
-extern void wj_explain_exprs(const char *label, List *exprs, List *context,
-							 ExplainState *es);
 
 #endif							/* JOIN_COMMON_H */

@@ -62,8 +62,8 @@ wj_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		wj_session_sort_add_paths(root, input_rel, output_rel);
 	else if (stage == UPPERREL_GROUP_AGG)
 	{
-		wj_window_agg_add_paths(root, input_rel, output_rel, extra);
-		wj_session_agg_add_paths(root, input_rel, output_rel, extra);
+		wj_window_expand_add_paths(root, input_rel, output_rel, extra);
+		wj_session_groupagg_add_paths(root, input_rel, output_rel, extra);
 	}
 }
 

@@ -64,8 +64,8 @@ order_error(int64 pos)
 	ereport(ERROR,
 			(errcode(ERRCODE_WINDOWING_ERROR),
 			 errmsg("session() requires the rows of each partition in time order"),
-			 errdetail("The row at position " INT64_FORMAT " of its partition is out of time order.",
-					   pos + 1),
+			 errdetail("The row at position %lld of its partition is out of time order.",
+					   (long long) (pos + 1)),
 			 errhint("Add ORDER BY <time> to the OVER clause, for example OVER (PARTITION BY item ORDER BY bidtime).")));
 }
 

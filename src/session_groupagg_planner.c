@@ -46,6 +46,7 @@
 #include "parser/parsetree.h"
 #include "utils/selfuncs.h"
 
+#include "catalog_cache.h"
 #include "window_expand.h"
 #include "windowjoin.h"
 
@@ -65,8 +66,7 @@ find_session_column(Query *subparse, WindowClause *wc, WindowFunc **wfunc)
 
 		if (IsA(tle->expr, WindowFunc) &&
 			((WindowFunc *) tle->expr)->winref == wc->winref &&
-			wj_is_windowjoin_function(((WindowFunc *) tle->expr)->winfnoid,
-									  "wj_session"))
+			wj_func_of(((WindowFunc *) tle->expr)->winfnoid) == WJF_SESSION)
 		{
 			*wfunc = (WindowFunc *) tle->expr;
 			return tle->resno;
@@ -144,13 +144,13 @@ group_matches_session(PlannerInfo *root, RelOptInfo *input_rel,
 }
 
 /*
- * wj_session_agg_add_paths
+ * wj_session_groupagg_add_paths
  *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: offer a sorted
  *		aggregate over the session subquery when its order is certain.
  */
 void
-wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-						 RelOptInfo *output_rel, void *extra_arg)
+wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+							  RelOptInfo *output_rel, void *extra_arg)
 {
 	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
 	Query	   *parse = root->parse;
@@ -163,6 +163,7 @@ wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	AggClauseCosts agg_costs;
 	double		num_groups;
 	List	   *group_exprs;
+	List	   *window_pathkeys;
 	ListCell   *lc;
 
 	if (!wj_enable_window_aggregate || extra == NULL ||
@@ -207,6 +208,13 @@ wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	if (!group_matches_session(root, input_rel, subparse, wc, session_col))
 		return;
 
+	/* the window's order, as pathkeys of the subquery: PARTITION BY, time */
+	window_pathkeys =
+		make_pathkeys_for_sortclauses(input_rel->subroot,
+									  list_concat_copy(wc->partitionClause,
+													   wc->orderClause),
+									  subparse->targetList);
+
 	MemSet(&agg_costs, 0, sizeof(AggClauseCosts));
 	get_agg_clause_costs(root, AGGSPLIT_SIMPLE, &agg_costs);
 	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
@@ -225,9 +233,8 @@ wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		if (!IsA(scan, SubqueryScanPath))
 			continue;
 		sub = (SubqueryScanPath *) scan;
-		/* the window's output: sorted by at least partition keys and time */
-		if (list_length(sub->subpath->pathkeys) <
-			list_length(wc->partitionClause) + 1)
+		/* the window's output: sorted by its partition keys and time */
+		if (!pathkeys_contained_in(window_pathkeys, sub->subpath->pathkeys))
 			continue;
 
 		/* the same scan, now known to be sorted by the GROUP BY keys */

@@ -69,9 +69,13 @@
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
+#include "exec_common.h"
 #include "session_sort.h"
 #include "state_stats.h"
 #include "window_arith.h"
+
+/* The input, the node's only child (in custom_ps, like every node's) */
+#define SSORT_CHILD(state) ((PlanState *) linitial((state)->css.custom_ps))
 
 /* One stored row as its partition sees it */
 typedef struct SSortEntry
@@ -144,6 +148,8 @@ typedef struct SessionSortState
 	AttrNumber *rest_attnos;	/* child column of each stored column */
 	TupleDesc	rest_desc;
 	TupleTableSlot *rest_slot;	/* to deform a stored row */
+	Datum	   *rest_values;	/* to form a stored row: nrest values */
+	bool	   *rest_isnull;	/* and their null flags */
 	TupleTableSlot *key_slot;	/* the partition keys of a row, for hashing */
 	TupleTableSlot *sort_slot;	/* a row from the tuplesort */
 	TupleTableSlot *keytup_slot;	/* to deform a partition's keys */
@@ -284,11 +290,12 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 	int			i;
 	int			j;
 
-	outerPlanState(state) = ExecInitNode(linitial(cscan->custom_plans), estate,
-										 eflags & ~(EXEC_FLAG_REWIND |
-													EXEC_FLAG_BACKWARD |
-													EXEC_FLAG_MARK));
-	desc = ExecGetResultType(outerPlanState(state));
+	node->custom_ps =
+		list_make1(ExecInitNode(linitial(cscan->custom_plans), estate,
+								eflags & ~(EXEC_FLAG_REWIND |
+										   EXEC_FLAG_BACKWARD |
+										   EXEC_FLAG_MARK)));
+	desc = ExecGetResultType(SSORT_CHILD(state));
 	state->natts = desc->natts;
 	state->nchild = desc->natts;
 	state->child_slot = ExecAllocTableSlot(&estate->es_tupleTable, desc,
@@ -326,6 +333,8 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->rest_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 										  state->rest_desc,
 										  &TTSOpsMinimalTuple);
+	state->rest_values = palloc(sizeof(Datum) * Max(state->nrest, 1));
+	state->rest_isnull = palloc(sizeof(bool) * Max(state->nrest, 1));
 
 	key_desc = CreateTemplateTupleDesc(state->npart);
 	for (j = 0; j < state->npart; j++)
@@ -476,7 +485,7 @@ memory_used(SessionSortState *state)
 static void
 start_tuplesort(SessionSortState *state)
 {
-	TupleDesc	desc = ExecGetResultType(outerPlanState(state));
+	TupleDesc	desc = ExecGetResultType(SSORT_CHILD(state));
 
 	state->tuplesort = tuplesort_begin_heap(desc, state->nkeys, state->attnos,
 											state->sortops, state->colls,
@@ -646,17 +655,16 @@ store_row(SessionSortState *state, TupleTableSlot *in)
 
 	if (state->nrest > 0)
 	{
-		Datum		values[MaxTupleAttributeNumber];
-		bool		isnull[MaxTupleAttributeNumber];
 		MemoryContext old = MemoryContextSwitchTo(state->tmpcxt);
 		MinimalTuple tmp;
 
 		for (i = 0; i < state->nrest; i++)
 		{
-			values[i] = in->tts_values[state->rest_attnos[i] - 1];
-			isnull[i] = in->tts_isnull[state->rest_attnos[i] - 1];
+			state->rest_values[i] = in->tts_values[state->rest_attnos[i] - 1];
+			state->rest_isnull[i] = in->tts_isnull[state->rest_attnos[i] - 1];
 		}
-		tmp = heap_form_minimal_tuple(state->rest_desc, values, isnull);
+		tmp = heap_form_minimal_tuple(state->rest_desc, state->rest_values,
+									  state->rest_isnull);
 		MemoryContextSwitchTo(old);
 		tuple = partition_alloc(state, part, tmp->t_len);
 		memcpy(tuple, tmp, tmp->t_len);
@@ -667,7 +675,9 @@ store_row(SessionSortState *state, TupleTableSlot *in)
 	chain_append(state, null_time ? &part->untimed : &part->timed, ts, tuple);
 	MemoryContextReset(state->tmpcxt);
 
-	wj_state_add(&state->stats, (int64) memory_used(state) - state->stats.bytes);
+	/* state accounting counts row bytes (state_stats.h): tuple and entry */
+	wj_state_add(&state->stats, (int64) sizeof(SSortEntry) +
+				 (tuple != NULL ? (int64) tuple->t_len : 0));
 }
 
 /*
@@ -913,7 +923,7 @@ fallback_next(SessionSortState *state)
 static void
 load_input(SessionSortState *state)
 {
-	PlanState  *child = outerPlanState(state);
+	PlanState  *child = SSORT_CHILD(state);
 	int64		max_rows = 0;
 	int64		i;
 
@@ -998,8 +1008,6 @@ load_input(SessionSortState *state)
 		{
 			state->sorted = MemoryContextAllocHuge(state->cxt,
 												   sizeof(SSortEntry) * Max(max_rows, 1));
-			state->stats.bytes = memory_used(state) + sizeof(SSortEntry) * max_rows;
-			state->stats.peak_bytes = Max(state->stats.peak_bytes, state->stats.bytes);
 			state->cur_part = -1;
 			state->nsorted = 0;
 			state->cur_row = 0;
@@ -1188,7 +1196,7 @@ ssort_end(CustomScanState *node)
 	ssort_forget(state);
 	MemoryContextDelete(state->cxt);
 	MemoryContextDelete(state->sesscxt);
-	ExecEndNode(outerPlanState(state));
+	ExecEndNode(SSORT_CHILD(state));
 }
 
 /*
@@ -1199,13 +1207,12 @@ static void
 ssort_rescan(CustomScanState *node)
 {
 	SessionSortState *state = (SessionSortState *) node;
-	PlanState  *child = outerPlanState(state);
+	PlanState  *child = SSORT_CHILD(state);
 
 	ssort_forget(state);
 	state->phase = SSORT_LOAD;
 	wj_state_reset(&state->stats, true);
-	if (child->chgParam == NULL)
-		ExecReScan(child);
+	wj_rescan_child(node, child);
 }
 
 /*

@@ -54,6 +54,7 @@
 #include "utils/selfuncs.h"
 #include "utils/typcache.h"
 
+#include "catalog_cache.h"
 #include "join_common.h"
 #include "session_sort.h"
 #include "window_expand.h"
@@ -367,7 +368,7 @@ session_only_window(PlannerInfo *root, WindowAggPath *wpath, List *wfuncs,
 	{
 		WindowFunc *wfunc = (WindowFunc *) lfirst(lc);
 
-		if (!wj_is_windowjoin_function(wfunc->winfnoid, "wj_session") ||
+		if (wj_func_of(wfunc->winfnoid) != WJF_SESSION ||
 			wfunc->aggfilter != NULL || list_length(wfunc->args) != 2)
 			return NULL;
 		if (first == NULL)
@@ -402,7 +403,7 @@ window_computes_session(WindowAggPath *wpath, List **wfuncs)
 	{
 		WindowFunc *wfunc = (WindowFunc *) lfirst(lc);
 
-		if (wj_is_windowjoin_function(wfunc->winfnoid, "wj_session"))
+		if (wj_func_of(wfunc->winfnoid) == WJF_SESSION)
 			return true;
 	}
 	return false;

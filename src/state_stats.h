@@ -1,9 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * state_stats.h
- *	  Accounting of the rows and bytes a join node holds in its state, so
- *	  that EXPLAIN ANALYZE can show the peak: the seed's comparison of what
- *	  each kind of join has to remember.
+ *	  Accounting of the rows and bytes a node holds in its state, so that
+ *	  EXPLAIN ANALYZE can show the peak of each ("Peak State Rows", "Peak
+ *	  State Bytes") and one can compare what each kind of node has to
+ *	  remember.
+ *
+ * One meaning for every node.  A row is in the state from when the node
+ * keeps it for later (in its own buffers or hash table, as the current
+ * version, or in a tuplestore of its own) until it lets go of it; rows
+ * that only pass through, and sorting an input, are not state.  Its bytes
+ * are the bytes of the row as the node keeps it: the tuple's length (t_len
+ * of its minimal or heap tuple, or the size of its flattened values) plus
+ * the node's per-row header or entry where it keeps one.  Not counted:
+ * memory-context block overhead and free space, hash-table buckets, and
+ * the node's fixed structures.
+ * Row bytes rather than MemoryContextMemAllocated() because they do not
+ * depend on the allocator's block sizes, so that the same plan over the
+ * same rows shows the same peak on every run; the memory the node holds
+ * against work_mem is what its spill decisions look at, not this.
  *
  * src/state_stats.h
  *

@@ -41,27 +41,18 @@
 #include "windowjoin.h"
 
 /*
- * floormod
- *		Remainder of a / m with the sign of m (m > 0): always in [0, m).
+ * wj_interval_usecs
+ *		Total microseconds of an interval, counting a day as 24 hours; false
+ *		if it has months (which have no fixed length) or the sum overflows
+ *		int64.
  */
-static inline int64
-floormod(int64 a, int64 m)
-{
-	int64		r = a % m;
-
-	return (r < 0) ? r + m : r;
-}
-
-/*
- * interval_usecs
- *		Total microseconds of an interval without months, or false if the
- *		sum overflows int64.
- */
-static bool
-interval_usecs(const Interval *span, int64 *result)
+bool
+wj_interval_usecs(const Interval *span, int64 *result)
 {
 	int64		days;
 
+	if (span->month != 0)
+		return false;
 	if (pg_mul_s64_overflow((int64) span->day, USECS_PER_DAY, &days))
 		return false;
 	return !pg_add_s64_overflow(days, span->time, result);
@@ -84,7 +75,7 @@ wj_interval_duration(const Interval *span, const char *param_name)
 				 errdetail("Window lengths are fixed durations, and a month has no fixed length."),
 				 errhint("Express the length in days or smaller units, for example interval '30 days'.")));
 
-	if (!interval_usecs(span, &usecs))
+	if (!wj_interval_usecs(span, &usecs))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERVAL_FIELD_OVERFLOW),
 				 errmsg("%s is out of range", param_name),
@@ -123,7 +114,7 @@ wj_interval_offset(const Interval *span)
 				 errdetail("Window offsets are fixed durations, and a month has no fixed length."),
 				 errhint("Express the offset in days or smaller units.")));
 
-	if (!interval_usecs(span, &usecs))
+	if (!wj_interval_usecs(span, &usecs))
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERVAL_FIELD_OVERFLOW),
 				 errmsg("offset is out of range"),
@@ -139,12 +130,23 @@ wj_interval_offset(const Interval *span)
 bool
 wj_const_usecs(Node *arg, int64 *usecs)
 {
-	if (!IsA(arg, Const) || ((Const *) arg)->constisnull ||
+	if (arg == NULL || !IsA(arg, Const) || ((Const *) arg)->constisnull ||
 		((Const *) arg)->consttype != INTERVALOID)
 		return false;
-	if (DatumGetIntervalP(((Const *) arg)->constvalue)->month != 0)
-		return false;
-	return interval_usecs(DatumGetIntervalP(((Const *) arg)->constvalue), usecs);
+	return wj_interval_usecs(DatumGetIntervalP(((Const *) arg)->constvalue),
+							 usecs);
+}
+
+/*
+ * wj_const_duration_usecs
+ *		Like wj_const_usecs, but also require a valid window length: the
+ *		planner must not fail on (nor plan around) an argument the executor
+ *		will reject, so it leaves such a constant to the executor.
+ */
+bool
+wj_const_duration_usecs(Node *arg, int64 *usecs)
+{
+	return wj_const_usecs(arg, usecs) && *usecs >= WJ_MIN_WINDOW_USECS;
 }
 
 /*
@@ -223,10 +225,10 @@ wj_window_floor(int64 ts, int64 unit, int64 offset)
 	Assert(unit > 0);
 
 	/* (U + O) mod unit, built without forming U + O */
-	base = floormod(floormod(WJ_UNIX_EPOCH_USECS, unit) + floormod(offset, unit),
+	base = wj_floormod(wj_floormod(WJ_UNIX_EPOCH_USECS, unit) + wj_floormod(offset, unit),
 					unit);
 	/* (ts - U - O) mod unit: the difference of two values in [0, unit) */
-	rem = floormod(floormod(ts, unit) - base, unit);
+	rem = wj_floormod(wj_floormod(ts, unit) - base, unit);
 
 	return wj_timestamp_add(ts, -rem);
 }
@@ -296,7 +298,7 @@ wj_check_window_count(int64 nwindows, const char *func_name)
 	if (nwindows > wj_max_windows_per_row)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s() would assign a row to " INT64_FORMAT " windows, more than windowjoin.max_windows_per_row (%d)",
-						func_name, nwindows, wj_max_windows_per_row),
+				 errmsg("%s() would assign a row to %lld windows, more than windowjoin.max_windows_per_row (%d)",
+						func_name, (long long) nwindows, wj_max_windows_per_row),
 				 errhint("Use a larger slide or step, a smaller size, or raise windowjoin.max_windows_per_row.")));
 }

@@ -30,6 +30,18 @@
 	((int64) (UNIX_EPOCH_JDATE - POSTGRES_EPOCH_JDATE) * USECS_PER_DAY)
 
 /*
+ * wj_floormod
+ *		Remainder of a / m with the sign of m (m > 0): always in [0, m).
+ */
+static inline int64
+wj_floormod(int64 a, int64 m)
+{
+	int64		r = a % m;
+
+	return (r < 0) ? r + m : r;
+}
+
+/*
  * Argument access for the SQL-callable functions, which are not STRICT: a
  * NULL window parameter is an error (never a silent drop), a NULL time is
  * not.  param_name names the SQL parameter in the error message.
@@ -43,10 +55,19 @@ extern int64 wj_interval_duration(const Interval *span, const char *param_name);
 extern int64 wj_interval_offset(const Interval *span);
 
 /*
+ * An interval without months in microseconds (a day is 24 hours); false
+ * with months or on overflow.  Never raises.
+ */
+extern bool wj_interval_usecs(const Interval *span, int64 *usecs);
+
+/*
  * A non-NULL interval constant without months, in microseconds; false
  * otherwise.  Never raises: for the planner.
  */
 extern bool wj_const_usecs(Node *arg, int64 *usecs);
+
+/* The same, and a valid window length (at least WJ_MIN_WINDOW_USECS) */
+extern bool wj_const_duration_usecs(Node *arg, int64 *usecs);
 
 /* Rejects infinite timestamps */
 extern void wj_check_finite(int64 ts);

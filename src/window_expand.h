@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * window_expand.h
- *	  Aggregation over windows: pane-based hop()/cumulate() aggregation
- *	  (window_expand_planner.c, and its WindowExpand executor node in
- *	  window_expand_exec.c) and streaming session aggregation
- *	  (session_groupagg_planner.c).
+ *	  Pane-based hop()/cumulate() aggregation: its planner
+ *	  (window_expand_planner.c) and its WindowExpand executor node
+ *	  (window_expand_exec.c).  The GUC windowjoin.enable_window_aggregate,
+ *	  defined in the planner, also governs the session aggregation paths.
  *
  * src/window_expand.h
  *
@@ -36,15 +36,9 @@ extern PGDLLIMPORT CustomScanMethods wj_window_expand_scan_methods;
 
 extern bool wj_enable_window_aggregate;
 
-extern void wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-									RelOptInfo *output_rel, void *extra);
+extern void wj_window_expand_add_paths(PlannerInfo *root,
+									   RelOptInfo *input_rel,
+									   RelOptInfo *output_rel, void *extra);
 extern void wj_window_expand_register(void);
-
-/* session_groupagg_planner.c */
-extern void wj_session_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-									 RelOptInfo *output_rel, void *extra);
-
-/* Is funcid windowjoin's C function with this symbol? */
-extern bool wj_is_windowjoin_function(Oid funcid, const char *symbol);
 
 #endif							/* WINDOW_EXPAND_H */

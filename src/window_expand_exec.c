@@ -25,6 +25,8 @@
 #include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
 
+#include "exec_common.h"
+#include "explain_common.h"
 #include "window_expand.h"
 #include "window_arith.h"
 #include "windowjoin.h"
@@ -228,25 +230,7 @@ rescan_window_expand(CustomScanState *node)
 
 	state->input = NULL;
 	state->remaining = 0;
-	/* the child is in custom_ps, so ExecReScan does not pass chgParam on */
-	if (node->ss.ps.chgParam != NULL)
-		UpdateChangedParamSet(child, node->ss.ps.chgParam);
-	if (child->chgParam == NULL)
-		ExecReScan(child);
-}
-
-/*
- * interval_text
- *		A duration in microseconds as interval text, for EXPLAIN.
- */
-static char *
-interval_text(int64 usecs)
-{
-	Interval   *span = palloc0(sizeof(Interval));
-
-	span->time = usecs;
-	return DatumGetCString(DirectFunctionCall1(interval_out,
-											   IntervalPGetDatum(span)));
+	wj_rescan_child(node, child);
 }
 
 /*
@@ -257,20 +241,15 @@ static void
 explain_window_expand(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
-	StringInfoData buf;
+	Interval	every = {.time = state->every};
+	Interval	size = {.time = state->size};
+	Interval	offset = {.time = state->offset};
 
-	initStringInfo(&buf);
 	if (state->kind == WJ_EXPAND_HOP)
-		appendStringInfo(&buf, "hop(slide %s, size %s",
-						 interval_text(state->every), interval_text(state->size));
+		wj_explain_window("hop", "slide", &every, &size, &offset, es);
 	else
-		appendStringInfo(&buf, "cumulate(step %s, size %s",
-						 interval_text(state->every), interval_text(state->size));
-	if (state->offset != 0)
-		appendStringInfo(&buf, ", offset %s", interval_text(state->offset));
-	appendStringInfoChar(&buf, ')');
-	ExplainPropertyText("Window", buf.data, es);
-	ExplainPropertyText("Pane", interval_text(state->pane), es);
+		wj_explain_window("cumulate", "step", &every, &size, &offset, es);
+	ExplainPropertyText("Pane", wj_usecs_text(state->pane), es);
 }
 
 /*

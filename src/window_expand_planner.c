@@ -74,6 +74,7 @@
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
 
+#include "catalog_cache.h"
 #include "join_common.h"
 #include "window_expand.h"
 #include "window_arith.h"
@@ -109,43 +110,6 @@ static Path *make_final_path(PlannerInfo *root, RelOptInfo *output_rel,
 							 Path *path, PathTarget *grouping_target,
 							 GroupPathExtraData *extra,
 							 AggClauseCosts *final_costs);
-
-/*
- * wj_is_windowjoin_function
- *		Is funcid our C function with the given symbol?  Checked through
- *		pg_proc's prosrc/probin, so it does not depend on the schema the
- *		extension was installed in or on search_path.
- */
-bool
-wj_is_windowjoin_function(Oid funcid, const char *symbol)
-{
-	HeapTuple	tup;
-	bool		result = false;
-
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	if (!HeapTupleIsValid(tup))
-		return false;
-	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
-	{
-		bool		isnull;
-		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-		Datum		bin;
-
-		if (!isnull && strcmp(TextDatumGetCString(src), symbol) == 0)
-		{
-			bin = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
-			if (!isnull)
-			{
-				char	   *path = TextDatumGetCString(bin);
-				size_t		len = strlen(path);
-
-				result = len >= 10 && strcmp(path + len - 10, "windowjoin") == 0;
-			}
-		}
-	}
-	ReleaseSysCache(tup);
-	return result;
-}
 
 /*
  * gcd64
@@ -211,9 +175,9 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 	if (list_length(fexpr->args) != 4)
 		return false;
 
-	if (wj_is_windowjoin_function(fexpr->funcid, "wj_hop_starts"))
+	if (wj_func_of(fexpr->funcid) == WJF_HOP_STARTS)
 		spec->kind = WJ_EXPAND_HOP;
-	else if (wj_is_windowjoin_function(fexpr->funcid, "wj_cumulate_ends"))
+	else if (wj_func_of(fexpr->funcid) == WJF_CUMULATE_ENDS)
 		spec->kind = WJ_EXPAND_CUMULATE;
 	else
 		return false;
@@ -355,7 +319,7 @@ constant_per_pane(WindowAggSpec *spec, Expr *expr)
 	int64		offset;
 
 	if (!IsA(expr, FuncExpr) || list_length(fexpr->args) != 3 ||
-		!wj_is_windowjoin_function(fexpr->funcid, "wj_tumble_start") ||
+		wj_func_of(fexpr->funcid) != WJF_TUMBLE_START ||
 		!equal(linitial(fexpr->args), spec->time_expr) ||
 		!wj_const_usecs(lsecond(fexpr->args), &unit) ||
 		!wj_const_usecs(lthird(fexpr->args), &offset) ||
@@ -468,13 +432,13 @@ pane_combine_exact(Aggref *aggref)
 }
 
 /*
- * wj_window_agg_add_paths
+ * wj_window_expand_add_paths
  *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: add the
  *		pane-based aggregation path when the query qualifies.
  */
 void
-wj_window_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-						RelOptInfo *output_rel, void *extra_arg)
+wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+						   RelOptInfo *output_rel, void *extra_arg)
 {
 	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
 	Query	   *parse = root->parse;

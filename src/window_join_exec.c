@@ -74,6 +74,7 @@
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
 
+#include "exec_common.h"
 #include "join_common.h"
 #include "state_stats.h"
 #include "window_arith.h"
@@ -211,48 +212,49 @@ typedef struct WjScanState
 	WjRow	   *inner_cur;
 } WjScanState;
 
-static Node *wj_create_scan_state(CustomScan *cscan);
-static void wj_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *wj_exec(CustomScanState *node);
-static void wj_end(CustomScanState *node);
-static void wj_rescan(CustomScanState *node);
-static void wj_explain(CustomScanState *node, List *ancestors, ExplainState *es);
-static Size wj_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
-static void wj_init_dsm(CustomScanState *node, ParallelContext *pcxt,
-						   void *coordinate);
-static void wj_init_worker(CustomScanState *node, shm_toc *toc,
-							  void *coordinate);
-static void wj_shutdown(CustomScanState *node);
-static void wj_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
-						  void *coordinate);
-static void wj_restart(CustomScanState *node);
-static bool wj_next_partition(WjScanState *state);
+static Node *window_join_create_state(CustomScan *cscan);
+static void window_join_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *window_join_exec(CustomScanState *node);
+static void window_join_end(CustomScanState *node);
+static void window_join_rescan(CustomScanState *node);
+static void window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size window_join_estimate_dsm(CustomScanState *node,
+									 ParallelContext *pcxt);
+static void window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+								 void *coordinate);
+static void window_join_reinit_dsm(CustomScanState *node,
+								   ParallelContext *pcxt, void *coordinate);
+static void window_join_init_worker(CustomScanState *node, shm_toc *toc,
+									void *coordinate);
+static void window_join_shutdown(CustomScanState *node);
+static void window_join_restart(CustomScanState *node);
+static bool window_join_next_partition(WjScanState *state);
 
 CustomScanMethods wj_window_join_scan_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.CreateCustomScanState = wj_create_scan_state,
+	.CreateCustomScanState = window_join_create_state,
 };
 
 static CustomExecMethods wj_exec_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.BeginCustomScan = wj_begin,
-	.ExecCustomScan = wj_exec,
-	.EndCustomScan = wj_end,
-	.ReScanCustomScan = wj_rescan,
-	.ExplainCustomScan = wj_explain,
-	.EstimateDSMCustomScan = wj_estimate_dsm,
-	.InitializeDSMCustomScan = wj_init_dsm,
-	.ReInitializeDSMCustomScan = wj_reinit_dsm,
-	.InitializeWorkerCustomScan = wj_init_worker,
-	.ShutdownCustomScan = wj_shutdown,
+	.BeginCustomScan = window_join_begin,
+	.ExecCustomScan = window_join_exec,
+	.EndCustomScan = window_join_end,
+	.ReScanCustomScan = window_join_rescan,
+	.ExplainCustomScan = window_join_explain,
+	.EstimateDSMCustomScan = window_join_estimate_dsm,
+	.InitializeDSMCustomScan = window_join_init_dsm,
+	.ReInitializeDSMCustomScan = window_join_reinit_dsm,
+	.InitializeWorkerCustomScan = window_join_init_worker,
+	.ShutdownCustomScan = window_join_shutdown,
 };
 
 /*
- * wj_create_scan_state
+ * window_join_create_state
  *		Allocate the scan state.
  */
 static Node *
-wj_create_scan_state(CustomScan *cscan)
+window_join_create_state(CustomScan *cscan)
 {
 	WjScanState *state = (WjScanState *) newNode(sizeof(WjScanState),
 												 T_CustomScanState);
@@ -319,11 +321,11 @@ init_side(WjScanState *state, WjSide *side, Plan *plan, EState *estate,
 }
 
 /*
- * wj_begin
+ * window_join_begin
  *		BeginCustomScan: initialise children, expressions and state.
  */
 static void
-wj_begin(CustomScanState *node, EState *estate, int eflags)
+window_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	WjScanState *state = (WjScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -925,11 +927,11 @@ next_window(WjScanState *state)
 }
 
 /*
- * wj_exec
+ * window_join_exec
  *		ExecCustomScan: return the next joined row.
  */
 static TupleTableSlot *
-wj_exec(CustomScanState *node)
+window_join_exec(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
@@ -945,7 +947,7 @@ wj_exec(CustomScanState *node)
 			case WJ_PHASE_START:
 				/* key-partitioned: claim a partition before reading */
 				if (state->kp.parts > 0 && state->kp.bucket < 0 &&
-					!wj_next_partition(state))
+					!window_join_next_partition(state))
 				{
 					state->phase = WJ_PHASE_DONE;
 					return NULL;
@@ -1104,7 +1106,7 @@ wj_exec(CustomScanState *node)
 			case WJ_PHASE_DONE:
 				/* key-partitioned: on to the next unclaimed partition */
 				if (state->kp.parts > 0 && !state->kp.finished &&
-					wj_next_partition(state))
+					window_join_next_partition(state))
 					break;
 				return NULL;
 		}
@@ -1112,11 +1114,11 @@ wj_exec(CustomScanState *node)
 }
 
 /*
- * wj_end
+ * window_join_end
  *		EndCustomScan: shut down the children and free the state.
  */
 static void
-wj_end(CustomScanState *node)
+window_join_end(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 
@@ -1140,40 +1142,34 @@ reset_side(WjSide *side)
 }
 
 /*
- * wj_rescan
+ * window_join_rescan
  *		ReScanCustomScan: start over, and with key partitioning claim
  *		partitions anew.
  */
 static void
-wj_rescan(CustomScanState *node)
+window_join_rescan(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 
 	state->kp.bucket = -1;
 	state->kp.finished = false;
 	state->kp.local = 0;
-	wj_restart(node);
+	window_join_restart(node);
 }
 
 /*
- * wj_restart
+ * window_join_restart
  *		Restart both inputs and drop the state (the peak figures are kept for
- *		EXPLAIN ANALYZE).
+ *		EXPLAIN ANALYZE).  With key partitioning, the children whose filter
+ *		changed (chgParam) rescan themselves on their next fetch.
  */
 static void
-wj_restart(CustomScanState *node)
+window_join_restart(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
-	PlanState  *children[2] = {state->outer.ps, state->inner.ps};
-	int			i;
 
-	for (i = 0; i < 2; i++)
-	{
-		if (node->ss.ps.chgParam != NULL)
-			UpdateChangedParamSet(children[i], node->ss.ps.chgParam);
-		if (children[i]->chgParam == NULL)
-			ExecReScan(children[i]);
-	}
+	wj_rescan_child(node, state->outer.ps);
+	wj_rescan_child(node, state->inner.ps);
 	clear_state(state);
 	reset_side(&state->outer);
 	reset_side(&state->inner);
@@ -1187,33 +1183,12 @@ wj_restart(CustomScanState *node)
 }
 
 /*
- * interval_text
- *		An interval constant as text.
- */
-static char *
-interval_text(Const *c)
-{
-	return DatumGetCString(DirectFunctionCall1(interval_out, c->constvalue));
-}
-
-/*
- * interval_is_zero
- */
-static bool
-interval_is_zero(Const *c)
-{
-	Interval   *iv = DatumGetIntervalP(c->constvalue);
-
-	return iv->month == 0 && iv->day == 0 && iv->time == 0;
-}
-
-/*
- * wj_explain
+ * window_join_explain
  *		ExplainCustomScan: the window, join type, keys, conditions and (with
  *		ANALYZE) the peak state.
  */
 static void
-wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WjScanState *state = (WjScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -1222,38 +1197,30 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	Const	   *c_every = list_nth(priv, WJ_PRIV_EVERY);
 	Const	   *c_size = list_nth(priv, WJ_PRIV_SIZE);
 	Const	   *c_offset = list_nth(priv, WJ_PRIV_OFFSET);
-	StringInfoData buf;
+	Interval   *offset = c_offset ? DatumGetIntervalP(c_offset->constvalue) : NULL;
 	List	   *context;
-	const char *jt;
 
-	initStringInfo(&buf);
 	switch (state->kind)
 	{
 		case WJ_KIND_TUMBLE:
-			appendStringInfo(&buf, "tumble(size %s", interval_text(c_size));
+			wj_explain_window("tumble", NULL, NULL,
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_HOP:
-			appendStringInfo(&buf, "hop(slide %s, size %s",
-							 interval_text(c_every), interval_text(c_size));
+			wj_explain_window("hop", "slide",
+							  DatumGetIntervalP(c_every->constvalue),
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_CUMULATE:
-			appendStringInfo(&buf, "cumulate(step %s, size %s",
-							 interval_text(c_every), interval_text(c_size));
+			wj_explain_window("cumulate", "step",
+							  DatumGetIntervalP(c_every->constvalue),
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
 			break;
 		case WJ_KIND_COLUMNS:
-			appendStringInfoString(&buf, "window columns");
+			ExplainPropertyText("Window", "window columns", es);
 			break;
 	}
-	if (state->kind != WJ_KIND_COLUMNS)
-	{
-		if (c_offset != NULL && !interval_is_zero(c_offset))
-			appendStringInfo(&buf, ", offset %s", interval_text(c_offset));
-		appendStringInfoChar(&buf, ')');
-	}
-	ExplainPropertyText("Window", buf.data, es);
-
-	jt = wj_join_type_name(state->jointype);
-	ExplainPropertyText("Join Type", jt, es);
+	wj_explain_join_type(state->jointype, es);
 
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
 									   ancestors);
@@ -1278,7 +1245,8 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * wj_estimate_dsm, wj_init_dsm, wj_reinit_dsm, wj_init_worker, wj_shutdown
+ * window_join_estimate_dsm, window_join_init_dsm, window_join_reinit_dsm,
+ * window_join_init_worker, window_join_shutdown
  *		The parallel-aware plan of a partial path, under a Gather: the
  *		counter from which key-partitioned execution claims partitions, and
  *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
@@ -1288,13 +1256,13 @@ wj_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 #define WJ_DSM_COUNTER_SIZE		MAXALIGN(sizeof(pg_atomic_uint32))
 
 static Size
-wj_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+window_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	return add_size(WJ_DSM_COUNTER_SIZE, wj_instr_estimate(pcxt));
 }
 
 static void
-wj_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	WjScanState *state = (WjScanState *) node;
 
@@ -1305,7 +1273,7 @@ wj_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 }
 
 static void
-wj_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+window_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	WjScanState *state = (WjScanState *) node;
 
@@ -1313,7 +1281,7 @@ wj_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 }
 
 static void
-wj_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+window_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	WjScanState *state = (WjScanState *) node;
 
@@ -1323,7 +1291,7 @@ wj_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 }
 
 static void
-wj_shutdown(CustomScanState *node)
+window_join_shutdown(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 
@@ -1331,16 +1299,16 @@ wj_shutdown(CustomScanState *node)
 }
 
 /*
- * wj_next_partition
+ * window_join_next_partition
  *		Key-partitioned execution: claim the next partition and restart the
  *		join on it; false when every partition has been claimed.
  */
 static bool
-wj_next_partition(WjScanState *state)
+window_join_next_partition(WjScanState *state)
 {
 	if (!wj_keypart_next(&state->kp, state->css.ss.ps.state,
 						 state->outer.ps, state->inner.ps))
 		return false;
-	wj_restart(&state->css);
+	window_join_restart(&state->css);
 	return true;
 }

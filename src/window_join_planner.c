@@ -93,21 +93,12 @@
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 
-#include "window_arith.h"
+#include "catalog_cache.h"
 #include "join_common.h"
+#include "stats_common.h"
+#include "window_arith.h"
 #include "window_join.h"
 #include "windowjoin.h"
-
-/* Our C building blocks, as they appear in plans */
-typedef enum WjFunc
-{
-	WJF_NONE = 0,
-	WJF_TUMBLE_START,
-	WJF_TUMBLE_END,
-	WJF_WINDOW_END,
-	WJF_HOP_STARTS,
-	WJF_CUMULATE_ENDS
-} WjFunc;
 
 /* Which bound of the window an expression is */
 typedef enum WjBound
@@ -173,14 +164,14 @@ enum
  * debug2 to see it): a plain join of windowed relations that is not
  * accelerated is otherwise hard to explain.
  */
-#define WJ_NO_PATH() \
+#define WJ_NO_PATH(reason) \
 	do { \
-		elog(DEBUG2, "windowjoin: no window join path (line %d)", __LINE__); \
+		elog(DEBUG2, "windowjoin: no window join path: %s", (reason)); \
 		return; \
 	} while (0)
 #define WJ_REJECT(reason) \
 	do { \
-		elog(DEBUG2, "windowjoin: no window join path: %s (line %d)", (reason), __LINE__); \
+		elog(DEBUG2, "windowjoin: no window join path: %s", (reason)); \
 		return false; \
 	} while (0)
 
@@ -188,13 +179,13 @@ static Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
 								JoinType jointype, Path *outer_path,
 								Path *inner_path, double wpr,
 								List *custom_private, List *node_exprs);
-static Plan *wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel,
+static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
 
 static CustomPathMethods wj_window_join_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.PlanCustomPath = wj_plan_window_join,
+	.PlanCustomPath = window_join_plan_path,
 };
 
 static void wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
@@ -202,107 +193,14 @@ static void wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
 								WjSideInfo *inner, List *outer_pk,
 								List *inner_pk, double wpr,
 								List *custom_private, List *node_exprs);
-static Plan *wj_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
+static Plan *window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 							 CustomPath *best_path, List *tlist,
 							 List *clauses, List *custom_plans);
 
 static CustomPathMethods wj_window_join_keypart_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
-	.PlanCustomPath = wj_plan_keypart,
+	.PlanCustomPath = window_join_plan_keypart,
 };
-
-/*
- * floormod
- *		Remainder with the sign of the divisor.
- */
-static inline int64
-floormod(int64 a, int64 m)
-{
-	int64		r = a % m;
-
-	return (r < 0) ? r + m : r;
-}
-
-/*
- * wj_func_of
- *		Which of our C functions funcid is, recognised by its language,
- *		library and C symbol (so the extension's schema does not matter).
- */
-static WjFunc
-wj_func_of(Oid funcid)
-{
-	HeapTuple	tup;
-	Form_pg_proc proc;
-	Datum		d;
-	bool		isnull;
-	char	   *src;
-	char	   *bin;
-	WjFunc		result = WJF_NONE;
-
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	if (!HeapTupleIsValid(tup))
-		return WJF_NONE;
-	proc = (Form_pg_proc) GETSTRUCT(tup);
-	if (proc->prolang != ClanguageId)
-	{
-		ReleaseSysCache(tup);
-		return WJF_NONE;
-	}
-	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_probin, &isnull);
-	if (isnull)
-	{
-		ReleaseSysCache(tup);
-		return WJF_NONE;
-	}
-	bin = TextDatumGetCString(d);
-	d = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
-	src = isnull ? NULL : TextDatumGetCString(d);
-	ReleaseSysCache(tup);
-
-	if (src == NULL || strstr(bin, "windowjoin") == NULL)
-		return WJF_NONE;
-	if (strcmp(src, "wj_tumble_start") == 0)
-		result = WJF_TUMBLE_START;
-	else if (strcmp(src, "wj_tumble_end") == 0)
-		result = WJF_TUMBLE_END;
-	else if (strcmp(src, "wj_window_end") == 0)
-		result = WJF_WINDOW_END;
-	else if (strcmp(src, "wj_hop_starts") == 0)
-		result = WJF_HOP_STARTS;
-	else if (strcmp(src, "wj_cumulate_ends") == 0)
-		result = WJF_CUMULATE_ENDS;
-	return result;
-}
-
-/*
- * const_interval_usecs
- *		If node is a non-null interval constant without months, store its
- *		length in microseconds.  With is_length, also require the length to
- *		be a valid window length (so the executor never sees a bad one; a bad
- *		constant is left to PostgreSQL's own plan, which reports it).
- */
-static bool
-const_interval_usecs(Node *node, bool is_length, int64 *usecs)
-{
-	Const	   *c;
-	Interval   *iv;
-	int64		days;
-
-	if (node == NULL || !IsA(node, Const))
-		return false;
-	c = (Const *) node;
-	if (c->constisnull || c->consttype != INTERVALOID)
-		return false;
-	iv = DatumGetIntervalP(c->constvalue);
-	if (iv->month != 0)
-		return false;
-	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &days) ||
-		pg_add_s64_overflow(days, iv->time, usecs))
-		return false;
-	if (is_length && *usecs < WJ_MIN_WINDOW_USECS)
-		return false;
-	return true;
-}
 
 /*
  * is_time_type
@@ -357,17 +255,17 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 	ListCell   *lc;
 
 	if (member->baserestrictinfo != NIL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("the window function scan has quals of its own");
 	foreach(lc, member->joininfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
 
 		if (bms_is_subset(rinfo->required_relids, rel->relids))
-			WJ_REJECT("input shape");
+			WJ_REJECT("a join clause is evaluated at the window function scan");
 	}
 	if (generate_join_implied_equalities(root, rel->relids, others,
 										 member) != NIL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("an implied equality refers to the window function scan");
 	foreach(lc, root->join_info_list)
 	{
 		SpecialJoinInfo *sjinfo = lfirst_node(SpecialJoinInfo, lc);
@@ -376,7 +274,7 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 			bms_is_member(base->relid, sjinfo->syn_righthand) ||
 			bms_is_member(member->relid, sjinfo->syn_lefthand) !=
 			bms_is_member(base->relid, sjinfo->syn_lefthand))
-			WJ_REJECT("input shape");
+			WJ_REJECT("an outer join or semijoin separates the window function scan from its relation");
 	}
 	return true;
 }
@@ -409,12 +307,12 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 	if (rel->reloptkind == RELOPT_BASEREL)
 	{
 		if (!bms_is_empty(rel->lateral_relids) || rel->cheapest_total_path == NULL)
-			WJ_REJECT("input shape");
+			WJ_REJECT("the relation has lateral references or no unparameterized path");
 		side->base = rel;
 		return true;
 	}
 	if (rel->reloptkind != RELOPT_JOINREL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("a side is not one relation with its window function scan");
 
 	/* sort the members out */
 	relid = -1;
@@ -426,7 +324,7 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		if (rte->rtekind == RTE_FUNCTION)
 		{
 			if (fnrel != NULL)
-				WJ_REJECT("input shape");
+				WJ_REJECT("a side has more than one function scan");
 			fnrel = member;
 		}
 		else if (rte->rtekind == RTE_RESULT)
@@ -434,20 +332,20 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		else
 		{
 			if (base != NULL)
-				WJ_REJECT("input shape");
+				WJ_REJECT("a side has more than one relation");
 			base = member;
 		}
 	}
 	if (base == NULL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("a side has no relation besides function scans");
 
 	/* the relation must be plain: no lateral references of its own */
 	if (!bms_is_empty(base->lateral_relids) || base->cheapest_total_path == NULL)
-		WJ_REJECT("input shape");
+		WJ_REJECT("the relation has lateral references or no unparameterized path");
 	foreach(lc, results)
 	{
 		if (!member_is_detachable(root, rel, base, (RelOptInfo *) lfirst(lc)))
-			WJ_REJECT("input shape");
+			WJ_REJECT("a side has an empty result relation that cannot be left out");
 	}
 	side->base = base;
 
@@ -455,37 +353,37 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 	{
 		rte = planner_rt_fetch(fnrel->relid, root);
 		if (list_length(rte->functions) != 1 || rte->funcordinality)
-			WJ_REJECT("input shape");
+			WJ_REJECT("the function scan has several functions or WITH ORDINALITY");
 		rtfunc = linitial_node(RangeTblFunction, rte->functions);
 		if (rtfunc->funccolcount != 1 || !IsA(rtfunc->funcexpr, FuncExpr))
-			WJ_REJECT("input shape");
+			WJ_REJECT("the function scan is not one call returning one column");
 		fexpr = (FuncExpr *) rtfunc->funcexpr;
 		if (list_length(fexpr->args) != 4)
-			WJ_REJECT("input shape");
+			WJ_REJECT("the function scan is not hop() or cumulate() (argument count)");
 		f = wj_func_of(fexpr->funcid);
 		if (f == WJF_HOP_STARTS)
 			side->kind = WJ_KIND_HOP;
 		else if (f == WJF_CUMULATE_ENDS)
 			side->kind = WJ_KIND_CUMULATE;
 		else
-			WJ_REJECT("input shape");
+			WJ_REJECT("the function scan is not hop() or cumulate()");
 
 		if (!is_var_of(linitial(fexpr->args), base->relid))
-			WJ_REJECT("input shape");
+			WJ_REJECT("the window's time argument is not a column of the relation");
 		side->time_var = (Var *) linitial(fexpr->args);
-		if (!const_interval_usecs(lsecond(fexpr->args), true, &side->every) ||
-			!const_interval_usecs(lthird(fexpr->args), true, &side->size) ||
-			!const_interval_usecs(lfourth(fexpr->args), false, &side->offset))
-			WJ_REJECT("input shape");
+		if (!wj_const_duration_usecs(lsecond(fexpr->args), &side->every) ||
+			!wj_const_duration_usecs(lthird(fexpr->args), &side->size) ||
+			!wj_const_usecs(lfourth(fexpr->args), &side->offset))
+			WJ_REJECT("the window parameters are not constant valid intervals");
 		if (side->kind == WJ_KIND_CUMULATE && side->size % side->every != 0)
-			WJ_REJECT("input shape");
+			WJ_REJECT("cumulate()'s size is not a multiple of its step");
 		side->c_every = (Const *) lsecond(fexpr->args);
 		side->c_size = (Const *) lthird(fexpr->args);
 		side->c_offset = (Const *) lfourth(fexpr->args);
 
 		if (!bms_is_subset(fnrel->lateral_relids, base->relids) ||
 			!member_is_detachable(root, rel, base, fnrel))
-			WJ_REJECT("input shape");
+			WJ_REJECT("the window function scan refers to other relations or cannot be left out");
 		side->fn_relid = fnrel->relid;
 
 		/* the function's output column always comes first among extras */
@@ -506,11 +404,11 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		if (list_member(base->reltarget->exprs, expr))
 			continue;
 		if (fnrel == NULL)
-			WJ_REJECT("input shape");
+			WJ_REJECT("a side outputs columns of a relation other than the windowed one");
 		if (IsA(expr, Var))
 		{
 			if (!is_var_of(expr, fnrel->relid) || ((Var *) expr)->varattno != 1)
-				WJ_REJECT("input shape");
+				WJ_REJECT("a column of the function scan other than its window column is used");
 			continue;			/* already first */
 		}
 		if (IsA(expr, PlaceHolderVar))
@@ -521,11 +419,11 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 			if (phv->phlevelsup != 0 ||
 				!bms_is_subset(varnos, fnrel->relids) ||
 				contain_volatile_functions((Node *) phv->phexpr))
-				WJ_REJECT("input shape");
+				WJ_REJECT("a placeholder is not computed from the window function scan alone");
 			side->extras = lappend(side->extras, expr);
 			continue;
 		}
-		WJ_REJECT("input shape");
+		WJ_REJECT("a side outputs an expression the node cannot supply");
 	}
 	return true;
 }
@@ -624,7 +522,7 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 			if (f == WJF_WINDOW_END && side->kind == WJ_KIND_HOP &&
 				is_var_of(arg0, side->fn_relid) &&
 				((Var *) arg0)->varattno == 1 &&
-				const_interval_usecs(lsecond(fexpr->args), true, &size) &&
+				wj_const_duration_usecs(lsecond(fexpr->args), &size) &&
 				size == side->size)
 			{
 				info->bound = WJ_BOUND_END;
@@ -635,10 +533,10 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 				list_length(fexpr->args) == 3 &&
 				is_var_of(arg0, side->base->relid) &&
 				((Var *) arg0)->varattno == side->time_var->varattno &&
-				const_interval_usecs(lsecond(fexpr->args), true, &size) &&
-				const_interval_usecs(lthird(fexpr->args), false, &offset) &&
+				wj_const_duration_usecs(lsecond(fexpr->args), &size) &&
+				wj_const_usecs(lthird(fexpr->args), &offset) &&
 				size == side->size &&
-				floormod(offset, size) == floormod(side->offset, size))
+				wj_floormod(offset, size) == wj_floormod(side->offset, size))
 			{
 				info->bound = WJ_BOUND_START;
 				info->kind = side->kind;
@@ -656,14 +554,14 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 
 		if ((f == WJF_TUMBLE_START || f == WJF_TUMBLE_END) &&
 			is_var_of(strip_phv(linitial(fexpr->args)), side->base->relid) &&
-			const_interval_usecs(lsecond(fexpr->args), true, &info->size) &&
-			const_interval_usecs(lthird(fexpr->args), false, &info->offset))
+			wj_const_duration_usecs(lsecond(fexpr->args), &info->size) &&
+			wj_const_usecs(lthird(fexpr->args), &info->offset))
 		{
 			info->bound = f == WJF_TUMBLE_START ? WJ_BOUND_START : WJ_BOUND_END;
 			info->kind = WJ_KIND_TUMBLE;
 			info->c_size = (Const *) lsecond(fexpr->args);
 			info->c_offset = (Const *) lthird(fexpr->args);
-			info->offset = floormod(info->offset, info->size);
+			info->offset = wj_floormod(info->offset, info->size);
 			return true;
 		}
 		return false;
@@ -769,51 +667,6 @@ time_pathkeys(PlannerInfo *root, WjSideInfo *side)
 }
 
 /*
- * time_span_usecs
- *		The span (last - first, in microseconds) of a time column according
- *		to its statistics: the histogram's first and last bounds, widened by
- *		the most common values (which the histogram leaves out).  Infinite
- *		values are ignored.  Returns -1 when there are no statistics.
- */
-static double
-time_span_usecs(PlannerInfo *root, Var *var)
-{
-	VariableStatData vardata;
-	AttStatsSlot sslot;
-	int64		lo = PG_INT64_MAX;
-	int64		hi = PG_INT64_MIN;
-	bool		found = false;
-	int			kinds[2] = {STATISTIC_KIND_HISTOGRAM, STATISTIC_KIND_MCV};
-
-	examine_variable(root, (Node *) var, 0, &vardata);
-	if (HeapTupleIsValid(vardata.statsTuple))
-	{
-		for (int k = 0; k < 2; k++)
-		{
-			if (!get_attstatsslot(&sslot, vardata.statsTuple, kinds[k],
-								  InvalidOid, ATTSTATSSLOT_VALUES))
-				continue;
-			for (int i = 0; i < sslot.nvalues; i++)
-			{
-				/* timestamp and timestamptz are both int64 microseconds */
-				int64		v = DatumGetTimestamp(sslot.values[i]);
-
-				if (TIMESTAMP_NOT_FINITE(v))
-					continue;
-				lo = Min(lo, v);
-				hi = Max(hi, v);
-				found = true;
-			}
-			free_attstatsslot(&sslot);
-		}
-	}
-	ReleaseVariableStats(vardata);
-	if (!found)
-		return -1;
-	return (double) hi - (double) lo;
-}
-
-/*
  * side_state_bytes
  *		Estimated bytes one side keeps for the largest open set of windows:
  *		rows per window x bytes per buffered row, where rows per window =
@@ -829,7 +682,7 @@ side_state_bytes(PlannerInfo *root, Path *path, Var *time_var, int64 size)
 
 	if (time_var == NULL)
 		return -1;
-	span = time_span_usecs(root, time_var);
+	span = wj_stats_time_span(root, (Node *) time_var, true);
 	if (span < 0)
 		return -1;
 	if (span > (double) size)
@@ -906,22 +759,22 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			return;
 	}
 	if (!bms_is_empty(joinrel->lateral_relids))
-		WJ_NO_PATH();
+		WJ_NO_PATH("the join has lateral references");
 
 	if (!analyse_side(root, outerrel, &outer) ||
 		!analyse_side(root, innerrel, &inner))
-		WJ_NO_PATH();
+		WJ_NO_PATH("a side is not a windowed relation");
 	if ((outer.fn_relid != 0) != (inner.fn_relid != 0))
-		WJ_NO_PATH();
+		WJ_NO_PATH("one side is windowed by hop()/cumulate() and the other is not");
 	mode = outer.fn_relid != 0 ? WJ_MODE_TIME : WJ_MODE_GROUP;
 	if (mode == WJ_MODE_TIME)
 	{
 		if (outer.kind != inner.kind || outer.every != inner.every ||
 			outer.size != inner.size ||
-			floormod(outer.offset, outer.kind == WJ_KIND_HOP ? outer.every : outer.size) !=
-			floormod(inner.offset, inner.kind == WJ_KIND_HOP ? inner.every : inner.size) ||
+			wj_floormod(outer.offset, outer.kind == WJ_KIND_HOP ? outer.every : outer.size) !=
+			wj_floormod(inner.offset, inner.kind == WJ_KIND_HOP ? inner.every : inner.size) ||
 			outer.time_var->vartype != inner.time_var->vartype)
-			WJ_NO_PATH();
+			WJ_NO_PATH("the two sides' windows differ");
 		kind = outer.kind;
 	}
 
@@ -936,7 +789,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		WjBoundInfo ib;
 
 		if (rinfo->pseudoconstant)
-			WJ_NO_PATH();
+			WJ_NO_PATH("a join clause is a pseudoconstant");
 		if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
 		{
 			oclauses = lappend(oclauses, rinfo);
@@ -994,11 +847,11 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 	/* the window clauses must identify the window */
 	if (wclauses == NIL)
-		WJ_NO_PATH();
+		WJ_NO_PATH("no window equality between the two sides");
 	if (kind == WJ_KIND_COLUMNS && !(have_start && have_end))
-		WJ_NO_PATH();
+		WJ_NO_PATH("window columns are joined without both window_start and window_end");
 	if (kind == WJ_KIND_CUMULATE && !have_end)
-		WJ_NO_PATH();
+		WJ_NO_PATH("cumulate() windows are joined without window_end");
 
 	/*
 	 * GROUP mode groups the rows by the values of the window clauses.  With
@@ -1041,7 +894,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		outer_pk = window_pathkeys(root, gclauses, gouter_left, true);
 		inner_pk = window_pathkeys(root, gclauses, gouter_left, false);
 		if (outer_pk == NIL || inner_pk == NIL)
-			WJ_NO_PATH();
+			WJ_NO_PATH("no sort order of the window clauses");
 	}
 	else
 	{
@@ -1051,7 +904,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	outer_path = wj_sorted_input(root, outer.base, outer_pk);
 	inner_path = wj_sorted_input(root, inner.base, inner_pk);
 	if (outer_path == NULL || inner_path == NULL)
-		WJ_NO_PATH();
+		WJ_NO_PATH("a side has no unparameterized sorted path");
 
 	/*
 	 * Memory gate.  The node keeps the rows of the open window(s) of both
@@ -1258,16 +1111,16 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 }
 
 /*
- * wj_plan_keypart
+ * window_join_plan_keypart
  *		PlanCustomPath of a key-partitioned path: the ordinary CustomScan,
  *		whose two input scans get the partition filter on a new PARAM_EXEC
  *		that the executor sets to each partition it claims.
  */
 static Plan *
-wj_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				List *tlist, List *clauses, List *custom_plans)
 {
-	CustomScan *cscan = (CustomScan *) wj_plan_window_join(root, rel, best_path,
+	CustomScan *cscan = (CustomScan *) window_join_plan_path(root, rel, best_path,
 														   tlist, clauses,
 														   custom_plans);
 	int			parts = wj_keypart_parts(&best_path->path);
@@ -1446,12 +1299,12 @@ clause_args(List *rinfos, List *outer_left, bool for_outer)
 }
 
 /*
- * wj_plan_window_join
+ * window_join_plan_path
  *		PlanCustomPath: build the CustomScan.  See window_join.h for the
  *		layout of the scan tuple and of custom_private/custom_exprs.
  */
 static Plan *
-wj_plan_window_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 					List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);

@@ -120,6 +120,26 @@ wj_tumble_time(PG_FUNCTION_ARGS)
 }
 
 /*
+ * series_start
+ *		First call of the hop and cumulate series: count values from first,
+ *		step apart.  No series (no rows) when count is not positive.
+ */
+static void
+series_start(FuncCallContext *funcctx, int64 first, int64 step, int64 count)
+{
+	WindowSeries *series;
+
+	if (count <= 0)
+		return;
+	series = MemoryContextAlloc(funcctx->multi_call_memory_ctx,
+								sizeof(WindowSeries));
+	series->next = first;
+	series->step = step;
+	series->remaining = count;
+	funcctx->user_fctx = series;
+}
+
+/*
  * series_next
  *		Common ValuePerCall loop of the hop and cumulate series.
  */
@@ -155,7 +175,6 @@ wj_hop_starts(PG_FUNCTION_ARGS)
 		int64		offset;
 		int64		first_start = 0;
 		int64		count;
-		WindowSeries *series;
 
 		funcctx = SRF_FIRSTCALL_INIT();
 
@@ -169,15 +188,7 @@ wj_hop_starts(PG_FUNCTION_ARGS)
 
 			wj_check_finite(ts);
 			count = wj_hop_windows(ts, slide, size, offset, &first_start);
-			if (count > 0)
-			{
-				series = MemoryContextAlloc(funcctx->multi_call_memory_ctx,
-											sizeof(WindowSeries));
-				series->next = first_start;
-				series->step = slide;
-				series->remaining = count;
-				funcctx->user_fctx = series;
-			}
+			series_start(funcctx, first_start, slide, count);
 		}
 	}
 
@@ -200,7 +211,6 @@ wj_cumulate_ends(PG_FUNCTION_ARGS)
 		int64		step;
 		int64		size;
 		int64		offset;
-		WindowSeries *series;
 
 		funcctx = SRF_FIRSTCALL_INIT();
 
@@ -212,8 +222,8 @@ wj_cumulate_ends(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cumulate size must be a whole multiple of step"),
-					 errdetail("size is " INT64_FORMAT " microseconds, step is " INT64_FORMAT " microseconds.",
-							   size, step),
+					 errdetail("size is %lld microseconds, step is %lld microseconds.",
+							   (long long) size, (long long) step),
 					 errhint("Choose a step that divides the size, for example step '1 hour' with size '1 day'.")));
 
 		if (!PG_ARGISNULL(0))
@@ -226,12 +236,7 @@ wj_cumulate_ends(PG_FUNCTION_ARGS)
 			wj_check_finite(ts);
 			count = wj_cumulate_windows(ts, step, size, offset,
 										&start, &first_end);
-			series = MemoryContextAlloc(funcctx->multi_call_memory_ctx,
-										sizeof(WindowSeries));
-			series->next = first_end;
-			series->step = step;
-			series->remaining = count;
-			funcctx->user_fctx = series;
+			series_start(funcctx, first_end, step, count);
 		}
 	}
 
@@ -279,17 +284,6 @@ wj_end_to_time(PG_FUNCTION_ARGS)
 }
 
 /*
- * const_duration
- *		Is arg a constant that is a valid window length?  Never raises: the
- *		planner must not fail on an argument the executor will reject.
- */
-static bool
-const_duration(Node *arg, int64 *usecs)
-{
-	return wj_const_usecs(arg, usecs) && *usecs >= WJ_MIN_WINDOW_USECS;
-}
-
-/*
  * support_rows
  *		Shared body of the planner support functions: answer
  *		SupportRequestRows from constant (every, size) arguments 2 and 3,
@@ -312,8 +306,8 @@ support_rows(FunctionCallInfo fcinfo, double (*rows_of) (int64 every, int64 size
 		PG_RETURN_POINTER(NULL);
 	fexpr = (FuncExpr *) req->node;
 	if (list_length(fexpr->args) != 4 ||
-		!const_duration(lsecond(fexpr->args), &every) ||
-		!const_duration(lthird(fexpr->args), &size))
+		!wj_const_duration_usecs(lsecond(fexpr->args), &every) ||
+		!wj_const_duration_usecs(lthird(fexpr->args), &size))
 		PG_RETURN_POINTER(NULL);
 
 	req->rows = rows_of(every, size);

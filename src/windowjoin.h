@@ -41,6 +41,14 @@ extern void wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 									 RelOptInfo *outerrel, RelOptInfo *innerrel,
 									 JoinType jointype, JoinPathExtraData *extra);
 
+/*
+ * The create_upper_paths_hook's GROUP_AGG stage: sorted aggregation over a
+ * session() subquery (session_groupagg_planner.c).
+ */
+extern void wj_session_groupagg_add_paths(PlannerInfo *root,
+										  RelOptInfo *input_rel,
+										  RelOptInfo *output_rel, void *extra);
+
 /* Custom scan method registration, one per executor node */
 extern void wj_asof_register(void);
 extern void wj_interval_register(void);
