@@ -194,8 +194,8 @@ static void wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
 								List *inner_pk, double wpr,
 								List *custom_private, List *node_exprs);
 static Plan *window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
-							 CustomPath *best_path, List *tlist,
-							 List *clauses, List *custom_plans);
+									  CustomPath *best_path, List *tlist,
+									  List *clauses, List *custom_plans);
 
 static CustomPathMethods wj_window_join_keypart_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
@@ -1117,22 +1117,27 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
  *		that the executor sets to each partition it claims.
  */
 static Plan *
-window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-				List *tlist, List *clauses, List *custom_plans)
+window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
+						 CustomPath *best_path, List *tlist, List *clauses,
+						 List *custom_plans)
 {
-	CustomScan *cscan = (CustomScan *) window_join_plan_path(root, rel, best_path,
-														   tlist, clauses,
-														   custom_plans);
+	CustomScan *cscan;
+	List	   *exprs;
+	List	   *priv;
 	int			parts = wj_keypart_parts(&best_path->path);
 	int			paramid;
 
+	cscan = (CustomScan *) window_join_plan_path(root, rel, best_path, tlist,
+												 clauses, custom_plans);
+	exprs = cscan->custom_exprs;
+	priv = cscan->custom_private;
 	paramid = wj_keypart_plan(root, parts,
 							  linitial(cscan->custom_plans),
-							  linitial(list_nth(cscan->custom_exprs, WJ_EXPR_OUTER_KEYS)),
-							  linitial_oid(list_nth(cscan->custom_private, WJ_PRIV_OUTER_HASHFN)),
+							  linitial(list_nth(exprs, WJ_EXPR_OUTER_KEYS)),
+							  linitial_oid(list_nth(priv, WJ_PRIV_OUTER_HASHFN)),
 							  lsecond(cscan->custom_plans),
-							  linitial(list_nth(cscan->custom_exprs, WJ_EXPR_INNER_KEYS)),
-							  linitial_oid(list_nth(cscan->custom_private, WJ_PRIV_INNER_HASHFN)));
+							  linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
+							  linitial_oid(list_nth(priv, WJ_PRIV_INNER_HASHFN)));
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(paramid));
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(parts));
 	return &cscan->scan.plan;
