@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of the AsOfJoin custom scan (issue 4).
+# Benchmark of the AsOfJoin custom scan.
 #
 # A rates history (VERSIONS versions over CURRENCIES currencies) and ORDERS
 # orders; each order is converted with the rate valid at its time:
@@ -23,7 +23,7 @@
 #
 # usage: bench/asof_join.sh [--quick] [--versions N] [--currencies N]
 #                           [--orders N] [--work-mem SIZE] [--jit | --no-jit]
-#   defaults: 200000 versions, 100 currencies, 2000000 orders (the issue's);
+#   defaults: 200000 versions, 100 currencies, 2000000 orders;
 #   --quick:   20000 versions, 100 currencies,  200000 orders.
 #
 # Installs what it needs on Debian 12 (root), builds and installs windowjoin

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of the IntervalJoin custom scan (issue 5).
+# Benchmark of the IntervalJoin custom scan.
 #
 # Two sensor streams sa, sb of ROWS rows each, DEVICES devices, times spread
 # over one day, joined on dev with a band of +-2 s; count(*) and

@@ -9,11 +9,12 @@
 # Exit status 1 when a checksum group disagrees.
 BEGIN {
 	FS = "\t"
-	nw = split("W1 W2 W3 W4 W5-inner W5-left W5-inner-ix W5-left-ix W6-tumble W6-hop", wls, " ")
+	nw = split("W1 W2 W3 W3-64MB W4 W5-inner W5-left W5-inner-ix W5-left-ix W6-tumble W6-hop", wls, " ")
 	nc = split("wj wj2 off pg0 pg2 duck1 duck2", cls, " ")
 	desc["W1"] = "W1 tumble 1 min, sum per window"
 	desc["W2"] = "W2 hop 10 min / 1 min, sum per window"
 	desc["W3"] = "W3 session 5 min per item, sum per session"
+	desc["W3-64MB"] = "W3 at work_mem = 64MB"
 	desc["W4"] = "W4 as-of join, orders x rate versions"
 	desc["W5-inner"] = "W5 interval join +-2 s, inner, no index"
 	desc["W5-left"] = "W5 interval join +-2 s, LEFT, no index"
@@ -24,6 +25,7 @@ BEGIN {
 	idiom["W1"] = "GROUP BY date_bin"
 	idiom["W2"] = "LATERAL generate_series"
 	idiom["W3"] = "gaps-and-islands (lag + running sum)"
+	idiom["W3-64MB"] = idiom["W3"]
 	idiom["W4"] = "LATERAL ... ORDER BY ... LIMIT 1 + btree"
 	idiom["W5-inner"] = "hash join on dev + band filter"
 	idiom["W5-left"] = idiom["W5-inner"]
@@ -31,7 +33,7 @@ BEGIN {
 	idiom["W5-left-ix"] = idiom["W5-inner-ix"]
 	idiom["W6-tumble"] = "FULL JOIN on date_bin"
 	idiom["W6-hop"] = "JOIN of generate_series-expanded rows"
-	split("W1 tumble|W2 hop|W3 session|W4 as-of|W5 inner|W5 left|W5 inner, index|W5 left, index|W6 tumble|W6 hop", cl, "|")
+	split("W1 tumble|W2 hop|W3 session|W3 session, 64MB|W4 as-of|W5 inner|W5 left|W5 inner, index|W5 left, index|W6 tumble|W6 hop", cl, "|")
 	for (i = 1; i <= nw; i++) chart[wls[i]] = cl[i]
 	head["wj"] = "windowjoin"; head["wj2"] = "windowjoin, 2 workers"
 	head["off"] = "same query, nodes off"
@@ -151,6 +153,7 @@ END {
 	target("tumble: windowjoin time / date_bin time", T["W1" SUBSEP "wj"] / T["W1" SUBSEP "pg0"], "<=", 1.1, "W1, 0 workers")
 	target("hop: speed-up over generate_series", speedup("W2", "pg0"), ">=", 1.5, "W2, 0 workers")
 	target("session: speed-up over gaps-and-islands", speedup("W3", "pg0"), ">=", 3, "W3, 0 workers")
+	target("session at work_mem 64MB: speed-up over gaps-and-islands", speedup("W3-64MB", "pg0"), ">=", 3, "W3 at work_mem = 64MB, 0 workers")
 	target("as-of: speed-up over LATERAL + btree", speedup("W4", "pg0"), ">=", 10, "W4, 0 workers")
 	target("band join, inner, no index: speed-up", speedup("W5-inner", "pg0"), ">=", 20, "W5, PostgreSQL timed on a " slicepct "% slice of the devices x" factor)
 	target("band join, LEFT, no index: speed-up", speedup("W5-left", "pg0"), ">=", 20, "W5, PostgreSQL timed on a " slicepct "% slice of the devices x" factor)

@@ -15,7 +15,8 @@
 set -euo pipefail
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
 
-# The settings of each configuration.  work_mem is the same for all.
+# The settings of each configuration.  work_mem is the same for all, unless
+# the line of bench/suite.tsv gives its own (its sixth column).
 COMMON="SET TimeZone = 'UTC'; SET work_mem = '256MB';"
 NODES_OFF="SET windowjoin.enable_window_join = off; SET windowjoin.enable_interval_join = off;
  SET windowjoin.enable_asof_join = off; SET windowjoin.enable_window_aggregate = off;"
@@ -42,7 +43,7 @@ echo "data generated in $(( $(date +%s) - t0 )) s"
 	               'effective_cache_size', 'random_page_cost') ORDER BY name" >"$OUT/pg_settings.txt"
 mkdir -p "$OUT/plans"
 
-grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size file; do
+grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size file wm; do
 	case "$class" in
 	setup)
 		"${PSQL[@]}" -f "$BENCH/queries/$file"
@@ -53,7 +54,9 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	q=$(query "$file")
 	slow=$SLOW_MS alone=$ALONE_MS
 	case "$class" in wj|wj1|wj2|wjslice) slow=1e12 alone=1e12 ;; esac
-	line=$("${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$class")" \
+	set_wm=
+	if [ -n "$wm" ]; then set_wm="SET work_mem = '$wm';"; fi
+	line=$("${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$class") $set_wm" \
 		-c "SELECT median_ms, runs, warmup_ms, times, checksum, vm_hwm_kb, rss_shmem_kb
 		    FROM wj_bench_run(\$wjq\$$q\$wjq\$, $RUNS, $slow, $alone)")
 	printf '%s\t%s\t%s\t%s\t%s\n' "$wl" "$class" "$group" "$size" "$line" >>"$OUT/results.tsv"
@@ -62,7 +65,7 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	if [ "$class" = wj ] || [ "$class" = wj2 ]; then
 		plan=$wl
 		[ "$class" = wj2 ] && plan=$wl.2workers
-		"${PSQL[@]}" -A -t -c "$(settings "$class")" \
+		"${PSQL[@]}" -A -t -c "$(settings "$class") $set_wm" \
 			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q" \
 			>"$OUT/plans/$plan.txt"
 	fi

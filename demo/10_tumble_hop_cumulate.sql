@@ -1,4 +1,4 @@
--- Windowing TVFs (seeds/003): TUMBLE, HOP, CUMULATE and window offsets
+-- Windowing TVFs: TUMBLE, HOP, CUMULATE and window offsets
 CREATE TABLE bid (bidtime timestamp, price numeric(10,2), item text);
 INSERT INTO bid VALUES
   ('2020-04-15 08:05', 4.00, 'C'), ('2020-04-15 08:07', 2.00, 'A'),

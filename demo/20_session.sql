@@ -1,4 +1,4 @@
--- SESSION windows (seeds/003)
+-- SESSION windows
 CREATE TABLE bid (bidtime timestamp, price numeric(10,2), item text);
 INSERT INTO bid VALUES
   ('2020-04-15 08:07', 4.00, 'A'), ('2020-04-15 08:06', 2.00, 'A'),

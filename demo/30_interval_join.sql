@@ -1,4 +1,4 @@
--- Interval joins (seeds/004): orders and their shipments within 2 hours
+-- Interval joins: orders and their shipments within 2 hours
 CREATE SCHEMA interval_lab;
 SET search_path = interval_lab, public;
 CREATE TABLE orders (order_id int PRIMARY KEY, order_time timestamp, amount numeric);

@@ -1,7 +1,6 @@
--- windowjoin demo 40: event-time temporal ("as-of") join, the seed's lab
--- (004_e246539dc271d2a0.txt): orders converted with the exchange rate that
--- was valid at the order's time, and what a regular join with the
--- deduplicated "latest rate" view gives instead.
+-- windowjoin demo 40: event-time temporal ("as-of") join: orders
+-- converted with the exchange rate that was valid at the order's time, and
+-- what a regular join with the deduplicated "latest rate" view gives instead.
 --
 -- Runs in a database where CREATE EXTENSION windowjoin was done, with
 -- shared_preload_libraries = 'windowjoin'.  Uses temporary tables only.
@@ -90,7 +89,7 @@ FROM orders o JOIN rates_v v ON v.currency = o.currency;
 
 \echo '== the plan: Custom Scan (AsOfJoin) =='
 \echo '   (for eight orders PostgreSQL rightly prefers its nested loop; nested loops are'
-\echo '   switched off here only to show the node on the lab data)'
+\echo '   switched off here only to show the node on the example data)'
 SET enable_nestloop = off;
 EXPLAIN (COSTS OFF)
 SELECT o.order_id, o.amount * r.rate AS amount_krw

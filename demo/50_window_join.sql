@@ -1,4 +1,4 @@
--- Window joins (seeds/000): INNER / LEFT / RIGHT / FULL OUTER / SEMI / ANTI
+-- Window joins: INNER / LEFT / RIGHT / FULL OUTER / SEMI / ANTI
 -- on equal windows, executed by the WindowJoin custom scan.
 SET TimeZone = 'UTC';
 CREATE TEMP TABLE left_table (row_time timestamp, num int, id text);

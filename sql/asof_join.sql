@@ -1,6 +1,6 @@
 --
 -- AsOfJoin: event-time temporal joins written as the LATERAL "latest
--- version at that time" idiom (SPEC section 4), on the seed's lab:
+-- version at that time" idiom, on the example data:
 -- orders and a history of exchange rates.
 --
 SET TimeZone = 'UTC';
@@ -100,7 +100,7 @@ BEGIN
 END $$;
 
 --
--- The seed lab.  Each order gets the latest rate with update_time <=
+-- The example.  Each order gets the latest rate with update_time <=
 -- order_time: order 2 (10:00:00) uses the rate changed at 10:00:00; orders 1
 -- and 8 come before the first rate of their currency and order 7 has no
 -- rate: they drop out of the inner join.
@@ -163,7 +163,7 @@ LEFT JOIN LATERAL (
   LIMIT 1) r ON true
 $q$);
 
--- The seed's point: the deduplicated "latest rate" view joined without the
+-- The point of a temporal join: the deduplicated "latest rate" view joined without the
 -- time condition is a regular join, and its total differs.
 CREATE VIEW rates_v AS
 SELECT currency, rate, update_time
@@ -183,7 +183,7 @@ UNION ALL
 SELECT 'regular (latest rate view)', sum(o.amount * v.rate)
 FROM orders o JOIN rates_v v ON v.currency = o.currency;
 
--- USD alone, as in the seed's report
+-- USD alone
 SELECT 'temporal' AS join_kind, sum(o.amount * r.rate) AS usd_total_krw
 FROM orders o
 JOIN LATERAL (

@@ -1,5 +1,5 @@
 --
--- Differential fuzzing of the planner nodes (issue 8), quick version: 300
+-- Differential fuzzing of the planner nodes, quick version: 300
 -- generated queries -- window joins, interval joins, as-of LATERAL joins,
 -- hop/cumulate pane aggregation and session aggregates, each with random
 -- keys, types, bounds, directions, NULLs, duplicates and empty or one-row

@@ -42,7 +42,7 @@ BEGIN
 END $$;
 
 ------------------------------------------------------------------------
--- The seed's lab: shipments 0 s, 7200 s and 7201 s after their order, an
+-- The example: shipments 0 s, 7200 s and 7201 s after their order, an
 -- order never shipped, an order shipped late.
 ------------------------------------------------------------------------
 CREATE TABLE orders (order_id int PRIMARY KEY, order_time timestamp, amount numeric);
@@ -60,7 +60,7 @@ INSERT INTO shipments VALUES
   (15, 5, '2024-03-02 08:00:00');
 ANALYZE orders, shipments;
 
--- force the node for the seed queries (PostgreSQL prefers a hash join on
+-- force the node for the example queries (PostgreSQL prefers a hash join on
 -- five rows, see the plan-shape section)
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
@@ -148,7 +148,7 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 
--- every seed query with the node on and off
+-- every example query with the node on and off
 SELECT ij_compare($q$
 SELECT o.order_id, s.ship_id FROM orders o JOIN shipments s
   ON s.order_id = o.order_id

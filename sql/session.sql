@@ -1,6 +1,6 @@
 --
 -- SESSION windows: session(ts, gap) OVER (PARTITION BY ... ORDER BY ts).
--- Both seed examples (seeds/003) row for row, their aggregates, the edge
+-- Both Flink session examples row for row, their aggregates, the edge
 -- cases and the errors.
 --
 SET TimeZone = 'UTC';

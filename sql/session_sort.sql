@@ -4,8 +4,8 @@
 -- instead of one Sort on all keys; when session() is the window's only
 -- function, SessionWindow also computes it (no WindowAgg).  The window's rows
 -- must be the same, in the same order, with windowjoin.enable_window_aggregate
--- on and off; past work_mem the node falls back to tuplesort; other windows
--- keep Sort.
+-- on and off; past work_mem the node sorts in key-range batches on disk
+-- (more in session_spill); other windows keep Sort.
 --
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
@@ -53,8 +53,8 @@ BEGIN
 END $$;
 
 -- EXPLAIN ANALYZE with the peak bytes masked (they depend on the
--- allocator), and the peak rows too when the rows spilled (where the switch
--- happens depends on the bytes)
+-- allocator), and the peak rows and batch counts too when the rows spilled
+-- (where the split happens depends on the bytes)
 CREATE FUNCTION explain_analyze(q text, mask_rows bool DEFAULT false)
 RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
@@ -63,7 +63,8 @@ BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     line := regexp_replace(line, 'Peak State Bytes: \d+', 'Peak State Bytes: N');
     IF mask_rows THEN
-      line := regexp_replace(line, 'Peak State Rows: \d+', 'Peak State Rows: N');
+      line := regexp_replace(line, '(Peak State Rows|Batches|Batches Sorted by Tuplesort|Batch Depth): \d+', '\1: N');
+      line := regexp_replace(line, 'Disk Usage: \d+ kB', 'Disk Usage: N kB');
     END IF;
     RETURN NEXT line;
   END LOOP;
@@ -135,8 +136,10 @@ SELECT (SELECT count(*) FROM agg_on) AS sessions,
        (SELECT count(*) FROM (TABLE agg_off EXCEPT ALL TABLE agg_on) x) AS only_off;
 SELECT * FROM agg_on WHERE k IS NULL OR k = 2 ORDER BY k, window_start LIMIT 5;
 
--- past work_mem: the rows go to a tuplesort, same answer.  Planned with the
--- default work_mem (the rows fit), run with less.
+-- past work_mem: the rows are split into key-range batches on disk (here
+-- each partition is larger than work_mem, so its batch goes to a
+-- tuplesort), same answer.  Planned with the default work_mem (the rows
+-- fit), run with less.
 SET plan_cache_mode = force_generic_plan;
 PREPARE win AS SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev;
 PREPARE winagg AS SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w, count(*) OVER (PARTITION BY k ORDER BY t) FROM ev;

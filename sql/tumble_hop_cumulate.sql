@@ -1,5 +1,5 @@
 --
--- Seed examples of the windowing TVF document (seeds/003), row for row:
+-- Flink's windowing table function examples, row for row:
 -- TUMBLE, HOP and CUMULATE over the Bid table, their aggregations, the
 -- named-argument forms, and the window offset examples.
 --

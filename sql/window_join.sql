@@ -1,13 +1,13 @@
 --
--- Window joins (SPEC section 2, seed 000_961b3c94e657fce7): the WindowJoin
--- custom scan must give exactly the rows of PostgreSQL's own plan for every
--- join type, and the seed's example tables row for row.
+-- Window joins: the WindowJoin custom scan must give exactly the rows of
+-- PostgreSQL's own plan for every join type, and Flink's example tables
+-- row for row.
 --
 SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 
--- The seed's tables
+-- Flink's example tables
 CREATE TABLE left_table (row_time timestamp, num int, id text);
 CREATE TABLE right_table (row_time timestamp, num int, id text);
 INSERT INTO left_table VALUES
@@ -47,13 +47,13 @@ BEGIN
                 used, n, only_on, only_off);
 END $$;
 
--- The seed's tables are tiny; make the planner prefer the node over
+-- The example tables are tiny; make the planner prefer the node over
 -- PostgreSQL's own joins here (the benchmark shows it winning on cost).
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 
--- FULL OUTER (the seed's example)
+-- FULL OUTER (Flink's example)
 CREATE VIEW seed_full AS
 SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id,
        COALESCE(L.window_start, R.window_start) AS window_start,
@@ -93,7 +93,7 @@ EXPLAIN (COSTS OFF) SELECT * FROM seed_right;
 SELECT * FROM seed_right ORDER BY window_start, r_num;
 SELECT wj_check('seed_right');
 
--- SEMI with IN and with EXISTS (the seed: L3 only)
+-- SEMI with IN and with EXISTS (Flink: L3 only)
 CREATE VIEW seed_semi_in AS
 SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
 WHERE L.num IN (
@@ -112,7 +112,7 @@ EXPLAIN (COSTS OFF) SELECT * FROM seed_semi_exists;
 SELECT * FROM seed_semi_exists ORDER BY row_time;
 SELECT wj_check('seed_semi_exists');
 
--- ANTI with NOT IN and with NOT EXISTS (the seed: L1 and L2).  PostgreSQL
+-- ANTI with NOT IN and with NOT EXISTS (Flink: L1 and L2).  PostgreSQL
 -- does not turn NOT IN into an anti join (NULL semantics), so that one runs
 -- as a subplan either way.
 CREATE VIEW seed_anti_not_in AS
@@ -134,7 +134,7 @@ SELECT wj_check('seed_anti_not_exists');
 -- EXPLAIN VERBOSE shows the window spec, keys and conditions
 EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM seed_full;
 
--- ANALYZE: the state holds one window at a time (the seed: at most the 4
+-- ANALYZE: the state holds one window at a time (here at most the 4
 -- rows of [12:00, 12:05)), dropped when the window closes
 -- (in this process: a custom scan that is not parallel-aware cannot pass
 -- its state figures back from the worker force_parallel_mode puts it in)

@@ -1,5 +1,5 @@
 --
--- Window joins beyond the seed: generated data with NULL keys, every join
+-- Window joins beyond Flink's examples: generated data with NULL keys, every join
 -- type over TUMBLE (with offset), HOP (size a multiple of the slide, not a
 -- multiple, and smaller than it), CUMULATE, joins of window aggregations,
 -- extra join conditions, WHERE clauses, timestamptz, rescans.  Every query

@@ -12,8 +12,8 @@
  * by hashing each row into its partition (O(1) per row) and sorting each
  * partition by its time alone, an int64 comparison, which costs
  * O(N log(N / partitions)); the partitions themselves are sorted once by
- * their keys.  See session_sort_exec.c for the executor and its fallback to
- * tuplesort when the rows do not fit in work_mem.
+ * their keys.  See session_sort_exec.c for the executor and how it splits
+ * the rows into key-range batches on disk when they do not fit in work_mem.
  *
  * Recognition, from the create_upper_paths_hook at UPPERREL_WINDOW: the
  * query has one window clause, it computes session() (SessionSort is part of
@@ -66,6 +66,9 @@
  */
 #define SSORT_ENTRY_BYTES	16
 #define SSORT_TUPLE_HEADER	16
+
+/* The ranges one level of splitting makes at most, for costing */
+#define SSORT_COST_FANOUT	512
 
 /*
  * key_member
@@ -260,8 +263,8 @@ static CustomPathMethods session_window_path_methods = {
  *		A SessionSort of subpath giving pathkeys, costed as: hash each row
  *		into its partition and store it, sort each partition by time, sort
  *		the partitions, return each row.  When the rows are expected not to
- *		fit in work_mem the executor falls back to tuplesort; we then cost a
- *		Sort on top of the work already done.
+ *		fit in work_mem the executor writes them to key-range batches on
+ *		disk and reads them back: the I/O is added.
  */
 static Path *
 create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
@@ -279,9 +282,14 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 	groups = Max(Min(groups, rows), 1.0);
 	per_group = Max(rows / groups, 2.0);
 
+	/*
+	 * A partition's rows are compared by their int64 time inline, not
+	 * through a comparison function: cpu_operator_cost each, against the
+	 * 2 * cpu_operator_cost cost_sort charges per comparison.
+	 */
 	run = cpu_operator_cost * rows * (list_length(part_exprs) + 1) +
 		cpu_tuple_cost * rows +
-		2.0 * cpu_operator_cost * rows * log2(per_group) +
+		cpu_operator_cost * rows * log2(per_group) +
 		2.0 * cpu_operator_cost * list_length(part_exprs) * groups * log2(Max(groups, 2.0));
 
 	/* the time is not stored with each row (the partition keys are) */
@@ -291,11 +299,25 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 					MAXALIGN(SSORT_TUPLE_HEADER + Max(rest_width, 0)));
 	if (bytes > work_mem * 1024.0)
 	{
-		Path		sort;
+		/*
+		 * Past work_mem the executor splits the rows into key ranges on disk
+		 * and reads them back one batch at a time, each sorted in memory as
+		 * above.  Each level of splitting writes and reads every row once
+		 * (a page write and read, and a copy of the row as stored) and
+		 * finds its range by a binary search over the bounds; a level makes
+		 * up to SSORT_COST_FANOUT ranges of about 60% of work_mem.
+		 */
+		double		pages = ceil(rows * MAXALIGN(subpath->pathtarget->width +
+												 SSORT_TUPLE_HEADER) / BLCKSZ);
+		double		batches = ceil(bytes / (0.6 * work_mem * 1024.0));
+		double		fanout = Max(Min(work_mem * 1024.0 / (4.0 * BLCKSZ),
+									 SSORT_COST_FANOUT), 2.0);
+		double		depth = Max(ceil(log(batches) / log(fanout)), 1.0);
 
-		cost_sort(&sort, root, pathkeys, 0.0, rows, subpath->pathtarget->width,
-				  0.0, work_mem, -1.0);
-		run += sort.total_cost;
+		run += depth * (pages * 2.0 * seq_page_cost +
+						rows * cpu_tuple_cost +
+						rows * cpu_operator_cost * list_length(part_exprs) *
+						log2(Min(batches, fanout) + 1.0));
 	}
 
 	cpath->path.pathtype = T_CustomScan;
