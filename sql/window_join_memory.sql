@@ -1,10 +1,12 @@
 --
--- The WindowJoin node keeps the rows of the open window(s) in memory and
--- cannot spill, so the planner offers it only when its estimated peak state
--- (rows per window from the time column's statistics x bytes per row, both
--- sides) fits in work_mem x hash_mem_multiplier; otherwise PostgreSQL's own
--- plan, which spills, runs.  Without statistics the node is offered as
--- before.  Every query gives the same rows with the node on and off.
+-- The WindowJoin node keeps the rows of its open window(s) within
+-- work_mem x hash_mem_multiplier at run time, spilling a window that does
+-- not fit (window_join_spill tests that).  The planner's estimate of that
+-- state (rows per window from the time column's statistics x bytes per
+-- row, both sides) is a cost input: beyond the limit the path is still
+-- offered, costed as spilling, and competes with PostgreSQL's own plan.
+-- Without statistics nothing is estimated.  Every query gives the same
+-- rows with the node on and off.
 --
 SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
@@ -93,24 +95,28 @@ FROM (SELECT * FROM mem_l, cumulate(ts, interval '1 minute', interval '2 minutes
 JOIN (SELECT * FROM mem_r, cumulate(ts, interval '1 minute', interval '2 minutes')) R
   ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end;
 
--- an hour's rows (about 8300 on the two sides) do not fit: no WindowJoin
--- (wjm_check looks for it in EXPLAIN; PostgreSQL's own plan is not shown,
--- its shape depends on the sampled statistics)
+-- an hour's rows (about 8300 on the two sides) do not fit: the node would
+-- spill, and PostgreSQL's merge join is cheaper (wjm_check looks for the
+-- node in EXPLAIN; PostgreSQL's own plan is not shown, its shape depends on
+-- the sampled statistics)
 SELECT wjm_check('tum_1h');
 -- two minutes' rows (about 280) do
 EXPLAIN (COSTS OFF) SELECT * FROM tum_2m;
 SELECT wjm_check('tum_2m');
--- without statistics nothing is known: the node is offered as before
+-- without statistics nothing is known: the node is offered, and spills at
+-- run time if it must
 EXPLAIN (COSTS OFF) SELECT * FROM tum_1h_nostats;
 SELECT wjm_check('tum_1h_nostats');
--- HOP and CUMULATE: the rows of one window (of size "size") are kept
+-- HOP and CUMULATE: the rows of one window (of size "size") are kept; an
+-- hour's HOP windows spill, but re-reading them still beats PostgreSQL's
+-- join of six times the rows
 SELECT wjm_check('hop_1h');
 SELECT wjm_check('hop_2m');
 SELECT wjm_check('cum_1h');
 SELECT wjm_check('cum_2m');
 -- CUMULATE's small windows lose to PostgreSQL's joins on cost; with those
--- disabled the node is chosen when it is offered, and still not for the
--- hour (plans only, not run)
+-- disabled the node is chosen, also where it is expected to spill (plans
+-- only, not run)
 CREATE FUNCTION wjm_uses(v text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE
   line text;
@@ -125,11 +131,26 @@ SET enable_mergejoin = off;
 SET enable_nestloop = off;
 SELECT wjm_uses('cum_1h') AS cum_1h, wjm_uses('cum_2m') AS cum_2m,
        wjm_uses('hop_1h') AS hop_1h, wjm_uses('tum_1h') AS tum_1h;
+-- a HOP whose rows would each be in more windows than
+-- windowjoin.max_windows_per_row gets no path (hop_1h: 6 windows a row), so
+-- PostgreSQL's plan raises the error at its first row, before any sort.
+-- (With PostgreSQL's joins disabled cum_1h still gets a WindowJoin: on its
+-- window_start alone, a TUMBLE of the size in GROUP mode, with the
+-- cumulate() function scans above it, which raise the error.)
+SET windowjoin.max_windows_per_row = 5;
+SELECT wjm_uses('hop_1h') AS hop_1h, wjm_uses('cum_1h') AS cum_1h;
+SELECT count(*) FROM hop_1h;
+SET windowjoin.max_windows_per_row = 2;
+SELECT wjm_uses('hop_1h') AS hop_1h, wjm_uses('cum_1h') AS cum_1h;
+SELECT count(*) FROM cum_1h;
+SET windowjoin.max_windows_per_row = 6;
+SELECT wjm_uses('hop_1h') AS hop_1h, wjm_uses('cum_1h') AS cum_1h;
+RESET windowjoin.max_windows_per_row;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 
--- with more memory the hour's windows fit again
+-- with more memory the hour's windows fit
 SET work_mem = '4MB';
 EXPLAIN (COSTS OFF) SELECT * FROM tum_1h;
 SELECT wjm_check('tum_1h');

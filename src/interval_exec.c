@@ -28,8 +28,12 @@
  *
  * The window is a tuplestore (it spills to disk beyond work_mem) with two
  * read pointers: pointer 0 marks its front, pointer 1 scans it for each
- * outer row; tuplestore_trim releases what pointer 0 has passed.  Beside it
- * a ring of small entries keeps each row's time, size and "matched" flag.
+ * outer row; tuplestore_trim releases what pointer 0 has passed.  The
+ * front row itself is held in a slot (its time decides whether it leaves
+ * the band), pointer 0 just past it.  Beside the tuplestore the node keeps
+ * only one "matched" bit per window row (a circular bitmap, used by RIGHT
+ * and FULL joins), so a band holding millions of rows of one hot key stays
+ * within work_mem plus an eighth of a byte per row.
  *
  * Outer joins: an outer row that matched nothing is emitted with NULLs
  * once, after its candidates (LEFT, FULL); an inner row that never matched
@@ -90,13 +94,6 @@ typedef enum IJPhase
 	IJ_DONE
 } IJPhase;
 
-/* One row of the band window, beside its tuple in the tuplestore */
-typedef struct IJEntry
-{
-	int64		t;				/* inner time */
-	int32		bytes;			/* size accounted in the state stats */
-	bool		matched;		/* joined with some outer row? */
-} IJEntry;
 
 typedef struct IntervalJoinState
 {
@@ -185,11 +182,14 @@ typedef struct IntervalJoinState
 
 	Tuplestorestate *window;
 	TupleTableSlot *window_slot;
-	IJEntry    *ring;
-	int			ring_size;
-	int			ring_head;
-	int			ring_count;
-	int			scan_pos;
+	TupleTableSlot *front_slot; /* the window's first row, when loaded */
+	bool		front_valid;
+	int64		front_t;
+	bits8	   *matched;		/* circular bitmap: row joined some outer row */
+	int64		ring_size;		/* bits in matched (a power of two) */
+	int64		ring_head;		/* bit of the window's first row */
+	int64		ring_count;		/* rows in the window */
+	int64		scan_pos;
 
 	WjStateStats stats;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
@@ -394,8 +394,11 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	st->window_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 										 ExecGetResultType(st->inner_ps),
 										 &TTSOpsMinimalTuple);
-	st->ring_size = 64;
-	st->ring = palloc(sizeof(IJEntry) * st->ring_size);
+	st->front_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										ExecGetResultType(st->inner_ps),
+										&TTSOpsMinimalTuple);
+	st->ring_size = 1024;
+	st->matched = palloc0(st->ring_size / 8);
 
 	wj_state_reset(&st->stats, false);
 	st->phase = IJ_NEXT_OUTER;
@@ -419,6 +422,8 @@ ij_reset_run(IntervalJoinState *st)
 	MemoryContextReset(st->cmp_cxt);
 	tuplestore_clear(st->window);
 	ExecClearTuple(st->window_slot);
+	ExecClearTuple(st->front_slot);
+	st->front_valid = false;
 	st->ring_head = 0;
 	st->ring_count = 0;
 	wj_state_reset(&st->stats, true);
@@ -854,6 +859,26 @@ ij_tuple_bytes(TupleTableSlot *slot)
 										   slot->tts_isnull));
 }
 
+/* The matched bit of the window's row at position pos (0 = front) */
+static inline bool
+ij_get_matched(IntervalJoinState *st, int64 pos)
+{
+	int64		bit = (st->ring_head + pos) & (st->ring_size - 1);
+
+	return (st->matched[bit / 8] & (1 << (bit % 8))) != 0;
+}
+
+static inline void
+ij_set_matched(IntervalJoinState *st, int64 pos, bool value)
+{
+	int64		bit = (st->ring_head + pos) & (st->ring_size - 1);
+
+	if (value)
+		st->matched[bit / 8] |= (1 << (bit % 8));
+	else
+		st->matched[bit / 8] &= ~(1 << (bit % 8));
+}
+
 /*
  * ij_window_append
  *		Move the look-ahead inner row into the window.
@@ -861,51 +886,73 @@ ij_tuple_bytes(TupleTableSlot *slot)
 static void
 ij_window_append(IntervalJoinState *st)
 {
-	IJEntry    *e;
-
 	if (st->ring_count == st->ring_size)
 	{
-		IJEntry    *bigger = palloc(sizeof(IJEntry) * st->ring_size * 2);
-		int			i;
+		/* double the bitmap, the window's bits first */
+		bits8	   *bigger = palloc0(st->ring_size * 2 / 8);
+		int64		i;
 
 		for (i = 0; i < st->ring_count; i++)
-			bigger[i] = st->ring[(st->ring_head + i) % st->ring_size];
-		pfree(st->ring);
-		st->ring = bigger;
+		{
+			if (ij_get_matched(st, i))
+				bigger[i / 8] |= (1 << (i % 8));
+		}
+		pfree(st->matched);
+		st->matched = bigger;
 		st->ring_head = 0;
 		st->ring_size *= 2;
 	}
-	e = &st->ring[(st->ring_head + st->ring_count) % st->ring_size];
-	e->t = st->inner_t;
-	e->matched = false;
-	e->bytes = ij_tuple_bytes(st->inner_slot);
+	ij_set_matched(st, st->ring_count, false);
 	tuplestore_puttupleslot(st->window, st->inner_slot);
 	st->ring_count++;
-	wj_state_add(&st->stats, e->bytes);
+	wj_state_add(&st->stats, ij_tuple_bytes(st->inner_slot));
 	st->inner_slot = NULL;
 }
 
 /*
+ * ij_slot_time
+ *		The time of a window row (never NULL: such rows do not enter it).
+ */
+static inline int64
+ij_slot_time(IntervalJoinState *st, TupleTableSlot *slot)
+{
+	bool		isnull;
+
+	return ij_time(st, slot_getattr(slot, st->inner_timecol, &isnull));
+}
+
+/*
+ * ij_load_front
+ *		Make sure the window's first row is in front_slot (read through
+ *		pointer 0, which then stands just past it) with its time.
+ */
+static void
+ij_load_front(IntervalJoinState *st)
+{
+	if (st->front_valid || st->ring_count == 0)
+		return;
+	tuplestore_select_read_pointer(st->window, 0);
+	if (!tuplestore_gettupleslot(st->window, true, true, st->front_slot))
+		elog(ERROR, "IntervalJoin window is shorter than expected");
+	st->front_t = ij_slot_time(st, st->front_slot);
+	st->front_valid = true;
+}
+
+/*
  * ij_window_pop
- *		Drop the window's front row.  Returns the row (copied into
- *		window_slot) when it must be emitted as unmatched, else NULL.
+ *		Drop the window's front row.  Returns the row (in front_slot) when
+ *		it must be emitted as unmatched, else NULL.
  */
 static TupleTableSlot *
 ij_window_pop(IntervalJoinState *st)
 {
-	IJEntry    *e = &st->ring[st->ring_head];
-	bool		emit = st->emit_inner && !e->matched;
+	bool		emit;
 
-	tuplestore_select_read_pointer(st->window, 0);
-	if (emit)
-	{
-		if (!tuplestore_gettupleslot(st->window, true, true, st->window_slot))
-			elog(ERROR, "IntervalJoin window is shorter than expected");
-	}
-	else if (!tuplestore_advance(st->window, true))
-		elog(ERROR, "IntervalJoin window is shorter than expected");
-	wj_state_remove(&st->stats, e->bytes);
-	st->ring_head = (st->ring_head + 1) % st->ring_size;
+	ij_load_front(st);
+	emit = st->emit_inner && !ij_get_matched(st, 0);
+	wj_state_remove(&st->stats, ij_tuple_bytes(st->front_slot));
+	st->front_valid = false;
+	st->ring_head = (st->ring_head + 1) & (st->ring_size - 1);
 	st->ring_count--;
 	if (st->ring_count == 0)
 	{
@@ -913,7 +960,7 @@ ij_window_pop(IntervalJoinState *st)
 		tuplestore_clear(st->window);
 		st->ring_head = 0;
 	}
-	return emit ? st->window_slot : NULL;
+	return emit ? st->front_slot : NULL;
 }
 
 /*
@@ -1069,11 +1116,15 @@ ij_next(IntervalJoinState *st)
 				break;
 
 			case IJ_DROP_FRONT:
-				while (st->ring_count > 0 &&
-					   ij_below_band(st, st->ring[st->ring_head].t))
+				for (;;)
 				{
-					TupleTableSlot *slot = ij_window_pop(st);
+					TupleTableSlot *slot;
 
+					CHECK_FOR_INTERRUPTS();
+					ij_load_front(st);
+					if (st->ring_count == 0 || !ij_below_band(st, st->front_t))
+						break;
+					slot = ij_window_pop(st);
 					if (slot != NULL)
 						return ij_form(st, NULL, slot);
 				}
@@ -1113,7 +1164,8 @@ ij_next(IntervalJoinState *st)
 					(st->group_has_inner ||
 					 (ij_fetch_inner(st) && ij_cmp_group_inner(st) == 0)))
 					ij_check_first_qual(st, st->outer_slot, NULL);
-				/* scan the window from its front */
+				/* scan the window from its front: front_slot, then pointer 1 */
+				ij_load_front(st);
 				tuplestore_copy_read_pointer(st->window, 0, 1);
 				tuplestore_select_read_pointer(st->window, 1);
 				st->scan_pos = 0;
@@ -1123,18 +1175,26 @@ ij_next(IntervalJoinState *st)
 			case IJ_SCAN:
 				while (st->scan_pos < st->ring_count)
 				{
-					IJEntry    *e = &st->ring[(st->ring_head + st->scan_pos) %
-											  st->ring_size];
+					int64		pos = st->scan_pos;
+					TupleTableSlot *row;
 					TupleTableSlot *scan;
 
 					CHECK_FOR_INTERRUPTS();
-					if (!tuplestore_gettupleslot(st->window, true, false,
-												 st->window_slot))
-						elog(ERROR, "IntervalJoin window is shorter than expected");
+					if (pos == 0)
+						row = st->front_slot;
+					else
+					{
+						if (!tuplestore_gettupleslot(st->window, true, false,
+													 st->window_slot))
+							elog(ERROR, "IntervalJoin window is shorter than expected");
+						row = st->window_slot;
+					}
 					st->scan_pos++;
-					scan = ij_form(st, st->outer_slot, st->window_slot);
+					scan = ij_form(st, st->outer_slot, row);
 					/* near an end: the filter as written (see pg_filter) */
-					if (st->outer_near_end || ij_near_end(st, e->t))
+					if (st->outer_near_end ||
+						ij_near_end(st, pos == 0 ? st->front_t :
+									ij_slot_time(st, row)))
 					{
 						ResetExprContext(econtext);
 						econtext->ecxt_scantuple = scan;
@@ -1154,7 +1214,7 @@ ij_next(IntervalJoinState *st)
 							continue;
 						}
 					}
-					e->matched = true;
+					ij_set_matched(st, pos, true);
 					st->outer_matched = true;
 					if (st->first_match_only)
 					{

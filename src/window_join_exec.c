@@ -53,6 +53,36 @@
  * by EXPLAIN ANALYZE as the peak rows/bytes: the largest set of open
  * windows, not the table.
  *
+ * MEMORY
+ *
+ * The buffered rows and the inner hash chains are kept within
+ * work_mem x hash_mem_multiplier (get_hash_memory_limit(), the budget of a
+ * Hash Join), whatever the planner estimated.  When taking a row into the
+ * state would exceed five eighths of it, the window "spills": the rows of
+ * both sides move to a temporary file per side (BufFile; each record is the
+ * WjRow header followed by its MinimalTuple) and further rows of the open
+ * windows are appended there.  TIME mode evicts from the head of the file
+ * as from the in-memory FIFO and, once the open windows hold less than a
+ * quarter of the budget again, reads the remaining rows back into memory.
+ * GROUP mode drops the files when the window closes.
+ *
+ * A spilled window is joined as PostgreSQL's hash join joins batches: when
+ * its inner rows would not fit, both sides' rows are partitioned by their
+ * key hash into nbatch batch files (nbatch a power of two, at most what a
+ * quarter of the budget in file buffers allows), and each batch is joined
+ * on its own: its inner rows are loaded into the hash chains, its outer
+ * rows read back one at a time and probed.  A batch whose inner rows still
+ * do not fit (one hot key) is joined in chunks of inner rows that fit, the
+ * outer batch read once per chunk; a bitmap of one bit per outer row of
+ * the batch then remembers which outer rows matched, for the SEMI, ANTI,
+ * LEFT and FULL emissions after the last chunk.  Unmatched inner rows are
+ * emitted per chunk (each is in exactly one chunk).  Rows whose keys are
+ * NULL go to batch 0 and never match.  EXPLAIN ANALYZE shows the number of
+ * spilled windows and the bytes written to temporary files.
+ *
+ * Rows of a preserved side that belong to no window (GROUP mode) wait in a
+ * tuplestore, which spills too, until they are emitted.
+ *
  * src/window_join_exec.c
  *
  *-------------------------------------------------------------------------
@@ -73,6 +103,8 @@
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+#include "storage/buffile.h"
 
 #include "exec_common.h"
 #include "join_common.h"
@@ -154,14 +186,34 @@ typedef struct WjSide
 	bool		have_prev;		/* sort order check */
 	int64		prev_win[WJ_MAX_WINDOW_KEYS];
 
-	/* rows of the open windows, in input order */
+	/* rows of the open windows, in input order, when in memory */
 	WjRow	   *head;
 	WjRow	   *tail;
 
+	/* ... or, once spilled, in a temporary file from qhead to qend */
+	BufFile    *qfile;
+	int			qhead_fileno;
+	off_t		qhead_off;
+	int			qend_fileno;
+	off_t		qend_off;
+	int64		qrows;			/* rows between qhead and qend */
+	int64		qbytes;
+	int64		qlast_end;		/* TIME: last_end of the newest row */
+
 	/* GROUP: rows of this side without a window value, to emit */
-	WjRow	   *orphans;
-	WjRow	   *orphans_tail;
+	Tuplestorestate *orphans;
+	TupleTableSlot *orphan_slot;
+	bool		have_orphans;
 } WjSide;
+
+/* A run of spilled rows: a file position and a row count */
+typedef struct WjRun
+{
+	BufFile    *file;
+	int			fileno;
+	off_t		off;
+	int64		nrows;
+} WjRun;
 
 typedef enum WjPhase
 {
@@ -169,6 +221,9 @@ typedef enum WjPhase
 	WJ_PHASE_NEXT_WINDOW,
 	WJ_PHASE_PROBE,
 	WJ_PHASE_INNER_UNMATCHED,
+	WJ_PHASE_SPILL_BATCH,		/* spilled window: next batch */
+	WJ_PHASE_SPILL_LOAD,		/* load the next chunk of its inner rows */
+	WJ_PHASE_SPILL_OUTER_REST,	/* unmatched outer rows after the chunks */
 	WJ_PHASE_ORPHANS,
 	WJ_PHASE_DONE
 } WjPhase;
@@ -196,6 +251,37 @@ typedef struct WjScanState
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 
 	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
+
+	/* memory bound and spilling */
+	MemoryContext nodecxt;		/* the node's own (files, arrays) */
+	MemoryContext rowcxt;		/* one spilled row at a time */
+	Size		mem_limit;		/* work_mem x hash_mem_multiplier */
+	Size		budget;			/* for buffered rows and their chains */
+	int			max_nbatch;
+	bool		spilled;		/* the open windows' rows are in files */
+	int64		spilled_windows;	/* windows joined from files */
+	int64		spill_bytes;	/* bytes written to temporary files */
+	int			max_batches;	/* most batches a spilled window used */
+	int64		spill_chunks;	/* inner chunks beyond a batch's first */
+
+	/* joining a spilled window */
+	bool		spill_join;		/* the current window is joined from files */
+	int			nbatch;
+	int			curbatch;
+	WjRun	   *oruns;			/* per batch */
+	WjRun	   *iruns;
+	int			ifileno;		/* where the next inner chunk starts */
+	off_t		ioff;
+	int64		iremaining;
+	int			chunkno;
+	bool		multi_chunk;	/* the batch's inner rows took >1 chunk */
+	WjRow	   *chunk_head;		/* inner rows of the chunk */
+	WjRow	   *chunk_tail;
+	int			ofileno;		/* next outer row of the batch */
+	off_t		ooff;
+	int64		oremaining;
+	int64		oord;			/* its ordinal in the batch */
+	bits8	   *omatched;		/* multi-chunk: outer rows that matched */
 
 	WjPhase		phase;
 	WjPhase		after_orphans;
@@ -403,6 +489,29 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 										  ALLOCSET_SMALL_SIZES);
 	state->chains = wjchain_create(CurrentMemoryContext, 256, NULL);
 	wj_state_reset(&state->stats, false);
+
+	/*
+	 * The memory bound: of work_mem x hash_mem_multiplier, buffered rows and
+	 * their hash chains get five eighths, the file buffers of the batches
+	 * at most a quarter (two BufFiles per batch), and the two tuplestores
+	 * of rows without a window a thirty-second each.
+	 */
+	state->nodecxt = CurrentMemoryContext;
+	state->rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "WindowJoin spilled row",
+										  ALLOCSET_DEFAULT_SIZES);
+	state->mem_limit = get_hash_memory_limit();
+	state->budget = state->mem_limit / 8 * 5;
+	state->max_nbatch = 1;
+	while (state->max_nbatch < 1024 &&
+		   (Size) state->max_nbatch * 2 * 2 * (BLCKSZ + 256) <= state->mem_limit / 4)
+		state->max_nbatch *= 2;
+	state->outer.orphan_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+												  state->outer.desc,
+												  &TTSOpsMinimalTuple);
+	state->inner.orphan_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+												  state->inner.desc,
+												  &TTSOpsMinimalTuple);
 	state->phase = WJ_PHASE_START;
 }
 
@@ -518,11 +627,11 @@ emit(WjScanState *state)
 }
 
 /*
- * store_row
- *		Copy a child's current tuple into the state memory.
+ * make_row
+ *		Copy a child's current tuple into a WjRow allocated in cxt.
  */
 static WjRow *
-store_row(WjScanState *state, TupleTableSlot *slot)
+make_row(WjScanState *state, TupleTableSlot *slot, MemoryContext cxt)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
 	MemoryContext oldcxt;
@@ -536,14 +645,256 @@ store_row(WjScanState *state, TupleTableSlot *slot)
 	MemoryContextSwitchTo(oldcxt);
 
 	size = WJ_ROW_HEADER + mtup->t_len;
-	row = (WjRow *) MemoryContextAlloc(state->bufcxt, size);
+	row = (WjRow *) MemoryContextAlloc(cxt, size);
 	memset(row, 0, sizeof(WjRow));
 	memcpy(WJ_ROW_TUPLE(row), mtup, mtup->t_len);
 	row->size = size;
 	if (should_free)
 		pfree(mtup);
-	wj_state_add(&state->stats, (int64) size);
 	return row;
+}
+
+/*
+ * store_row
+ *		Copy a child's current tuple into the state memory.
+ */
+static WjRow *
+store_row(WjScanState *state, TupleTableSlot *slot)
+{
+	WjRow	   *row = make_row(state, slot, state->bufcxt);
+
+	wj_state_add(&state->stats, (int64) row->size);
+	return row;
+}
+
+/*
+ * spill_write
+ *		Append a row (header and tuple) to a temporary file at its current
+ *		position.
+ */
+static void
+spill_write(WjScanState *state, BufFile *file, WjRow *row)
+{
+	BufFileWrite(file, row, row->size);
+	state->spill_bytes += row->size;
+}
+
+/*
+ * spill_read_header
+ *		Read the header of the row at the file's current position into
+ *		*hdr.
+ */
+static void
+spill_read_header(BufFile *file, WjRow *hdr)
+{
+	union
+	{
+		WjRow		row;
+		char		bytes[WJ_ROW_HEADER];
+	}			buf;
+
+	if (BufFileRead(file, buf.bytes, WJ_ROW_HEADER) != WJ_ROW_HEADER)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from window join temporary file: read only part of a row")));
+	*hdr = buf.row;
+	if (hdr->size < WJ_ROW_HEADER + SizeofMinimalTupleHeader)
+		elog(ERROR, "window join temporary file is corrupt");
+}
+
+/*
+ * spill_read
+ *		Read the row at the file's current position into memory of cxt.  Its
+ *		links and match mark are reset.
+ */
+static WjRow *
+spill_read(BufFile *file, MemoryContext cxt)
+{
+	WjRow		hdr;
+	WjRow	   *row;
+	size_t		rest;
+
+	spill_read_header(file, &hdr);
+	row = (WjRow *) MemoryContextAlloc(cxt, hdr.size);
+	memcpy(row, &hdr, sizeof(WjRow));
+	rest = hdr.size - WJ_ROW_HEADER;
+	if (BufFileRead(file, WJ_ROW_TUPLE(row), rest) != rest)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from window join temporary file: read only part of a row")));
+	row->next = NULL;
+	row->chain_next = NULL;
+	row->matched_window = 0;
+	return row;
+}
+
+/*
+ * run_read
+ *		Read the next row of a run at the cursor (fileno, off), advancing
+ *		it, or return NULL when remaining is zero.
+ */
+static WjRow *
+run_read(BufFile *file, int *fileno, off_t *off, int64 *remaining,
+		 MemoryContext cxt)
+{
+	WjRow	   *row;
+
+	if (*remaining <= 0)
+		return NULL;
+	if (BufFileSeek(file, *fileno, *off, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in window join temporary file")));
+	row = spill_read(file, cxt);
+	BufFileTell(file, fileno, off);
+	(*remaining)--;
+	return row;
+}
+
+/*
+ * queue_append_file
+ *		Append a row to a spilled side's file.
+ */
+static void
+queue_append_file(WjScanState *state, WjSide *side, WjRow *row)
+{
+	if (BufFileSeek(side->qfile, side->qend_fileno, side->qend_off, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in window join temporary file")));
+	spill_write(state, side->qfile, row);
+	BufFileTell(side->qfile, &side->qend_fileno, &side->qend_off);
+	side->qrows++;
+	side->qbytes += row->size;
+	side->qlast_end = row->last_end;
+}
+
+/*
+ * chain_row
+ *		Put an inner row in memory at the end of its hash chain.
+ */
+static void
+chain_row(WjScanState *state, WjRow *row)
+{
+	bool		found;
+	WjChain    *chain;
+
+	if (row->hashnull)
+		return;
+	chain = wjchain_insert(state->chains, row->hash, &found);
+	if (found)
+		chain->tail->chain_next = row;
+	else
+		chain->head = row;
+	chain->tail = row;
+}
+
+/*
+ * state_memory
+ *		Bytes the buffered rows and the hash chains take now.
+ */
+static Size
+state_memory(WjScanState *state)
+{
+	return (Size) state->stats.bytes +
+		(Size) state->chains->size * sizeof(WjChain);
+}
+
+/*
+ * spill_state
+ *		The open windows' rows do not fit: move both sides' buffered rows,
+ *		in order, to a temporary file each and free their memory.  Rows
+ *		taken from now on go to the files.
+ */
+static void
+spill_state(WjScanState *state)
+{
+	WjSide	   *sides[2] = {&state->outer, &state->inner};
+	int			s;
+
+	for (s = 0; s < 2; s++)
+	{
+		WjSide	   *side = sides[s];
+		MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
+		WjRow	   *row;
+
+		Assert(side->qfile == NULL);
+		side->qfile = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(oldcxt);
+		BufFileTell(side->qfile, &side->qhead_fileno, &side->qhead_off);
+		side->qend_fileno = side->qhead_fileno;
+		side->qend_off = side->qhead_off;
+		side->qrows = 0;
+		side->qbytes = 0;
+		side->qlast_end = 0;
+		for (row = side->head; row != NULL; row = row->next)
+		{
+			CHECK_FOR_INTERRUPTS();
+			queue_append_file(state, side, row);
+		}
+		side->head = side->tail = NULL;
+	}
+	MemoryContextReset(state->bufcxt);
+	wjchain_reset(state->chains);
+	wj_state_clear(&state->stats);
+	state->spilled = true;
+}
+
+/*
+ * close_queue_files
+ *		Drop both sides' temporary files (the rows in them are gone).
+ */
+static void
+close_queue_files(WjScanState *state)
+{
+	WjSide	   *sides[2] = {&state->outer, &state->inner};
+	int			s;
+
+	for (s = 0; s < 2; s++)
+	{
+		if (sides[s]->qfile)
+			BufFileClose(sides[s]->qfile);
+		sides[s]->qfile = NULL;
+		sides[s]->qrows = 0;
+		sides[s]->qbytes = 0;
+	}
+	state->spilled = false;
+}
+
+/*
+ * unspill_state
+ *		TIME mode: the open windows fit again; read the rows still in the
+ *		files back into memory and drop the files.
+ */
+static void
+unspill_state(WjScanState *state)
+{
+	WjSide	   *sides[2] = {&state->outer, &state->inner};
+	int			s;
+
+	for (s = 0; s < 2; s++)
+	{
+		WjSide	   *side = sides[s];
+		int			fileno = side->qhead_fileno;
+		off_t		off = side->qhead_off;
+		int64		remaining = side->qrows;
+		WjRow	   *row;
+
+		while ((row = run_read(side->qfile, &fileno, &off, &remaining,
+							   state->bufcxt)) != NULL)
+		{
+			CHECK_FOR_INTERRUPTS();
+			wj_state_add(&state->stats, (int64) row->size);
+			if (side->tail)
+				side->tail->next = row;
+			else
+				side->head = row;
+			side->tail = row;
+			if (side->is_inner)
+				chain_row(state, row);
+		}
+	}
+	close_queue_files(state);
 }
 
 /*
@@ -636,13 +987,15 @@ fetch_next(WjScanState *state, WjSide *side)
 			{
 				if (side->preserved)
 				{
-					WjRow	   *row = store_row(state, slot);
+					MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
 
-					if (side->orphans_tail)
-						side->orphans_tail->next = row;
-					else
-						side->orphans = row;
-					side->orphans_tail = row;
+					if (side->orphans == NULL)
+						side->orphans =
+							tuplestore_begin_heap(false, false,
+												  Max(64, (int) (state->mem_limit / 1024 / 32)));
+					tuplestore_puttupleslot(side->orphans, slot);
+					side->have_orphans = true;
+					MemoryContextSwitchTo(oldcxt);
 				}
 				continue;
 			}
@@ -686,37 +1039,62 @@ fetch_next(WjScanState *state, WjSide *side)
 
 /*
  * take_peek
- *		Move a side's lookahead row into the state and fetch the next one.
+ *		Move a side's lookahead row into the state (memory, or the side's
+ *		file once spilled) and fetch the next one.  Spills the state when it
+ *		would exceed its budget.
  */
 static void
 take_peek(WjScanState *state, WjSide *side)
 {
-	WjRow	   *row = store_row(state, side->peek);
+	WjRow	   *row;
+
+	if (state->spilled)
+	{
+		MemoryContextReset(state->rowcxt);
+		row = make_row(state, side->peek, state->rowcxt);
+	}
+	else
+		row = store_row(state, side->peek);
 
 	row->first_end = side->peek_first_end;
 	row->last_end = side->peek_last_end;
 	row->hash = side->peek_hash;
 	row->hashnull = side->peek_hashnull;
 
-	if (side->tail)
-		side->tail->next = row;
+	if (state->spilled)
+		queue_append_file(state, side, row);
 	else
-		side->head = row;
-	side->tail = row;
-
-	if (side->is_inner && !row->hashnull)
 	{
-		bool		found;
-		WjChain    *chain = wjchain_insert(state->chains, row->hash, &found);
-
-		if (found)
-			chain->tail->chain_next = row;
+		if (side->tail)
+			side->tail->next = row;
 		else
-			chain->head = row;
-		chain->tail = row;
+			side->head = row;
+		side->tail = row;
+		if (side->is_inner)
+			chain_row(state, row);
+		if (state_memory(state) > state->budget)
+			spill_state(state);
 	}
 
 	fetch_next(state, side);
+}
+
+/*
+ * side_has_rows / side_last_end
+ *		Does a side hold rows of open windows; the last window end of its
+ *		newest row (TIME mode; rows arrive in time order, so it is the
+ *		largest).
+ */
+static bool
+side_has_rows(WjScanState *state, WjSide *side)
+{
+	return state->spilled ? side->qrows > 0 : side->head != NULL;
+}
+
+static int64
+side_last_end(WjScanState *state, WjSide *side)
+{
+	return state->spilled ? side->qlast_end : side->tail->last_end;
 }
 
 /*
@@ -748,6 +1126,44 @@ evict_head(WjScanState *state, WjSide *side)
 }
 
 /*
+ * evict_closed
+ *		TIME mode: drop a side's rows whose last window ends before end,
+ *		from memory or from the head of its file.
+ */
+static void
+evict_closed(WjScanState *state, WjSide *side, int64 end)
+{
+	if (!state->spilled)
+	{
+		while (side->head && side->head->last_end < end)
+			evict_head(state, side);
+		return;
+	}
+	while (side->qrows > 0)
+	{
+		WjRow		hdr;
+
+		CHECK_FOR_INTERRUPTS();
+		if (BufFileSeek(side->qfile, side->qhead_fileno, side->qhead_off,
+						SEEK_SET) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not seek in window join temporary file")));
+		spill_read_header(side->qfile, &hdr);
+		if (hdr.last_end >= end)
+			break;
+		if (BufFileSeek(side->qfile, 0, (off_t) (hdr.size - WJ_ROW_HEADER),
+						SEEK_CUR) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not seek in window join temporary file")));
+		BufFileTell(side->qfile, &side->qhead_fileno, &side->qhead_off);
+		side->qrows--;
+		side->qbytes -= hdr.size;
+	}
+}
+
+/*
  * clear_state
  *		Drop every buffered row at once.
  */
@@ -758,8 +1174,7 @@ clear_state(WjScanState *state)
 	wjchain_reset(state->chains);
 	state->outer.head = state->outer.tail = NULL;
 	state->inner.head = state->inner.tail = NULL;
-	state->outer.orphans = state->outer.orphans_tail = NULL;
-	state->inner.orphans = state->inner.orphans_tail = NULL;
+	close_queue_files(state);
 	wj_state_clear(&state->stats);
 }
 
@@ -874,8 +1289,8 @@ next_window(WjScanState *state)
 		/* the window after the last one, if a buffered row reaches it */
 		for (s = 0; s < 2; s++)
 		{
-			if (state->have_last_end && sides[s]->tail &&
-				sides[s]->tail->last_end > state->last_end)
+			if (state->have_last_end && side_has_rows(state, sides[s]) &&
+				side_last_end(state, sides[s]) > state->last_end)
 			{
 				end = state->last_end + state->every;
 				found = true;
@@ -896,15 +1311,17 @@ next_window(WjScanState *state)
 
 		/* evict on both sides first, so that the state never exceeds a window */
 		for (s = 0; s < 2; s++)
-		{
-			while (sides[s]->head && sides[s]->head->last_end < end)
-				evict_head(state, sides[s]);
-		}
+			evict_closed(state, sides[s], end);
 		for (s = 0; s < 2; s++)
 		{
 			while (sides[s]->peek_valid && sides[s]->peek_first_end <= end)
 				take_peek(state, sides[s]);
 		}
+		/* back to memory once the open windows fit well again */
+		if (state->spilled &&
+			(Size) (state->outer.qbytes + state->inner.qbytes) +
+			(Size) state->inner.qrows * sizeof(WjChain) * 2 <= state->budget / 4)
+			unspill_state(state);
 		state->last_end = end;
 		state->have_last_end = true;
 
@@ -924,6 +1341,259 @@ next_window(WjScanState *state)
 
 	state->window_seq++;
 	return true;
+}
+
+/*
+ * spill_close_batch
+ *		Close the batch files of batch b (they are not the queue files).
+ */
+static void
+spill_close_batch(WjScanState *state, int b)
+{
+	if (state->nbatch > 1)
+	{
+		if (state->oruns[b].file)
+			BufFileClose(state->oruns[b].file);
+		if (state->iruns[b].file)
+			BufFileClose(state->iruns[b].file);
+	}
+	state->oruns[b].file = NULL;
+	state->iruns[b].file = NULL;
+}
+
+/*
+ * spill_partition
+ *		Copy a spilled side's rows of the window into per-batch files by the
+ *		low bits of their key hash.
+ */
+static void
+spill_partition(WjScanState *state, WjSide *side, WjRun *runs)
+{
+	int			fileno = side->qhead_fileno;
+	off_t		off = side->qhead_off;
+	int64		remaining = side->qrows;
+	WjRow	   *row;
+
+	for (;;)
+	{
+		WjRun	   *run;
+
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextReset(state->rowcxt);
+		row = run_read(side->qfile, &fileno, &off, &remaining, state->rowcxt);
+		if (row == NULL)
+			break;
+		run = &runs[row->hash & (uint32) (state->nbatch - 1)];
+		if (run->file == NULL)
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
+
+			run->file = BufFileCreateTemp(false);
+			MemoryContextSwitchTo(oldcxt);
+			BufFileTell(run->file, &run->fileno, &run->off);
+		}
+		spill_write(state, run->file, row);
+		run->nrows++;
+	}
+	MemoryContextReset(state->rowcxt);
+}
+
+/*
+ * spill_join_start
+ *		Set up the join of a spilled window: choose the number of batches
+ *		from the size of its inner rows and partition both sides (or, with
+ *		one batch, read the queue files directly).
+ */
+static void
+spill_join_start(WjScanState *state)
+{
+	double		inner_mem;
+
+	state->spill_join = true;
+	state->spilled_windows++;
+	inner_mem = (double) state->inner.qbytes +
+		(double) state->inner.qrows * sizeof(WjChain) * 2;
+	state->nbatch = 1;
+	while (state->nbatch < state->max_nbatch &&
+		   inner_mem > (double) state->budget * state->nbatch)
+		state->nbatch *= 2;
+
+	state->max_batches = Max(state->max_batches, state->nbatch);
+	state->oruns = MemoryContextAllocZero(state->nodecxt,
+										  sizeof(WjRun) * state->nbatch);
+	state->iruns = MemoryContextAllocZero(state->nodecxt,
+										  sizeof(WjRun) * state->nbatch);
+	if (state->nbatch == 1)
+	{
+		state->oruns[0].file = state->outer.qfile;
+		state->oruns[0].fileno = state->outer.qhead_fileno;
+		state->oruns[0].off = state->outer.qhead_off;
+		state->oruns[0].nrows = state->outer.qrows;
+		state->iruns[0].file = state->inner.qfile;
+		state->iruns[0].fileno = state->inner.qhead_fileno;
+		state->iruns[0].off = state->inner.qhead_off;
+		state->iruns[0].nrows = state->inner.qrows;
+	}
+	else
+	{
+		spill_partition(state, &state->inner, state->iruns);
+		spill_partition(state, &state->outer, state->oruns);
+	}
+	state->curbatch = -1;
+}
+
+/*
+ * spill_join_end
+ *		The spilled window is joined: release the batches.
+ */
+static void
+spill_join_end(WjScanState *state)
+{
+	int			b;
+
+	if (!state->spill_join)
+		return;
+	for (b = 0; b < state->nbatch; b++)
+		spill_close_batch(state, b);
+	pfree(state->oruns);
+	pfree(state->iruns);
+	state->oruns = state->iruns = NULL;
+	if (state->omatched)
+		pfree(state->omatched);
+	state->omatched = NULL;
+	state->multi_chunk = false;
+	MemoryContextReset(state->bufcxt);
+	wjchain_reset(state->chains);
+	wj_state_clear(&state->stats);
+	state->chunk_head = state->chunk_tail = NULL;
+	state->outer_cur = NULL;
+	state->inner_cur = NULL;
+	state->chain_cur = NULL;
+	state->spill_join = false;
+}
+
+/*
+ * spill_next_batch
+ *		Advance to the next batch that can produce rows; false when none is
+ *		left.
+ */
+static bool
+spill_next_batch(WjScanState *state)
+{
+	for (;;)
+	{
+		WjRun	   *orun;
+		WjRun	   *irun;
+
+		if (state->curbatch >= 0)
+			spill_close_batch(state, state->curbatch);
+		state->curbatch++;
+		if (state->curbatch >= state->nbatch)
+			return false;
+		orun = &state->oruns[state->curbatch];
+		irun = &state->iruns[state->curbatch];
+		if ((orun->nrows == 0 && !state->inner.preserved) ||
+			(irun->nrows == 0 && !state->outer.preserved))
+			continue;
+		state->ifileno = irun->fileno;
+		state->ioff = irun->off;
+		state->iremaining = irun->nrows;
+		state->chunkno = 0;
+		state->multi_chunk = false;
+		if (state->omatched)
+			pfree(state->omatched);
+		state->omatched = NULL;
+		return true;
+	}
+}
+
+/*
+ * spill_load_chunk
+ *		Load the next chunk of the current batch's inner rows (as many as
+ *		fit the budget, at least one) into memory and the hash chains, and
+ *		rewind the batch's outer rows.
+ */
+static void
+spill_load_chunk(WjScanState *state)
+{
+	WjRun	   *irun = &state->iruns[state->curbatch];
+	WjRun	   *orun = &state->oruns[state->curbatch];
+
+	MemoryContextReset(state->bufcxt);
+	wjchain_reset(state->chains);
+	wj_state_clear(&state->stats);
+	state->chunk_head = state->chunk_tail = NULL;
+	while (state->iremaining > 0 &&
+		   (state->chunk_head == NULL || state_memory(state) < state->budget))
+	{
+		WjRow	   *row;
+
+		CHECK_FOR_INTERRUPTS();
+		row = run_read(irun->file, &state->ifileno, &state->ioff,
+					   &state->iremaining, state->bufcxt);
+		wj_state_add(&state->stats, (int64) row->size);
+		if (state->chunk_tail)
+			state->chunk_tail->next = row;
+		else
+			state->chunk_head = row;
+		state->chunk_tail = row;
+		chain_row(state, row);
+	}
+	if (state->chunkno == 0 && state->iremaining > 0)
+	{
+		/* more than one chunk: remember the outer rows' matches */
+		state->multi_chunk = true;
+		state->omatched = MemoryContextAllocZero(state->nodecxt,
+												 (Size) (orun->nrows / 8 + 1));
+	}
+	if (state->chunkno > 0)
+		state->spill_chunks++;
+	state->chunkno++;
+
+	state->ofileno = orun->fileno;
+	state->ooff = orun->off;
+	state->oremaining = orun->nrows;
+	state->oord = -1;
+	state->outer_cur = NULL;
+	state->probe_started = false;
+}
+
+/*
+ * spill_next_outer
+ *		The next outer row of the current batch, read into rowcxt, or NULL.
+ */
+static WjRow *
+spill_next_outer(WjScanState *state)
+{
+	WjRun	   *orun = &state->oruns[state->curbatch];
+
+	MemoryContextReset(state->rowcxt);
+	state->oord++;
+	return run_read(orun->file, &state->ofileno, &state->ooff,
+					&state->oremaining, state->rowcxt);
+}
+
+/*
+ * spill_after_chunk
+ *		Where to go when a chunk's outer scan (and unmatched inner rows) are
+ *		done.
+ */
+static WjPhase
+spill_after_chunk(WjScanState *state)
+{
+	WjRun	   *orun = &state->oruns[state->curbatch];
+
+	if (state->iremaining > 0)
+		return WJ_PHASE_SPILL_LOAD;
+	if (state->multi_chunk && state->outer.preserved)
+	{
+		state->ofileno = orun->fileno;
+		state->ooff = orun->off;
+		state->oremaining = orun->nrows;
+		state->oord = -1;
+		return WJ_PHASE_SPILL_OUTER_REST;
+	}
+	return WJ_PHASE_SPILL_BATCH;
 }
 
 /*
@@ -977,16 +1647,65 @@ window_join_exec(CustomScanState *node)
 					state->after_orphans = WJ_PHASE_DONE;
 					break;
 				}
+				if (state->spilled)
+				{
+					spill_join_start(state);
+					state->phase = WJ_PHASE_SPILL_BATCH;
+					break;
+				}
 				state->outer_cur = state->outer.head;
 				state->probe_started = false;
 				state->phase = WJ_PHASE_PROBE;
 				break;
 
-			case WJ_PHASE_PROBE:
-				while (state->outer_cur != NULL)
+			case WJ_PHASE_SPILL_BATCH:
+				if (spill_next_batch(state))
+					state->phase = WJ_PHASE_SPILL_LOAD;
+				else
 				{
-					WjRow	   *orow = state->outer_cur;
+					spill_join_end(state);
+					state->phase = WJ_PHASE_ORPHANS;
+					state->after_orphans = WJ_PHASE_NEXT_WINDOW;
+				}
+				break;
+
+			case WJ_PHASE_SPILL_LOAD:
+				spill_load_chunk(state);
+				state->phase = WJ_PHASE_PROBE;
+				break;
+
+			case WJ_PHASE_SPILL_OUTER_REST:
+				for (;;)
+				{
+					WjRow	   *orow;
+
+					CHECK_FOR_INTERRUPTS();
+					orow = spill_next_outer(state);
+					if (orow == NULL)
+						break;
+					if (state->omatched[state->oord / 8] & (1 << (state->oord % 8)))
+						continue;
+					fill_from_row(state, &state->outer, orow);
+					fill_nulls(state, &state->inner);
+					result = emit(state);
+					if (result)
+						return result;
+				}
+				state->phase = WJ_PHASE_SPILL_BATCH;
+				break;
+
+			case WJ_PHASE_PROBE:
+				for (;;)
+				{
+					WjRow	   *orow;
 					bool		emit_outer;
+
+					if (state->outer_cur == NULL && state->spill_join &&
+						!state->probe_started)
+						state->outer_cur = spill_next_outer(state);
+					orow = state->outer_cur;
+					if (orow == NULL)
+						break;
 
 					if (!state->probe_started)
 					{
@@ -1031,10 +1750,24 @@ window_join_exec(CustomScanState *node)
 							return result;
 					}
 
-					/* done with this outer row in this window */
-					state->outer_cur = orow->next;
+					/* done with this outer row in this window (or chunk) */
+					state->outer_cur = state->spill_join ? NULL : orow->next;
 					state->probe_started = false;
-					if (jointype == JOIN_SEMI)
+					if (state->multi_chunk)
+					{
+						/*
+						 * Chunked batch: whether the row matched in any chunk
+						 * is known after the last one (SPILL_OUTER_REST); a
+						 * semijoin emits it at its first match.
+						 */
+						bits8		bit = 1 << (state->oord % 8);
+						bool		was = (state->omatched[state->oord / 8] & bit) != 0;
+
+						if (state->probe_matched)
+							state->omatched[state->oord / 8] |= bit;
+						emit_outer = jointype == JOIN_SEMI && state->probe_matched && !was;
+					}
+					else if (jointype == JOIN_SEMI)
 						emit_outer = state->probe_matched;
 					else
 						emit_outer = !state->probe_matched && state->outer.preserved;
@@ -1048,9 +1781,12 @@ window_join_exec(CustomScanState *node)
 				}
 				if (jointype == JOIN_RIGHT || jointype == JOIN_FULL)
 				{
-					state->inner_cur = state->inner.head;
+					state->inner_cur = state->spill_join ? state->chunk_head :
+						state->inner.head;
 					state->phase = WJ_PHASE_INNER_UNMATCHED;
 				}
+				else if (state->spill_join)
+					state->phase = spill_after_chunk(state);
 				else
 				{
 					state->phase = WJ_PHASE_ORPHANS;
@@ -1073,16 +1809,20 @@ window_join_exec(CustomScanState *node)
 					if (result)
 						return result;
 				}
-				state->phase = WJ_PHASE_ORPHANS;
-				state->after_orphans = WJ_PHASE_NEXT_WINDOW;
+				if (state->spill_join)
+					state->phase = spill_after_chunk(state);
+				else
+				{
+					state->phase = WJ_PHASE_ORPHANS;
+					state->after_orphans = WJ_PHASE_NEXT_WINDOW;
+				}
 				break;
 
 			case WJ_PHASE_ORPHANS:
 				{
-					WjSide	   *side = state->outer.orphans ? &state->outer :
-					state->inner.orphans ? &state->inner : NULL;
+					WjSide	   *side = state->outer.have_orphans ? &state->outer :
+					state->inner.have_orphans ? &state->inner : NULL;
 					WjSide	   *other;
-					WjRow	   *row;
 
 					if (side == NULL)
 					{
@@ -1090,13 +1830,16 @@ window_join_exec(CustomScanState *node)
 						break;
 					}
 					other = side == &state->outer ? &state->inner : &state->outer;
-					row = side->orphans;
-					side->orphans = row->next;
-					if (side->orphans == NULL)
-						side->orphans_tail = NULL;
-					/* freed with the state when the next window starts */
+					if (!tuplestore_gettupleslot(side->orphans, true, false,
+												 side->orphan_slot))
+					{
+						/* all emitted: start over (drops any file) */
+						tuplestore_clear(side->orphans);
+						side->have_orphans = false;
+						break;
+					}
 					fill_nulls(state, other);
-					fill_from_row(state, side, row);
+					fill_from_slot(state, side, side->orphan_slot);
 					result = emit(state);
 					if (result)
 						return result;
@@ -1124,8 +1867,15 @@ window_join_end(CustomScanState *node)
 
 	ExecEndNode(state->outer.ps);
 	ExecEndNode(state->inner.ps);
+	spill_join_end(state);
+	close_queue_files(state);
+	if (state->outer.orphans)
+		tuplestore_end(state->outer.orphans);
+	if (state->inner.orphans)
+		tuplestore_end(state->inner.orphans);
 	MemoryContextDelete(state->bufcxt);
 	MemoryContextDelete(state->wincxt);
+	MemoryContextDelete(state->rowcxt);
 	wjchain_destroy(state->chains);
 }
 
@@ -1139,6 +1889,9 @@ reset_side(WjSide *side)
 	side->peek_valid = false;
 	side->exhausted = false;
 	side->have_prev = false;
+	if (side->orphans)
+		tuplestore_clear(side->orphans);
+	side->have_orphans = false;
 }
 
 /*
@@ -1170,6 +1923,7 @@ window_join_restart(CustomScanState *node)
 
 	wj_rescan_child(node, state->outer.ps);
 	wj_rescan_child(node, state->inner.ps);
+	spill_join_end(state);
 	clear_state(state);
 	reset_side(&state->outer);
 	reset_side(&state->inner);
@@ -1238,6 +1992,26 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	wj_explain_exprs("Hash Cond", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
 	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
 	wj_explain_state(&state->stats, es);
+
+	/* under ANALYZE: windows that did not fit in memory (text: only if any) */
+	if (es->analyze)
+	{
+		int64		kb = (state->spill_bytes + 1023) / 1024;
+
+		if (es->format != EXPLAIN_FORMAT_TEXT)
+		{
+			ExplainPropertyInteger("Spilled Windows", NULL, state->spilled_windows, es);
+			ExplainPropertyInteger("Spill Batches", NULL, state->max_batches, es);
+			ExplainPropertyInteger("Spill Extra Chunks", NULL, state->spill_chunks, es);
+			ExplainPropertyInteger("Spill Disk Usage", "kB", kb, es);
+		}
+		else if (state->spilled_windows > 0 || state->spill_bytes > 0)
+			ExplainPropertyText("Spilled",
+								psprintf(INT64_FORMAT " windows, Batches: %d, Extra Chunks: " INT64_FORMAT ", Disk: " INT64_FORMAT " kB",
+										 state->spilled_windows, state->max_batches,
+										 state->spill_chunks, kb),
+								es);
+	}
 	if (list_length(priv) > WJ_PRIV_NITEMS)
 		ExplainPropertyInteger("Key Partitions", NULL,
 							   intVal(list_nth(priv, WJ_PRIV_KP_PARTS)), es);

@@ -37,10 +37,12 @@
  *	scans, sorted by the time column; the executor computes each row's
  *	windows itself, so the input is never multiplied by size/slide.
  *
- * Memory gate.  The executor keeps the rows of the open window(s) of both
- * sides in memory and cannot spill.  Each side holds at most the rows of one
- * window (GROUP: the current window; TIME: the rows of window E, i.e. of a
- * time span of "size"), so its peak state is estimated as
+ * Memory.  The executor keeps the rows of the open window(s) of both sides
+ * within work_mem x hash_mem_multiplier at run time and spills a window
+ * that does not fit (window_join_exec.c), so the planner's estimate of its
+ * state is a cost input, not a gate.  Each side holds at most the rows of
+ * one window (GROUP: the current window; TIME: the rows of window E, i.e.
+ * of a time span of "size"), estimated as
  *
  *	rows per window = input rows x size / time span of the input
  *					  (all input rows when the span is not longer than size)
@@ -48,13 +50,19 @@
  *
  * with the time span taken from the time column's statistics (the extremes
  * of its histogram bounds and most common values).  When the sum over both
- * sides exceeds get_hash_memory_limit() (work_mem x hash_mem_multiplier, the
- * budget of a Hash Join or HashAgg) no path is offered, and PostgreSQL's
- * own plan, which spills, runs: the way the planner gated hash aggregation
- * on its memory estimate before PostgreSQL 13.  The estimate is an average
- * (skewed windows can be larger).  A side without statistics, or a windowed
- * subquery (COLUMNS: the window size is unknown), contributes nothing, so
- * with no statistics at all the path is offered as it always was.
+ * sides exceeds get_hash_memory_limit() the path is still offered, but
+ * costed as spilling: every row written to a temporary file and read back
+ * once per window it belongs to, plus one more write and read for the
+ * partitioning into batches.  The estimate is an average (skewed windows
+ * can be larger, which the executor handles the same way); a side without
+ * statistics, or a windowed subquery (COLUMNS: the window size is
+ * unknown), adds nothing to it.
+ *
+ * Runaway windows.  A HOP or CUMULATE join whose constant slide/step and
+ * size give a row more windows than windowjoin.max_windows_per_row gets no
+ * path: PostgreSQL's plan then raises that error at the first row it
+ * expands, before anything is sorted, where the node would raise it only
+ * after its sorted inputs had been read up to that row.
  *
  * The window clauses are implemented by the window grouping; hashable
  * strict equalities between the sides become hash keys inside a window;
@@ -178,7 +186,8 @@ enum
 static Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
 								JoinType jointype, Path *outer_path,
 								Path *inner_path, double wpr,
-								List *custom_private, List *node_exprs);
+								List *custom_private, List *node_exprs,
+								double state_bytes);
 static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
@@ -192,7 +201,8 @@ static void wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
 								JoinType jointype, WjSideInfo *outer,
 								WjSideInfo *inner, List *outer_pk,
 								List *inner_pk, double wpr,
-								List *custom_private, List *node_exprs);
+								List *custom_private, List *node_exprs,
+								double state_bytes);
 static Plan *window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 									  CustomPath *best_path, List *tlist,
 									  List *clauses, List *custom_plans);
@@ -742,6 +752,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	double		wpr = 1.0;
 	List	   *custom_private;
 	List	   *node_exprs;
+	double		state_bytes = 0;
 
 	if (!wj_enable_window_join)
 		return;
@@ -776,6 +787,17 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			outer.time_var->vartype != inner.time_var->vartype)
 			WJ_NO_PATH("the two sides' windows differ");
 		kind = outer.kind;
+
+		/*
+		 * Runaway windows: leave them to PostgreSQL's plan, which raises
+		 * the max_windows_per_row error at its first row, before sorting.
+		 */
+		if ((kind == WJ_KIND_HOP ? (outer.size - 1) / outer.every + 1 :
+			 outer.size / outer.every) > wj_max_windows_per_row)
+		{
+			elog(DEBUG2, "windowjoin: no window join path: a row would be in more than windowjoin.max_windows_per_row windows");
+			return;
+		}
 	}
 
 	/* sort the clauses out */
@@ -907,14 +929,8 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		WJ_NO_PATH("a side has no unparameterized sorted path");
 
 	/*
-	 * Memory gate.  The node keeps the rows of the open window(s) of both
-	 * sides in memory and cannot spill, so when the estimated peak state
-	 * exceeds the memory a Hash Join or HashAgg may use (work_mem x
-	 * hash_mem_multiplier) we offer no path and PostgreSQL's own plan, which
-	 * spills, runs.  A side whose time column has no statistics (or a
-	 * windowed subquery, whose window size we do not know) adds nothing to
-	 * the estimate; with no estimate for either side the path is offered
-	 * as before.
+	 * Memory: the estimated peak state of both sides (see the file header).
+	 * Beyond the hash memory limit the node spills; that is costed below.
 	 */
 	{
 		Var		   *otime = NULL;
@@ -922,7 +938,6 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		int64		wsize = 0;
 		double		obytes;
 		double		ibytes;
-		double		state = 0;
 
 		if (mode == WJ_MODE_TIME)
 		{
@@ -948,15 +963,9 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		obytes = side_state_bytes(root, outer_path, otime, wsize);
 		ibytes = side_state_bytes(root, inner_path, itime, wsize);
 		if (obytes >= 0)
-			state += obytes;
+			state_bytes += obytes;
 		if (ibytes >= 0)
-			state += ibytes;
-		if (state > (double) get_hash_memory_limit())
-		{
-			elog(DEBUG2, "windowjoin: no window join path: estimated state %.0f bytes exceeds the hash memory limit %zu bytes",
-				 state, get_hash_memory_limit());
-			return;
-		}
+			state_bytes += ibytes;
 	}
 
 	if (kind == WJ_KIND_HOP)
@@ -996,7 +1005,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	node_exprs = list_concat(list_copy(outer.extras), inner.extras);
 	add_path(joinrel, wj_make_join_path(root, joinrel, jointype, outer_path,
 										inner_path, wpr, custom_private,
-										node_exprs));
+										node_exprs, state_bytes));
 
 	/*
 	 * A partial path: each participant joins its share of the outer rows
@@ -1015,7 +1024,8 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			add_partial_path(joinrel,
 							 wj_make_join_path(root, joinrel, jointype,
 											   outer_path, inner_path, wpr,
-											   custom_private, node_exprs));
+											   custom_private, node_exprs,
+											   state_bytes));
 	}
 
 	/*
@@ -1027,12 +1037,12 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		kclauses != NIL)
 		wj_add_keypart_path(root, joinrel, jointype, &outer, &inner,
 							outer_pk, inner_pk, wpr, custom_private,
-							node_exprs);
+							node_exprs, state_bytes);
 }
 
 /*
  * wj_add_keypart_path
- *		A partial path for a right or full join, by key partitioning: every
+ *		A partial path by key partitioning (any join type): every
  *		participant reads both inputs in full, but their scans keep only the
  *		rows of the key partition the participant is joining (the first hash
  *		key, hashed; NULL keys in partition 0), so each key is joined, and
@@ -1046,7 +1056,7 @@ static void
 wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 					WjSideInfo *outer, WjSideInfo *inner, List *outer_pk,
 					List *inner_pk, double wpr, List *custom_private,
-					List *node_exprs)
+					List *node_exprs, double state_bytes)
 {
 	List	   *kclauses = list_nth(custom_private, WJ_PATH_KEY_CLAUSES);
 	List	   *kouter_left = list_nth(custom_private, WJ_PATH_KEY_OUTER_LEFT);
@@ -1092,7 +1102,7 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 		return;
 
 	path = wj_make_join_path(root, joinrel, jointype, outer_path, inner_path,
-							 wpr, custom_private, node_exprs);
+							 wpr, custom_private, node_exprs, state_bytes);
 	if (!path->parallel_safe)
 		return;
 	path->parallel_aware = true;
@@ -1159,7 +1169,7 @@ window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 static Path *
 wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				  Path *outer_path, Path *inner_path, double wpr,
-				  List *custom_private, List *node_exprs)
+				  List *custom_private, List *node_exprs, double state_bytes)
 {
 	List	   *kclauses = list_nth(custom_private, WJ_PATH_KEY_CLAUSES);
 	List	   *jclauses = list_nth(custom_private, WJ_PATH_JOIN_CLAUSES);
@@ -1201,6 +1211,25 @@ wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	startup += qcost.startup;
 	run += rows * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
 	startup += joinrel->reltarget->cost.startup;
+
+	/*
+	 * Spilling, when the estimated state exceeds the hash memory limit:
+	 * every row is written once and read back once per window it belongs
+	 * to, and partitioned into batches (one more write and read) for each
+	 * such window.
+	 */
+	if (state_bytes > (double) get_hash_memory_limit())
+	{
+		double		pages;
+
+		pages = (outer_rows * (MAXALIGN(outer_path->pathtarget->width) + WJ_STATE_ROW_OVERHEAD) +
+				 inner_rows * (MAXALIGN(inner_path->pathtarget->width) + WJ_STATE_ROW_OVERHEAD)) /
+			(double) BLCKSZ;
+		run += seq_page_cost * pages * (1.0 + 3.0 * wpr);
+		run += (outer_rows + inner_rows) * wpr * 2.0 * cpu_tuple_cost;
+		elog(DEBUG2, "windowjoin: window join expected to spill: estimated state %.0f bytes exceeds the hash memory limit %zu bytes",
+			 state_bytes, get_hash_memory_limit());
+	}
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;

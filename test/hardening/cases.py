@@ -107,11 +107,10 @@ MEMLIMIT_CASES = [
     ("joins", "WindowJoin HOP 1 min / 2 min", FORCE_NODE,
      wjoin("a", "b", "hop(t, interval '1 minute', interval '2 minutes')"),
      "WindowJoin"),
-    # 833k rows per window and side: the planner's state estimate exceeds
-    # work_mem x hash_mem_multiplier, so no WindowJoin path is offered and
-    # PostgreSQL's own join (hash or merge, both spill) runs instead.
-    ("joins", "TUMBLE 2 hours join: WindowJoin refused, PostgreSQL's join", "",
-     wjoin("a", "b", "tumble(t, interval '2 hours')"), "!WindowJoin"),
+    # 833k rows per window and side, far beyond work_mem x
+    # hash_mem_multiplier: every window spills and is joined in batches.
+    ("joins", "WindowJoin TUMBLE 2 hours (windows spill)", FORCE_NODE,
+     wjoin("a", "b", "tumble(t, interval '2 hours')"), "WindowJoin"),
     ("windows", "WindowExpand hop 1 min / 1 hour", "",
      "SELECT count(*) FROM (SELECT window_start, window_end, count(*) FROM a, "
      "hop(t, interval '1 minute', interval '1 hour') GROUP BY 1, 2) x",
@@ -159,4 +158,51 @@ RUNAWAY_CASES = [
     ("WindowJoin HOP, slide 1 ms, size 1 day",
      wjoin("a", "b", "hop(t, interval '1 millisecond', interval '1 day')"),
      "max_windows_per_row"),
+]
+
+# The memory step of scripts/stress (memlimit.sh --group memory, data of
+# memstress.sql, never analysed): every node at a work_mem of 1-4 MB on
+# inputs of 10x work_mem or more.  Each case's rows are checksummed and must
+# equal those of PostgreSQL's plan (all windowjoin.enable_* off), and the
+# backend's peak private memory (VmHWM - RssShmem) must stay under 64 MB.
+# name, work_mem, settings, query, plan marker, tables read
+NODES_OFF = ("SET windowjoin.enable_window_join = off; "
+             "SET windowjoin.enable_interval_join = off; "
+             "SET windowjoin.enable_asof_join = off; "
+             "SET windowjoin.enable_window_aggregate = off; ")
+
+
+def wjoin_rows(tbl_l, tbl_r, fn, jt="JOIN"):
+    return ("SELECT L.k AS lk, R.k AS rk, L.v AS lv, R.v AS rv, "
+            "L.window_start AS lws, R.window_start AS rws FROM "
+            f"(SELECT * FROM {tbl_l}, {fn}) L {jt} "
+            f"(SELECT * FROM {tbl_r}, {fn}) R "
+            "ON L.k = R.k AND L.window_start = R.window_start "
+            "AND L.window_end = R.window_end")
+
+
+MEMORY_CASES = [
+    ("WindowJoin TUMBLE, one hot window, FULL", "2MB", FORCE_NODE,
+     wjoin_rows("ms_hot_a", "ms_hot_b", "tumble(t, interval '5 minutes')", "FULL JOIN"),
+     "WindowJoin", ["ms_hot_a", "ms_hot_b"]),
+    ("WindowJoin HOP 10 min / 30 min", "2MB", FORCE_NODE,
+     wjoin_rows("ms_a", "ms_b", "hop(t, interval '10 minutes', interval '30 minutes')"),
+     "WindowJoin", ["ms_a", "ms_b"]),
+    ("IntervalJoin, skewed key, band +-30 min", "2MB", FORCE_NODE,
+     "SELECT a.k, a.v AS av, b.v AS bv FROM ms_io a JOIN ms_ii b ON a.k = b.k AND "
+     "b.t BETWEEN a.t - interval '30 minutes' AND a.t + interval '30 minutes'",
+     "IntervalJoin", ["ms_io", "ms_ii"]),
+    ("AsOfJoin, 1M distinct keys", "2MB", "",
+     "SELECT o.k, o.t, r.v FROM ms_asof_o o JOIN LATERAL "
+     "(SELECT v FROM ms_asof_v r WHERE r.k = o.k AND r.t <= o.t "
+     "ORDER BY r.t DESC LIMIT 1) r ON true",
+     "AsOfJoin", ["ms_asof_o", "ms_asof_v"]),
+    ("session() over 200,000 partitions", "2MB", "",
+     "SELECT k, t, session(t, interval '5 minutes') "
+     "OVER (PARTITION BY k ORDER BY t) AS w FROM ms_sess",
+     "Session", ["ms_sess"]),
+    ("WindowExpand hop panes 10 min / 1 hour", "2MB", "",
+     "SELECT window_start, window_end, count(*) AS n, sum(v) AS s FROM ms_a, "
+     "hop(t, interval '10 minutes', interval '1 hour') GROUP BY 1, 2",
+     "WindowExpand", ["ms_a"]),
 ]

@@ -14,8 +14,14 @@ JIT is off unless --jit: LLVM's compilation of an expensive query takes
 about 75 MB of its own (PostgreSQL's Sort of 10M rows alone: VmHWM 17 MB
 with jit off, 94 MB with it on), which would hide what the nodes keep.
 Then every RUNAWAY_CASES query must fail at once with its expected error
-(windowjoin.max_windows_per_row's, or the 1 ms minimum slide).  Usage:
-  memlimit.py --group joins|windows|all [--limit-mb N] [--only SUBSTR] [--jit]"""
+(windowjoin.max_windows_per_row's, or the 1 ms minimum slide).
+
+--group memory (the memory step of scripts/stress) runs MEMORY_CASES on the
+never-analysed tables of memstress.sql instead: each node at its work_mem
+(1-4 MB), its peak private memory VmHWM - RssShmem under --limit-mb (64 MB),
+and its rows (count and checksum) equal to those of PostgreSQL's plan with
+every windowjoin.enable_* off.  Usage:
+  memlimit.py --group joins|windows|all|memory [--limit-mb N] [--only SUBSTR] [--jit]"""
 
 import argparse
 import sys
@@ -23,7 +29,7 @@ import time
 
 import psycopg2
 
-from cases import MEMLIMIT_CASES, RUNAWAY_CASES
+from cases import MEMLIMIT_CASES, MEMORY_CASES, NODES_OFF, RUNAWAY_CASES
 
 
 def connect():
@@ -50,15 +56,97 @@ def prepare(cur, settings):
                 + ("" if JIT else "SET jit = off; ") + settings)
 
 
+def run_checksummed(settings, query):
+    """Run query in a fresh backend; return (count, checksum, seconds,
+    /proc status, error)."""
+    conn = connect()
+    cur = conn.cursor()
+    cur.execute("SET max_parallel_workers_per_gather = 0; "
+                + ("" if JIT else "SET jit = off; ") + settings)
+    cur.execute("SELECT pg_backend_pid()")
+    pid = cur.fetchone()[0]
+    t0 = time.monotonic()
+    res, err = None, None
+    try:
+        cur.execute("SELECT count(*), coalesce(sum(hashtext(q::text)::numeric), 0) "
+                    f"FROM ({query}) q")
+        res = cur.fetchone()
+    except psycopg2.Error as e:
+        err = str(e).strip().splitlines()[0]
+    el = time.monotonic() - t0
+    st = proc_status(pid)
+    conn.close()
+    return res, el, st, err
+
+
+def run_memory(args):
+    """The memory step: each MEMORY_CASES query with the nodes on (peak
+    private memory measured) and off (the reference rows)."""
+    limit = args.limit_mb
+    failures = 0
+    conn = connect()
+    cur = conn.cursor()
+    cur.execute("SELECT pg_backend_pid()")
+    base = proc_status(cur.fetchone()[0])
+    conn.close()
+    print(f"fresh backend: VmHWM {base['VmHWM']:.1f} MB; limit: peak private memory "
+          f"(VmHWM - RssShmem) {limit:.0f} MB; jit {'default' if JIT else 'off'}")
+    print(f"{'case':<44} {'input MB':>8} {'rows':>9} {'work_mem':>8} {'seconds':>8} "
+          f"{'VmHWM':>7} {'RssShmem':>8} {'private':>8} {'ref s':>6}")
+    for name, wm, settings, query, marker, tables in MEMORY_CASES:
+        if args.only and args.only not in name:
+            continue
+        conn = connect()
+        cur = conn.cursor()
+        cur.execute("SELECT sum(pg_relation_size(c)) / 1048576.0 FROM unnest(%s::regclass[]) c",
+                    (tables,))
+        input_mb = float(cur.fetchone()[0])
+        cur.execute(f"SET work_mem = '{wm}'; SET max_parallel_workers_per_gather = 0; "
+                    + ("" if JIT else "SET jit = off; ") + settings)
+        cur.execute("EXPLAIN (COSTS OFF) " + query)
+        plan = "\n".join(r[0] for r in cur.fetchall())
+        conn.close()
+        problems = []
+        if marker not in plan:
+            problems.append(f"plan lacks {marker}")
+        res, el, st, err = run_checksummed(f"SET work_mem = '{wm}'; " + settings, query)
+        if err:
+            problems.append("error: " + err)
+        private = st["VmHWM"] - st["RssShmem"]
+        if private > limit:
+            problems.append(f"private {private:.0f} MB > {limit:.0f} MB")
+        ref, ref_el, _, ref_err = run_checksummed(NODES_OFF, query)
+        if ref_err:
+            problems.append("reference error: " + ref_err)
+        elif res is not None and res != ref:
+            problems.append(f"rows differ from PostgreSQL's plan: {res} vs {ref}")
+        nrows = res[0] if res else 0
+        print(f"{name:<44} {input_mb:8.0f} {nrows:9d} {wm:>8} {el:8.1f} {st['VmHWM']:7.1f} "
+              f"{st['RssShmem']:8.1f} {private:8.1f} {ref_el:6.1f}"
+              + ("   FAIL: " + "; ".join(problems) if problems else "   ok"))
+        sys.stdout.flush()
+        if problems:
+            failures += 1
+            print("    plan: " + plan.replace("\n", "\n          "))
+    print(f"memory step: {failures} case(s) failed")
+    return 1 if failures else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--group", default="all")
-    ap.add_argument("--limit-mb", type=float, default=200)
+    ap.add_argument("--limit-mb", type=float, default=None)
     ap.add_argument("--only", default=None)
     ap.add_argument("--jit", action="store_true", help="leave jit at its default")
     args = ap.parse_args()
     global JIT
     JIT = args.jit
+    if args.group == "memory":
+        if args.limit_mb is None:
+            args.limit_mb = 64
+        return run_memory(args)
+    if args.limit_mb is None:
+        args.limit_mb = 200
 
     failures = 0
     conn = connect()

@@ -1,0 +1,192 @@
+--
+-- WindowJoin keeps the rows of its open windows within work_mem x
+-- hash_mem_multiplier at run time: a window whose rows do not fit spills to
+-- temporary files and is joined batch by batch (and, for one hot key, chunk
+-- by chunk).  Tiny work_mem on small tables forces that; every join type
+-- and window kind must give the same rows as PostgreSQL's plan.
+--
+SET TimeZone = 'UTC';
+SET datestyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+SET max_parallel_workers_per_gather = 0;
+SET force_parallel_mode = off;	-- EXPLAIN ANALYZE counters live in the backend
+
+-- 1800 rows per side; 1200 of them in 2 minutes (one hot window), the rest
+-- spread over hours; some NULL keys and times.  Never analysed.
+CREATE TABLE sp_l (k int, ts timestamp, v int) WITH (autovacuum_enabled = false);
+CREATE TABLE sp_r (k int, ts timestamp, v int) WITH (autovacuum_enabled = false);
+INSERT INTO sp_l
+SELECT CASE WHEN i % 97 = 0 THEN NULL ELSE i % 200 END,
+       CASE WHEN i % 211 = 0 THEN NULL
+            WHEN i <= 1200 THEN timestamp '2024-01-01 00:00:10' + i * interval '100 ms'
+            ELSE timestamp '2024-01-01' + i * interval '17 s' END,
+       i
+FROM generate_series(1, 1800) i;
+INSERT INTO sp_r
+SELECT CASE WHEN i % 89 = 0 THEN NULL ELSE (i * 7) % 200 END,
+       CASE WHEN i % 199 = 0 THEN NULL
+            WHEN i <= 1200 THEN timestamp '2024-01-01 00:00:20' + i * interval '90 ms'
+            ELSE timestamp '2024-01-01 00:00:01.5' + i * interval '16 s' END,
+       i
+FROM generate_series(1, 1800) i;
+-- the same, but the hot window's rows all have one key
+CREATE TABLE sp_hl (k int, ts timestamp, v int) WITH (autovacuum_enabled = false);
+CREATE TABLE sp_hr (k int, ts timestamp, v int) WITH (autovacuum_enabled = false);
+INSERT INTO sp_hl SELECT CASE WHEN v <= 1200 THEN 1 ELSE k END, ts, v FROM sp_l;
+INSERT INTO sp_hr SELECT CASE WHEN v <= 1200 THEN 1 ELSE k END, ts, v FROM sp_r;
+
+-- wjs_query(kind, join type, left, right, extra join condition)
+CREATE FUNCTION wjs_query(kind text, jt text, lt text, rt text, extra text)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  fn text := CASE kind
+    WHEN 'tumble' THEN 'tumble(ts, interval ''5 minutes'')'
+    WHEN 'hop' THEN 'hop(ts, interval ''1 minute'', interval ''5 minutes'')'
+    WHEN 'cumulate' THEN 'cumulate(ts, interval ''1 minute'', interval ''5 minutes'')' END;
+  cond text := 'L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end' || extra;
+BEGIN
+  IF jt IN ('SEMI', 'ANTI') THEN
+    RETURN format('SELECT L.k, L.window_start, L.window_end, L.v FROM (SELECT * FROM %s, %s) L '
+                  'WHERE %s EXISTS (SELECT 1 FROM (SELECT * FROM %s, %s) R WHERE %s)',
+                  lt, fn, CASE jt WHEN 'ANTI' THEN 'NOT' ELSE '' END, rt, fn, cond);
+  END IF;
+  RETURN format('SELECT L.k AS lk, R.k AS rk, L.window_start AS lws, R.window_start AS rws, '
+                'L.window_end AS lwe, R.window_end AS rwe, L.v AS lv, R.v AS rv '
+                'FROM (SELECT * FROM %s, %s) L %s JOIN (SELECT * FROM %s, %s) R ON %s',
+                lt, fn, jt, rt, fn, cond);
+END $$;
+
+-- wjs_check: the query with the node (PostgreSQL's joins disabled) and
+-- without it; whether the node ran, whether it spilled, and the differences
+CREATE FUNCTION wjs_check(kind text, jt text, lt text, rt text, extra text DEFAULT '')
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  q text := wjs_query(kind, jt, lt, rt, extra);
+  used boolean := false;
+  spilled boolean := false;
+  batched boolean := false;
+  chunked boolean := false;
+  line text;
+  n bigint;
+  only_on bigint;
+  only_off bigint;
+  wm text := current_setting('work_mem');
+BEGIN
+  PERFORM set_config('enable_hashjoin', 'off', true);
+  PERFORM set_config('enable_mergejoin', 'off', true);
+  PERFORM set_config('enable_nestloop', 'off', true);
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line LIKE '%Custom Scan (WindowJoin)%' THEN used := true; END IF;
+    IF line LIKE '%Spilled: %' THEN
+      spilled := true;
+      batched := substring(line FROM 'Batches: ([0-9]+)')::int > 1;
+      chunked := substring(line FROM 'Extra Chunks: ([0-9]+)')::int > 0;
+    END IF;
+  END LOOP;
+  EXECUTE 'CREATE TEMP TABLE wjs_on AS ' || q;
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
+  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE wjs_off AS ' || q;
+  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
+  PERFORM set_config('work_mem', '16MB', true);
+  SELECT count(*) INTO n FROM wjs_off;
+  SELECT count(*) INTO only_on FROM (SELECT * FROM wjs_on EXCEPT ALL SELECT * FROM wjs_off) d;
+  SELECT count(*) INTO only_off FROM (SELECT * FROM wjs_off EXCEPT ALL SELECT * FROM wjs_on) d;
+  DROP TABLE wjs_on;
+  DROP TABLE wjs_off;
+  PERFORM set_config('work_mem', wm, true);
+  RETURN format('%s %s: node %s, spilled %s (batches %s, chunks %s), rows %s, only with node %s, only without %s',
+                kind, jt, used, spilled, batched, chunked, n, only_on, only_off);
+END $$;
+
+-- EXPLAIN ANALYZE with the numbers masked (they depend on the platform)
+CREATE FUNCTION wjs_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line LIKE '%Sort Method%' THEN CONTINUE; END IF;
+    RETURN NEXT regexp_replace(line, '[0-9]+', 'N', 'g');
+  END LOOP;
+END $$;
+
+CREATE FUNCTION wjs_explain_json(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+  plan jsonb;
+BEGIN
+  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
+  RETURN plan;
+END $$;
+
+-- 64kB: the hot window (1200 rows a side) does not fit; with
+-- hash_mem_multiplier 1 there is no room for batch files: one batch, joined
+-- in chunks of inner rows
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1.0;
+SELECT wjs_check(kind, jt, 'sp_l', 'sp_r')
+FROM unnest(ARRAY['tumble', 'hop', 'cumulate']) kind,
+     unnest(ARRAY['INNER', 'LEFT', 'RIGHT', 'FULL', 'SEMI', 'ANTI']) jt;
+
+-- with hash_mem_multiplier 3 the window is partitioned into two batches by
+-- key, each of which fits
+SET hash_mem_multiplier = 3.0;
+SELECT wjs_check(kind, jt, 'sp_l', 'sp_r')
+FROM unnest(ARRAY['tumble', 'hop', 'cumulate']) kind,
+     unnest(ARRAY['INNER', 'LEFT', 'RIGHT', 'FULL', 'SEMI', 'ANTI']) jt;
+
+-- one hot key: its batch does not fit and is joined chunk by chunk (a join
+-- filter keeps the output small and leaves rows unmatched on both sides)
+SET hash_mem_multiplier = 1.0;
+SELECT wjs_check(kind, jt, 'sp_hl', 'sp_hr', ' AND L.v > R.v + 1100')
+FROM unnest(ARRAY['tumble', 'hop', 'cumulate']) kind,
+     unnest(ARRAY['INNER', 'LEFT', 'RIGHT', 'FULL', 'SEMI', 'ANTI']) jt;
+
+-- EXPLAIN ANALYZE says that it spilled, beside the peak state
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT * FROM wjs_explain(wjs_query('tumble', 'FULL', 'sp_l', 'sp_r', ''));
+SELECT * FROM wjs_explain(wjs_query('hop', 'INNER', 'sp_l', 'sp_r', ''));
+-- with enough memory nothing spills and no spill line is shown
+SET work_mem = '4MB';
+SELECT * FROM wjs_explain(wjs_query('tumble', 'FULL', 'sp_l', 'sp_r', ''));
+-- non-text formats always show the spill counters
+SET work_mem = '64kB';
+SELECT (plan -> 0 -> 'Plan' ->> 'Spilled Windows')::int > 0 AS spilled,
+       (plan -> 0 -> 'Plan' ->> 'Spill Disk Usage')::int > 0 AS used_disk
+FROM wjs_explain_json(wjs_query('cumulate', 'RIGHT', 'sp_l', 'sp_r', '')) plan;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+
+-- a rescan (the inner side of a nested loop) starts over with empty files
+SET work_mem = '64kB';
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+CREATE TEMP VIEW wjs_rescan AS
+SELECT g, count(*) FROM generate_series(1, 2) g,
+  LATERAL (SELECT * FROM (SELECT * FROM sp_l, tumble(ts, interval '5 minutes')) L
+           LEFT JOIN (SELECT * FROM sp_r, tumble(ts, interval '5 minutes')) R
+           ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end
+           WHERE g > 0 OFFSET 0) x
+GROUP BY g;
+SELECT bool_or(l LIKE '%Custom Scan (WindowJoin) (actual rows=N loops=N)%') AS node_used,
+       bool_or(l LIKE '%Spilled: %') AS spilled
+FROM wjs_explain('SELECT * FROM wjs_rescan') l;
+SELECT * FROM wjs_rescan ORDER BY g;
+SET windowjoin.enable_window_join = off;
+SELECT * FROM wjs_rescan ORDER BY g;
+RESET windowjoin.enable_window_join;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+DROP VIEW wjs_rescan;
+
+RESET work_mem;
+RESET hash_mem_multiplier;
+DROP FUNCTION wjs_check(text, text, text, text, text);
+DROP FUNCTION wjs_explain(text);
+DROP FUNCTION wjs_explain_json(text);
+DROP FUNCTION wjs_query(text, text, text, text, text);
+DROP TABLE sp_l, sp_r, sp_hl, sp_hr;
