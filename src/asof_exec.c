@@ -230,6 +230,7 @@ typedef struct AsOfJoinState
 	Oid		   *near_sortops;
 	Oid		   *near_sortcolls;
 	bool	   *near_nullsfirst;
+	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 } AsOfJoinState;
 
 /* The versions the nearest merge keeps (near_slot[]) */
@@ -316,6 +317,12 @@ static void asof_nearest_probe(AsOfJoinState *s, struct AsOfProbe *probe,
 static bool asof_nearest_key_seen(AsOfJoinState *s);
 static void asof_nearest_sort_outer(AsOfJoinState *s);
 static void asof_nearest_forget(AsOfJoinState *s);
+static Size asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void asof_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void asof_init_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
+static void asof_shutdown(CustomScanState *node);
 
 CustomScanMethods wj_asof_scan_methods = {
 	.CustomName = ASOF_NAME,
@@ -329,6 +336,10 @@ static CustomExecMethods asof_exec_methods = {
 	.EndCustomScan = asof_end,
 	.ReScanCustomScan = asof_rescan,
 	.ExplainCustomScan = asof_explain,
+	.EstimateDSMCustomScan = asof_estimate_dsm,
+	.InitializeDSMCustomScan = asof_init_dsm,
+	.InitializeWorkerCustomScan = asof_init_worker,
+	.ShutdownCustomScan = asof_shutdown,
 };
 
 /*
@@ -2131,6 +2142,40 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							"backward (latest version at or before)", es);
 	wj_explain_exprs("Join Filter", joinquals, context, es);
 	wj_explain_state(&s->stats, es);
+	wj_explain_workers(&s->pinstr, &node->ss.ps, &s->stats, es);
+}
+
+/*
+ * asof_estimate_dsm, asof_init_dsm, asof_init_worker, asof_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: collect
+ *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		The node shares nothing else: every participant joins its share of
+ *		the outer rows on its own.
+ */
+static Size
+asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return wj_instr_estimate(pcxt);
+}
+
+static void
+asof_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	wj_instr_init_dsm(&((AsOfJoinState *) node)->pinstr, pcxt, coordinate);
+}
+
+static void
+asof_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	wj_instr_init_worker(&((AsOfJoinState *) node)->pinstr, coordinate);
+}
+
+static void
+asof_shutdown(CustomScanState *node)
+{
+	AsOfJoinState *s = (AsOfJoinState *) node;
+
+	wj_instr_shutdown(&s->pinstr, &node->ss.ps, &s->stats);
 }
 
 

@@ -76,6 +76,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -161,6 +162,16 @@ static List *asof_nearest_private(AsOfSpec *spec);
 static AsOfSpec *asof_recognise_nearest(PlannerInfo *root, Query *sq,
 										SortGroupClause *order,
 										TargetEntry *order_tle);
+static void asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
+								   RelOptInfo *outerrel, RelOptInfo *innerrel,
+								   JoinType jointype, JoinPathExtraData *extra,
+								   AsOfSpec *spec, PlannerInfo *subroot,
+								   RelOptInfo *final_rel, List *outer_pathkeys,
+								   List *quals, Query *serial_query);
+static List *asof_outer_exprs(AsOfSpec *spec);
+static void asof_consider_parallel(PlannerInfo *root, RelOptInfo *joinrel,
+								   RelOptInfo *outerrel, RelOptInfo *innerrel,
+								   JoinPathExtraData *extra);
 static Path *asof_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 							RelOptInfo *innerrel, JoinType jointype,
 							JoinPathExtraData *extra, AsOfSpec *spec,
@@ -880,6 +891,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	List	   *save_plan_params;
 	ListCell   *lc;
 	List	   *quals = NIL;
+	Query	   *serial_query = NULL;
 
 	if (!wj_enable_asof_join)
 		ASOF_NO_PATH("windowjoin.enable_asof_join is off");
@@ -975,7 +987,9 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	outer_pathkeys = asof_outer_pathkeys(root, outerrel, spec);
 	outer_path = wj_sorted_input(root, outerrel, outer_pathkeys);
 
-	/* The inner side: plan the rewritten subquery */
+	/* The inner side: plan the rewritten subquery (planning scribbles on it) */
+	if (outerrel->partial_pathlist != NIL)
+		serial_query = copyObject(spec->rewritten);
 	save_plan_params = root->plan_params;
 	root->plan_params = NIL;
 	subroot = subquery_planner(root->glob, spec->rewritten, root, false, 0.0);
@@ -998,6 +1012,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	foreach(lc, innerrel->baserestrictinfo)
 		quals = lappend(quals, ((RestrictInfo *) lfirst(lc))->clause);
 
+	asof_consider_parallel(root, joinrel, outerrel, innerrel, extra);
 	add_path(joinrel,
 			 asof_make_path(root, joinrel, innerrel, jointype, extra, spec,
 							subroot, inner_path, outer_path, quals,
@@ -1017,6 +1032,151 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 				 asof_make_path(root, joinrel, innerrel, jointype, extra,
 								spec, subroot, inner_path, cheapest, quals,
 								ASOF_STRATEGY_LOOKUP));
+
+	asof_add_partial_paths(root, joinrel, outerrel, innerrel, jointype, extra,
+						   spec, subroot, final_rel, outer_pathkeys, quals,
+						   serial_query);
+}
+
+/*
+ * asof_add_partial_paths
+ *		Partial AsOfJoin paths: each participant of a parallel plan joins its
+ *		share of the outer rows (the outer relation's partial path, sorted in
+ *		each worker for the merge and sweep strategies, as it is for the
+ *		lookup) with every version, read complete in each participant from a
+ *		parallel-safe path of the rewritten subquery.  Inner and left joins
+ *		both decide per outer row, so the Gather's union is the join.
+ */
+static void
+asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
+					   RelOptInfo *outerrel, RelOptInfo *innerrel,
+					   JoinType jointype, JoinPathExtraData *extra,
+					   AsOfSpec *spec, PlannerInfo *subroot,
+					   RelOptInfo *final_rel, List *outer_pathkeys,
+					   List *quals, Query *serial_query)
+{
+	Path	   *inner_path = NULL;
+	Path	   *outer_path;
+	Path	   *path;
+	ListCell   *lc;
+
+	if (!joinrel->consider_parallel || outerrel->partial_pathlist == NIL)
+	{
+		elog(DEBUG2, "AsOfJoin: no partial path (join not parallel safe, or no partial outer path)");
+		return;
+	}
+	foreach(lc, final_rel->pathlist)
+	{
+		path = (Path *) lfirst(lc);
+		if (path->parallel_safe && path->param_info == NULL &&
+			pathkeys_contained_in(subroot->sort_pathkeys, path->pathkeys) &&
+			(inner_path == NULL || path->total_cost < inner_path->total_cost))
+			inner_path = path;
+	}
+	if (inner_path == NULL && serial_query != NULL)
+	{
+		/*
+		 * Every sorted path of the versions has a Gather in it (the serial
+		 * node may read them through a Gather Merge, a worker cannot):
+		 * plan the subquery once more without parallel workers.
+		 */
+		List	   *save_plan_params = root->plan_params;
+		int			save_workers = max_parallel_workers_per_gather;
+
+		root->plan_params = NIL;
+		max_parallel_workers_per_gather = 0;
+		PG_TRY();
+		{
+			subroot = subquery_planner(root->glob, serial_query, root, false,
+									   0.0);
+		}
+		PG_FINALLY();
+		{
+			max_parallel_workers_per_gather = save_workers;
+		}
+		PG_END_TRY();
+		if (root->plan_params != NIL)
+		{
+			root->plan_params = save_plan_params;
+			return;
+		}
+		root->plan_params = save_plan_params;
+		final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
+		path = final_rel->cheapest_total_path;
+		if (path != NULL && !IS_DUMMY_REL(final_rel) && path->parallel_safe &&
+			path->param_info == NULL &&
+			pathkeys_contained_in(subroot->sort_pathkeys, path->pathkeys))
+			inner_path = path;
+	}
+	if (inner_path == NULL)
+	{
+		elog(DEBUG2, "AsOfJoin: no partial path (no parallel-safe path of the versions)");
+		return;
+	}
+
+	outer_path = wj_partial_outer_input(root, outerrel, outer_pathkeys);
+	if (outer_path != NULL)
+		add_partial_path(joinrel,
+						 asof_make_path(root, joinrel, innerrel, jointype,
+										extra, spec, subroot, inner_path,
+										outer_path, quals,
+										spec->hashed ? ASOF_STRATEGY_SWEEP :
+										ASOF_STRATEGY_MERGE));
+	outer_path = (Path *) linitial(outerrel->partial_pathlist);
+	if (spec->hashed && outer_path->param_info == NULL &&
+		asof_lookup_bytes(inner_path) <= (double) get_hash_memory_limit())
+		add_partial_path(joinrel,
+						 asof_make_path(root, joinrel, innerrel, jointype,
+										extra, spec, subroot, inner_path,
+										outer_path, quals,
+										ASOF_STRATEGY_LOOKUP));
+}
+
+/*
+ * asof_consider_parallel
+ *		Decide joinrel->consider_parallel as build_join_rel does, except for
+ *		the inner relation's own flag: PostgreSQL never lets a subquery with
+ *		a LIMIT into a worker (its rows could differ there), which keeps the
+ *		flag off for every join with the LATERAL idiom.  Our node never runs
+ *		that subquery but the rewritten one, without LIMIT, whose paths carry
+ *		their own parallel_safe flags; the subquery relation's filters, the
+ *		join's clauses and its target must still be parallel safe.  PostgreSQL's
+ *		own paths of the join stay parallel-unsafe (their inner paths are),
+ *		so only our paths can go under a Gather.
+ */
+static void
+asof_consider_parallel(PlannerInfo *root, RelOptInfo *joinrel,
+					   RelOptInfo *outerrel, RelOptInfo *innerrel,
+					   JoinPathExtraData *extra)
+{
+	if (joinrel->consider_parallel || !outerrel->consider_parallel)
+		return;
+	if (!is_parallel_safe(root, (Node *) extract_actual_clauses(extra->restrictlist, false)) ||
+		!is_parallel_safe(root, (Node *) extract_actual_clauses(extra->restrictlist, true)) ||
+		!is_parallel_safe(root, (Node *) extract_actual_clauses(innerrel->baserestrictinfo, false)) ||
+		!is_parallel_safe(root, (Node *) innerrel->reltarget->exprs) ||
+		!is_parallel_safe(root, (Node *) joinrel->reltarget->exprs))
+		return;
+	joinrel->consider_parallel = true;
+}
+
+/*
+ * asof_outer_exprs
+ *		The expressions of the outer relation the node evaluates per outer
+ *		row (keys, time, tolerance bounds), for the parallel-safety rule.
+ */
+static List *
+asof_outer_exprs(AsOfSpec *spec)
+{
+	List	   *exprs = NIL;
+	ListCell   *lc;
+
+	foreach(lc, spec->keys)
+		exprs = lappend(exprs, ((AsOfCond *) lfirst(lc))->outer);
+	exprs = lappend(exprs, spec->time->outer);
+	foreach(lc, spec->tolerances)
+		exprs = lappend(exprs, ((AsOfCond *) lfirst(lc))->outer);
+	return exprs;
 }
 
 /*
@@ -1077,10 +1237,16 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	apath->cpath.path.parent = joinrel;
 	apath->cpath.path.pathtarget = joinrel->reltarget;
 	apath->cpath.path.param_info = NULL;
-	apath->cpath.path.parallel_aware = false;
-	apath->cpath.path.parallel_safe = false;
-	apath->cpath.path.parallel_workers = 0;
+	apath->cpath.path.parallel_aware = outer_path->parallel_workers > 0;
+	apath->cpath.path.parallel_safe =
+		wj_path_parallel_safe(root, joinrel,
+							  list_make2(outer_path, inner_path),
+							  asof_outer_exprs(spec));
+	apath->cpath.path.parallel_workers = outer_path->parallel_workers;
 	apath->cpath.path.rows = joinrel->rows;
+	if (outer_path->parallel_workers > 0)
+		apath->cpath.path.rows =
+			clamp_row_est(joinrel->rows / wj_parallel_divisor(outer_path));
 	/*
 	 * The lookup's run-time fallback sorts the outer rows: no order.  The
 	 * sweep returns a LEFT join's outer rows whose shifted time is out of
@@ -1132,7 +1298,7 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	inner_run = inner_rows * (inner_cmp + 2 * cpu_tuple_cost);
 	outer_run = outer_rows * (outer_cmp + outer_expr_cost.per_tuple +
 							  qual_cost.per_tuple + cpu_tuple_cost) +
-		joinrel->rows * joinrel->reltarget->cost.per_tuple;
+		apath->cpath.path.rows * joinrel->reltarget->cost.per_tuple;
 	startup = outer_path->startup_cost + inner_path->startup_cost +
 		qual_cost.startup + outer_expr_cost.startup +
 		joinrel->reltarget->cost.startup;
@@ -1369,7 +1535,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	inner_plan->scan.plan.plan_rows = apath->inner_path->rows;
 	inner_plan->scan.plan.plan_width = apath->inner_path->pathtarget->width;
 	inner_plan->scan.plan.parallel_aware = false;
-	inner_plan->scan.plan.parallel_safe = false;
+	inner_plan->scan.plan.parallel_safe = apath->inner_path->parallel_safe;
 
 	/* The scan tuple: outer child's columns, then inner child's */
 	resno = 1;

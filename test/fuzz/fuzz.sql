@@ -1127,6 +1127,15 @@ LANGUAGE plpgsql AS $$
 BEGIN
 	PERFORM setseed(((seed::bigint * 1000003 + round) % 2000001) / 1000000.0 - 1.0);
 	PERFORM set_config('max_parallel_workers_per_gather', '0', is_local);
+	-- fuzz.parallel = on (e.g. PGOPTIONS='-c fuzz.parallel=on'): parallel
+	-- plans wherever possible, with the nodes on and off alike
+	IF coalesce(current_setting('fuzz.parallel', true), 'off') = 'on' THEN
+		PERFORM set_config('max_parallel_workers_per_gather', '2', is_local);
+		PERFORM set_config('parallel_setup_cost', '0', is_local);
+		PERFORM set_config('parallel_tuple_cost', '0', is_local);
+		PERFORM set_config('min_parallel_table_scan_size', '0', is_local);
+		PERFORM set_config('min_parallel_index_scan_size', '0', is_local);
+	END IF;
 	PERFORM set_config('client_min_messages', 'warning', is_local);
 	-- disabled join methods cost 1e10: no JIT compilation for tiny queries
 	PERFORM set_config('jit', 'off', is_local);
