@@ -3,13 +3,14 @@
 # the variables md (Markdown tables), dat (gnuplot data) and summary (text
 # for the terminal), the timing table with the ratios windowjoin / each
 # alternative, the memory table, the checksum check and the targets.
-# Files: md (timing table), mdmem, mdck, mdtgt, dat, summary.
+# Files: md (timing table), mdmem, mdck, mdtgt, dat, datw (time per number
+# of parallel workers of the windowjoin query: 0, 1, 2), summary.
 # Variables: factor (DEVICES / SLICE for slice rows), slicepct.
 # Exit status 1 when a checksum group disagrees.
 BEGIN {
 	FS = "\t"
-	nw = split("W1 W2 W3 W3-64MB W4 W5-inner W5-left W5-inner-ix W5-left-ix W6-tumble W6-hop", wls, " ")
-	nc = split("wj off pg0 pg2 duck1 duck2", cls, " ")
+	nw = split("W1 W2 W3 W3-64MB W4 W5-inner W5-left W5-inner-ix W5-left-ix W6-tumble W6-hop W7", wls, " ")
+	nc = split("wj wj2 off pg0 pg2 duck1 duck2", cls, " ")
 	desc["W1"] = "W1 tumble 1 min, sum per window"
 	desc["W2"] = "W2 hop 10 min / 1 min, sum per window"
 	desc["W3"] = "W3 session 5 min per item, sum per session"
@@ -21,6 +22,7 @@ BEGIN {
 	desc["W5-left-ix"] = "W5 interval join +-2 s, LEFT, (dev, t) index"
 	desc["W6-tumble"] = "W6 window join TUMBLE 5 min, FULL OUTER"
 	desc["W6-hop"] = "W6 window join HOP 10 min / 1 min, INNER"
+	desc["W7"] = "W7 nearest as-of join, orders x rate versions"
 	idiom["W1"] = "GROUP BY date_bin"
 	idiom["W2"] = "LATERAL generate_series"
 	idiom["W3"] = "gaps-and-islands (lag + running sum)"
@@ -32,9 +34,11 @@ BEGIN {
 	idiom["W5-left-ix"] = idiom["W5-inner-ix"]
 	idiom["W6-tumble"] = "FULL JOIN on date_bin"
 	idiom["W6-hop"] = "JOIN of generate_series-expanded rows"
-	split("W1 tumble|W2 hop|W3 session|W3 session, 64MB|W4 as-of|W5 inner|W5 left|W5 inner, index|W5 left, index|W6 tumble|W6 hop", cl, "|")
+	idiom["W7"] = "the same LATERAL ... ORDER BY t <-> t LIMIT 1, KNN over a GiST (currency, time) index"
+	split("W1 tumble|W2 hop|W3 session|W3 session, 64MB|W4 as-of|W5 inner|W5 left|W5 inner, index|W5 left, index|W6 tumble|W6 hop|W7 nearest", cl, "|")
 	for (i = 1; i <= nw; i++) chart[wls[i]] = cl[i]
-	head["wj"] = "windowjoin"; head["off"] = "same query, nodes off"
+	head["wj"] = "windowjoin"; head["wj2"] = "windowjoin, 2 workers"
+	head["off"] = "same query, nodes off"
 	head["pg0"] = "PostgreSQL idiom, 0 workers"; head["pg2"] = "PostgreSQL idiom, 2 workers"
 	head["duck1"] = "DuckDB, 1 thread"; head["duck2"] = "DuckDB, 2 threads"
 }
@@ -76,6 +80,11 @@ function cell(wl, c,   key, s, note) {
 	return s
 }
 function speedup(wl, c) { return T[wl SUBSEP c] / T[wl SUBSEP "wj"] }
+# a target on T[wl, num] / T[wl, den], skipped when either was not measured
+function ptarget(name, wl, num, den, goal, detail) {
+	if (!((wl SUBSEP num) in T) || !((wl SUBSEP den) in T) || T[wl SUBSEP den] <= 0) return
+	target(name, T[wl SUBSEP num] / T[wl SUBSEP den], ">=", goal, detail)
+}
 function target(name, val, op, goal, detail,   ok, verdict) {
 	ok = (op == "<=") ? (val <= goal) : (val >= goal)
 	verdict = ok ? "met" : "NOT met"
@@ -85,8 +94,8 @@ function target(name, val, op, goal, detail,   ok, verdict) {
 }
 END {
 	status = 0
-	print "| workload | " head["wj"] " | " head["off"] " | " head["pg0"] " | " head["pg2"] " | " head["duck1"] " | " head["duck2"] " |" > md
-	print "|---|---:|---:|---:|---:|---:|---:|" >> md
+	print "| workload | " head["wj"] " | " head["wj2"] " | " head["off"] " | " head["pg0"] " | " head["pg2"] " | " head["duck1"] " | " head["duck2"] " |" > md
+	print "|---|---:|---:|---:|---:|---:|---:|---:|" >> md
 	for (i = 1; i <= nw; i++) {
 		wl = wls[i]
 		line = "| " desc[wl] " |"
@@ -110,17 +119,17 @@ END {
 		}
 		print line > dat
 	}
-	printf "%-12s %10s %10s %10s %10s %10s %10s | wj/off  wj/pg0  wj/pg2 wj/duck1 wj/duck2\n", "ms", "wj", "off", "pg0", "pg2", "duck1", "duck2" > summary
+	printf "%-12s %10s %10s %10s %10s %10s %10s %10s | wj/wj2  wj/off  wj/pg0  wj/pg2 wj/duck1 wj/duck2\n", "ms", "wj", "wj2", "off", "pg0", "pg2", "duck1", "duck2" > summary
 	for (i = 1; i <= nw; i++) print tab[i] >> summary
 	print "  (* one timed run after the warm-up; ! the warm-up was the one run; ~ timed on a slice and scaled)" >> summary
 
 	md = mdmem
-	print "| workload | windowjoin | same query, nodes off | PostgreSQL idiom, 0 workers | PostgreSQL idiom, 2 workers (leader only) |" > md
-	print "|---|---:|---:|---:|---:|" >> md
+	print "| workload | windowjoin | windowjoin, 2 workers (leader only) | same query, nodes off | PostgreSQL idiom, 0 workers | PostgreSQL idiom, 2 workers (leader only) |" > md
+	print "|---|---:|---:|---:|---:|---:|" >> md
 	for (i = 1; i <= nw; i++) {
 		wl = wls[i]
 		line = "| " wl " |"
-		for (j = 1; j <= 4; j++) {
+		for (j = 1; j <= 5; j++) {
 			key = wl SUBSEP cls[j]
 			if ((key in T) && HWM[key] != "")
 				line = line sprintf(" %.0f MB (%.0f) |", (HWM[key] - SHM[key]) / 1024, HWM[key] / 1024)
@@ -156,5 +165,26 @@ END {
 	target("window join TUMBLE: speed-up over PostgreSQL", b / T["W6-tumble" SUBSEP "wj"], ">=", 1, "W6, the faster of idiom and nodes off, 0 workers")
 	b = T["W6-hop" SUBSEP "pg0"]; if (T["W6-hop" SUBSEP "off"] < b) b = T["W6-hop" SUBSEP "off"]
 	target("window join HOP: speed-up over PostgreSQL", b / T["W6-hop" SUBSEP "wj"], ">=", 3, "W6, the faster of idiom and nodes off, 0 workers")
+	target("nearest as-of: speed-up over KNN + GiST", speedup("W7", "pg0"), ">=", 10, "W7, 0 workers (windowjoin without the index)")
+
+	# parallel query (docs/parallel.md): the node with 2 workers
+	np = split("W2 W3 W4 W5-inner W5-left W6-hop W6-tumble", pw, " ")
+	for (i = 1; i <= np; i++)
+		ptarget(pw[i] " with 2 workers: speed-up over serial", pw[i], "wj", "wj2", 1.6, "windowjoin 0 workers / 2 workers")
+	for (i = 1; i <= np; i++)
+		ptarget(pw[i] " with 2 workers: speed-up over PostgreSQL 2 workers", pw[i], "pg2", "wj2", 1, "PostgreSQL idiom, 2 workers" (pw[i] ~ /^W5/ ? ", slice x" factor : ""))
+	split("W4 W5-inner W5-left W6-hop", pd, " ")
+	for (i = 1; i <= 4; i++)
+		ptarget(pd[i] " with 2 workers: speed-up over DuckDB 2 threads", pd[i], "duck2", "wj2", 1, "DuckDB, 2 threads" (pd[i] ~ /^W5/ ? ", slice x" factor : ""))
+	# time per number of workers, for the chart
+	for (i = 1; i <= nw; i++) {
+		wl = wls[i]
+		if (!((wl SUBSEP "wj2") in T)) continue
+		line = "\"" chart[wl] "\""
+		split("wj wj1 wj2", wc, " ")
+		for (j = 1; j <= 3; j++)
+			line = line " " (((wl SUBSEP wc[j]) in T) ? sprintf("%.4f", T[wl SUBSEP wc[j]] / 1000) : "-")
+		print line > datw
+	}
 	exit status
 }

@@ -6,7 +6,8 @@
 # memory (VmHWM) belongs to that configuration alone.  Appends one
 # tab-separated line per configuration to $OUT/results.tsv:
 #   workload class group size median_ms runs warmup_ms times checksum vm_hwm_kb rss_shmem_kb
-# and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/.
+# and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/ (serial
+# and, as W.2workers.txt, with 2 workers).
 # Environment: BENCH (this folder), DATA (CSV folder), OUT, RUNS, SLOW_MS,
 # ALONE_MS (see wj_bench_run in bench_lib.sql; the windowjoin configurations
 # always get RUNS runs), SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
@@ -22,6 +23,8 @@ NODES_OFF="SET windowjoin.enable_window_join = off; SET windowjoin.enable_interv
 settings() {
 	case "$1" in
 	wj|wjslice) echo "$COMMON SET max_parallel_workers_per_gather = 0;" ;;
+	wj1) echo "$COMMON SET max_parallel_workers_per_gather = 1;" ;;
+	wj2) echo "$COMMON SET max_parallel_workers_per_gather = 2;" ;;
 	off|pg0) echo "$COMMON $NODES_OFF SET max_parallel_workers_per_gather = 0;" ;;
 	pg2) echo "$COMMON $NODES_OFF SET max_parallel_workers_per_gather = 2;" ;;
 	esac
@@ -50,7 +53,7 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	esac
 	q=$(query "$file")
 	slow=$SLOW_MS alone=$ALONE_MS
-	case "$class" in wj|wjslice) slow=1e12 alone=1e12 ;; esac
+	case "$class" in wj|wj1|wj2|wjslice) slow=1e12 alone=1e12 ;; esac
 	set_wm=
 	if [ -n "$wm" ]; then set_wm="SET work_mem = '$wm';"; fi
 	line=$("${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$class") $set_wm" \
@@ -59,8 +62,11 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	printf '%s\t%s\t%s\t%s\t%s\n' "$wl" "$class" "$group" "$size" "$line" >>"$OUT/results.tsv"
 	printf '  %-12s %-8s %10.1f ms  (%s run(s))  %s\n' "$wl" "$class" "$(cut -f1 <<<"$line")" \
 		"$(cut -f2 <<<"$line")" "$(cut -f5 <<<"$line")"
-	if [ "$class" = wj ]; then
-		"${PSQL[@]}" -A -t -c "$(settings wj) $set_wm" \
-			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q" >"$OUT/plans/$wl.txt"
+	if [ "$class" = wj ] || [ "$class" = wj2 ]; then
+		plan=$wl
+		[ "$class" = wj2 ] && plan=$wl.2workers
+		"${PSQL[@]}" -A -t -c "$(settings "$class") $set_wm" \
+			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q" \
+			>"$OUT/plans/$plan.txt"
 	fi
 done

@@ -1,5 +1,5 @@
 --
--- Differential fuzzing of the planner nodes, quick version: 300
+-- Differential fuzzing of the planner nodes, quick version: 400
 -- generated queries -- window joins, interval joins, as-of LATERAL joins,
 -- hop/cumulate pane aggregation and session aggregates, each with random
 -- keys, types, bounds, directions, NULLs, duplicates and empty or one-row
@@ -28,6 +28,9 @@ SELECT outcome, detail FROM fuzz.compare('SELECT x FROM (VALUES (1), (2), (NULL)
 
 -- 30 rounds of 10 queries: no mismatch
 SELECT sum(fuzz.run_round(20261130, r, 10)) AS mismatches FROM generate_series(1, 30) r;
+-- and 10 rounds of nearest as-of joins (ORDER BY r.t <-> o.t)
+SELECT sum(fuzz.run_round(20261130, r, 10, 'nearest')) AS mismatches FROM generate_series(31, 40) r;
+
 
 -- Per kind: generated queries and near misses (both decided by the
 -- generator alone), mismatches, and whether the recognised shapes ran

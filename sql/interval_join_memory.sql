@@ -90,6 +90,8 @@ CREATE FUNCTION ijm_explain(q text, mask boolean DEFAULT true) RETURNS SETOF tex
 DECLARE
 	line text;
 BEGIN
+	-- the serial node's state (a parallel plan splits it among processes)
+	PERFORM set_config('max_parallel_workers_per_gather', '0', true);
 	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
 		IF line LIKE '%Sort Method%' THEN CONTINUE; END IF;
 		RETURN NEXT CASE WHEN mask THEN regexp_replace(line, '[0-9]+', 'N', 'g') ELSE line END;

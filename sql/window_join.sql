@@ -136,8 +136,12 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM seed_full;
 
 -- ANALYZE: the state holds one window at a time (here at most the 4
 -- rows of [12:00, 12:05)), dropped when the window closes
+-- (in this process: a custom scan that is not parallel-aware cannot pass
+-- its state figures back from the worker force_parallel_mode puts it in)
+SET force_parallel_mode = off;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT * FROM seed_full;
+RESET force_parallel_mode;
 
 -- The GUC: no path when off
 SET windowjoin.enable_window_join = off;

@@ -63,6 +63,15 @@
  *
  * Outer rows with a NULL key or time match nothing; inner rows with one
  * are skipped.  The merge's state is the current version: one row.
+ *
+ * nearest (ORDER BY version_time <-> outer_time with btree_gist's distance,
+ * see asof_nearest_merge and the comment above it): the closest version
+ * before or after, the earlier at equal distance, with the merge (which
+ * also keeps the next version ahead) or the lookup (which looks at both
+ * neighbours of the binary search's answer; its fallback sorts the outer
+ * rows by keys and time and merges).  Both children are sorted by (keys,
+ * time); there is no sweep.
+ *
  * EXPLAIN shows the planned strategy and, under ANALYZE, whether the
  * lookup fell back.
  *
@@ -74,12 +83,15 @@
 
 #include "access/nbtree.h"
 #include "access/tupdesc.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/date.h"
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
 #include "utils/fmgroids.h"
@@ -88,6 +100,7 @@
 #include "utils/ruleutils.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
+#include "utils/timestamp.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
@@ -198,7 +211,33 @@ typedef struct AsOfJoinState
 	ExprContext *batch_econtext;	/* their keys and times, per batch */
 
 	WjStateStats stats;
+
+	/* nearest direction (see asof_nearest_merge, asof_nearest_probe) */
+	bool		nearest;
+	bool		near_keep_nulls;	/* NULL times take part (no tolerance) */
+	bool		near_inner_first;	/* distance(inner, outer) */
+	bool		near_time_null;	/* the current outer time is NULL */
+	Oid			near_type;		/* the time type */
+	bool	   *tol_upper;		/* per tolerance bound: an upper bound */
+	Datum	   *near_bounds;	/* the current outer row's bounds */
+	FmgrInfo	dist_flinfo;	/* btree_gist's distance function */
+	SortSupportData dist_ssup;	/* orders its results */
+	AsOfCmp    *near_key_icmp;	/* inner key with inner key */
+	TupleTableSlot *near_slot[4];	/* ASOF_NEAR_*: copies of versions */
+	bool		near_have[4];
+	int64		near_bytes[4];
+	AttrNumber *near_sortattnos;	/* lookup's fallback: outer keys, time */
+	Oid		   *near_sortops;
+	Oid		   *near_sortcolls;
+	bool	   *near_nullsfirst;
+	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 } AsOfJoinState;
+
+/* The versions the nearest merge keeps (near_slot[]) */
+#define ASOF_NEAR_PREV	0		/* latest of the key at or before the time */
+#define ASOF_NEAR_AHEAD 1		/* the next one read, not yet passed */
+#define ASOF_NEAR_NULL	2		/* the key's last version with a NULL time */
+#define ASOF_NEAR_FIRST 3		/* the key's earliest version read */
 
 /*
  * Lookup strategy: the versions of one key, in the inner child's order
@@ -231,6 +270,7 @@ typedef struct AsOfVersions
 	AsOfVersion *v;				/* time and record side by side */
 	int64	   *fences;			/* int64 times: v[0], v[8], ... */
 	int64	   *super;			/* and v[0], v[64], ... */
+	char	   *nullrec;		/* nearest: last version with a NULL time */
 } AsOfVersions;
 
 /*
@@ -268,6 +308,21 @@ static void asof_end(CustomScanState *node);
 static void asof_rescan(CustomScanState *node);
 static void asof_explain(CustomScanState *node, List *ancestors,
 						 ExplainState *es);
+static void asof_nearest_begin(AsOfJoinState *s, CustomScan *cscan,
+							   EState *estate);
+static TupleTableSlot *asof_nearest_merge(AsOfJoinState *s,
+										  ExprContext *econtext);
+static void asof_nearest_probe(AsOfJoinState *s, struct AsOfProbe *probe,
+							   struct AsOfVersions *vl, ExprContext *econtext);
+static bool asof_nearest_key_seen(AsOfJoinState *s);
+static void asof_nearest_sort_outer(AsOfJoinState *s);
+static void asof_nearest_forget(AsOfJoinState *s);
+static Size asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void asof_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void asof_init_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
+static void asof_shutdown(CustomScanState *node);
 
 CustomScanMethods wj_asof_scan_methods = {
 	.CustomName = ASOF_NAME,
@@ -281,6 +336,10 @@ static CustomExecMethods asof_exec_methods = {
 	.EndCustomScan = asof_end,
 	.ReScanCustomScan = asof_rescan,
 	.ExplainCustomScan = asof_explain,
+	.EstimateDSMCustomScan = asof_estimate_dsm,
+	.InitializeDSMCustomScan = asof_init_dsm,
+	.InitializeWorkerCustomScan = asof_init_worker,
+	.ShutdownCustomScan = asof_shutdown,
 };
 
 /*
@@ -580,6 +639,8 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	s->deferred = NULL;
 	s->drained = false;
 	wj_state_reset(&s->stats, false);
+	if (list_length(cscan->custom_private) > 4)
+		asof_nearest_begin(s, cscan, estate);
 }
 
 /* Read the next inner row into s->next */
@@ -621,7 +682,7 @@ asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner)
 	bool		isnull;
 
 	(void) slot_getattr(inner, s->inner_time_attno, &isnull);
-	return isnull;
+	return isnull && !s->near_keep_nulls;
 }
 
 /*
@@ -635,7 +696,7 @@ asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner)
 static inline bool
 asof_keep_null_time(AsOfJoinState *s)
 {
-	return s->has_shift ||
+	return s->has_shift || s->near_keep_nulls ||
 		(s->strategy == ASOF_STRATEGY_LOOKUP && !s->fallback);
 }
 
@@ -1159,6 +1220,7 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 		vl->v = palloc(sizeof(AsOfVersion) * vl->cap);
 		vl->fences = NULL;
 		vl->super = NULL;
+		vl->nullrec = NULL;
 		if (s->time_int64)
 		{
 			vl->fences = palloc(sizeof(int64) * (vl->cap / ASOF_FENCE));
@@ -1171,9 +1233,13 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 		vl = (AsOfVersions *) entry->additional;
 	MemoryContextSwitchTo(oldcxt);
 
-	/* a version with a NULL time: its key has versions, none matches */
-	if (asof_inner_time_null(s, inner))
+	/*
+	 * a version with a NULL time: its key has versions, none matches
+	 * (except in the nearest direction without tolerance: kept below)
+	 */
+	if (asof_inner_time_null(s, inner) && !s->near_keep_nulls)
 		return;
+
 
 	oldcxt = MemoryContextSwitchTo(s->hashcxt);
 	if (vl->n == vl->cap)
@@ -1202,6 +1268,14 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 	memcpy(rec + s->ninner * sizeof(Datum), inner->tts_isnull,
 		   s->ninner * sizeof(bool));
 	asof_flatten_values(inner, s->ninner, values, rec + s->rec_header);
+
+	/* nearest: a version with a NULL time serves only a key without others */
+	if (s->nearest && inner->tts_isnull[s->inner_time_attno - 1])
+	{
+		vl->nullrec = rec;
+		wj_state_add(&s->stats, size);
+		return;
+	}
 
 	if (s->time_int64)
 	{
@@ -1326,7 +1400,10 @@ asof_lookup_load(AsOfJoinState *s)
 			ExecReScan(s->inner_ps);
 			s->next = NULL;
 			s->inner_done = false;
-			asof_sort_outer(s);
+			if (s->nearest)
+				asof_nearest_sort_outer(s);
+			else
+				asof_sort_outer(s);
 			break;
 		}
 	}
@@ -1553,7 +1630,14 @@ asof_lookup_fill(AsOfJoinState *s)
 			{
 				s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext,
 													 &isnull);
-				if (!isnull)
+				if (s->nearest)
+				{
+					s->near_time_null = isnull;
+					asof_nearest_probe(s, probe,
+									   (AsOfVersions *) entry->additional,
+									   econtext);
+				}
+				else if (!isnull)
 					asof_lookup_start(s, probe,
 									  (AsOfVersions *) entry->additional);
 			}
@@ -1759,6 +1843,19 @@ asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
 		}
 		if (anynull)
 			return scan;		/* matches nothing */
+		if (s->nearest)
+		{
+			/* a shifted time out of range: an error if the keys have versions */
+			if (!asof_outer_time(s, econtext, &isnull))
+			{
+				if (asof_nearest_key_seen(s))
+					asof_raise_time(s, econtext);
+				return scan;
+			}
+			s->near_time_null = isnull;
+			match = asof_nearest_merge(s, econtext);
+			break;
+		}
 		if (!asof_outer_time(s, econtext, &isnull))
 		{
 			/* a shifted time out of range */
@@ -1785,7 +1882,9 @@ asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
 		break;
 	}
 
-	if (s->hashed)
+	if (s->nearest)
+		;						/* found above */
+	else if (s->hashed)
 		match = asof_hashed(s);
 	else
 		match = s->forward ? asof_forward(s) : asof_backward(s);
@@ -1830,7 +1929,7 @@ asof_next(ScanState *ss)
 			return ExecClearTuple(ss->ss_ScanTupleSlot);
 		econtext->ecxt_scantuple = scan;
 
-		if (values != NULL && s->ntol > 0 &&
+		if (values != NULL && s->ntol > 0 && !s->nearest &&
 			!asof_within_tolerance(s, values[s->inner_time_attno - 1],
 								   econtext))
 			values = NULL;
@@ -1925,6 +2024,7 @@ asof_rescan(CustomScanState *node)
 
 	ExecScanReScan(&node->ss);
 	asof_forget(s);
+	asof_nearest_forget(s);
 	if (s->outer_sort != NULL)
 	{
 		tuplesort_end(s->outer_sort);
@@ -2023,17 +2123,775 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			{
 				char	   *msg;
 
-				msg = psprintf("versions exceeded %zu kB: outer rows sorted by time",
-							   s->mem_limit / 1024);
+				msg = psprintf("versions exceeded %zu kB: outer rows sorted by %s",
+							   s->mem_limit / 1024,
+							   s->nearest ? "keys and time" : "time");
 				ExplainPropertyText("Fallback", msg, es);
 			}
 			else
 				ExplainPropertyText("Fallback", "none", es);
 		}
 	}
-	ExplainPropertyText("Direction",
-						forward ? "forward (earliest version at or after)" :
-						"backward (latest version at or before)", es);
+	if (list_length(cscan->custom_private) > 4)
+		ExplainPropertyText("Direction",
+							"nearest (closest version before or after, the earlier at equal distance)",
+							es);
+	else
+		ExplainPropertyText("Direction",
+							forward ? "forward (earliest version at or after)" :
+							"backward (latest version at or before)", es);
 	wj_explain_exprs("Join Filter", joinquals, context, es);
 	wj_explain_state(&s->stats, es);
+	wj_explain_workers(&s->pinstr, &node->ss.ps, &s->stats, es);
+}
+
+/*
+ * asof_estimate_dsm, asof_init_dsm, asof_init_worker, asof_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: collect
+ *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		The node shares nothing else: every participant joins its share of
+ *		the outer rows on its own.
+ */
+static Size
+asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return wj_instr_estimate(pcxt);
+}
+
+static void
+asof_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	wj_instr_init_dsm(&((AsOfJoinState *) node)->pinstr, pcxt, coordinate);
+}
+
+static void
+asof_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	wj_instr_init_worker(&((AsOfJoinState *) node)->pinstr, coordinate);
+}
+
+static void
+asof_shutdown(CustomScanState *node)
+{
+	AsOfJoinState *s = (AsOfJoinState *) node;
+
+	wj_instr_shutdown(&s->pinstr, &node->ss.ps, &s->stats);
+}
+
+
+/*
+ * Nearest
+ *
+ * The closest version of the outer row's keys by btree_gist's distance
+ * |version time - outer time|, which is monotone in the version time on
+ * each side of the outer time (the planner accepts only such types): the
+ * answer is one of the two neighbours of the outer time, the latest
+ * version at or before it and the earliest one after it.  Each neighbour
+ * must pass the tolerance bounds (the planner made sure that the window
+ * holds the outer time, so the closest version in it is still a
+ * neighbour); of the two left, the strictly closer one wins, the earlier
+ * at equal distance.  Among versions of equal keys and time, the one whose
+ * output row sorts last stands for them all, as in the other directions.
+ *
+ * merge: the inner child arrives sorted by (keys, time ascending with NULLs
+ *	last, tie breakers), the outer one by (keys, time).  The state is the
+ *	latest version behind the outer time (PREV) and the group read ahead
+ *	(AHEAD, the next version not yet passed, kept as the last row of its
+ *	equal (keys, time) group); for each outer row groups are read until one
+ *	lies beyond it.
+ *
+ * lookup: the key's versions in time order (asof_lookup_put); a binary
+ *	search counts the versions at or before the outer time, the next one
+ *	(the last of its equal-time run) is the other neighbour.  If the
+ *	versions exceed the memory limit, the outer rows are sorted by (keys,
+ *	time) and merged instead (asof_nearest_sort_outer).
+ *
+ * Without tolerance, NULL times take part as in PostgreSQL's plan, where
+ * the ORDER BY puts NULL distances last: an outer row with a NULL time gets
+ * the latest version of its key (PostgreSQL's plan may return any of
+ * them), and a version with a NULL time (the last such, NREC) is returned
+ * only for a key without any other version.
+ *
+ * Distances are compared as PostgreSQL compares them: integer differences
+ * when they are exactly what btree_gist's function returns, else by calling
+ * that function and comparing its results with the ORDER BY's operator
+ * (infinite timestamps are at the largest interval from everything, and
+ * the function's errors, e.g. an integer out of range, are raised).
+ */
+
+/*
+ * asof_nearest_begin
+ *		BeginCustomScan's part for the nearest direction: the distance
+ *		function and its ordering, the bounds' sides, the version slots and
+ *		the lookup fallback's sort of outer rows by (keys, time).
+ */
+static void
+asof_nearest_begin(AsOfJoinState *s, CustomScan *cscan, EState *estate)
+{
+	List	   *near = (List *) list_nth(cscan->custom_private, 4);
+	List	   *oids = (List *) linitial(near);
+	List	   *ints = (List *) lsecond(near);
+	List	   *cmps = (List *) lsecond(cscan->custom_private);
+	TupleDesc	innerdesc = ExecGetResultType(s->inner_ps);
+	int			i;
+
+	s->nearest = true;
+	fmgr_info(linitial_oid(oids), &s->dist_flinfo);
+	memset(&s->dist_ssup, 0, sizeof(SortSupportData));
+	s->dist_ssup.ssup_cxt = CurrentMemoryContext;
+	s->dist_ssup.ssup_collation = InvalidOid;
+	s->dist_ssup.ssup_nulls_first = false;
+	PrepareSortSupportFromOrderingOp(lsecond_oid(oids), &s->dist_ssup);
+	s->near_type = lthird_oid(oids);
+	s->near_inner_first = linitial_int(ints) != 0;
+	s->near_keep_nulls = lsecond_int(ints) != 0;
+	s->tol_upper = palloc0(sizeof(bool) * Max(s->ntol, 1));
+	for (i = 0; i < s->ntol; i++)
+		s->tol_upper[i] = list_nth_int(ints, 2 + i) != 0;
+	s->near_bounds = palloc0(sizeof(Datum) * Max(s->ntol, 1));
+
+	s->near_key_icmp = palloc0(sizeof(AsOfCmp) * Max(s->nkeys, 1));
+	for (i = 0; i < s->nkeys; i++)
+	{
+		Oid			innertype = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 2);
+
+		asof_init_cmp(&s->near_key_icmp[i],
+					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH),
+					  innertype, innertype,
+					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3));
+	}
+	for (i = 0; i < 4; i++)
+	{
+		s->near_slot[i] = ExecInitExtraTupleSlot(estate, innerdesc,
+												 &TTSOpsMinimalTuple);
+		s->near_have[i] = false;
+		s->near_bytes[i] = 0;
+	}
+
+	if (s->strategy == ASOF_STRATEGY_LOOKUP)
+	{
+		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
+		int			nsort = s->nkeys + 1;
+
+		s->sort_desc = CreateTemplateTupleDesc(s->nouter + nsort);
+		for (i = 0; i < s->nouter; i++)
+			TupleDescCopyEntry(s->sort_desc, i + 1, outerdesc, i + 1);
+		s->near_sortattnos = palloc(sizeof(AttrNumber) * nsort);
+		s->near_sortops = palloc(sizeof(Oid) * nsort);
+		s->near_sortcolls = palloc(sizeof(Oid) * nsort);
+		s->near_nullsfirst = palloc0(sizeof(bool) * nsort);
+		for (i = 0; i < nsort; i++)
+		{
+			Oid			opfamily = list_nth_oid(cmps, i * ASOF_CMP_WIDTH);
+			Oid			outertype = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 1);
+			Oid			coll = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3);
+
+			s->near_sortattnos[i] = s->nouter + 1 + i;
+			s->near_sortops[i] = get_opfamily_member(opfamily, outertype,
+													 outertype,
+													 BTLessStrategyNumber);
+			if (!OidIsValid(s->near_sortops[i]))
+				elog(ERROR, "missing sort operator for type %u in opfamily %u",
+					 outertype, opfamily);
+			s->near_sortcolls[i] = coll;
+			TupleDescInitEntry(s->sort_desc, s->nouter + 1 + i, "asof_sort",
+							   outertype, -1, 0);
+			TupleDescInitEntryCollation(s->sort_desc, s->nouter + 1 + i, coll);
+		}
+		s->sort_in_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
+												 &TTSOpsVirtual);
+		s->sort_out_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
+												  &TTSOpsMinimalTuple);
+	}
+}
+
+/* Forget the version kept in near_slot[i] */
+static void
+asof_nearest_drop(AsOfJoinState *s, int i)
+{
+	if (s->near_have[i])
+	{
+		wj_state_remove(&s->stats, s->near_bytes[i]);
+		ExecClearTuple(s->near_slot[i]);
+	}
+	s->near_have[i] = false;
+	s->near_bytes[i] = 0;
+}
+
+/* Keep a copy of an inner row in near_slot[i] */
+static void
+asof_nearest_set(AsOfJoinState *s, int i, TupleTableSlot *inner)
+{
+	asof_nearest_drop(s, i);
+	ExecCopySlot(s->near_slot[i], inner);
+	s->near_bytes[i] = ((MinimalTupleTableSlot *) s->near_slot[i])->mintuple->t_len;
+	s->near_have[i] = true;
+	wj_state_add(&s->stats, s->near_bytes[i]);
+}
+
+/* Move the version kept in near_slot[from] to near_slot[to] */
+static void
+asof_nearest_move(AsOfJoinState *s, int from, int to)
+{
+	TupleTableSlot *tmp;
+
+	asof_nearest_drop(s, to);
+	tmp = s->near_slot[to];
+	s->near_slot[to] = s->near_slot[from];
+	s->near_slot[from] = tmp;
+	s->near_have[to] = s->near_have[from];
+	s->near_bytes[to] = s->near_bytes[from];
+	s->near_have[from] = false;
+	s->near_bytes[from] = 0;
+}
+
+/*
+ * asof_nearest_forget
+ *		Forget every version the nearest merge keeps (rescan).
+ */
+static void
+asof_nearest_forget(AsOfJoinState *s)
+{
+	int			i;
+
+	if (!s->nearest)
+		return;
+	for (i = 0; i < 4; i++)
+		asof_nearest_drop(s, i);
+}
+
+/* True if two inner rows have equal keys and time (NULL times equal) */
+static bool
+asof_nearest_same(AsOfJoinState *s, TupleTableSlot *a, TupleTableSlot *b)
+{
+	Datum		da;
+	Datum		db;
+	bool		na;
+	bool		nb;
+	int			i;
+
+	for (i = 0; i < s->nkeys; i++)
+	{
+		da = slot_getattr(a, s->inner_key_attno[i], &na);
+		db = slot_getattr(b, s->inner_key_attno[i], &nb);
+		if (asof_compare(&s->near_key_icmp[i], da, db) != 0)
+			return false;
+	}
+	da = slot_getattr(a, s->inner_time_attno, &na);
+	db = slot_getattr(b, s->inner_time_attno, &nb);
+	if (na || nb)
+		return na && nb;
+	return asof_compare(&s->time_cmp, da, db) == 0;
+}
+
+/*
+ * asof_nearest_read_group
+ *		Merge: read the next group of inner rows with equal keys and time
+ *		into AHEAD, which keeps the last of them (the one whose output row
+ *		sorts last).  False when the inner rows are exhausted.
+ */
+static bool
+asof_nearest_read_group(AsOfJoinState *s)
+{
+	TupleTableSlot *inner = asof_peek_inner(s);
+
+	if (inner == NULL)
+		return false;
+	asof_nearest_set(s, ASOF_NEAR_AHEAD, inner);
+	asof_fetch_inner(s);
+	while ((inner = asof_peek_inner(s)) != NULL &&
+		   asof_nearest_same(s, s->near_slot[ASOF_NEAR_AHEAD], inner))
+	{
+		asof_nearest_set(s, ASOF_NEAR_AHEAD, inner);
+		asof_fetch_inner(s);
+	}
+	return true;
+}
+
+/*
+ * asof_nearest_bounds
+ *		Evaluate the current outer row's tolerance bounds (in the scan slot
+ *		of econtext).  False if one is NULL: then no version is in range.
+ */
+static bool
+asof_nearest_bounds(AsOfJoinState *s, ExprContext *econtext)
+{
+	bool		isnull;
+	int			i;
+
+	for (i = 0; i < s->ntol; i++)
+	{
+		s->near_bounds[i] = ExecEvalExprSwitchContext(s->tol_bound[i],
+													  econtext, &isnull);
+		if (isnull)
+			return false;
+	}
+	return true;
+}
+
+/* True if a version time passes every tolerance bound */
+static bool
+asof_nearest_within(AsOfJoinState *s, Datum itime)
+{
+	int			i;
+
+	for (i = 0; i < s->ntol; i++)
+	{
+		/* < 0: the bound is below the version time */
+		int			c = asof_compare(&s->tol_cmp[i], s->near_bounds[i], itime);
+
+		if (s->tol_upper[i] ? (c < 0 || (c == 0 && s->tol_strict[i])) :
+			(c > 0 || (c == 0 && s->tol_strict[i])))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * asof_nearest_fast
+ *		|version time - outer time| as an int64, when that is exactly what
+ *		btree_gist's distance function returns (finite, no overflow); false
+ *		when the function must be asked.
+ */
+static bool
+asof_nearest_fast(AsOfJoinState *s, Datum x, int64 *d)
+{
+	int64		a;
+	int64		b;
+	int64		r;
+
+	switch (s->near_type)
+	{
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			a = DatumGetInt64(x);
+			b = DatumGetInt64(s->otime);
+			if (TIMESTAMP_NOT_FINITE(a) || TIMESTAMP_NOT_FINITE(b) ||
+				pg_sub_s64_overflow(a, b, &r) || r == PG_INT64_MIN)
+				return false;
+			break;
+		case INT8OID:
+			a = DatumGetInt64(x);
+			b = DatumGetInt64(s->otime);
+			if (pg_sub_s64_overflow(a, b, &r) || r == PG_INT64_MIN)
+				return false;
+			break;
+		case DATEOID:
+			if (DATE_NOT_FINITE(DatumGetDateADT(x)) ||
+				DATE_NOT_FINITE(DatumGetDateADT(s->otime)))
+				return false;
+			r = (int64) DatumGetDateADT(x) - (int64) DatumGetDateADT(s->otime);
+			break;
+		case INT4OID:
+			r = (int64) DatumGetInt32(x) - (int64) DatumGetInt32(s->otime);
+			if (r > PG_INT32_MAX || r <= PG_INT32_MIN)
+				return false;
+			break;
+		case INT2OID:
+			r = (int64) DatumGetInt16(x) - (int64) DatumGetInt16(s->otime);
+			if (r > PG_INT16_MAX || r <= PG_INT16_MIN)
+				return false;
+			break;
+		default:
+			return false;
+	}
+	*d = (r < 0) ? -r : r;
+	return true;
+}
+
+/* btree_gist's distance between a version time and the outer time */
+static Datum
+asof_nearest_dist(AsOfJoinState *s, Datum t)
+{
+	if (s->near_inner_first)
+		return FunctionCall2Coll(&s->dist_flinfo, InvalidOid, t, s->otime);
+	return FunctionCall2Coll(&s->dist_flinfo, InvalidOid, s->otime, t);
+}
+
+/* The same, computed in econtext's per-tuple memory */
+static Datum
+asof_nearest_dist_in(AsOfJoinState *s, Datum t, ExprContext *econtext)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	Datum		d = asof_nearest_dist(s, t);
+
+	MemoryContextSwitchTo(oldcxt);
+	return d;
+}
+
+/*
+ * asof_nearest_choose
+ *		Of the neighbours (the one at or before the outer time, the one
+ *		after it, each if present), drop those out of the tolerance bounds
+ *		(evaluated already) and return which is closer: 0 the earlier one
+ *		(also at equal distance), 1 the later one, -1 neither.
+ */
+static int
+asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,
+					bool have_next, Datum tnext, ExprContext *econtext)
+{
+	MemoryContext oldcxt;
+	int64		dp;
+	int64		dn;
+	int			c;
+
+	if (s->ntol > 0)
+	{
+		if (have_prev && !asof_nearest_within(s, tprev))
+			have_prev = false;
+		if (have_next && !asof_nearest_within(s, tnext))
+			have_next = false;
+	}
+	if (!have_prev || !have_next)
+	{
+		/* the function's errors (date infinity, overflow) as PostgreSQL's */
+		if (have_prev && !asof_nearest_fast(s, tprev, &dp))
+			(void) asof_nearest_dist_in(s, tprev, econtext);
+		if (have_next && !asof_nearest_fast(s, tnext, &dn))
+			(void) asof_nearest_dist_in(s, tnext, econtext);
+		return have_prev ? 0 : have_next ? 1 : -1;
+	}
+
+	if (asof_nearest_fast(s, tprev, &dp) && asof_nearest_fast(s, tnext, &dn))
+		return (dn < dp) ? 1 : 0;
+	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	c = ApplySortComparator(asof_nearest_dist(s, tnext), false,
+							asof_nearest_dist(s, tprev), false,
+							&s->dist_ssup);
+	MemoryContextSwitchTo(oldcxt);
+	return (c < 0) ? 1 : 0;
+}
+
+/*
+ * asof_nearest_infinite
+ *		True if the outer time is an infinite timestamp: btree_gist puts it
+ *		at the same (largest) distance from every version.
+ */
+static bool
+asof_nearest_infinite(AsOfJoinState *s)
+{
+	return (s->near_type == TIMESTAMPOID || s->near_type == TIMESTAMPTZOID) &&
+		TIMESTAMP_NOT_FINITE(DatumGetTimestamp(s->otime));
+}
+
+/*
+ * asof_nearest_advance
+ *		Merge: read on for the current outer keys (s->okeys) until a version
+ *		lies beyond the outer time (or, with all, until the keys' last
+ *		version): PREV becomes the latest version at or before it, FIRST the
+ *		keys' earliest one read, NULL the last with a NULL time.  Returns
+ *		true if AHEAD holds the keys' next version after the outer time.
+ */
+static bool
+asof_nearest_advance(AsOfJoinState *s, bool all)
+{
+	/* Forget the versions of other keys */
+	if (s->near_have[ASOF_NEAR_PREV] &&
+		asof_compare_keys(s, s->near_slot[ASOF_NEAR_PREV]) != 0)
+		asof_nearest_drop(s, ASOF_NEAR_PREV);
+	if (s->near_have[ASOF_NEAR_NULL] &&
+		asof_compare_keys(s, s->near_slot[ASOF_NEAR_NULL]) != 0)
+		asof_nearest_drop(s, ASOF_NEAR_NULL);
+	if (s->near_have[ASOF_NEAR_FIRST] &&
+		asof_compare_keys(s, s->near_slot[ASOF_NEAR_FIRST]) != 0)
+		asof_nearest_drop(s, ASOF_NEAR_FIRST);
+
+	for (;;)
+	{
+		TupleTableSlot *ahead;
+		int			c;
+
+		if (!s->near_have[ASOF_NEAR_AHEAD] && !asof_nearest_read_group(s))
+			return false;
+		ahead = s->near_slot[ASOF_NEAR_AHEAD];
+		c = asof_compare_keys(s, ahead);
+		if (c > 0)
+		{
+			asof_nearest_drop(s, ASOF_NEAR_AHEAD);	/* an earlier key */
+			continue;
+		}
+		if (c < 0)
+			return false;		/* a later key: wait for the outer side */
+		if (slot_attisnull(ahead, s->inner_time_attno))
+			asof_nearest_move(s, ASOF_NEAR_AHEAD, ASOF_NEAR_NULL);
+		else if (!all && asof_compare_time(s, ahead) < 0)
+			return true;		/* after the outer time: keep it ahead */
+		else
+		{
+			if (!s->near_have[ASOF_NEAR_FIRST])
+				asof_nearest_set(s, ASOF_NEAR_FIRST, ahead);
+			asof_nearest_move(s, ASOF_NEAR_AHEAD, ASOF_NEAR_PREV);
+		}
+	}
+}
+
+/*
+ * asof_nearest_key_seen
+ *		Merge: do the current outer keys have any version (also one with a
+ *		NULL time)?  Asked for an outer row whose shifted time is out of
+ *		range; reads every version of the keys.
+ */
+static bool
+asof_nearest_key_seen(AsOfJoinState *s)
+{
+	(void) asof_nearest_advance(s, true);
+	return s->near_have[ASOF_NEAR_PREV] || s->near_have[ASOF_NEAR_NULL] ||
+		s->near_have[ASOF_NEAR_FIRST];
+}
+
+/*
+ * asof_nearest_merge
+ *		Merge (and the lookup's fallback): the version closest to the
+ *		current outer row (s->okeys, none NULL; s->otime, NULL when
+ *		s->near_time_null), NULL if none.  The tolerance bounds are computed
+ *		only when the keys have a version, as PostgreSQL's plan does.
+ */
+static TupleTableSlot *
+asof_nearest_merge(AsOfJoinState *s, ExprContext *econtext)
+{
+	bool		time_null = s->near_time_null;
+	bool		next;
+	int			which;
+	bool		isnull;
+
+	if (time_null && !s->near_keep_nulls)
+		return NULL;
+	next = asof_nearest_advance(s, time_null);
+	if (!s->near_have[ASOF_NEAR_PREV] && !next)
+	{
+		/* no version with a time: its version with NULL time, if kept */
+		return (s->near_keep_nulls && s->near_have[ASOF_NEAR_NULL]) ?
+			s->near_slot[ASOF_NEAR_NULL] : NULL;
+	}
+	if (!time_null && s->ntol > 0 && !asof_nearest_bounds(s, econtext))
+		return NULL;
+
+	/* Every version at the same distance: the earliest */
+	if (time_null || asof_nearest_infinite(s))
+	{
+		TupleTableSlot *first = s->near_have[ASOF_NEAR_FIRST] ?
+		s->near_slot[ASOF_NEAR_FIRST] : next ?
+		s->near_slot[ASOF_NEAR_AHEAD] : NULL;
+
+		if (first != NULL &&
+			(time_null ||
+			 asof_nearest_within(s, slot_getattr(first, s->inner_time_attno,
+												 &isnull))))
+			return first;
+		if (s->near_have[ASOF_NEAR_PREV] &&
+			asof_nearest_within(s, slot_getattr(s->near_slot[ASOF_NEAR_PREV],
+												s->inner_time_attno, &isnull)))
+			return s->near_slot[ASOF_NEAR_PREV];
+		return NULL;
+	}
+
+	which = asof_nearest_choose(s, s->near_have[ASOF_NEAR_PREV],
+								s->near_have[ASOF_NEAR_PREV] ?
+								slot_getattr(s->near_slot[ASOF_NEAR_PREV],
+											 s->inner_time_attno, &isnull) : 0,
+								next,
+								next ?
+								slot_getattr(s->near_slot[ASOF_NEAR_AHEAD],
+											 s->inner_time_attno, &isnull) : 0,
+								econtext);
+	if (which == 0)
+		return s->near_slot[ASOF_NEAR_PREV];
+	if (which == 1)
+		return s->near_slot[ASOF_NEAR_AHEAD];
+	return NULL;
+}
+
+/* The time of a lookup record */
+#define ASOF_REC_TIME(s, rec) (((Datum *) (rec))[(s)->inner_time_attno - 1])
+
+/*
+ * asof_nearest_first
+ *		Lookup: the earliest of a key's versions (the last of those at the
+ *		earliest time).
+ */
+static int
+asof_nearest_first(AsOfJoinState *s, AsOfVersions *vl)
+{
+	int			first = 0;
+
+	while (first + 1 < vl->n &&
+		   asof_compare(&s->time_cmp, vl->v[first + 1].time,
+						vl->v[first].time) == 0)
+		first++;
+	return first;
+}
+
+/*
+ * asof_nearest_probe
+ *		Lookup: the version closest to the current outer row (s->otime, a
+ *		NULL time when s->near_time_null) among its keys' versions vl, in
+ *		probe->rec, NULL if none.
+
+ */
+static void
+asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
+				   ExprContext *econtext)
+{
+	int			n = vl->n;
+	int			lo;
+	int			next;
+	int			which;
+
+	probe->vl = NULL;
+	probe->rec = NULL;
+	if (s->near_time_null && !s->near_keep_nulls)
+		return;
+	if (n == 0)
+	{
+		probe->rec = (Datum *) vl->nullrec;
+		return;
+	}
+	if (s->near_time_null)
+	{
+		probe->rec = (Datum *) vl->v[asof_nearest_first(s, vl)].rec;
+		return;
+	}
+	if (s->ntol > 0 && !asof_nearest_bounds(s, econtext))
+		return;
+
+	/*
+	 * lo: the number of versions at or before the outer time; with int64
+	 * times through super[] and fences[] (see AsOfVersions), as the
+	 * backward lookup does
+	 */
+	if (s->time_int64)
+	{
+		int64		t = asof_time_int64(s, s->otime);
+		int			nf = (n + ASOF_FENCE - 1) / ASOF_FENCE;
+		int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
+		int			from;
+		int			to;
+		int			f;
+
+		f = asof_count_reached(vl->super, 1, ns, t, false, false);
+		if (f == 0)
+			lo = 0;
+		else
+		{
+			from = (f - 1) * ASOF_FENCE + 1;
+			to = Min(f * ASOF_FENCE, nf);
+			f = from + asof_count_reached(vl->fences + from, 1, to - from, t,
+										  false, false);
+			from = (f - 1) * ASOF_FENCE + 1;
+			to = Min(f * ASOF_FENCE, n);
+			lo = from + asof_count_reached((int64 *) (vl->v + from), 2,
+										   to - from, t, false, false);
+		}
+	}
+	else
+
+	{
+		int			hi = n;
+
+		lo = 0;
+		while (lo < hi)
+		{
+			int			mid = lo + (hi - lo) / 2;
+
+			if (asof_compare(&s->time_cmp, s->otime, vl->v[mid].time) >= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+
+	/* Every version at the same distance: the earliest, if in range */
+	if (asof_nearest_infinite(s))
+	{
+		int			first = asof_nearest_first(s, vl);
+
+		if (asof_nearest_within(s, ASOF_REC_TIME(s, vl->v[first].rec)))
+			probe->rec = (Datum *) vl->v[first].rec;
+		else if (lo > 0 &&
+				 asof_nearest_within(s, ASOF_REC_TIME(s, vl->v[lo - 1].rec)))
+			probe->rec = (Datum *) vl->v[lo - 1].rec;
+		return;
+	}
+
+	/* the version after: the last of its run of equal times */
+	next = lo;
+	while (next + 1 < n &&
+		   (s->time_int64 ?
+			DatumGetInt64(vl->v[next + 1].time) == DatumGetInt64(vl->v[next].time) :
+			asof_compare(&s->time_cmp, vl->v[next + 1].time,
+						 vl->v[next].time) == 0))
+		next++;
+
+	which = asof_nearest_choose(s, lo > 0,
+								lo > 0 ? ASOF_REC_TIME(s, vl->v[lo - 1].rec) : 0,
+								next < n,
+								next < n ? ASOF_REC_TIME(s, vl->v[next].rec) : 0,
+								econtext);
+	if (which == 0)
+		probe->rec = (Datum *) vl->v[lo - 1].rec;
+	else if (which == 1)
+		probe->rec = (Datum *) vl->v[next].rec;
+	if (probe->rec != NULL)
+		ASOF_PREFETCH(probe->rec);
+}
+
+/*
+ * asof_nearest_sort_outer
+ *		Lookup's fallback: read every outer row into a tuplesort, with its
+ *		keys and time as extra columns, ordered by them (NULLs last) as the
+ *		merge needs.
+ */
+static void
+asof_nearest_sort_outer(AsOfJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *in = s->sort_in_slot;
+	bool		anynull;
+	int			i;
+
+	s->outer_sort = tuplesort_begin_heap(s->sort_desc, s->nkeys + 1,
+										 s->near_sortattnos, s->near_sortops,
+										 s->near_sortcolls, s->near_nullsfirst,
+										 work_mem, NULL, TUPLESORT_NONE);
+	for (;;)
+	{
+		TupleTableSlot *outer;
+		TupleTableSlot *scan;
+
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		outer = ExecProcNode(s->outer_ps);
+		if (TupIsNull(outer))
+			break;
+		scan = asof_form(s, outer);
+		econtext->ecxt_scantuple = scan;
+		ExecClearTuple(in);
+		memcpy(in->tts_values, scan->tts_values, s->nouter * sizeof(Datum));
+		memcpy(in->tts_isnull, scan->tts_isnull, s->nouter * sizeof(bool));
+		anynull = false;
+		for (i = 0; i < s->nkeys; i++)
+		{
+			in->tts_values[s->nouter + i] =
+				ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+										  &in->tts_isnull[s->nouter + i]);
+			anynull |= in->tts_isnull[s->nouter + i];
+		}
+
+		/*
+		 * As in asof_sort_outer: no time for rows with a NULL key, and a
+		 * shifted time sorts like its base
+		 */
+		in->tts_values[s->nouter + s->nkeys] = (Datum) 0;
+		in->tts_isnull[s->nouter + s->nkeys] = true;
+		if (!anynull)
+			in->tts_values[s->nouter + s->nkeys] =
+				ExecEvalExprSwitchContext(s->has_shift ? s->time_base :
+										  s->outer_time, econtext,
+										  &in->tts_isnull[s->nouter + s->nkeys]);
+		ExecStoreVirtualTuple(in);
+
+		tuplesort_puttupleslot(s->outer_sort, in);
+	}
+	ResetExprContext(econtext);
+	tuplesort_performsort(s->outer_sort);
 }

@@ -39,8 +39,13 @@
  * a Hash Join may use (the executor falls back to the sweep if they do
  * not), and its output has no useful order.
  *
+ * The nearest idiom, ORDER BY r.update_time <-> o.order_time with the
+ * distance operator of btree_gist (the closest version before or after),
+ * is recognised by asof_recognise_nearest, at the end of this file.
+ *
  * Anything we do not recognise exactly adds no path: PostgreSQL's plan is
- * kept.  The paths compete on cost: both inputs in full plus one merge
+ * kept.
+  The paths compete on cost: both inputs in full plus one merge
  * pass or one lookup per outer row, against PostgreSQL's per-row index
  * lookups.
  *
@@ -59,11 +64,19 @@
 #include <math.h>
 
 #include "access/nbtree.h"
+#include "access/htup_details.h"
 #include "access/stratnum.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -75,7 +88,12 @@
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "asof.h"
 #include "join_common.h"
@@ -110,6 +128,16 @@ typedef struct AsOfSpec
 	bool		hashed;			/* keys hashed, inputs sorted by time only */
 	Query	   *rewritten;		/* the subquery to plan instead */
 	List	   *new_colnames;	/* names of the columns added to it */
+
+	/* nearest: ORDER BY inner_time <-> outer_time (see asof_recognise_nearest) */
+	bool		nearest;
+	bool		near_keep_nulls;	/* no tolerance: NULL times take part */
+	bool		near_hashable;	/* keys hashable: the lookup strategy too */
+	bool		near_inner_first;	/* the distance's first argument is inner */
+	Oid			near_opno;		/* the distance operator */
+	Oid			near_func;		/* and its function */
+	Oid			near_ltop;		/* "<" ordering its results */
+	Oid			near_type;		/* the time type */
 } AsOfSpec;
 
 /* Our CustomPath, extended with what PlanCustomPath needs */
@@ -129,6 +157,21 @@ static Plan *asof_plan_path(PlannerInfo *root, RelOptInfo *rel,
 							CustomPath *best_path, List *tlist,
 							List *clauses, List *custom_plans);
 static double asof_lookup_bytes(Path *inner_path);
+static Expr *asof_nearest_show(AsOfSpec *spec, Var *var);
+static List *asof_nearest_private(AsOfSpec *spec);
+static AsOfSpec *asof_recognise_nearest(PlannerInfo *root, Query *sq,
+										SortGroupClause *order,
+										TargetEntry *order_tle);
+static void asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
+								   RelOptInfo *outerrel, RelOptInfo *innerrel,
+								   JoinType jointype, JoinPathExtraData *extra,
+								   AsOfSpec *spec, PlannerInfo *subroot,
+								   RelOptInfo *final_rel, List *outer_pathkeys,
+								   List *quals, Query *serial_query);
+static List *asof_outer_exprs(AsOfSpec *spec);
+static void asof_consider_parallel(PlannerInfo *root, RelOptInfo *joinrel,
+								   RelOptInfo *outerrel, RelOptInfo *innerrel,
+								   JoinPathExtraData *extra);
 static Path *asof_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 							RelOptInfo *innerrel, JoinType jointype,
 							JoinPathExtraData *extra, AsOfSpec *spec,
@@ -571,6 +614,8 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	/* ORDER BY the version time: DESC looks backward, ASC forward */
 	order = linitial_node(SortGroupClause, sq->sortClause);
 	order_tle = get_sortgroupclause_tle(order, sq->targetList);
+	if (IsA(order_tle->expr, OpExpr))
+		return asof_recognise_nearest(root, sq, order, order_tle);
 	if (!get_ordering_op_properties(order->sortop, &time_opfamily,
 									&opcintype, &order_strategy))
 		ASOF_NO("the subquery's ORDER BY is not a btree ordering");
@@ -846,6 +891,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	List	   *save_plan_params;
 	ListCell   *lc;
 	List	   *quals = NIL;
+	Query	   *serial_query = NULL;
 
 	if (!wj_enable_asof_join)
 		ASOF_NO_PATH("windowjoin.enable_asof_join is off");
@@ -941,7 +987,9 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	outer_pathkeys = asof_outer_pathkeys(root, outerrel, spec);
 	outer_path = wj_sorted_input(root, outerrel, outer_pathkeys);
 
-	/* The inner side: plan the rewritten subquery */
+	/* The inner side: plan the rewritten subquery (planning scribbles on it) */
+	if (outerrel->partial_pathlist != NIL)
+		serial_query = copyObject(spec->rewritten);
 	save_plan_params = root->plan_params;
 	root->plan_params = NIL;
 	subroot = subquery_planner(root->glob, spec->rewritten, root, false, 0.0);
@@ -964,6 +1012,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	foreach(lc, innerrel->baserestrictinfo)
 		quals = lappend(quals, ((RestrictInfo *) lfirst(lc))->clause);
 
+	asof_consider_parallel(root, joinrel, outerrel, innerrel, extra);
 	add_path(joinrel,
 			 asof_make_path(root, joinrel, innerrel, jointype, extra, spec,
 							subroot, inner_path, outer_path, quals,
@@ -976,13 +1025,158 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	 * only when they are expected to fit in the memory a Hash Join may use
 	 * (the executor falls back to the sweep at run time if they do not).
 	 */
-	if (spec->hashed &&
+	if ((spec->hashed || spec->near_hashable) &&
 		asof_lookup_bytes(inner_path) <=
 		(double) get_hash_memory_limit())
 		add_path(joinrel,
 				 asof_make_path(root, joinrel, innerrel, jointype, extra,
 								spec, subroot, inner_path, cheapest, quals,
 								ASOF_STRATEGY_LOOKUP));
+
+	asof_add_partial_paths(root, joinrel, outerrel, innerrel, jointype, extra,
+						   spec, subroot, final_rel, outer_pathkeys, quals,
+						   serial_query);
+}
+
+/*
+ * asof_add_partial_paths
+ *		Partial AsOfJoin paths: each participant of a parallel plan joins its
+ *		share of the outer rows (the outer relation's partial path, sorted in
+ *		each worker for the merge and sweep strategies, as it is for the
+ *		lookup) with every version, read complete in each participant from a
+ *		parallel-safe path of the rewritten subquery.  Inner and left joins
+ *		both decide per outer row, so the Gather's union is the join.
+ */
+static void
+asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
+					   RelOptInfo *outerrel, RelOptInfo *innerrel,
+					   JoinType jointype, JoinPathExtraData *extra,
+					   AsOfSpec *spec, PlannerInfo *subroot,
+					   RelOptInfo *final_rel, List *outer_pathkeys,
+					   List *quals, Query *serial_query)
+{
+	Path	   *inner_path = NULL;
+	Path	   *outer_path;
+	Path	   *path;
+	ListCell   *lc;
+
+	if (!joinrel->consider_parallel || outerrel->partial_pathlist == NIL)
+	{
+		elog(DEBUG2, "AsOfJoin: no partial path (join not parallel safe, or no partial outer path)");
+		return;
+	}
+	foreach(lc, final_rel->pathlist)
+	{
+		path = (Path *) lfirst(lc);
+		if (path->parallel_safe && path->param_info == NULL &&
+			pathkeys_contained_in(subroot->sort_pathkeys, path->pathkeys) &&
+			(inner_path == NULL || path->total_cost < inner_path->total_cost))
+			inner_path = path;
+	}
+	if (inner_path == NULL && serial_query != NULL)
+	{
+		/*
+		 * Every sorted path of the versions has a Gather in it (the serial
+		 * node may read them through a Gather Merge, a worker cannot):
+		 * plan the subquery once more without parallel workers.
+		 */
+		List	   *save_plan_params = root->plan_params;
+		int			save_workers = max_parallel_workers_per_gather;
+
+		root->plan_params = NIL;
+		max_parallel_workers_per_gather = 0;
+		PG_TRY();
+		{
+			subroot = subquery_planner(root->glob, serial_query, root, false,
+									   0.0);
+		}
+		PG_FINALLY();
+		{
+			max_parallel_workers_per_gather = save_workers;
+		}
+		PG_END_TRY();
+		if (root->plan_params != NIL)
+		{
+			root->plan_params = save_plan_params;
+			return;
+		}
+		root->plan_params = save_plan_params;
+		final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
+		path = final_rel->cheapest_total_path;
+		if (path != NULL && !IS_DUMMY_REL(final_rel) && path->parallel_safe &&
+			path->param_info == NULL &&
+			pathkeys_contained_in(subroot->sort_pathkeys, path->pathkeys))
+			inner_path = path;
+	}
+	if (inner_path == NULL)
+	{
+		elog(DEBUG2, "AsOfJoin: no partial path (no parallel-safe path of the versions)");
+		return;
+	}
+
+	outer_path = wj_partial_outer_input(root, outerrel, outer_pathkeys);
+	if (outer_path != NULL)
+		add_partial_path(joinrel,
+						 asof_make_path(root, joinrel, innerrel, jointype,
+										extra, spec, subroot, inner_path,
+										outer_path, quals,
+										spec->hashed ? ASOF_STRATEGY_SWEEP :
+										ASOF_STRATEGY_MERGE));
+	outer_path = (Path *) linitial(outerrel->partial_pathlist);
+	if (spec->hashed && outer_path->param_info == NULL &&
+		asof_lookup_bytes(inner_path) <= (double) get_hash_memory_limit())
+		add_partial_path(joinrel,
+						 asof_make_path(root, joinrel, innerrel, jointype,
+										extra, spec, subroot, inner_path,
+										outer_path, quals,
+										ASOF_STRATEGY_LOOKUP));
+}
+
+/*
+ * asof_consider_parallel
+ *		Decide joinrel->consider_parallel as build_join_rel does, except for
+ *		the inner relation's own flag: PostgreSQL never lets a subquery with
+ *		a LIMIT into a worker (its rows could differ there), which keeps the
+ *		flag off for every join with the LATERAL idiom.  Our node never runs
+ *		that subquery but the rewritten one, without LIMIT, whose paths carry
+ *		their own parallel_safe flags; the subquery relation's filters, the
+ *		join's clauses and its target must still be parallel safe.  PostgreSQL's
+ *		own paths of the join stay parallel-unsafe (their inner paths are),
+ *		so only our paths can go under a Gather.
+ */
+static void
+asof_consider_parallel(PlannerInfo *root, RelOptInfo *joinrel,
+					   RelOptInfo *outerrel, RelOptInfo *innerrel,
+					   JoinPathExtraData *extra)
+{
+	if (joinrel->consider_parallel || !outerrel->consider_parallel)
+		return;
+	if (!is_parallel_safe(root, (Node *) extract_actual_clauses(extra->restrictlist, false)) ||
+		!is_parallel_safe(root, (Node *) extract_actual_clauses(extra->restrictlist, true)) ||
+		!is_parallel_safe(root, (Node *) extract_actual_clauses(innerrel->baserestrictinfo, false)) ||
+		!is_parallel_safe(root, (Node *) innerrel->reltarget->exprs) ||
+		!is_parallel_safe(root, (Node *) joinrel->reltarget->exprs))
+		return;
+	joinrel->consider_parallel = true;
+}
+
+/*
+ * asof_outer_exprs
+ *		The expressions of the outer relation the node evaluates per outer
+ *		row (keys, time, tolerance bounds), for the parallel-safety rule.
+ */
+static List *
+asof_outer_exprs(AsOfSpec *spec)
+{
+	List	   *exprs = NIL;
+	ListCell   *lc;
+
+	foreach(lc, spec->keys)
+		exprs = lappend(exprs, ((AsOfCond *) lfirst(lc))->outer);
+	exprs = lappend(exprs, spec->time->outer);
+	foreach(lc, spec->tolerances)
+		exprs = lappend(exprs, ((AsOfCond *) lfirst(lc))->outer);
+	return exprs;
 }
 
 /*
@@ -1043,10 +1237,16 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	apath->cpath.path.parent = joinrel;
 	apath->cpath.path.pathtarget = joinrel->reltarget;
 	apath->cpath.path.param_info = NULL;
-	apath->cpath.path.parallel_aware = false;
-	apath->cpath.path.parallel_safe = false;
-	apath->cpath.path.parallel_workers = 0;
+	apath->cpath.path.parallel_aware = outer_path->parallel_workers > 0;
+	apath->cpath.path.parallel_safe =
+		wj_path_parallel_safe(root, joinrel,
+							  list_make2(outer_path, inner_path),
+							  asof_outer_exprs(spec));
+	apath->cpath.path.parallel_workers = outer_path->parallel_workers;
 	apath->cpath.path.rows = joinrel->rows;
+	if (outer_path->parallel_workers > 0)
+		apath->cpath.path.rows =
+			clamp_row_est(joinrel->rows / wj_parallel_divisor(outer_path));
 	/*
 	 * The lookup's run-time fallback sorts the outer rows: no order.  The
 	 * sweep returns a LEFT join's outer rows whose shifted time is out of
@@ -1098,7 +1298,7 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	inner_run = inner_rows * (inner_cmp + 2 * cpu_tuple_cost);
 	outer_run = outer_rows * (outer_cmp + outer_expr_cost.per_tuple +
 							  qual_cost.per_tuple + cpu_tuple_cost) +
-		joinrel->rows * joinrel->reltarget->cost.per_tuple;
+		apath->cpath.path.rows * joinrel->reltarget->cost.per_tuple;
 	startup = outer_path->startup_cost + inner_path->startup_cost +
 		qual_cost.startup + outer_expr_cost.startup +
 		joinrel->reltarget->cost.startup;
@@ -1265,7 +1465,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 										  (Expr *) var, c->outer,
 										  InvalidOid, c->collation));
 		cmps = asof_add_cmp(cmps, c);
-		if (spec->hashed)
+		if (spec->hashed || spec->near_hashable)
 		{
 			Oid			hashproc;
 			Oid			dummy;
@@ -1306,13 +1506,17 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		cscan->custom_exprs = lappend(cscan->custom_exprs, tol_bounds);
 		cscan->custom_exprs = lappend(cscan->custom_exprs, joinquals);
 		cscan->custom_exprs = lappend(cscan->custom_exprs, show_keys);
-		cscan->custom_exprs = lappend(cscan->custom_exprs,
-									  list_make1(make_opclause(spec->time->opno,
-															   BOOLOID, false,
-															   (Expr *) var,
-															   spec->time->outer,
-															   InvalidOid,
-															   spec->time->collation)));
+		if (spec->nearest)
+			cscan->custom_exprs = lappend(cscan->custom_exprs,
+										  list_make1(asof_nearest_show(spec, var)));
+		else
+			cscan->custom_exprs = lappend(cscan->custom_exprs,
+										  list_make1(make_opclause(spec->time->opno,
+																   BOOLOID, false,
+																   (Expr *) var,
+																   spec->time->outer,
+																   InvalidOid,
+																   spec->time->collation)));
 		cscan->custom_exprs = lappend(cscan->custom_exprs, show_tol);
 	}
 
@@ -1331,7 +1535,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	inner_plan->scan.plan.plan_rows = apath->inner_path->rows;
 	inner_plan->scan.plan.plan_width = apath->inner_path->pathtarget->width;
 	inner_plan->scan.plan.parallel_aware = false;
-	inner_plan->scan.plan.parallel_safe = false;
+	inner_plan->scan.plan.parallel_safe = apath->inner_path->parallel_safe;
 
 	/* The scan tuple: outer child's columns, then inner child's */
 	resno = 1;
@@ -1367,7 +1571,518 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_plans = list_make2(outer_plan, inner_plan);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_private = list_make4(meta, cmps, attnos, hashinfo);
+	if (spec->nearest)
+		cscan->custom_private = lappend(cscan->custom_private,
+										asof_nearest_private(spec));
 	cscan->methods = &wj_asof_scan_methods;
 
 	return &cscan->scan.plan;
+}
+
+
+/*
+ * Nearest
+ *
+ *		FROM o [LEFT] JOIN LATERAL (
+ *			SELECT ... FROM v
+ *			WHERE v.k = o.k								-- zero or more keys
+ *			  [AND v.t BETWEEN o.t - x AND o.t + y]		-- or either bound
+ *			  [AND filters on v alone]
+ *			ORDER BY v.t <-> o.t LIMIT 1) v ON true
+ *
+ * where <-> is the distance operator of the btree_gist extension for
+ * int2, int4, int8, date, timestamp or timestamptz.  Its distance is
+ * |v.t - o.t| (btree_gist's own function, which the executor calls), so the
+ * closest version is one of the two neighbours of the outer time in time
+ * order: the latest version at or before it and the earliest one after it.
+ * Floating-point times are not recognised: btree_gist's float distance of
+ * an infinite or NaN time is not monotone in the time (infinity <->
+ * infinity is NaN, farther than anything), so the neighbours need not hold
+ * the answer.
+ *
+ * A tolerance bound must keep the outer time inside the window (o.t - x
+ * with x >= 0 below, o.t + y with y >= 0 above, or o.t itself); otherwise
+ * the closest version in the window need not be a neighbour of o.t.
+ *
+ * Without a tolerance bound, NULL times take part as in PostgreSQL's plan:
+ * ORDER BY puts NULL distances last, so a version with a NULL time is
+ * returned only when its key has no other version, and an outer row with a
+ * NULL time (all distances NULL) gets some version of its key.
+ */
+
+/* btree_gist's distance functions we know, by the type they measure */
+typedef struct AsOfDistance
+{
+	Oid			type;			/* argument type (both) */
+	const char *symbol;			/* the C function */
+	Oid			result;			/* its result type */
+} AsOfDistance;
+
+static const AsOfDistance asof_distances[] = {
+	{INT2OID, "int2_dist", INT2OID},
+	{INT4OID, "int4_dist", INT4OID},
+	{INT8OID, "int8_dist", INT8OID},
+	{DATEOID, "date_dist", INT4OID},
+	{TIMESTAMPOID, "ts_dist", INTERVALOID},
+	{TIMESTAMPTZOID, "tstz_dist", INTERVALOID},
+};
+
+/*
+ * asof_btree_gist_distance
+ *		If opno is btree_gist's distance operator for one of the types of
+ *		asof_distances, return that entry.  The operator is identified by
+ *		its function: a C function of the btree_gist extension whose link
+ *		symbol, argument and result types are those of the entry (the
+ *		operator's name and schema prove nothing).
+ */
+static const AsOfDistance *
+asof_btree_gist_distance(Oid opno)
+{
+	Oid			ext = get_extension_oid("btree_gist", true);
+	HeapTuple	tup;
+	Form_pg_operator oper;
+	Form_pg_proc proc;
+	const AsOfDistance *dist = NULL;
+	Oid			funcid;
+	Oid			left;
+	Oid			right;
+	Oid			result;
+	Datum		src;
+	bool		isnull;
+	bool		ok;
+	int			i;
+
+	if (!OidIsValid(ext))
+		return NULL;
+	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	oper = (Form_pg_operator) GETSTRUCT(tup);
+	funcid = oper->oprcode;
+	left = oper->oprleft;
+	right = oper->oprright;
+	result = oper->oprresult;
+	ReleaseSysCache(tup);
+
+	for (i = 0; i < lengthof(asof_distances); i++)
+	{
+		if (asof_distances[i].type == left)
+			dist = &asof_distances[i];
+	}
+	if (dist == NULL || right != left || result != dist->result)
+		return NULL;
+	if (getExtensionOfObject(ProcedureRelationId, funcid) != ext)
+		return NULL;
+
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	ok = (proc->prolang == ClanguageId && !proc->proretset &&
+		  proc->prorettype == dist->result && proc->pronargs == 2 &&
+		  proc->proargtypes.values[0] == left &&
+		  proc->proargtypes.values[1] == left);
+	if (ok)
+	{
+		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		ok = !isnull && strcmp(TextDatumGetCString(src), dist->symbol) == 0;
+	}
+	ReleaseSysCache(tup);
+	return ok ? dist : NULL;
+}
+
+/*
+ * asof_const_sign
+ *		Sign of an integer or interval constant: 1, 0 or -1; 2 when unknown
+ *		(an interval whose fields have different signs, another type).
+ */
+static int
+asof_const_sign(Const *cst)
+{
+	int64		v;
+
+	if (cst->constisnull)
+		return 2;
+	switch (cst->consttype)
+	{
+		case INT2OID:
+			v = DatumGetInt16(cst->constvalue);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(cst->constvalue);
+			break;
+		case INT8OID:
+			v = DatumGetInt64(cst->constvalue);
+			break;
+		case INTERVALOID:
+			{
+				Interval   *iv = DatumGetIntervalP(cst->constvalue);
+
+				if (iv->month >= 0 && iv->day >= 0 && iv->time >= 0)
+					return (iv->month == 0 && iv->day == 0 && iv->time == 0) ? 0 : 1;
+				if (iv->month <= 0 && iv->day <= 0 && iv->time <= 0)
+					return -1;
+				return 2;
+			}
+		default:
+			return 2;
+	}
+	return (v > 0) ? 1 : (v < 0) ? -1 : 0;
+}
+
+/*
+ * asof_nearest_bound_ok
+ *		True if the tolerance bound c ("inner >= bound" etc.) keeps the outer
+ *		time inside the window: the bound is the outer time itself, or the
+ *		outer time plus or minus a constant whose sign puts a lower bound at
+ *		or below it and an upper bound at or above it.
+ */
+static bool
+asof_nearest_bound_ok(AsOfCond *c, AsOfCond *time)
+{
+	bool		upper = (c->strategy == BTLessStrategyNumber ||
+						 c->strategy == BTLessEqualStrategyNumber);
+	OpExpr	   *op;
+	int			sign;
+	Oid			func;
+
+	if (equal(c->outer, time->outer))
+		return true;
+	if (!IsA(c->outer, OpExpr))
+		return false;
+	op = (OpExpr *) c->outer;
+	if (list_length(op->args) != 2 ||
+		!equal(linitial(op->args), time->outer) ||
+		!IsA(lsecond(op->args), Const))
+		return false;
+	sign = asof_const_sign((Const *) lsecond(op->args));
+	if (sign == 2)
+		return false;
+	func = op->opfuncid;
+	if (!OidIsValid(func))
+		func = get_opcode(op->opno);
+	switch (func)
+	{
+		case F_TIMESTAMP_PL_INTERVAL:
+		case F_TIMESTAMPTZ_PL_INTERVAL:
+		case F_DATE_PL_INTERVAL:
+		case F_DATE_PLI:
+		case F_INT2PL:
+		case F_INT4PL:
+		case F_INT8PL:
+		case F_INT24PL:
+		case F_INT42PL:
+		case F_INT28PL:
+		case F_INT82PL:
+		case F_INT48PL:
+		case F_INT84PL:
+			break;
+		case F_TIMESTAMP_MI_INTERVAL:
+		case F_TIMESTAMPTZ_MI_INTERVAL:
+		case F_DATE_MI_INTERVAL:
+		case F_DATE_MII:
+		case F_INT2MI:
+		case F_INT4MI:
+		case F_INT8MI:
+		case F_INT24MI:
+		case F_INT42MI:
+		case F_INT28MI:
+		case F_INT82MI:
+		case F_INT48MI:
+		case F_INT84MI:
+			sign = -sign;
+			break;
+		default:
+			return false;
+	}
+	/* sign: where the bound lies relative to the outer time */
+	return upper ? sign >= 0 : sign <= 0;
+}
+
+/*
+ * asof_recognise_nearest
+ *		asof_recognise for ORDER BY inner_time <-> outer_time: NULL unless
+ *		the subquery is exactly the nearest idiom (see above), else the
+ *		recognised conditions and the rewritten subquery, ordered by (keys,
+ *		time ascending with NULLs last, output columns), which both the
+ *		merge and the lookup strategy read.
+ */
+static AsOfSpec *
+asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
+					   TargetEntry *order_tle)
+{
+	OpExpr	   *dop = (OpExpr *) order_tle->expr;
+	const AsOfDistance *dist;
+	AsOfSpec   *spec;
+	Node	   *inner_arg;
+	Node	   *outer_arg;
+	Oid			time_opfamily;
+	Oid			opcintype;
+	Oid			leop;
+	int16		order_strategy;
+	AsOfCond	cond;
+	List	   *quals = NIL;
+	List	   *kept = NIL;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	Query	   *q;
+	int			noriginal = 0;
+	int			depth;
+	Index		next_ref = 1;
+	int			n;
+	char	   *kinds;
+	bool	   *fallible;
+
+	if (list_length(dop->args) != 2 || dop->opretset)
+		ASOF_NO("nearest: not a binary distance operator");
+	dist = asof_btree_gist_distance(dop->opno);
+	if (dist == NULL)
+		ASOF_NO("nearest: not btree_gist's distance operator");
+
+	/* ORDER BY the distance ascending, NULLs last */
+	if (order->nulls_first ||
+		!get_ordering_op_properties(order->sortop, &time_opfamily,
+									&opcintype, &order_strategy) ||
+		order_strategy != BTLessStrategyNumber ||
+		opcintype != dist->result)
+		ASOF_NO("nearest: ORDER BY the distance is not ascending with NULLs last");
+
+	/* One argument of the subquery's relation, the other of the parent's */
+	inner_arg = (Node *) linitial(dop->args);
+	outer_arg = (Node *) lsecond(dop->args);
+	spec = palloc0(sizeof(AsOfSpec));
+	spec->nearest = true;
+	spec->near_inner_first = true;
+	if (asof_levels(inner_arg) == ASOF_LEVEL1 &&
+		asof_levels(outer_arg) == ASOF_LEVEL0)
+	{
+		Node	   *tmp = inner_arg;
+
+		inner_arg = outer_arg;
+		outer_arg = tmp;
+		spec->near_inner_first = false;
+	}
+	if (asof_levels(inner_arg) != ASOF_LEVEL0 ||
+		asof_levels(outer_arg) != ASOF_LEVEL1)
+		ASOF_NO("nearest: the distance is not between a version time and an outer time");
+
+	/* The time is compared in the type's default btree opfamily */
+	time_opfamily = get_opclass_family(GetDefaultOpClass(dist->type,
+														 BTREE_AM_OID));
+	leop = get_opfamily_member(time_opfamily, dist->type, dist->type,
+							   BTLessEqualStrategyNumber);
+	if (!OidIsValid(leop))
+		ASOF_NO("nearest: no <= operator for the time type");
+	if (!asof_split_comparison(root,
+							   (Node *) make_opclause(leop, BOOLOID, false,
+													  (Expr *) copyObject(inner_arg),
+													  (Expr *) copyObject(outer_arg),
+													  InvalidOid, InvalidOid),
+							   &cond))
+		ASOF_NO("nearest: the time comparison is not supported");
+	spec->time = palloc(sizeof(AsOfCond));
+	*spec->time = cond;
+	if (!asof_cond_in_opfamily(spec->time, time_opfamily, true))
+		ASOF_NO("nearest: the time is not in its btree opfamily");
+	spec->near_opno = dop->opno;
+	spec->near_func = get_opcode(dop->opno);
+	spec->near_ltop = order->sortop;
+	spec->near_type = dist->type;
+
+	/*
+	 * Sort the WHERE conjuncts into keys, tolerances and filters.  kinds[]
+	 * and fallible[] describe them for asof_order_ok, after a first entry
+	 * for the ORDER BY, which PostgreSQL computes after every filter.
+	 */
+	asof_flatten_and(sq->jointree->quals, &quals);
+	kinds = palloc0(list_length(quals) + 2);
+	fallible = palloc0(sizeof(bool) * (list_length(quals) + 2));
+	kinds[0] = 'T';
+	foreach(lc, quals)
+	{
+		Node	   *clause = (Node *) lfirst(lc);
+		int			qi = foreach_current_index(lc) + 1;
+		AsOfCond   *c;
+
+		kinds[qi] = 'F';
+		if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
+		{
+			kept = lappend(kept, clause);	/* filter on the relation alone */
+			continue;
+		}
+		if (!asof_split_comparison(root, clause, &cond))
+			ASOF_NO("nearest: a condition between the version and the outer row is not a comparison");
+
+		c = palloc(sizeof(AsOfCond));
+		*c = cond;
+		if (equal(cond.inner, spec->time->inner) &&
+			asof_cond_in_opfamily(c, time_opfamily, false) &&
+			c->strategy != BTEqualStrategyNumber)
+		{
+			if (!asof_nearest_bound_ok(c, spec->time))
+				ASOF_NO("nearest: a tolerance window need not hold the outer time");
+			spec->tolerances = lappend(spec->tolerances, c);
+			kinds[qi] = 'L';
+			fallible[qi] = !IsA(c->outer, Var);
+		}
+		else
+		{
+			List	   *opfamilies = get_mergejoin_opfamilies(cond.opno);
+			ListCell   *olc;
+			bool		found = false;
+
+			foreach(olc, opfamilies)
+			{
+				if (asof_cond_in_opfamily(c, lfirst_oid(olc), true) &&
+					c->strategy == BTEqualStrategyNumber)
+				{
+					found = true;
+					break;
+				}
+			}
+			if (!found)
+				ASOF_NO("nearest: a condition is neither a key nor a tolerance bound");
+			spec->keys = lappend(spec->keys, c);
+			kinds[qi] = 'K';
+		}
+	}
+	if (!asof_order_ok(root,
+					   lcons(makeBoolConst(true, false), list_copy(quals)),
+					   kinds, fallible))
+		ASOF_NO("nearest: conditions that can fail come before filters");
+	spec->near_keep_nulls = (spec->tolerances == NIL);
+
+	/* The rewritten subquery, as in asof_recognise */
+	q = copyObject(sq);
+	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	q->sortClause = NIL;
+	q->limitCount = NULL;
+	q->limitOption = LIMIT_OPTION_DEFAULT;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		if (tle->resjunk)
+			continue;
+		if (tle->resno != noriginal + 1)
+			ASOF_NO("nearest: junk output column before a real one");
+		tle->ressortgroupref = 0;
+		tlist = lappend(tlist, tle);
+		noriginal++;
+	}
+	q->targetList = tlist;
+
+	/* Sorted by (keys, time) for the merge; the lookup may hash the keys */
+	spec->hashed = false;
+	spec->near_hashable = (spec->keys != NIL);
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Oid			lhs;
+		Oid			rhs;
+
+		if (c->innertype != c->outertype ||
+			!op_hashjoinable(c->opno, c->innertype) ||
+			!get_op_hash_functions(c->opno, &lhs, &rhs) || lhs != rhs)
+			spec->near_hashable = false;
+	}
+	n = 0;
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		c->resno = asof_target_resno(q, noriginal, c->inner, "asof_key",
+									 ++n, &spec->new_colnames);
+		asof_add_sort(q, c->resno,
+					  get_opfamily_member(c->opfamily, c->innertype,
+										  c->innertype, BTLessStrategyNumber),
+					  get_opfamily_member(c->opfamily, c->innertype,
+										  c->innertype, BTEqualStrategyNumber),
+					  false, &next_ref);
+	}
+	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
+										  "asof_time", 0,
+										  &spec->new_colnames);
+	asof_add_sort(q, spec->time->resno,
+				  get_opfamily_member(time_opfamily, dist->type, dist->type,
+									  BTLessStrategyNumber),
+				  get_opfamily_member(time_opfamily, dist->type, dist->type,
+									  BTEqualStrategyNumber),
+				  false, &next_ref);
+	foreach(lc, spec->tolerances)
+		((AsOfCond *) lfirst(lc))->resno = spec->time->resno;
+
+	/*
+	 * Tie breakers: among versions with equal keys and time the executor
+	 * takes the one whose output row sorts last, as for the other
+	 * directions.
+	 */
+	for (n = 1; n <= noriginal; n++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, q->targetList, n - 1);
+		Oid			ltop;
+		Oid			eqop;
+		Oid			gtop;
+		bool		hashable;
+
+		get_sort_group_operators(exprType((Node *) tle->expr),
+								 false, false, false,
+								 &ltop, &eqop, &gtop, &hashable);
+		if (!OidIsValid(ltop) || !OidIsValid(eqop) || !OidIsValid(gtop))
+			continue;
+		asof_add_sort(q, n, ltop, eqop, false, &next_ref);
+	}
+
+	depth = -1;
+	if (asof_outer_refs_walker((Node *) q, &depth))
+		ASOF_NO("nearest: the rewritten subquery still refers to the outer query");
+
+	spec->rewritten = q;
+	return spec;
+}
+
+/*
+ * asof_nearest_show
+ *		EXPLAIN's "Time Cond" of a nearest join: the distance ordering, as
+ *		written.
+ */
+static Expr *
+asof_nearest_show(AsOfSpec *spec, Var *var)
+{
+	Expr	   *inner = (Expr *) var;
+	Expr	   *outer = spec->time->outer;
+	Oid			restype = get_op_rettype(spec->near_opno);
+
+	if (spec->near_inner_first)
+		return make_opclause(spec->near_opno, restype, false, inner, outer,
+							 InvalidOid, InvalidOid);
+	return make_opclause(spec->near_opno, restype, false, outer, inner,
+						 InvalidOid, InvalidOid);
+}
+
+/*
+ * asof_nearest_private
+ *		The fifth custom_private list of a nearest join: OIDs (distance
+ *		function, "<" on its results, time type), then integers (distance
+ *		argument order, NULL times take part, then per tolerance bound
+ *		whether it is an upper bound).
+ */
+static List *
+asof_nearest_private(AsOfSpec *spec)
+{
+	List	   *oids;
+	List	   *ints;
+	ListCell   *lc;
+
+	oids = list_make3_oid(spec->near_func, spec->near_ltop, spec->near_type);
+	ints = list_make2_int(spec->near_inner_first ? 1 : 0,
+						  spec->near_keep_nulls ? 1 : 0);
+	foreach(lc, spec->tolerances)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		ints = lappend_int(ints, c->strategy == BTLessStrategyNumber ||
+						   c->strategy == BTLessEqualStrategyNumber);
+	}
+	return list_make2(oids, ints);
 }

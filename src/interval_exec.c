@@ -192,6 +192,8 @@ typedef struct IntervalJoinState
 	int64		scan_pos;
 
 	WjStateStats stats;
+	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
+	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
 } IntervalJoinState;
 
 static void ij_init_band_check(IntervalJoinState *st, List *band);
@@ -208,6 +210,15 @@ static void ij_end(CustomScanState *node);
 static void ij_rescan(CustomScanState *node);
 static void ij_explain(CustomScanState *node, List *ancestors,
 					   ExplainState *es);
+static Size ij_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void ij_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void ij_init_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
+static void ij_shutdown(CustomScanState *node);
+static void ij_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+						  void *coordinate);
+static bool ij_next_partition(IntervalJoinState *st);
 
 const CustomScanMethods wj_interval_scan_methods = {
 	.CustomName = IJ_NAME,
@@ -221,6 +232,11 @@ static const CustomExecMethods ij_exec_methods = {
 	.EndCustomScan = ij_end,
 	.ReScanCustomScan = ij_rescan,
 	.ExplainCustomScan = ij_explain,
+	.EstimateDSMCustomScan = ij_estimate_dsm,
+	.InitializeDSMCustomScan = ij_init_dsm,
+	.ReInitializeDSMCustomScan = ij_reinit_dsm,
+	.InitializeWorkerCustomScan = ij_init_worker,
+	.ShutdownCustomScan = ij_shutdown,
 };
 
 /*
@@ -288,8 +304,16 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	int			child_eflags;
 	int			i;
 
-	Assert(list_length(priv) == IJ_PRIV_COUNT &&
+	Assert((list_length(priv) == IJ_PRIV_COUNT ||
+			list_length(priv) == IJ_PRIV_KP_PARTS + 1) &&
 		   list_length(scalars) == IJ_S_COUNT);
+	/* key-partitioned (a partial path for a Gather): the partition Param */
+	st->kp.bucket = -1;
+	if (list_length(priv) > IJ_PRIV_COUNT)
+	{
+		st->kp.param = intVal(list_nth(priv, IJ_PRIV_KP_PARAM));
+		st->kp.parts = intVal(list_nth(priv, IJ_PRIV_KP_PARTS));
+	}
 
 	st->jointype = (JoinType) list_nth_int(scalars, IJ_S_JOINTYPE);
 	st->emit_outer = (st->jointype == JOIN_LEFT || st->jointype == JOIN_FULL ||
@@ -1254,12 +1278,20 @@ ij_exec(CustomScanState *node)
 	ExprState  *qual = node->ss.ps.qual;
 	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
 
+	/* key-partitioned: claim a partition before reading */
+	if (st->kp.parts > 0 && st->kp.bucket < 0 && !st->kp.finished)
+		(void) ij_next_partition(st);
+
 	for (;;)
 	{
 		TupleTableSlot *slot;
 
 		ResetExprContext(econtext);
-		slot = ij_next(st);
+		slot = (st->kp.parts > 0 && st->kp.bucket < 0) ? NULL : ij_next(st);
+		/* key-partitioned: on to the next unclaimed partition */
+		if (slot == NULL && st->kp.parts > 0 && !st->kp.finished &&
+			ij_next_partition(st))
+			continue;
 		if (slot == NULL)
 		{
 			if (proj != NULL)
@@ -1312,6 +1344,9 @@ ij_rescan(CustomScanState *node)
 	wj_rescan_child(node, st->outer_ps);
 	wj_rescan_child(node, st->inner_ps);
 	ij_reset_run(st);
+	st->kp.bucket = -1;
+	st->kp.finished = false;
+	st->kp.local = 0;
 }
 
 /*
@@ -1361,4 +1396,77 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							 nloops > 0 ? nfiltered / nloops : 0, 0, es);
 	}
 	wj_explain_state(&st->stats, es);
+	if (list_length(cscan->custom_private) > IJ_PRIV_COUNT)
+		ExplainPropertyInteger("Key Partitions", NULL,
+							   intVal(list_nth(cscan->custom_private, IJ_PRIV_KP_PARTS)),
+							   es);
+	wj_explain_workers(&st->pinstr, &node->ss.ps, &st->stats, es);
+}
+
+/*
+ * ij_estimate_dsm, ij_init_dsm, ij_reinit_dsm, ij_init_worker, ij_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: the
+ *		counter from which key-partitioned execution claims partitions, and
+ *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		Nothing else is shared: every participant joins its share of the
+ *		outer rows, or its partitions, on its own.
+ */
+#define IJ_DSM_COUNTER_SIZE		MAXALIGN(sizeof(pg_atomic_uint32))
+
+static Size
+ij_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return add_size(IJ_DSM_COUNTER_SIZE, wj_instr_estimate(pcxt));
+}
+
+static void
+ij_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+
+	st->kp.counter = (pg_atomic_uint32 *) coordinate;
+	pg_atomic_init_u32(st->kp.counter, 0);
+	wj_instr_init_dsm(&st->pinstr, pcxt,
+					  (char *) coordinate + IJ_DSM_COUNTER_SIZE);
+}
+
+static void
+ij_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+
+	pg_atomic_write_u32(st->kp.counter, 0);
+}
+
+static void
+ij_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+
+	st->kp.counter = (pg_atomic_uint32 *) coordinate;
+	wj_instr_init_worker(&st->pinstr,
+						 (char *) coordinate + IJ_DSM_COUNTER_SIZE);
+}
+
+static void
+ij_shutdown(CustomScanState *node)
+{
+	IntervalJoinState *st = (IntervalJoinState *) node;
+
+	wj_instr_shutdown(&st->pinstr, &node->ss.ps, &st->stats);
+}
+
+/*
+ * ij_next_partition
+ *		Key-partitioned execution: claim the next partition and restart the
+ *		sweep on it; false when every partition has been claimed.
+ */
+static bool
+ij_next_partition(IntervalJoinState *st)
+{
+	if (!wj_keypart_next(&st->kp, st->css.ss.ps.state, st->outer_ps,
+						 st->inner_ps))
+		return false;
+	ij_reset_run(st);
+	return true;
 }

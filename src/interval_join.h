@@ -41,6 +41,9 @@
 #define IJ_PRIV_LO			7	/* Const int8: lower offset */
 #define IJ_PRIV_HI			8	/* Const int8: upper offset */
 #define IJ_PRIV_COUNT		9
+/* only when key-partitioned (a partial path under a Gather): */
+#define IJ_PRIV_KP_PARAM	IJ_PRIV_COUNT	/* Integer: PARAM_EXEC of the partition */
+#define IJ_PRIV_KP_PARTS	(IJ_PRIV_COUNT + 1)	/* Integer: number of partitions */
 
 /* members of the IJ_PRIV_SCALARS IntList */
 #define IJ_S_JOINTYPE		0

@@ -115,9 +115,26 @@ static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
 
+static Path *ij_make_path(PlannerInfo *root, RelOptInfo *joinrel,
+						  IJInfo *info, Path *outer, Path *inner,
+						  List *outer_pks);
+
 static const CustomPathMethods ij_path_methods = {
 	.CustomName = IJ_NAME,
 	.PlanCustomPath = ij_plan_custom_path,
+};
+
+static void ij_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
+								IJInfo *info, RelOptInfo *outerrel,
+								RelOptInfo *innerrel, List *outer_pks,
+								List *inner_pks);
+static Plan *ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
+							 CustomPath *best_path, List *tlist,
+							 List *clauses, List *custom_plans);
+
+static const CustomPathMethods ij_keypart_path_methods = {
+	.CustomName = IJ_NAME,
+	.PlanCustomPath = ij_plan_keypart,
 };
 
 /*
@@ -625,7 +642,6 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	TypeCacheEntry *tce;
 	Path	   *outer;
 	Path	   *inner;
-	CustomPath *cpath;
 	ListCell   *lc;
 
 	if (!wj_enable_interval_join)
@@ -667,28 +683,188 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	inner = wj_sorted_input(root, innerrel, inner_pks);
 	if (outer == NULL || inner == NULL)
 		return;
+	add_path(joinrel, ij_make_path(root, joinrel, info, outer, inner,
+								   outer_pks));
+
+	/*
+	 * A partial path: each participant joins its share of the outer rows
+	 * with all inner rows.  Not for right and full joins, whose unmatched
+	 * inner rows no single participant can tell.
+	 */
+	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
+		joinrel->consider_parallel)
+	{
+		outer = wj_partial_outer_input(root, outerrel, outer_pks);
+		inner = wj_parallel_safe_input(root, innerrel, inner_pks);
+		if (outer != NULL && inner != NULL)
+			add_partial_path(joinrel, ij_make_path(root, joinrel, info, outer,
+												   inner, outer_pks));
+	}
+
+	/* key-partitioned, any join type: the sorts of both sides split */
+	if (wj_enable_key_partitioning && joinrel->consider_parallel &&
+		info->keys != NIL)
+		ij_add_keypart_path(root, joinrel, info, outerrel, innerrel,
+							outer_pks, inner_pks);
+}
+
+/*
+ * ij_key_hashfns
+ *		The hash functions of the first key's outer and inner types (those
+ *		of its equality operator's hash opfamily), false if it has none.
+ */
+static bool
+ij_key_hashfns(IJKey *k, Oid *outer_hash, Oid *inner_hash)
+{
+	OpExpr	   *op = (OpExpr *) k->rinfo->clause;
+	Oid			lhash,
+				rhash;
+
+	if (!OidIsValid(k->rinfo->hashjoinoperator) ||
+		!get_op_hash_functions(op->opno, &lhash, &rhash))
+		return false;
+	if (linitial(op->args) == (void *) k->outer_expr)
+	{
+		*outer_hash = lhash;
+		*inner_hash = rhash;
+	}
+	else
+	{
+		*outer_hash = rhash;
+		*inner_hash = lhash;
+	}
+	return true;
+}
+
+/*
+ * ij_add_keypart_path
+ *		A key-partitioned partial path (docs/parallel.md): every participant
+ *		reads both inputs in full, but their scans keep only the rows of the
+ *		key partition it is joining (the first key, hashed; NULL keys in
+ *		partition 0), claimed one after another at run time, so every key is
+ *		joined, and every unmatched row of either side emitted, in exactly
+ *		one process.  Right and full joins can only split this way; for the
+ *		others it competes with the partial path above (it splits both sorts
+ *		but repeats both scans).  Offered only in the top query level
+ *		(wj_keypart_plan) and for a key between plain columns of two tables.
+ */
+static void
+ij_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
+					RelOptInfo *outerrel, RelOptInfo *innerrel,
+					List *outer_pks, List *inner_pks)
+{
+	IJKey	   *k = (IJKey *) linitial(info->keys);
+	Oid			ohash,
+				ihash;
+	Path	   *outer;
+	Path	   *inner;
+	Path	   *path;
+	Cost		scans;
+	double		divisor;
+	int			workers = 0;
+
+	if (root->query_level != 1 || root->parent_root != NULL)
+		return;
+	if (!IsA(k->outer_expr, Var) || !IsA(k->inner_expr, Var) ||
+		!ij_key_hashfns(k, &ohash, &ihash))
+		return;
+	outer = wj_parallel_safe_input(root, outerrel, outer_pks);
+	inner = wj_parallel_safe_input(root, innerrel, inner_pks);
+	if (outer == NULL || inner == NULL ||
+		wj_keypart_scan(outer) == NULL || wj_keypart_scan(inner) == NULL)
+		return;
+	/* as many workers as PostgreSQL would give the larger input's scan */
+	if (outerrel->partial_pathlist != NIL)
+		workers = ((Path *) linitial(outerrel->partial_pathlist))->parallel_workers;
+	if (innerrel->partial_pathlist != NIL)
+		workers = Max(workers,
+					  ((Path *) linitial(innerrel->partial_pathlist))->parallel_workers);
+	if (workers <= 0)
+		return;
+
+	path = ij_make_path(root, joinrel, info, outer, inner, outer_pks);
+	if (!path->parallel_safe)
+		return;
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	/* partitions one after the other: no order across them */
+	path->pathkeys = NIL;
+	divisor = wj_parallel_divisor(path);
+	scans = wj_keypart_scan(outer)->total_cost +
+		wj_keypart_scan(inner)->total_cost;
+	path->rows = clamp_row_est(joinrel->rows / divisor);
+	if (path->startup_cost > scans)
+		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
+	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;
+	((CustomPath *) path)->methods = &ij_keypart_path_methods;
+	add_partial_path(joinrel, path);
+}
+
+/*
+ * ij_plan_keypart
+ *		PlanCustomPath of a key-partitioned path: the ordinary CustomScan,
+ *		whose two input scans get the partition filter.
+ */
+static Plan *
+ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				List *tlist, List *clauses, List *custom_plans)
+{
+	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
+	IJKey	   *k = (IJKey *) linitial(info->keys);
+	CustomScan *cscan = (CustomScan *) ij_plan_custom_path(root, rel, best_path,
+														   tlist, clauses,
+														   custom_plans);
+	int			parts = wj_keypart_parts(&best_path->path);
+	Oid			ohash,
+				ihash;
+	int			paramid;
+
+	if (!ij_key_hashfns(k, &ohash, &ihash))
+		elog(ERROR, "no hash functions for the key of a key-partitioned interval join");
+	paramid = wj_keypart_plan(root, parts,
+							  linitial(cscan->custom_plans), k->outer_expr, ohash,
+							  lsecond(cscan->custom_plans), k->inner_expr, ihash);
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(paramid));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(parts));
+	return &cscan->scan.plan;
+}
+
+/*
+ * ij_make_path
+ *		An IntervalJoin path over the given sorted inputs; a partial path
+ *		when outer is one (each participant then sees its share of the
+ *		outer rows and all inner rows, and produces its share of the rows).
+ */
+static Path *
+ij_make_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
+			 Path *outer, Path *inner, List *outer_pks)
+{
+	CustomPath *cpath;
+	bool		partial = outer->parallel_workers > 0;
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = joinrel;
 	cpath->path.pathtarget = joinrel->reltarget;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = joinrel->consider_parallel &&
-		outer->parallel_safe && inner->parallel_safe;
-	cpath->path.parallel_workers = 0;
+	cpath->path.parallel_aware = partial;
+	cpath->path.parallel_safe =
+		wj_path_parallel_safe(root, joinrel, list_make2(outer, inner), NIL);
+	cpath->path.parallel_workers = outer->parallel_workers;
 	cpath->path.rows = joinrel->rows;
+	if (partial)
+		cpath->path.rows = clamp_row_est(joinrel->rows /
+										 wj_parallel_divisor(outer));
 	/* all but right and full joins emit rows in the outer input's order */
-	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL)
-		cpath->path.pathkeys = build_join_pathkeys(root, joinrel, jointype,
-												   outer_pks);
+	if (info->jointype != JOIN_RIGHT && info->jointype != JOIN_FULL)
+		cpath->path.pathkeys = build_join_pathkeys(root, joinrel,
+												   info->jointype, outer_pks);
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer, inner);
 	cpath->custom_private = list_make1(info);
 	cpath->methods = &ij_path_methods;
 	ij_cost_path(root, cpath, info, joinrel, outer, inner);
-
-	add_path(joinrel, (Path *) cpath);
+	return (Path *) cpath;
 }
 
 /*

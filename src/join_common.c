@@ -1,8 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * join_common.c
- *	  Small pieces shared by the join nodes' planners: choosing a sorted
- *	  input path.  Their EXPLAIN helpers are in explain_common.c.
+ *	  Small pieces shared by the join nodes' planners and executors:
+ *	  choosing a sorted input path (complete, partial or parallel safe), the
+ *	  parallel-safety rule of all windowjoin nodes, and key partitioning.
+ *	  Their EXPLAIN helpers are in explain_common.c.
  *
  * src/join_common.c
  *
@@ -10,9 +12,17 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/paramassign.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "utils/fmgroids.h"
 
 #include "join_common.h"
 
@@ -40,4 +50,264 @@ wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 	if (presorted != NULL && presorted->total_cost < result->total_cost)
 		result = presorted;
 	return result;
+}
+
+/*
+ * wj_path_parallel_safe
+ *		The parallel-safety rule of every windowjoin node (join_common.h):
+ *		rel->consider_parallel, every child path parallel safe, and every
+ *		expression the node evaluates besides rel's own target and clauses
+ *		parallel safe.
+ */
+bool
+wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel, List *child_paths,
+					  List *exprs)
+{
+	ListCell   *lc;
+
+	if (!rel->consider_parallel)
+		return false;
+	foreach(lc, child_paths)
+	{
+		if (!((Path *) lfirst(lc))->parallel_safe)
+			return false;
+	}
+	return exprs == NIL || is_parallel_safe(root, (Node *) exprs);
+}
+
+/*
+ * wj_parallel_divisor
+ *		The share of a partial path's total rows that one participant
+ *		processes, as the planner's own costing assumes: one per worker,
+ *		plus what the leader contributes when it participates (it spends
+ *		part of its time gathering, the less the more workers there are).
+ */
+double
+wj_parallel_divisor(Path *path)
+{
+	double		divisor = path->parallel_workers;
+
+	if (parallel_leader_participation)
+	{
+		double		leader = 1.0 - (0.3 * path->parallel_workers);
+
+		if (leader > 0)
+			divisor += leader;
+	}
+	return Max(divisor, 1.0);
+}
+
+/*
+ * wj_partial_outer_input
+ *		The cheapest partial path of rel delivering each participant's share
+ *		of the rows in pathkeys order: the cheapest partial path, sorted in
+ *		each worker unless already in order, or a presorted partial path
+ *		(a Parallel Index Scan), whichever is cheaper.  NULL when rel has no
+ *		partial path.
+ */
+Path *
+wj_partial_outer_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
+{
+	Path	   *result = NULL;
+	ListCell   *lc;
+
+	if (!rel->consider_parallel || rel->partial_pathlist == NIL)
+		return NULL;
+	foreach(lc, rel->partial_pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		Path	   *sorted = path;
+
+		if (path->param_info != NULL)
+			continue;
+		if (!pathkeys_contained_in(pathkeys, path->pathkeys))
+			sorted = (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
+		if (result == NULL || sorted->total_cost < result->total_cost)
+			result = sorted;
+	}
+	return result;
+}
+
+/*
+ * wj_parallel_safe_input
+ *		The cheapest parallel-safe unparameterized path of rel in pathkeys
+ *		order (sorted unless already in order), to run complete in every
+ *		participant of a parallel plan, as the inner side of PostgreSQL's
+ *		non-shared parallel hash join does.  NULL if there is none.
+ */
+Path *
+wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
+{
+	Path	   *result = NULL;
+	ListCell   *lc;
+
+	if (!rel->consider_parallel)
+		return NULL;
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		Path	   *sorted = path;
+
+		if (path->param_info != NULL || !path->parallel_safe)
+			continue;
+		if (!pathkeys_contained_in(pathkeys, path->pathkeys))
+			sorted = (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
+		if (result == NULL || sorted->total_cost < result->total_cost)
+			result = sorted;
+	}
+	return result;
+}
+
+/*
+ * wj_keypart_scan
+ *		The scan under a key-partitioned input path (its Sort's input, or
+ *		the presorted scan itself), whose plan gets the partition filter;
+ *		NULL when the path is of another shape.
+ */
+Path *
+wj_keypart_scan(Path *path)
+{
+	if (IsA(path, SortPath))
+		path = ((SortPath *) path)->subpath;
+	if ((path->pathtype == T_SeqScan || path->pathtype == T_IndexScan ||
+		 path->pathtype == T_BitmapHeapScan) &&
+		path->parent->rtekind == RTE_RELATION)
+		return path;
+	return NULL;
+}
+
+/*
+ * wj_keypart_parts
+ *		The number of key partitions of a key-partitioned path: one per
+ *		planned participant.
+ */
+int
+wj_keypart_parts(Path *path)
+{
+	return Max(path->parallel_workers +
+			   (parallel_leader_participation ? 1 : 0), 1);
+}
+
+/*
+ * wj_partition_filter
+ *		"COALESCE((hash(key) & 0x7fffffff) % parts, 0) = $param": the rows of
+ *		the key partition in param, NULL keys in partition 0.
+ */
+static Expr *
+wj_partition_filter(Expr *key, Oid hashfn, int parts, Param *param)
+{
+	Expr	   *h;
+	CoalesceExpr *ce = makeNode(CoalesceExpr);
+	OpExpr	   *eq;
+
+	h = (Expr *) makeFuncExpr(hashfn, INT4OID, list_make1(copyObject(key)),
+							  InvalidOid, exprCollation((Node *) key),
+							  COERCE_EXPLICIT_CALL);
+	h = (Expr *) makeFuncExpr(F_INT4AND, INT4OID,
+							  list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
+													  Int32GetDatum(PG_INT32_MAX),
+													  false, true)),
+							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	h = (Expr *) makeFuncExpr(F_INT4MOD, INT4OID,
+							  list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
+													  Int32GetDatum(parts),
+													  false, true)),
+							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	ce->coalescetype = INT4OID;
+	ce->coalescecollid = InvalidOid;
+	ce->args = list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
+									   Int32GetDatum(0), false, true));
+	ce->location = -1;
+	eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
+								  (Expr *) ce, (Expr *) param,
+								  InvalidOid, InvalidOid);
+	eq->opfuncid = F_INT4EQ;
+	return (Expr *) eq;
+}
+
+/*
+ * wj_keypart_add_filter
+ *		Put the partition filter first in the quals of the scan under an
+ *		input plan (through a projecting Result and a Sort).
+ */
+static void
+wj_keypart_add_filter(Plan *plan, Expr *filter)
+{
+	if (IsA(plan, Result) && plan->lefttree != NULL &&
+		((Result *) plan)->resconstantqual == NULL)
+		plan = plan->lefttree;
+	if (IsA(plan, Sort))
+		plan = plan->lefttree;
+	if (!IsA(plan, SeqScan) && !IsA(plan, IndexScan) &&
+		!IsA(plan, BitmapHeapScan))
+		elog(ERROR, "unexpected input plan of a key-partitioned join: %d",
+			 (int) nodeTag(plan));
+	plan->qual = lcons(filter, plan->qual);
+}
+
+/*
+ * wj_keypart_plan
+ *		Give both input plans' scans the partition filter on a new
+ *		PARAM_EXEC, which the node sets to each partition it claims, and
+ *		return the parameter's number.
+ *
+ * The parameter is set by the node for its own children, as a NestLoop sets
+ * its nestParams, but SS_finalize_plan only knows about NestLoop's: it is
+ * declared valid at this query level and every level above (it shows in the
+ * extParam of the nodes above, up to the top), as if it came from outside.
+ * Nothing but the node sets it, so no rescan is ever triggered by it from
+ * above.  The paths are only offered in the top query level, whose
+ * outer_params are final by the time its plan is made.
+ */
+int
+wj_keypart_plan(PlannerInfo *root, int parts,
+				Plan *outer_plan, Expr *outer_key, Oid outer_hash,
+				Plan *inner_plan, Expr *inner_key, Oid inner_hash)
+{
+	Param	   *param = generate_new_exec_param(root, INT4OID, -1, InvalidOid);
+	PlannerInfo *proot;
+
+	for (proot = root; proot != NULL; proot = proot->parent_root)
+		proot->outer_params = bms_add_member(proot->outer_params,
+											 param->paramid);
+	wj_keypart_add_filter(outer_plan,
+						  wj_partition_filter(outer_key, outer_hash, parts, param));
+	wj_keypart_add_filter(inner_plan,
+						  wj_partition_filter(inner_key, inner_hash, parts, param));
+	return param->paramid;
+}
+
+/*
+ * wj_keypart_next
+ *		Claim the next unclaimed partition (from the shared counter, or a
+ *		local one when the node runs without a DSM segment, e.g. when the
+ *		Gather could not launch workers) and point the children's partition
+ *		filter at it: they rescan (and re-sort) on their next fetch.  The
+ *		caller restarts its own state.  False when every partition has been
+ *		claimed.
+ */
+bool
+wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
+				PlanState *inner)
+{
+	ParamExecData *prm;
+	uint32		b;
+
+	if (kp->counter != NULL)
+		b = pg_atomic_fetch_add_u32(kp->counter, 1);
+	else
+		b = kp->local++;
+	if (b >= (uint32) kp->parts)
+	{
+		kp->finished = true;
+		return false;
+	}
+	prm = &estate->es_param_exec_vals[kp->param];
+	prm->execPlan = NULL;
+	prm->value = Int32GetDatum((int32) b);
+	prm->isnull = false;
+	outer->chgParam = bms_add_member(outer->chgParam, kp->param);
+	inner->chgParam = bms_add_member(inner->chgParam, kp->param);
+	kp->bucket = (int) b;
+	return true;
 }

@@ -11,11 +11,75 @@
 #ifndef JOIN_COMMON_H
 #define JOIN_COMMON_H
 
+#include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
+#include "port/atomics.h"
 
 #include "explain_common.h"
 
 /* The cheapest unparameterized path of rel delivering rows in pathkeys order */
 extern Path *wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys);
+
+/*
+ * Parallel query (docs/parallel.md).
+ *
+ * The one parallel-safety rule of every windowjoin node: a node's path is
+ * parallel_safe iff
+ *	 - the relation it produces has consider_parallel set (the planner has
+ *	   checked that its target list and restriction clauses are parallel
+ *	   safe, and that the query may use parallel mode at all),
+ *	 - every child path is parallel_safe, and
+ *	 - every other expression the node evaluates (keys, time expressions,
+ *	   bounds it carries outside the relation's clauses) is parallel safe.
+ * wj_path_parallel_safe() applies it; every planner file calls it.
+ *
+ * A parallel-safe path may run inside a worker under a Gather (also as the
+ * whole plan under force_parallel_mode); a partial path, built by
+ * wj_partial_outer_input() below, additionally reads only a share of its
+ * outer input, so the same node runs in every participant and the Gather
+ * above unions the results.
+ */
+extern bool wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel,
+								  List *child_paths, List *exprs);
+
+/* The cheapest partial path of rel in pathkeys order (a Sort per worker) */
+extern Path *wj_partial_outer_input(PlannerInfo *root, RelOptInfo *rel,
+									List *pathkeys);
+
+/* The cheapest parallel-safe unparameterized path of rel in pathkeys order */
+extern Path *wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel,
+									List *pathkeys);
+
+/* How many shares of a partial path's rows one participant sees */
+extern double wj_parallel_divisor(Path *path);
+
+/*
+ * Key partitioning (docs/parallel.md): a partial path whose participants
+ * each read both inputs in full but keep only the rows of the key partition
+ * they are joining, claimed one after the other from a shared counter.
+ * Planner side: the scan under an input path that gets the partition filter
+ * (NULL if the path has another shape), the number of partitions, and the
+ * filters with their PARAM_EXEC (returned).
+ */
+extern Path *wj_keypart_scan(Path *path);
+extern int	wj_keypart_parts(Path *path);
+extern int	wj_keypart_plan(PlannerInfo *root, int parts,
+							Plan *outer_plan, Expr *outer_key, Oid outer_hash,
+							Plan *inner_plan, Expr *inner_key, Oid inner_hash);
+
+/* Executor side: a node's partition state */
+typedef struct WjKeyPart
+{
+	int			parts;			/* 0: not key-partitioned */
+	int			param;			/* PARAM_EXEC holding the partition */
+	int			bucket;			/* partition being joined, -1: none yet */
+	bool		finished;		/* no partition left to claim */
+	uint32		local;			/* counter when there is no DSM segment */
+	pg_atomic_uint32 *counter;	/* shared counter, or NULL */
+} WjKeyPart;
+
+/* Claim the next partition and point the children at it; false: none left */
+extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
+							PlanState *inner);
 
 #endif							/* JOIN_COMMON_H */

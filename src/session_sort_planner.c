@@ -55,6 +55,7 @@
 #include "utils/typcache.h"
 
 #include "catalog_cache.h"
+#include "join_common.h"
 #include "session_sort.h"
 #include "window_expand.h"
 
@@ -324,8 +325,10 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 	cpath->path.pathtarget = subpath->pathtarget;
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = false;
-	/* parallel safe only if the rel (its target, its quals) is too */
-	cpath->path.parallel_safe = rel->consider_parallel && subpath->parallel_safe;
+	/* the rule of every windowjoin node (join_common.h) */
+	cpath->path.parallel_safe =
+		wj_path_parallel_safe(root, rel, list_make1(subpath),
+							  lappend(list_copy(part_exprs), time_expr));
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = subpath->rows;
 	cpath->path.startup_cost = subpath->total_cost + run;
@@ -490,8 +493,11 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			swin->custom_private = list_make2(wfunc, gap);
 			swin->path.pathtarget = wpath->path.pathtarget;
 			/* its target is the window's output: that must be safe too */
-			swin->path.parallel_safe = output_rel->consider_parallel &&
-				sort->subpath->parallel_safe;
+			swin->path.parallel_safe =
+				wj_path_parallel_safe(root, output_rel,
+									  list_make1(sort->subpath),
+									  lappend(list_copy(part_exprs),
+											  time_expr));
 			/* the session scan: one comparison and a little work per row */
 			swin->path.total_cost += 2.0 * cpu_operator_cost * swin->path.rows;
 			new_paths = lappend(new_paths, swin);

@@ -27,7 +27,9 @@
 #ifndef STATE_STATS_H
 #define STATE_STATS_H
 
+#include "access/parallel.h"
 #include "commands/explain.h"
+#include "nodes/execnodes.h"
 
 typedef struct WjStateStats
 {
@@ -80,5 +82,45 @@ wj_state_clear(WjStateStats *stats)
 
 /* Report "Peak State Rows" and "Peak State Bytes" under EXPLAIN ANALYZE */
 extern void wj_explain_state(WjStateStats *stats, ExplainState *es);
+
+/*
+ * Per-worker figures of a node running under a Gather (a partial path,
+ * hence a parallel-aware plan): each worker stores its peak state and the
+ * rows it returned in its slot of an array in the parallel query's DSM
+ * segment when it shuts down; the leader copies the array out when it shuts
+ * down (before the Gather destroys the segment), and EXPLAIN ANALYZE shows
+ * one line per worker and the totals, as Sort and Hash do.
+ */
+typedef struct WjWorkerInstr
+{
+	bool		ran;			/* the worker ran the node */
+	int64		peak_rows;
+	int64		peak_bytes;
+	double		rows_out;		/* rows returned, over all its loops */
+} WjWorkerInstr;
+
+typedef struct WjSharedInstr
+{
+	int			nworkers;
+	WjWorkerInstr w[FLEXIBLE_ARRAY_MEMBER];
+} WjSharedInstr;
+
+typedef struct WjParallelInstr
+{
+	WjSharedInstr *shared;		/* in the DSM segment, or NULL */
+	WjSharedInstr *copy;		/* leader: copied out at shutdown */
+} WjParallelInstr;
+
+/* The DSM callbacks of a parallel-aware node delegate to these */
+extern Size wj_instr_estimate(ParallelContext *pcxt);
+extern void wj_instr_init_dsm(WjParallelInstr *pi, ParallelContext *pcxt,
+							  void *coordinate);
+extern void wj_instr_init_worker(WjParallelInstr *pi, void *coordinate);
+extern void wj_instr_shutdown(WjParallelInstr *pi, PlanState *ps,
+							  WjStateStats *stats);
+
+/* Per-worker lines and totals under EXPLAIN ANALYZE (nothing if serial) */
+extern void wj_explain_workers(WjParallelInstr *pi, PlanState *ps,
+							   WjStateStats *stats, ExplainState *es);
 
 #endif							/* STATE_STATS_H */

@@ -75,6 +75,7 @@
 #include "utils/syscache.h"
 
 #include "catalog_cache.h"
+#include "join_common.h"
 #include "window_expand.h"
 #include "window_arith.h"
 #include "windowjoin.h"
@@ -97,6 +98,18 @@ typedef struct WindowAggSpec
 } WindowAggSpec;
 
 static CustomPathMethods window_expand_path_methods;
+
+static Path *make_pane_path(PlannerInfo *root, WindowAggSpec *spec,
+							Path *data_path, PathTarget *pane_input,
+							PathTarget *pane_target, List *pane_group,
+							List *key_exprs, AggClauseCosts *partial_costs);
+static CustomPath *make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
+									WindowAggSpec *spec, Path *path,
+									PathTarget *expand_target);
+static Path *make_final_path(PlannerInfo *root, RelOptInfo *output_rel,
+							 Path *path, PathTarget *grouping_target,
+							 GroupPathExtraData *extra,
+							 AggClauseCosts *final_costs);
 
 /*
  * gcd64
@@ -452,8 +465,6 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	Path	   *data_path;
 	Path	   *path;
 	CustomPath *cpath;
-	double		pane_groups;
-	double		windows_per_pane;
 	double		final_groups;
 	ListCell   *lc;
 	int			i;
@@ -615,41 +626,9 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	/* Partial aggregation per pane over the relation's cheapest path */
 	data_path = spec.data_rel->cheapest_total_path;
-	path = (Path *) create_projection_path(root, spec.data_rel, data_path,
-										   pane_input);
-	pane_groups = estimate_panes(root, &spec, key_exprs, data_path->rows);
-	path = (Path *) create_agg_path(root, spec.data_rel, path, pane_target,
-									AGG_HASHED, AGGSPLIT_INITIAL_SERIAL,
-									pane_group, NIL, &partial_costs,
-									pane_groups);
-
-	/* WindowExpand: each pane row once per window containing the pane */
-	if (spec.kind == WJ_EXPAND_HOP)
-		windows_per_pane = (double) spec.size / (double) spec.every;
-	else
-		windows_per_pane = ((double) (spec.size / spec.every) + 1.0) / 2.0;
-
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = expand_target;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = clamp_row_est(path->rows * windows_per_pane);
-	cpath->path.startup_cost = path->total_cost;
-	cpath->path.total_cost = path->total_cost +
-		cpath->path.rows * (cpu_tuple_cost + expand_target->cost.per_tuple);
-	cpath->path.pathkeys = NIL;
-	cpath->flags = 0;
-	cpath->custom_paths = list_make1(path);
-	cpath->custom_private = list_make5(makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.kind), false, true),
-									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.every), false, true),
-									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.size), false, true),
-									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.offset), false, true),
-									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec.pane), false, true));
-	cpath->methods = &window_expand_path_methods;
+	path = make_pane_path(root, &spec, data_path, pane_input, pane_target,
+						  pane_group, key_exprs, &partial_costs);
+	cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
 
 	/* Final aggregation per window */
 	final_groups = Min(output_rel->rows > 0 ? output_rel->rows : cpath->path.rows,
@@ -662,6 +641,139 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									&final_costs,
 									clamp_row_est(final_groups));
 	add_path(output_rel, path);
+
+	/*
+	 * In parallel: each participant aggregates the panes of its share of
+	 * the rows (the relation's cheapest partial path).  Either it also
+	 * expands them and the Gather brings the (pane, window) partial states
+	 * together, or the Gather brings the pane states together and one
+	 * WindowExpand above it expands them (size/slide times fewer rows
+	 * through the Gather); either way the final aggregation combines the
+	 * states of a window coming from every participant, as it combines
+	 * those of the window's panes.  They compete on cost.
+	 */
+	if (output_rel->consider_parallel && spec.data_rel->consider_parallel &&
+		spec.data_rel->partial_pathlist != NIL)
+	{
+		Path	   *partial_data = linitial(spec.data_rel->partial_pathlist);
+		Path	   *pane_path;
+		double		gathered;
+
+		pane_path = make_pane_path(root, &spec, partial_data, pane_input,
+								   pane_target, pane_group, key_exprs,
+								   &partial_costs);
+		if (!pane_path->parallel_safe)
+			return;
+
+		/* expanded in each participant, below the Gather */
+		cpath = make_expand_path(root, output_rel, &spec, pane_path,
+								 expand_target);
+		if (cpath->path.parallel_safe)
+		{
+			gathered = clamp_row_est(cpath->path.rows *
+									 wj_parallel_divisor(&cpath->path));
+			path = (Path *) create_gather_path(root, output_rel, &cpath->path,
+											   expand_target, NULL, &gathered);
+			add_path(output_rel,
+					 make_final_path(root, output_rel, path, grouping_target,
+									 extra, &final_costs));
+		}
+
+		/* the pane states gathered, expanded above the Gather */
+		gathered = clamp_row_est(pane_path->rows *
+								 wj_parallel_divisor(pane_path));
+		path = (Path *) create_gather_path(root, spec.data_rel, pane_path,
+										   pane_target, NULL, &gathered);
+		cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
+		add_path(output_rel,
+				 make_final_path(root, output_rel, &cpath->path,
+								 grouping_target, extra, &final_costs));
+	}
+}
+
+/*
+ * make_final_path
+ *		The final aggregation per window over the expanded pane states.
+ */
+static Path *
+make_final_path(PlannerInfo *root, RelOptInfo *output_rel, Path *path,
+				PathTarget *grouping_target, GroupPathExtraData *extra,
+				AggClauseCosts *final_costs)
+{
+	double		groups = Min(output_rel->rows > 0 ? output_rel->rows : path->rows,
+							 path->rows);
+
+	return (Path *) create_agg_path(root, output_rel, path, grouping_target,
+									AGG_HASHED, AGGSPLIT_FINAL_DESERIAL,
+									root->parse->groupClause,
+									(List *) extra->havingQual,
+									final_costs, clamp_row_est(groups));
+}
+
+/*
+ * make_pane_path
+ *		Partial aggregation per pane (and keys) over data_path, a complete
+ *		or a partial path of the windowed relation.
+ */
+static Path *
+make_pane_path(PlannerInfo *root, WindowAggSpec *spec, Path *data_path,
+			   PathTarget *pane_input, PathTarget *pane_target,
+			   List *pane_group, List *key_exprs, AggClauseCosts *partial_costs)
+{
+	Path	   *path;
+	double		pane_groups;
+
+	path = (Path *) create_projection_path(root, spec->data_rel, data_path,
+										   pane_input);
+	pane_groups = estimate_panes(root, spec, key_exprs, data_path->rows);
+	return (Path *) create_agg_path(root, spec->data_rel, path, pane_target,
+									AGG_HASHED, AGGSPLIT_INITIAL_SERIAL,
+									pane_group, NIL, partial_costs,
+									pane_groups);
+}
+
+/*
+ * make_expand_path
+ *		WindowExpand over the pane aggregation: each pane row once per
+ *		window containing the pane.  Partial when its input is (it then
+ *		expands each participant's pane states).
+ */
+static CustomPath *
+make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
+				 WindowAggSpec *spec, Path *path, PathTarget *expand_target)
+{
+	CustomPath *cpath;
+	double		windows_per_pane;
+
+	if (spec->kind == WJ_EXPAND_HOP)
+		windows_per_pane = (double) spec->size / (double) spec->every;
+	else
+		windows_per_pane = ((double) (spec->size / spec->every) + 1.0) / 2.0;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = expand_target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe =
+		wj_path_parallel_safe(root, output_rel, list_make1(path),
+							  expand_target->exprs);
+	cpath->path.parallel_workers = path->parallel_workers;
+	cpath->path.rows = clamp_row_est(path->rows * windows_per_pane);
+	cpath->path.startup_cost = path->total_cost;
+	cpath->path.total_cost = path->total_cost +
+		cpath->path.rows * (cpu_tuple_cost + expand_target->cost.per_tuple);
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(path);
+	cpath->custom_private = list_make5(makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->kind), false, true),
+									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->every), false, true),
+									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->size), false, true),
+									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->offset), false, true),
+									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->pane), false, true));
+	cpath->methods = &window_expand_path_methods;
+	return cpath;
 }
 
 /*

@@ -70,7 +70,10 @@ enum
 	WJ_PRIV_OUTER_HASHFN,		/* OID list: hash functions of outer keys */
 	WJ_PRIV_INNER_HASHFN,		/* OID list: hash functions of inner keys */
 	WJ_PRIV_KEY_COLL,			/* OID list: collations of the keys */
-	WJ_PRIV_NITEMS
+	WJ_PRIV_NITEMS,
+	/* only when key-partitioned (a right or full join under a Gather): */
+	WJ_PRIV_KP_PARAM = WJ_PRIV_NITEMS,	/* Integer: PARAM_EXEC of the partition */
+	WJ_PRIV_KP_PARTS			/* Integer: number of partitions */
 };
 
 /* Positions in CustomScan.custom_exprs (a List of Lists) */

@@ -97,6 +97,7 @@
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "port/atomics.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
@@ -247,6 +248,9 @@ typedef struct WjScanState
 	MemoryContext wincxt;		/* per-window values */
 	wjchain_hash *chains;
 	WjStateStats stats;
+	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
+
+	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
 
 	/* memory bound and spilling */
 	MemoryContext nodecxt;		/* the node's own (files, arrays) */
@@ -300,6 +304,17 @@ static TupleTableSlot *window_join_exec(CustomScanState *node);
 static void window_join_end(CustomScanState *node);
 static void window_join_rescan(CustomScanState *node);
 static void window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size window_join_estimate_dsm(CustomScanState *node,
+									 ParallelContext *pcxt);
+static void window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+								 void *coordinate);
+static void window_join_reinit_dsm(CustomScanState *node,
+								   ParallelContext *pcxt, void *coordinate);
+static void window_join_init_worker(CustomScanState *node, shm_toc *toc,
+									void *coordinate);
+static void window_join_shutdown(CustomScanState *node);
+static void window_join_restart(CustomScanState *node);
+static bool window_join_next_partition(WjScanState *state);
 
 CustomScanMethods wj_window_join_scan_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
@@ -313,6 +328,11 @@ static CustomExecMethods wj_exec_methods = {
 	.EndCustomScan = window_join_end,
 	.ReScanCustomScan = window_join_rescan,
 	.ExplainCustomScan = window_join_explain,
+	.EstimateDSMCustomScan = window_join_estimate_dsm,
+	.InitializeDSMCustomScan = window_join_init_dsm,
+	.ReInitializeDSMCustomScan = window_join_reinit_dsm,
+	.InitializeWorkerCustomScan = window_join_init_worker,
+	.ShutdownCustomScan = window_join_shutdown,
 };
 
 /*
@@ -412,6 +432,12 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 	Assert(!(eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)));
 
 	state->jointype = (JoinType) intVal(list_nth(priv, WJ_PRIV_JOINTYPE));
+	if (list_length(priv) > WJ_PRIV_NITEMS)
+	{
+		state->kp.param = intVal(list_nth(priv, WJ_PRIV_KP_PARAM));
+		state->kp.parts = intVal(list_nth(priv, WJ_PRIV_KP_PARTS));
+	}
+	state->kp.bucket = -1;
 	state->mode = (WjMode) intVal(list_nth(priv, WJ_PRIV_MODE));
 	state->kind = (WjWindowKind) intVal(list_nth(priv, WJ_PRIV_KIND));
 	if (state->mode == WJ_MODE_TIME)
@@ -1589,6 +1615,13 @@ window_join_exec(CustomScanState *node)
 		switch (state->phase)
 		{
 			case WJ_PHASE_START:
+				/* key-partitioned: claim a partition before reading */
+				if (state->kp.parts > 0 && state->kp.bucket < 0 &&
+					!window_join_next_partition(state))
+				{
+					state->phase = WJ_PHASE_DONE;
+					return NULL;
+				}
 				fetch_next(state, &state->outer);
 
 				/*
@@ -1814,6 +1847,10 @@ window_join_exec(CustomScanState *node)
 				break;
 
 			case WJ_PHASE_DONE:
+				/* key-partitioned: on to the next unclaimed partition */
+				if (state->kp.parts > 0 && !state->kp.finished &&
+					window_join_next_partition(state))
+					break;
 				return NULL;
 		}
 	}
@@ -1859,11 +1896,28 @@ reset_side(WjSide *side)
 
 /*
  * window_join_rescan
- *		ReScanCustomScan: restart both inputs and drop the state (the peak
- *		figures are kept for EXPLAIN ANALYZE).
+ *		ReScanCustomScan: start over, and with key partitioning claim
+ *		partitions anew.
  */
 static void
 window_join_rescan(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	state->kp.bucket = -1;
+	state->kp.finished = false;
+	state->kp.local = 0;
+	window_join_restart(node);
+}
+
+/*
+ * window_join_restart
+ *		Restart both inputs and drop the state (the peak figures are kept for
+ *		EXPLAIN ANALYZE).  With key partitioning, the children whose filter
+ *		changed (chgParam) rescan themselves on their next fetch.
+ */
+static void
+window_join_restart(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 
@@ -1958,4 +2012,77 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										 state->spill_chunks, kb),
 								es);
 	}
+	if (list_length(priv) > WJ_PRIV_NITEMS)
+		ExplainPropertyInteger("Key Partitions", NULL,
+							   intVal(list_nth(priv, WJ_PRIV_KP_PARTS)), es);
+	wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
+}
+
+/*
+ * window_join_estimate_dsm, window_join_init_dsm, window_join_reinit_dsm,
+ * window_join_init_worker, window_join_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: the
+ *		counter from which key-partitioned execution claims partitions, and
+ *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		Nothing else is shared: every participant joins its share of the
+ *		outer rows, or its partitions, on its own.
+ */
+#define WJ_DSM_COUNTER_SIZE		MAXALIGN(sizeof(pg_atomic_uint32))
+
+static Size
+window_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return add_size(WJ_DSM_COUNTER_SIZE, wj_instr_estimate(pcxt));
+}
+
+static void
+window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	state->kp.counter = (pg_atomic_uint32 *) coordinate;
+	pg_atomic_init_u32(state->kp.counter, 0);
+	wj_instr_init_dsm(&state->pinstr, pcxt,
+					  (char *) coordinate + WJ_DSM_COUNTER_SIZE);
+}
+
+static void
+window_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	pg_atomic_write_u32(state->kp.counter, 0);
+}
+
+static void
+window_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	state->kp.counter = (pg_atomic_uint32 *) coordinate;
+	wj_instr_init_worker(&state->pinstr,
+						 (char *) coordinate + WJ_DSM_COUNTER_SIZE);
+}
+
+static void
+window_join_shutdown(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
+}
+
+/*
+ * window_join_next_partition
+ *		Key-partitioned execution: claim the next partition and restart the
+ *		join on it; false when every partition has been claimed.
+ */
+static bool
+window_join_next_partition(WjScanState *state)
+{
+	if (!wj_keypart_next(&state->kp, state->css.ss.ps.state,
+						 state->outer.ps, state->inner.ps))
+		return false;
+	window_join_restart(&state->css);
+	return true;
 }

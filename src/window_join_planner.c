@@ -183,6 +183,11 @@ enum
 		return false; \
 	} while (0)
 
+static Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
+								JoinType jointype, Path *outer_path,
+								Path *inner_path, double wpr,
+								List *custom_private, List *node_exprs,
+								double state_bytes);
 static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
@@ -190,6 +195,21 @@ static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
 static CustomPathMethods wj_window_join_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
 	.PlanCustomPath = window_join_plan_path,
+};
+
+static void wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
+								JoinType jointype, WjSideInfo *outer,
+								WjSideInfo *inner, List *outer_pk,
+								List *inner_pk, double wpr,
+								List *custom_private, List *node_exprs,
+								double state_bytes);
+static Plan *window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
+									  CustomPath *best_path, List *tlist,
+									  List *clauses, List *custom_plans);
+
+static CustomPathMethods wj_window_join_keypart_path_methods = {
+	.CustomName = WJ_WINDOW_JOIN_NAME,
+	.PlanCustomPath = window_join_plan_keypart,
 };
 
 /*
@@ -728,16 +748,10 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	List	   *inner_pk;
 	Path	   *outer_path;
 	Path	   *inner_path;
-	CustomPath *cpath;
 	ListCell   *lc;
 	double		wpr = 1.0;
-	double		outer_rows;
-	double		inner_rows;
-	double		pairs;
-	QualCost	qcost;
-	Cost		startup;
-	Cost		run;
-	List	   *jquals;
+	List	   *custom_private;
+	List	   *node_exprs;
 	double		state_bytes = 0;
 
 	if (!wj_enable_window_join)
@@ -954,20 +968,225 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			state_bytes += ibytes;
 	}
 
-	/*
-	 * Cost.  The inputs are read once, sorted (the Sort paths carry that
-	 * cost); each row is copied into the state and hashed once; each outer
-	 * row probes once per window it belongs to (HOP: about size/slide,
-	 * CUMULATE: on average half the steps) and each candidate pair is
-	 * checked against the join quals; FULL/RIGHT scan the inner rows of
-	 * each window once more for the unmatched ones.
-	 */
 	if (kind == WJ_KIND_HOP)
 		wpr = Max(1.0, (double) outer.size / (double) outer.every);
 	else if (kind == WJ_KIND_CUMULATE)
 		wpr = ((double) (outer.size / outer.every) + 1.0) / 2.0;
-	outer_rows = outer_path->rows;
-	inner_rows = inner_path->rows;
+
+	custom_private = list_make5(makeInteger(jointype),
+								makeInteger(mode),
+								makeInteger(kind),
+								wclauses,
+								wouter_left);
+	custom_private = lappend(custom_private, kclauses);
+	custom_private = lappend(custom_private, kouter_left);
+	custom_private = lappend(custom_private, jclauses);
+	custom_private = lappend(custom_private, oclauses);
+	custom_private = lappend(custom_private, outer.time_var);
+	custom_private = lappend(custom_private, inner.time_var);
+	custom_private = lappend(custom_private, outer.extras);
+	custom_private = lappend(custom_private, inner.extras);
+	if (mode == WJ_MODE_TIME)
+	{
+		custom_private = lappend(custom_private, outer.c_every);
+		custom_private = lappend(custom_private, outer.c_size);
+		custom_private = lappend(custom_private, outer.c_offset);
+	}
+	else
+	{
+		custom_private = lappend(custom_private, NULL);
+		custom_private = lappend(custom_private, first_tumble.c_size);
+		custom_private = lappend(custom_private, first_tumble.c_offset);
+	}
+	custom_private = lappend(custom_private, gclauses);
+	custom_private = lappend(custom_private, gouter_left);
+	Assert(list_length(custom_private) == WJ_PATH_NITEMS);
+
+	node_exprs = list_concat(list_copy(outer.extras), inner.extras);
+	add_path(joinrel, wj_make_join_path(root, joinrel, jointype, outer_path,
+										inner_path, wpr, custom_private,
+										node_exprs, state_bytes));
+
+	/*
+	 * A partial path: each participant joins its share of the outer rows
+	 * with all inner rows, window by window.  Inner, left, semi and anti
+	 * joins decide per outer row; right and full joins need every outer row
+	 * of a window to tell an unmatched inner row, so they get none.  Each
+	 * participant's state holds at most what the serial node holds, so the
+	 * memory gate above covers it.
+	 */
+	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
+		joinrel->consider_parallel)
+	{
+		outer_path = wj_partial_outer_input(root, outer.base, outer_pk);
+		inner_path = wj_parallel_safe_input(root, inner.base, inner_pk);
+		if (outer_path != NULL && inner_path != NULL)
+			add_partial_path(joinrel,
+							 wj_make_join_path(root, joinrel, jointype,
+											   outer_path, inner_path, wpr,
+											   custom_private, node_exprs,
+											   state_bytes));
+	}
+
+	/*
+	 * Key-partitioned, any join type: right and full joins can only split
+	 * this way; for the others it competes with the path above (it splits
+	 * both sorts but repeats both scans).
+	 */
+	if (wj_enable_key_partitioning && joinrel->consider_parallel &&
+		kclauses != NIL)
+		wj_add_keypart_path(root, joinrel, jointype, &outer, &inner,
+							outer_pk, inner_pk, wpr, custom_private,
+							node_exprs, state_bytes);
+}
+
+/*
+ * wj_add_keypart_path
+ *		A partial path by key partitioning (any join type): every
+ *		participant reads both inputs in full, but their scans keep only the
+ *		rows of the key partition the participant is joining (the first hash
+ *		key, hashed; NULL keys in partition 0), so each key is joined, and
+ *		each unmatched row emitted, in exactly one process.  The sorts and
+ *		the join split; the scans do not.  Partitions are claimed from a
+ *		shared counter at run time (window_join_exec.c), so the result does
+ *		not depend on how many workers actually start.  Offered only in the
+ *		top query level (see below).
+ */
+static void
+wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+					WjSideInfo *outer, WjSideInfo *inner, List *outer_pk,
+					List *inner_pk, double wpr, List *custom_private,
+					List *node_exprs, double state_bytes)
+{
+	List	   *kclauses = list_nth(custom_private, WJ_PATH_KEY_CLAUSES);
+	List	   *kouter_left = list_nth(custom_private, WJ_PATH_KEY_OUTER_LEFT);
+	OpExpr	   *op = (OpExpr *) linitial_node(RestrictInfo, kclauses)->clause;
+	bool		outer_left = linitial_int(kouter_left) != 0;
+	Node	   *okey = outer_left ? linitial(op->args) : lsecond(op->args);
+	Node	   *ikey = outer_left ? lsecond(op->args) : linitial(op->args);
+	Path	   *outer_path;
+	Path	   *inner_path;
+	Path	   *path;
+	Cost		scans;
+	double		divisor;
+	int			workers = 0;
+
+	/*
+	 * Only in the top query level: the partition parameter has to be
+	 * declared valid in every level's outer_params (wj_keypart_plan), and a
+	 * level whose plan is made before its parent has identified its own
+	 * (a SubPlan, an InitPlan, a CTE) would lose it again.
+	 */
+	if (root->query_level != 1 || root->parent_root != NULL)
+		return;
+
+	/* the filter goes on the base relations' scans: plain columns only */
+	if (!IsA(okey, Var) || ((Var *) okey)->varno != outer->base->relid ||
+		!IsA(ikey, Var) || ((Var *) ikey)->varno != inner->base->relid ||
+		outer->base->rtekind != RTE_RELATION ||
+		inner->base->rtekind != RTE_RELATION)
+		return;
+	outer_path = wj_parallel_safe_input(root, outer->base, outer_pk);
+	inner_path = wj_parallel_safe_input(root, inner->base, inner_pk);
+	if (outer_path == NULL || inner_path == NULL ||
+		wj_keypart_scan(outer_path) == NULL ||
+		wj_keypart_scan(inner_path) == NULL)
+		return;
+	/* as many workers as PostgreSQL would give the larger input's scan */
+	if (outer->base->partial_pathlist != NIL)
+		workers = ((Path *) linitial(outer->base->partial_pathlist))->parallel_workers;
+	if (inner->base->partial_pathlist != NIL)
+		workers = Max(workers,
+					  ((Path *) linitial(inner->base->partial_pathlist))->parallel_workers);
+	if (workers <= 0)
+		return;
+
+	path = wj_make_join_path(root, joinrel, jointype, outer_path, inner_path,
+							 wpr, custom_private, node_exprs, state_bytes);
+	if (!path->parallel_safe)
+		return;
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	divisor = wj_parallel_divisor(path);
+
+	/* every participant scans both inputs; sorts and join split */
+	scans = wj_keypart_scan(outer_path)->total_cost +
+		wj_keypart_scan(inner_path)->total_cost;
+	path->rows = clamp_row_est(joinrel->rows / divisor);
+	if (path->startup_cost > scans)
+		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
+	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;
+	((CustomPath *) path)->methods = &wj_window_join_keypart_path_methods;
+	add_partial_path(joinrel, path);
+}
+
+/*
+ * window_join_plan_keypart
+ *		PlanCustomPath of a key-partitioned path: the ordinary CustomScan,
+ *		whose two input scans get the partition filter on a new PARAM_EXEC
+ *		that the executor sets to each partition it claims.
+ */
+static Plan *
+window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
+						 CustomPath *best_path, List *tlist, List *clauses,
+						 List *custom_plans)
+{
+	CustomScan *cscan;
+	List	   *exprs;
+	List	   *priv;
+	int			parts = wj_keypart_parts(&best_path->path);
+	int			paramid;
+
+	cscan = (CustomScan *) window_join_plan_path(root, rel, best_path, tlist,
+												 clauses, custom_plans);
+	exprs = cscan->custom_exprs;
+	priv = cscan->custom_private;
+	paramid = wj_keypart_plan(root, parts,
+							  linitial(cscan->custom_plans),
+							  linitial(list_nth(exprs, WJ_EXPR_OUTER_KEYS)),
+							  linitial_oid(list_nth(priv, WJ_PRIV_OUTER_HASHFN)),
+							  lsecond(cscan->custom_plans),
+							  linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
+							  linitial_oid(list_nth(priv, WJ_PRIV_INNER_HASHFN)));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(paramid));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(parts));
+	return &cscan->scan.plan;
+}
+
+/*
+ * wj_make_join_path
+ *		A WindowJoin path over the given sorted inputs; a partial path when
+ *		the outer input is one (each participant sees its share of the outer
+ *		rows and all inner rows, and produces its share of the result).
+ *
+ * Cost.  The inputs are read once, sorted (the Sort paths carry that
+ * cost); each row is copied into the state and hashed once; each outer
+ * row probes once per window it belongs to (wpr: HOP about size/slide,
+ * CUMULATE on average half the steps) and each candidate pair is checked
+ * against the join quals; FULL/RIGHT scan the inner rows of each window
+ * once more for the unmatched ones.
+ */
+static Path *
+wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
+				  Path *outer_path, Path *inner_path, double wpr,
+				  List *custom_private, List *node_exprs, double state_bytes)
+{
+	List	   *kclauses = list_nth(custom_private, WJ_PATH_KEY_CLAUSES);
+	List	   *jclauses = list_nth(custom_private, WJ_PATH_JOIN_CLAUSES);
+	List	   *gclauses = list_nth(custom_private, WJ_PATH_GROUP_CLAUSES);
+	bool		partial = outer_path->parallel_workers > 0;
+	double		outer_rows = outer_path->rows;
+	double		inner_rows = inner_path->rows;
+	double		rows = joinrel->rows;
+	double		pairs;
+	QualCost	qcost;
+	Cost		startup;
+	Cost		run;
+	List	   *jquals;
+	CustomPath *cpath;
+
+	if (partial)
+		rows = clamp_row_est(rows / wj_parallel_divisor(outer_path));
 	jquals = extract_actual_clauses(jclauses, false);
 	cost_qual_eval(&qcost, jquals, root);
 
@@ -982,15 +1201,15 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (jointype == JOIN_RIGHT || jointype == JOIN_FULL)
 		run += inner_rows * wpr * cpu_operator_cost;
 	if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
-		pairs = Max(joinrel->rows, outer_rows * wpr * 0.5);
+		pairs = Max(rows, outer_rows * wpr * 0.5);
 	else
-		pairs = joinrel->rows;
+		pairs = rows;
 	if (kclauses == NIL)
 		pairs = Max(pairs, outer_rows * wpr * inner_rows /
 					Max(1.0, Min(outer_rows, inner_rows)));
 	run += pairs * (qcost.per_tuple + cpu_operator_cost);
 	startup += qcost.startup;
-	run += joinrel->rows * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
+	run += rows * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
 	startup += joinrel->reltarget->cost.startup;
 
 	/*
@@ -1017,49 +1236,25 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	cpath->path.parent = joinrel;
 	cpath->path.pathtarget = joinrel->reltarget;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = joinrel->rows;
+	cpath->path.parallel_aware = partial;
+	cpath->path.parallel_safe =
+		wj_path_parallel_safe(root, joinrel,
+							  list_make2(outer_path, inner_path), node_exprs);
+	cpath->path.parallel_workers = outer_path->parallel_workers;
+	cpath->path.rows = rows;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 	cpath->path.pathkeys = NIL;
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
 	cpath->methods = &wj_window_join_path_methods;
-	cpath->custom_private = list_make5(makeInteger(jointype),
-									   makeInteger(mode),
-									   makeInteger(kind),
-									   wclauses,
-									   wouter_left);
-	cpath->custom_private = lappend(cpath->custom_private, kclauses);
-	cpath->custom_private = lappend(cpath->custom_private, kouter_left);
-	cpath->custom_private = lappend(cpath->custom_private, jclauses);
-	cpath->custom_private = lappend(cpath->custom_private, oclauses);
-	cpath->custom_private = lappend(cpath->custom_private, outer.time_var);
-	cpath->custom_private = lappend(cpath->custom_private, inner.time_var);
-	cpath->custom_private = lappend(cpath->custom_private, outer.extras);
-	cpath->custom_private = lappend(cpath->custom_private, inner.extras);
-	if (mode == WJ_MODE_TIME)
-	{
-		cpath->custom_private = lappend(cpath->custom_private, outer.c_every);
-		cpath->custom_private = lappend(cpath->custom_private, outer.c_size);
-		cpath->custom_private = lappend(cpath->custom_private, outer.c_offset);
-	}
-	else
-	{
-		cpath->custom_private = lappend(cpath->custom_private, NULL);
-		cpath->custom_private = lappend(cpath->custom_private, first_tumble.c_size);
-		cpath->custom_private = lappend(cpath->custom_private, first_tumble.c_offset);
-	}
-	cpath->custom_private = lappend(cpath->custom_private, gclauses);
-	cpath->custom_private = lappend(cpath->custom_private, gouter_left);
-	Assert(list_length(cpath->custom_private) == WJ_PATH_NITEMS);
+	cpath->custom_private = custom_private;
 
-	elog(DEBUG2, "windowjoin: window join path cost %.2f..%.2f rows %.0f (inputs %.2f, %.2f)",
+	elog(DEBUG2, "windowjoin: window join %spath cost %.2f..%.2f rows %.0f (inputs %.2f, %.2f)",
+		 partial ? "partial " : "",
 		 cpath->path.startup_cost, cpath->path.total_cost, cpath->path.rows,
 		 outer_path->total_cost, inner_path->total_cost);
-	add_path(joinrel, &cpath->path);
+	return &cpath->path;
 }
 
 /*

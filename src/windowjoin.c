@@ -37,6 +37,7 @@ PG_MODULE_MAGIC;
 bool		wj_enable_window_join = true;
 bool		wj_enable_interval_join = true;
 bool		wj_enable_asof_join = true;
+bool		wj_enable_key_partitioning = true;
 int			wj_max_windows_per_row = 100000;
 
 /* was the library loaded through shared_preload_libraries? */
@@ -86,6 +87,15 @@ _PG_init(void)
 							 "Enables pane-based aggregation of hop() and cumulate() windows.",
 							 "GROUP BY over hop/cumulate windows aggregates each pane once instead of each window copy.",
 							 &wj_enable_window_aggregate,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("windowjoin.enable_key_partitioning",
+							 "Enables key-partitioned parallel plans of the interval and window joins.",
+							 "Each parallel participant then scans both inputs and joins the keys of the partitions it claims (docs/parallel.md).",
+							 &wj_enable_key_partitioning,
 							 true,
 							 PGC_USERSET,
 							 0,

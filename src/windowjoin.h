@@ -21,6 +21,7 @@ extern bool wj_enable_window_join;
 extern bool wj_enable_interval_join;
 extern bool wj_enable_asof_join;
 extern int	wj_max_windows_per_row;
+extern bool wj_enable_key_partitioning;
 
 /* planner.c: installs the chained set_join_pathlist_hook */
 extern void wj_planner_init(void);

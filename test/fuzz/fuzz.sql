@@ -39,19 +39,31 @@
 -- time is free to return either, in PostgreSQL as in the node, so ties
 -- cannot be compared.
 --
+-- Nearest as-of queries (ORDER BY r.t <-> o.t, btree_gist) read copies of
+-- fuzz.r and fuzz.l whose times are stretched fourfold from a fixed origin
+-- (in microseconds or integer units): versions at multiples of 4, outer
+-- times at odd offsets from them, so no outer time is ever halfway between
+-- two versions and distances never tie.  Without a tolerance bound outer
+-- NULL and infinite times (every version at the same distance) are
+-- replaced; -infinity versions (as far as +infinity ones) and the rows
+-- near the end of the range (fill_end: stretched, they overflow) are
+-- removed.
+
+--
 -- A FULL join that PostgreSQL cannot plan ("FULL JOIN is only supported
 -- with merge-joinable or hash-joinable join conditions") but the node can
 -- is compared with its rewrite as inner join UNION ALL both anti joins,
 -- run without the extension.
 --
 DROP SCHEMA IF EXISTS fuzz CASCADE;
+CREATE EXTENSION IF NOT EXISTS btree_gist;
 CREATE SCHEMA fuzz;
 
 CREATE TABLE fuzz.log (
 	seed		int,
 	round		int,
 	qno			int,
-	kind		text,		-- asof, interval, window_join, window_agg, session_agg
+	kind		text,		-- asof, nearest, interval, window_join, window_agg, session_agg
 	nearmiss	bool,		-- generated as a shape that should fall through
 	forced		bool,		-- PostgreSQL's join methods all disabled
 	used		text,		-- custom nodes in the plan with the GUCs on
@@ -267,7 +279,7 @@ DECLARE
 	nr int;
 	s text;
 BEGIN
-	DROP TABLE IF EXISTS fuzz.l, fuzz.r, fuzz.rv, fuzz.w CASCADE;
+	DROP TABLE IF EXISTS fuzz.l, fuzz.r, fuzz.rv, fuzz.lv, fuzz.w CASCADE;
 	-- numeric on the left only pairs with numeric on the right
 	IF fam1 = 'num' THEN r1 := 'numeric'; END IF;
 	IF fam2 = 'num' THEN r2 := 'numeric'; END IF;
@@ -701,6 +713,145 @@ BEGIN
 	END IF;
 END $$;
 
+-- Nearest as-of join: ORDER BY r.t <-> o.t LIMIT 1 (see the file header
+-- for the data), with near misses that must fall through
+CREATE FUNCTION fuzz.gen_nearest(OUT q text, OUT prep text, OUT oracle text, OUT near bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+	pair text := fuzz.wpick(ARRAY['t:t', 'tz:tz', 'n:n', 'm:m', 't:tz', 'n:m'],
+							ARRAY[30, 20, 15, 10, 5, 5]);
+	lt text := split_part(pair, ':', 1);
+	rt text := split_part(pair, ':', 2);
+	cat text := fuzz.cat(lt);
+	has_tol bool := fuzz.chance(0.4);
+	k record;
+	conds text[];
+	ot text;
+	it text;
+	ord text;
+	sel text;
+	items text;
+	miss text := NULL;
+	lim text := 'LIMIT 1';
+	sub text;
+	lo text;
+	hi text;
+	jf text := fuzz.wpick(ARRAY['join', 'left', 'left_on', 'comma', 'cross'], ARRAY[40, 38, 7, 8, 7]);
+	stretch text;
+	tolform text;
+BEGIN
+	near := false;
+	ot := 'o.' || lt;
+
+	it := 'r.' || rt;
+	stretch := 't = CASE WHEN isfinite(t) THEN timestamp ''2024-01-01'' + (t - timestamp ''2024-01-01'') * 4 %1$s ELSE t END, '
+			   'tz = CASE WHEN isfinite(tz) THEN timestamptz ''2024-01-01 00:00+00'' + (tz - timestamptz ''2024-01-01 00:00+00'') * 4 %1$s ELSE tz END, '
+			   'n = n * 4 %2$s, m = m * 4 %2$s';
+
+	-- one version per time, no -infinity, times at multiples of 4
+	prep := format('DROP TABLE IF EXISTS fuzz.rv, fuzz.lv; '
+				   'CREATE TABLE fuzz.rv WITH (autovacuum_enabled = off) AS '
+				   'SELECT DISTINCT ON (%1$s) * FROM fuzz.r ORDER BY %1$s, id; '
+				   'DELETE FROM fuzz.rv WHERE t = ''-infinity'' OR tz = ''-infinity'' OR id BETWEEN 901 AND 999; '
+				   'UPDATE fuzz.rv SET %2$s; ', rt, format(stretch, '', ''));
+	IF fuzz.chance(0.25) THEN
+		prep := prep || 'INSERT INTO fuzz.rv SELECT * FROM fuzz.rv WHERE random() < 0.5 ORDER BY id; ';
+	END IF;
+	-- outer times at odd offsets; NULL and infinite ones only with a tolerance
+	prep := prep || format('CREATE TABLE fuzz.lv WITH (autovacuum_enabled = off) AS '
+						   'SELECT * FROM fuzz.l WHERE id NOT BETWEEN 901 AND 999 ORDER BY id; '
+						   'UPDATE fuzz.lv SET %s; ',
+						   format(stretch,
+								  '+ (CASE WHEN id % 2 = 0 THEN 1 ELSE -1 END) * interval ''1 microsecond''',
+								  '+ CASE WHEN id % 2 = 0 THEN 1 ELSE -1 END'));
+	IF NOT has_tol THEN
+		prep := prep || format('UPDATE fuzz.lv SET %1$s = %2$s WHERE %1$s IS NULL OR %1$s::text LIKE ''%%infinity''; ',
+							   lt, CASE lt WHEN 't' THEN 'timestamp ''2024-01-01 00:00:00.000001'''
+										   WHEN 'tz' THEN 'timestamptz ''2024-01-01 00:00:00.000001+00'''
+										   ELSE '1' END);
+	END IF;
+	IF fuzz.chance(0.2) THEN
+		prep := prep || format('CREATE INDEX ON fuzz.rv (k1, %s); ', rt);
+	END IF;
+	IF fuzz.chance(0.8) THEN
+		prep := prep || 'ANALYZE fuzz.rv; ANALYZE fuzz.lv;';
+	END IF;
+	IF fuzz.chance(0.12) THEN
+		miss := fuzz.pick('limit2', 'desc', 'order2', 'float', 'outside', 'nulls_first', 'outer_sel');
+		IF miss = 'outside' AND NOT has_tol THEN
+			miss := 'limit2';	-- a window needs a tolerance
+		END IF;
+		near := true;
+
+	END IF;
+	k := fuzz.keys('r', 'o', 'l');
+	conds := k.conds;
+	near := near OR k.near;
+	-- tolerance: BETWEEN, or one or two inequalities
+	IF has_tol THEN
+		lo := format('%s - %s', ot, fuzz.off(cat, false));
+		hi := format('%s + %s', ot, fuzz.off(cat, false));
+		IF fuzz.chance(0.1) THEN
+			lo := ot;
+		END IF;
+		IF miss = 'outside' THEN
+			lo := format('%s + %s', ot, CASE cat WHEN 'int' THEN '3' ELSE 'interval ''1 minute''' END);
+		END IF;
+		tolform := CASE WHEN miss = 'outside' THEN 'lower'
+						ELSE fuzz.pick('between', 'two', 'lower', 'upper') END;
+		CASE tolform
+
+			WHEN 'between' THEN
+				conds := conds || format('%s BETWEEN %s AND %s', it, lo, hi);
+			WHEN 'two' THEN
+				conds := conds || fuzz.cmp(it, fuzz.pick('>=', '>'), lo)
+							   || fuzz.cmp(it, fuzz.pick('<=', '<'), hi);
+			WHEN 'lower' THEN
+				conds := conds || fuzz.cmp(it, fuzz.pick('>=', '>'), lo);
+			ELSE
+				conds := conds || fuzz.cmp(it, fuzz.pick('<=', '<'), hi);
+		END CASE;
+	END IF;
+	IF fuzz.chance(0.2) THEN
+		conds := conds || fuzz.pick('r.v > 2', 'r.v IS NOT NULL', 'r.k1 IS NOT NULL', 'r.id % 3 <> 0');
+	END IF;
+	IF fuzz.chance(0.3) THEN
+		SELECT array_agg(c ORDER BY random()) INTO conds FROM unnest(conds) c;
+	END IF;
+	ord := CASE WHEN fuzz.chance(0.5) THEN format('%s <-> %s', it, ot) ELSE format('%s <-> %s', ot, it) END;
+	IF miss = 'float' THEN
+		ord := format('%s::float8 <-> %s::float8', it, ot);
+		IF cat = 'ts' THEN
+			ord := format('extract(epoch FROM %s)::float8 <-> extract(epoch FROM %s)::float8', it, ot);
+		END IF;
+	END IF;
+	ord := 'ORDER BY ' || ord || CASE miss WHEN 'desc' THEN ' DESC' WHEN 'nulls_first' THEN ' NULLS FIRST'
+									   WHEN 'order2' THEN ', r.id' ELSE '' END;
+	lim := CASE miss WHEN 'limit2' THEN 'LIMIT 2' ELSE 'LIMIT 1' END;
+	sel := fuzz.subset(ARRAY['r.v AS rv', 'r.id AS rid', format('%s AS rt', it), 'r.k1 AS rk']);
+	IF jf = 'left_on' AND sel NOT LIKE '%rid%' THEN
+		sel := sel || ', r.id AS rid';
+	END IF;
+	IF miss = 'outer_sel' THEN
+		sel := sel || ', o.v AS ov2';
+	END IF;
+	sub := format('(SELECT %s FROM fuzz.rv r %s %s %s) x', sel,
+				  CASE WHEN conds = '{}' THEN '' ELSE 'WHERE ' || array_to_string(conds, ' AND ') END,
+				  ord, lim);
+	items := fuzz.subset(ARRAY['o.id AS oid', 'o.v AS ov', format('%s AS ot', ot), 'o.k1 AS ok', 'x.*']);
+	q := format('SELECT %s FROM fuzz.lv o %s', items,
+				CASE jf
+					WHEN 'join' THEN format('JOIN LATERAL %s ON true', sub)
+					WHEN 'left' THEN format('LEFT JOIN LATERAL %s ON true', sub)
+					WHEN 'left_on' THEN format('LEFT JOIN LATERAL %s ON x.%s', sub,
+											   CASE WHEN sel LIKE '%rv%' THEN 'rv > o.v' ELSE 'rid > 2' END)
+					WHEN 'comma' THEN format(', LATERAL %s', sub)
+					ELSE format('CROSS JOIN LATERAL %s', sub) END);
+	IF fuzz.chance(0.1) THEN
+		q := q || ' WHERE ' || fuzz.pick('o.v > 2', 'o.k1 IS NOT NULL', 'o.id % 2 = 0');
+	END IF;
+END $$;
+
 -- hop()/cumulate() window aggregation (WindowExpand)
 CREATE FUNCTION fuzz.gen_window_agg(OUT q text, OUT prep text, OUT oracle text, OUT near bool)
 LANGUAGE plpgsql AS $$
@@ -976,6 +1127,15 @@ LANGUAGE plpgsql AS $$
 BEGIN
 	PERFORM setseed(((seed::bigint * 1000003 + round) % 2000001) / 1000000.0 - 1.0);
 	PERFORM set_config('max_parallel_workers_per_gather', '0', is_local);
+	-- fuzz.parallel = on (e.g. PGOPTIONS='-c fuzz.parallel=on'): parallel
+	-- plans wherever possible, with the nodes on and off alike
+	IF coalesce(current_setting('fuzz.parallel', true), 'off') = 'on' THEN
+		PERFORM set_config('max_parallel_workers_per_gather', '2', is_local);
+		PERFORM set_config('parallel_setup_cost', '0', is_local);
+		PERFORM set_config('parallel_tuple_cost', '0', is_local);
+		PERFORM set_config('min_parallel_table_scan_size', '0', is_local);
+		PERFORM set_config('min_parallel_index_scan_size', '0', is_local);
+	END IF;
 	PERFORM set_config('client_min_messages', 'warning', is_local);
 	-- disabled join methods cost 1e10: no JIT compilation for tiny queries
 	PERFORM set_config('jit', 'off', is_local);
@@ -984,8 +1144,9 @@ BEGIN
 	PERFORM fuzz.make_tables(seed, round);
 END $$;
 
--- One round: new tables, then n queries of random kinds
-CREATE FUNCTION fuzz.run_round(seed int, round int, n int DEFAULT 10) RETURNS int
+-- One round: new tables, then n queries of random kinds (or all of kind
+-- only_kind)
+CREATE FUNCTION fuzz.run_round(seed int, round int, n int DEFAULT 10, only_kind text DEFAULT NULL) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE
 	kind text;
@@ -1013,6 +1174,10 @@ BEGIN
 		t0 := clock_timestamp();
 		kind := fuzz.wpick(ARRAY['window_join', 'interval', 'asof', 'window_agg', 'session_agg'],
 						   ARRAY[30, 26, 26, 11, 7]);
+
+		IF only_kind IS NOT NULL THEN
+			kind := only_kind;
+		END IF;
 		EXECUTE format('SELECT * FROM fuzz.gen_%s()', kind) INTO g;
 		IF g.prep IS NOT NULL THEN
 			EXECUTE g.prep;
@@ -1050,7 +1215,7 @@ LANGUAGE sql AS $$
 		   round(100.0 * count(*) FILTER (WHERE NOT l.nearmiss AND l.used LIKE '%' || n.node || '%')
 				 / nullif(count(*) FILTER (WHERE NOT l.nearmiss), 0), 1)
 	FROM fuzz.log l,
-		 LATERAL (SELECT CASE l.kind WHEN 'asof' THEN 'AsOfJoin' WHEN 'interval' THEN 'IntervalJoin'
+		 LATERAL (SELECT CASE l.kind WHEN 'asof' THEN 'AsOfJoin' WHEN 'nearest' THEN 'AsOfJoin' WHEN 'interval' THEN 'IntervalJoin'
 									 WHEN 'window_join' THEN 'WindowJoin' WHEN 'window_agg' THEN 'WindowExpand'
 									 ELSE 'PlanChanged' END AS node) n
 	GROUP BY l.kind, n.node ORDER BY l.kind

@@ -1,0 +1,5 @@
+SELECT count(*) || '|' || sum(o.amount * r.rate)
+FROM orders7 o
+JOIN LATERAL (SELECT rate FROM rates7 r
+              WHERE r.currency = o.currency
+              ORDER BY r.update_time <-> o.order_time LIMIT 1) r ON true

@@ -1,0 +1,373 @@
+--
+-- Parallel query: every node's partial path under a Gather gives the rows
+-- of the same node serial and of PostgreSQL's plan with the nodes off;
+-- rescans of a Gather above a node; errors raised inside a worker.
+--
+SET TimeZone = 'UTC';
+SET datestyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+
+-- Outer sides large enough that splitting them pays even though each worker
+-- reads the inner side complete.
+CREATE TABLE pa (k int, t timestamp, v int);
+CREATE TABLE pb (k int, t timestamp, v int);
+CREATE TABLE pv (k int, t timestamp, v int);	-- versions for as-of
+INSERT INTO pa SELECT i % 10, '2024-01-01'::timestamp + i * interval '7 seconds', i
+  FROM generate_series(1, 12000) i;
+INSERT INTO pa VALUES (NULL, '2024-01-01 01:00', -1), (3, NULL, -2);
+INSERT INTO pb SELECT i % 10, '2024-01-01'::timestamp + i * interval '11 seconds', i
+  FROM generate_series(1, 6000) i;
+INSERT INTO pb VALUES (NULL, '2024-01-01 01:00', -3), (4, NULL, -4);
+INSERT INTO pv SELECT i % 10, '2024-01-01'::timestamp + i * interval '97 seconds', i
+  FROM generate_series(1, 600) i;
+ANALYZE pa;
+ANALYZE pb;
+ANALYZE pv;
+
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+-- real parallel plans only (force_parallel_mode = regress would also hide
+-- the "parallel worker" context of errors raised in workers)
+SET force_parallel_mode = off;
+
+-- par_check(node, query): run query with parallel plans, serial (no
+-- workers) and with windowjoin's nodes off; report whether the parallel plan
+-- has a Gather above the node (a partial path of the node; for WindowExpand:
+-- above its pane aggregation), the row count,
+-- and how many rows differ from either of the other two runs.  The run
+-- with the nodes off may use every join method.
+CREATE FUNCTION par_check(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  i int := 0;
+  gather_at int := 0;
+  node_at int := 0;
+  pagg_at int := 0;
+  n bigint;
+  d_serial bigint;
+  d_off bigint;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    i := i + 1;
+    IF gather_at = 0 AND line ~ 'Gather' THEN gather_at := i; END IF;
+    IF node_at = 0 AND line LIKE '%Custom Scan (' || node || ')%' THEN node_at := i; END IF;
+    IF pagg_at = 0 AND line LIKE '%Partial HashAggregate%' THEN pagg_at := i; END IF;
+  END LOOP;
+  EXECUTE 'CREATE TEMP TABLE r_par AS ' || q;
+  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+  EXECUTE 'CREATE TEMP TABLE r_serial AS ' || q;
+  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
+  PERFORM set_config('windowjoin.enable_interval_join', 'off', true);
+  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
+  PERFORM set_config('windowjoin.enable_window_aggregate', 'off', true);
+  PERFORM set_config('enable_hashjoin', 'on', true);
+  PERFORM set_config('enable_mergejoin', 'on', true);
+  PERFORM set_config('enable_nestloop', 'on', true);
+  EXECUTE 'CREATE TEMP TABLE r_off AS ' || q;
+  PERFORM set_config('max_parallel_workers_per_gather', '2', true);
+  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
+  PERFORM set_config('windowjoin.enable_interval_join', 'on', true);
+  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
+  PERFORM set_config('windowjoin.enable_window_aggregate', 'on', true);
+  SELECT count(*) INTO n FROM r_par;
+  SELECT count(*) INTO d_serial FROM ((TABLE r_par EXCEPT ALL TABLE r_serial)
+    UNION ALL (TABLE r_serial EXCEPT ALL TABLE r_par)) d;
+  SELECT count(*) INTO d_off FROM ((TABLE r_par EXCEPT ALL TABLE r_off)
+    UNION ALL (TABLE r_off EXCEPT ALL TABLE r_par)) d;
+  DROP TABLE r_par, r_serial, r_off;
+  -- WindowExpand: the pane aggregation below the Gather (WindowExpand
+  -- itself above or below it)
+  IF node = 'WindowExpand' THEN node_at := pagg_at; END IF;
+  RETURN format('node under Gather: %s, rows: %s, differ from serial: %s, from nodes off: %s',
+                node_at > 0 AND gather_at > 0 AND gather_at < node_at, n, d_serial, d_off);
+END $$;
+
+-- First the outer split: each participant joins its share of the outer
+-- rows with all inner rows
+SET windowjoin.enable_key_partitioning = off;
+
+-- IntervalJoin
+EXPLAIN (COSTS OFF)
+SELECT a.v, b.v FROM pa a JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+-- semi and anti joins: PostgreSQL's hash joins are cheaper on this data
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT par_check('IntervalJoin', $q$SELECT a.v FROM pa a WHERE EXISTS (SELECT FROM pb b
+  WHERE a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds')$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v FROM pa a WHERE NOT EXISTS (SELECT FROM pb b
+  WHERE a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds')$q$);
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+-- no key, a join filter
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+  ON b.t BETWEEN a.t AND a.t + interval '3 seconds' AND a.v % 3 <> b.v % 3
+  WHERE b.v < 2000$q$);
+-- right and full joins have no partial path without key partitioning
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+
+-- WindowJoin: HOP (time mode) and TUMBLE (group mode)
+EXPLAIN (COSTS OFF)
+SELECT a.v, b.v, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  WHERE EXISTS (SELECT FROM (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    WHERE a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k AND b.v % 7 = 0)$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  WHERE NOT EXISTS (SELECT FROM (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    WHERE a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k AND b.v % 7 = 0)$q$);
+EXPLAIN (COSTS OFF)
+SELECT a.v, b.v, a.window_start
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  LEFT JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+
+-- AsOfJoin: merge/sweep and lookup strategies, inner and left
+EXPLAIN (COSTS OFF)
+SELECT a.v, x.v FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true;
+SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
+SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
+SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.t >= a.t AND pv.t < a.t + interval '10 minutes'
+  ORDER BY pv.t LIMIT 1) x ON true$q$);
+SET work_mem = '64kB';	-- the versions no longer fit: no lookup strategy
+SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
+RESET work_mem;
+
+-- WindowExpand: partial pane aggregates per worker, expanded, gathered,
+-- finalized.  Many rows per pane, so that aggregating panes in the workers
+-- pays.
+CREATE TABLE pw AS SELECT i % 5 AS k, '2024-01-01'::timestamp + (i % 600) * interval '1 second' AS t,
+  i::numeric AS v FROM generate_series(1, 30000) i;
+ANALYZE pw;
+EXPLAIN (COSTS OFF)
+SELECT window_start, window_end, sum(v), count(*) FROM pw,
+  hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2;
+SELECT par_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), count(*), max(v)
+  FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2$q$);
+SELECT par_check('WindowExpand', $q$SELECT k, window_start, window_end, sum(v), avg(v)
+  FROM pw, cumulate(t, interval '1 minute', interval '5 minutes') GROUP BY 1, 2, 3$q$);
+
+-- Key partitioning: every participant scans both inputs in full, keeps
+-- only the rows of the key partitions it claims (NULL keys in partition 0)
+-- and sorts and joins those; right and full joins can only split this way
+SET windowjoin.enable_key_partitioning = on;
+EXPLAIN (COSTS OFF)
+SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a RIGHT JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '3 seconds'
+  AND a.v % 4 <> b.v % 4$q$);
+-- no key: no key partitioning, the right join stays serial
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a RIGHT JOIN pb b
+  ON b.t BETWEEN a.t AND a.t + interval '2 seconds' WHERE b.v < 1000$q$);
+
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+EXPLAIN (COSTS OFF)
+SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, b.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  RIGHT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  FULL JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
+    AND a.v % 5 <> b.v % 5$q$);
+
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+
+-- No worker can start: the leader claims every partition itself
+SET max_parallel_workers = 0;
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+RESET max_parallel_workers;
+
+-- The same with the leader not participating: only the workers run the node
+SET parallel_leader_participation = off;
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
+SELECT par_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), count(*)
+  FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2$q$);
+SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+  FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+  FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+RESET parallel_leader_participation;
+
+-- EXPLAIN ANALYZE of a node under a Gather: the leader's rows, a line per
+-- worker with its peak state and rows, and totals.  par_workers(node, q)
+-- checks that the per-worker lines are there (one per launched worker) and
+-- that the leader's rows plus the workers' add up to the node's rows (its
+-- actual rows per loop times the loops, up to the rounding of the former).
+CREATE FUNCTION par_workers(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  m text[];
+  in_node bool := false;
+  launched int := 0;
+  node_rows numeric;
+  loops numeric;
+  leader numeric;
+  workers int := 0;
+  worker_rows numeric := 0;
+  totals int := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, 'Workers Launched: (\d+)');
+    IF m IS NOT NULL THEN launched := m[1]::int; END IF;
+    m := regexp_match(line, '^( *)(->  )?Parallel Custom Scan \(' || node || '\) \(actual rows=(\d+) loops=(\d+)\)');
+    IF m IS NOT NULL THEN
+      in_node := true;
+      node_rows := m[3]::numeric * m[4]::numeric;
+      loops := m[4]::numeric;
+      CONTINUE;
+    END IF;
+    IF in_node AND line ~ '->' THEN in_node := false; END IF;
+    IF NOT in_node THEN CONTINUE; END IF;
+    m := regexp_match(line, 'Leader Rows: (\d+)');
+    IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
+    m := regexp_match(line, 'Worker \d+:  Peak State Rows: \d+  Peak State Bytes: \d+  Rows: (\d+)');
+    IF m IS NOT NULL THEN workers := workers + 1; worker_rows := worker_rows + m[1]::numeric; END IF;
+    IF line ~ 'Total Peak State (Rows|Bytes): \d+' THEN totals := totals + 1; END IF;
+  END LOOP;
+  RETURN format('worker lines = workers launched: %s, leader + workers = node rows: %s, totals shown: %s',
+                workers = launched AND launched > 0,
+                abs(leader + worker_rows - node_rows) <= loops / 2, totals = 2);
+END $$;
+SELECT par_workers('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_workers('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+  FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
+SELECT par_workers('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
+DROP FUNCTION par_workers(text, text);
+
+-- Rescans: a Gather above each node, in a subquery run again for every row
+-- (the SubPlan is correlated only above the Gather, so the Gather and the
+-- node below it are rescanned, not the subquery planned with parameters)
+EXPLAIN (COSTS OFF)
+SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
+  SELECT count(*) AS c, sum(a.v + b.v) AS total FROM pa a JOIN pb b
+    ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'
+  OFFSET 0) s) FROM generate_series(1, 3) g;
+SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
+  SELECT count(*) AS c, sum(a.v + b.v) AS total FROM pa a JOIN pb b
+    ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'
+  OFFSET 0) s) FROM generate_series(1, 3) g;
+SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
+  SELECT count(*) AS c, sum(a.v + b.v) AS total FROM
+    (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+    JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
+  OFFSET 0) s) FROM generate_series(1, 3) g;
+SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
+  SELECT count(*) AS c, sum(x.v) AS total FROM pa a LEFT JOIN LATERAL (
+    SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true
+  OFFSET 0) s) FROM generate_series(1, 3) g;
+SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
+  SELECT count(*) AS c, sum(coalesce(a.v, 0) + coalesce(b.v, 0)) AS total FROM
+    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
+  OFFSET 0) s) FROM generate_series(1, 3) g;
+SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
+  SELECT count(*) AS c, sum(total) AS total FROM (SELECT window_start, sum(v) AS total
+    FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, window_end) w
+  OFFSET 0) s) FROM generate_series(1, 3) g;
+-- the same totals without workers
+SET max_parallel_workers_per_gather = 0;
+SELECT count(*), sum(a.v + b.v) FROM pa a JOIN pb b
+    ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
+SELECT count(*), sum(a.v + b.v) FROM
+    (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+    JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+SELECT count(*), sum(x.v) FROM pa a LEFT JOIN LATERAL (
+    SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true;
+SELECT count(*), sum(coalesce(a.v, 0) + coalesce(b.v, 0)) FROM
+    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+SELECT count(*), sum(total) FROM (SELECT window_start, sum(v) AS total
+    FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, window_end) w;
+SET max_parallel_workers_per_gather = 2;
+
+-- Errors raised inside a worker reach the client (the leader does not run
+-- the node here)
+SET parallel_leader_participation = off;
+SET windowjoin.max_windows_per_row = 2;
+SELECT count(*) FROM
+  (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
+  JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
+  ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+RESET windowjoin.max_windows_per_row;
+INSERT INTO pa VALUES (1, '4714-11-24 00:00:01 BC', 0);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM pa a JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
+SELECT count(*) FROM pa a JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
+DELETE FROM pa WHERE v = 0;
+RESET parallel_leader_participation;
+
+DROP FUNCTION par_check(text, text);
+DROP TABLE pa, pb, pv, pw;

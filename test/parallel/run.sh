@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The whole regression suite (sql/*.sql) once more with parallel plans
+# forced: no parallel setup or tuple cost, no minimum table size, two
+# workers per Gather, so that every node with a partial path runs under a
+# Gather wherever the planner can put one (docs/parallel.md).
+#
+# The plans then differ from the expected outputs, and rows of queries
+# without ORDER BY may come in another order, so each suite's output is
+# compared with its expected output after dropping plan lines (EXPLAIN's
+# QUERY PLAN blocks and the lines of the suites' own plan-printing
+# functions: anything that looks like a plan node or a plan property) and
+# row counts, as multisets of lines.  Every result row, every on/off
+# comparison line ("... rows: N, only with node: 0 ...", "differ ...") and
+# every error message must still be there, as many times.  Ignored: runs of
+# blanks (column headers are centred on the widest value, columns padded to
+# it), table rules, whether a check found the node in its plan ("node used:
+# t/f") and which side it made the outer one (", outer NAME"), both plan
+# choices.  Prints one "test NAME (parallel plans forced) ... ok" line per
+# suite; exits non-zero if any differs.
+# Run it against a running server with windowjoin preloaded (make
+# installcheck's environment: PGHOST/PGPORT, PG_CONFIG); arguments, if any,
+# name the suites to run (default: all of sql/*.sql).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+out=$(mktemp -d /tmp/wj-parallel-XXXXXX)
+chmod 755 "$out"
+export PGOPTIONS="${PGOPTIONS:-} -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0 -c max_parallel_workers_per_gather=2"
+if [ $# -gt 0 ]; then
+	tests="$*"
+else
+	tests=$(ls sql/*.sql | sed 's|sql/||; s|\.sql$||' | tr '\n' ' ')
+fi
+make -s installcheck ${PG_CONFIG:+PG_CONFIG=$PG_CONFIG} REGRESS="$tests" \
+	REGRESS_OPTS="--inputdir=. --outputdir=$out --load-extension=windowjoin" \
+	> "$out/pg_regress.log" 2>&1
+
+# plan lines: plan nodes and their properties, QUERY PLAN headers, row counts
+planre='QUERY PLAN|Cache Key|Cache Mode|^[-+]+$|->|Scan|Gather|Workers|Worker [0-9]|Sort Key|Sort Method|Presorted Key|Cond:|Filter:|Join Type|Join Keys|Join Filter|Peak State|Total Peak|Leader Rows|Group Key|Aggregate|Strategy|Direction|Window|Pane:|Band:|Keys:|Time Cond|Tolerance|Hash|Merge|Nested Loop|Materialize|Memoize|Result|Append|Subquery|SubPlan|InitPlan|Output:|One-Time|Rows Removed|Batches|Buckets|Memory|Partition|Spill|Disk|Sort|Unique|Limit|^\([0-9]+ rows?\)$'
+# (whether a check saw the node in the plan, and which side it made the
+# outer one, are plan choices too: a parallel plan may differ; the rows and
+# errors it compared must still agree)
+filter() {
+	grep -Ev "$planre" "$1" |
+		sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e 's/[[:space:]][[:space:]]*/ /g' \
+			-e 's/node used: [tf],/node used: ?,/' -e 's/, outer [a-z_]*$/, outer ?/' |
+		LC_ALL=C sort
+}
+
+status=0
+for t in $tests; do
+	if [ ! -f "$out/results/$t.out" ]; then
+		echo "test $t (parallel plans forced) ... FAILED (no output)"
+		status=1
+		continue
+	fi
+	if diff <(filter "expected/$t.out") <(filter "$out/results/$t.out") > "$out/$t.diff"; then
+		echo "test $t (parallel plans forced) ... ok"
+	else
+		echo "test $t (parallel plans forced) ... FAILED"
+		head -40 "$out/$t.diff"
+		status=1
+	fi
+done
+[ "$status" -eq 0 ] && rm -rf "$out" || echo "outputs kept in $out"
+exit $status
