@@ -559,6 +559,31 @@ asof_order_ok(PlannerInfo *root, List *clauses, const char *kinds,
 }
 
 /*
+ * asof_outer_time_safe
+ *		Can the outer time expr be computed for every outer row without an
+ *		error PostgreSQL's plan would not raise?  The merge and sweep sort
+ *		the outer rows by it, and so does the lookup's run-time fallback, so
+ *		they compute it for rows PostgreSQL's plan never computes it for
+ *		(rows whose keys have no versions).  A column, a constant or a
+ *		parameter cannot fail; a shift time_shift.c recognises is sorted by
+ *		its base and computed without error, so its base must be one of
+ *		those.  Anything else (o.t + interval '1 month', a timestamptz plus
+ *		days, a function call) can fail near the end of its type's range.
+ */
+static bool
+asof_outer_time_safe(Expr *expr)
+{
+	Expr	   *base;
+	WjShift		shift;
+
+	if (IsA(expr, Var) || IsA(expr, Const) || IsA(expr, Param))
+		return true;
+	if (wj_shift_match(expr, &base, &shift))
+		return IsA(base, Var) || IsA(base, Const) || IsA(base, Param);
+	return false;
+}
+
+/*
  * asof_recognise
  *		Analyse the LATERAL subquery sq of the parent query root.  Returns
  *		NULL unless it is exactly the as-of idiom described in the file
@@ -694,6 +719,8 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	}
 	if (spec->time == NULL)
 		ASOF_NO("no time condition on the ORDER BY column");
+	if (!asof_outer_time_safe(spec->time->outer))
+		ASOF_NO("the outer time can raise an error for outer rows PostgreSQL's plan never computes it for");
 	if (!asof_order_ok(root, quals, kinds, fallible))
 		ASOF_NO("PostgreSQL would evaluate a fallible outer expression for other rows than the node");
 
@@ -1865,6 +1892,8 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	if (asof_levels(inner_arg) != ASOF_LEVEL0 ||
 		asof_levels(outer_arg) != ASOF_LEVEL1)
 		ASOF_NO("nearest: the distance is not between a version time and an outer time");
+	if (!asof_outer_time_safe((Expr *) outer_arg))
+		ASOF_NO("nearest: the outer time can raise an error for outer rows PostgreSQL's plan never computes it for");
 
 	/* The time is compared in the type's default btree opfamily */
 	time_opfamily = get_opclass_family(GetDefaultOpClass(dist->type,
