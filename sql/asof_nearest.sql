@@ -104,6 +104,10 @@ LANGUAGE plpgsql AS $$
 DECLARE
   line text;
 BEGIN
+  -- The node's figures are kept by the process that runs it; a custom scan
+  -- that is not parallel-aware cannot pass them back from the worker
+  -- force_parallel_mode puts it in (docs/parallel.md).
+  PERFORM set_config('force_parallel_mode', 'off', true);
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     IF line NOT LIKE '%Sort Method%' AND line NOT LIKE '%Memory Usage%'
        AND line NOT LIKE '%Peak State%' AND line !~ 'actual rows=\d+ loops=2|Rows Removed' THEN
