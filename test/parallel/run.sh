@@ -39,9 +39,10 @@ make -s installcheck ${PG_CONFIG:+PG_CONFIG=$PG_CONFIG} REGRESS="$tests" \
 planre='QUERY PLAN|Cache Key|Cache Mode|^[-+]+$|->|Scan|Gather|Workers|Worker [0-9]|Sort Key|Sort Method|Presorted Key|Cond:|Filter:|Join Type|Join Keys|Join Filter|Peak State|Total Peak|Leader Rows|Group Key|Aggregate|Strategy|Direction|Window|Pane:|Band:|Keys:|Time Cond|Tolerance|Hash|Merge|Nested Loop|Materialize|Memoize|Result|Append|Subquery|SubPlan|InitPlan|Output:|One-Time|Rows Removed|Batches|Buckets|Memory|Partition|Spill|Disk|Sort|Unique|Limit|^\([0-9]+ rows?\)$'
 # (whether a check saw the node in the plan, and which side it made the
 # outer one, are plan choices too: a parallel plan may differ; the rows and
-# errors it compared must still agree)
+# errors it compared must still agree; an error raised inside a worker
+# carries one more line, "CONTEXT:  parallel worker")
 filter() {
-	grep -Ev "$planre" "$1" |
+	grep -Ev "$planre" "$1" | grep -vx 'CONTEXT:  parallel worker' |
 		sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e 's/[[:space:]][[:space:]]*/ /g' \
 			-e 's/node used: [tf],/node used: ?,/' -e 's/, outer [a-z_]*$/, outer ?/' |
 		LC_ALL=C sort
