@@ -457,6 +457,38 @@ asof_add_sort(Query *q, AttrNumber resno, Oid sortop, Oid eqop,
 }
 
 /*
+ * asof_add_tie_breakers
+ *		Append an ORDER BY item on each of q's first noriginal output columns
+ *		that has a btree ordering: ascending NULLS LAST, or descending NULLS
+ *		FIRST when descending (columns without one are skipped).
+ */
+static void
+asof_add_tie_breakers(Query *q, int noriginal, bool descending,
+					  Index *next_ref)
+{
+	int			n;
+
+	for (n = 1; n <= noriginal; n++)
+	{
+		TargetEntry *tle = list_nth_node(TargetEntry, q->targetList, n - 1);
+		Oid			ltop;
+		Oid			eqop;
+		Oid			gtop;
+		bool		hashable;
+
+		get_sort_group_operators(exprType((Node *) tle->expr),
+								 false, false, false,
+								 &ltop, &eqop, &gtop, &hashable);
+		if (!OidIsValid(ltop) || !OidIsValid(eqop) || !OidIsValid(gtop))
+			continue;
+		if (descending)
+			asof_add_sort(q, n, gtop, eqop, true, next_ref);
+		else
+			asof_add_sort(q, n, ltop, eqop, false, next_ref);
+	}
+}
+
+/*
  * asof_order_ok
  *		Does PostgreSQL's plan evaluate the outer time and tolerance bounds
  *		for the rows the node evaluates them for?  PostgreSQL filters the
@@ -815,24 +847,8 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	 * candidate of the stream; the forward merge keeps the first one, so it
 	 * sorts the tie breakers descending with NULLs first.
 	 */
-	for (n = 1; n <= noriginal; n++)
-	{
-		TargetEntry *tle = list_nth_node(TargetEntry, q->targetList, n - 1);
-		Oid			ltop;
-		Oid			eqop;
-		Oid			gtop;
-		bool		hashable;
-
-		get_sort_group_operators(exprType((Node *) tle->expr),
-								 false, false, false,
-								 &ltop, &eqop, &gtop, &hashable);
-		if (!OidIsValid(ltop) || !OidIsValid(eqop) || !OidIsValid(gtop))
-			continue;
-		if (spec->forward && !spec->hashed)
-			asof_add_sort(q, n, gtop, eqop, true, &next_ref);
-		else
-			asof_add_sort(q, n, ltop, eqop, false, &next_ref);
-	}
+	asof_add_tie_breakers(q, noriginal, spec->forward && !spec->hashed,
+						  &next_ref);
 
 	/* Nothing of the parent query may remain in it */
 	depth = -1;
@@ -2046,21 +2062,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	 * takes the one whose output row sorts last, as for the other
 	 * directions.
 	 */
-	for (n = 1; n <= noriginal; n++)
-	{
-		TargetEntry *tle = list_nth_node(TargetEntry, q->targetList, n - 1);
-		Oid			ltop;
-		Oid			eqop;
-		Oid			gtop;
-		bool		hashable;
-
-		get_sort_group_operators(exprType((Node *) tle->expr),
-								 false, false, false,
-								 &ltop, &eqop, &gtop, &hashable);
-		if (!OidIsValid(ltop) || !OidIsValid(eqop) || !OidIsValid(gtop))
-			continue;
-		asof_add_sort(q, n, ltop, eqop, false, &next_ref);
-	}
+	asof_add_tie_breakers(q, noriginal, false, &next_ref);
 
 	depth = -1;
 	if (asof_outer_refs_walker((Node *) q, &depth))
