@@ -158,6 +158,52 @@ wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 }
 
 /*
+ * wj_keypart_workers
+ *		How many workers a key-partitioned join of these relations gets: as
+ *		many as PostgreSQL gives the larger input's partial scan (0 when
+ *		neither has a partial path).
+ */
+int
+wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel)
+{
+	int			workers = 0;
+
+	if (outerrel->partial_pathlist != NIL)
+		workers = ((Path *) linitial(outerrel->partial_pathlist))->parallel_workers;
+	if (innerrel->partial_pathlist != NIL)
+		workers = Max(workers,
+					  ((Path *) linitial(innerrel->partial_pathlist))->parallel_workers);
+	return workers;
+}
+
+/*
+ * wj_keypart_make_partial
+ *		Turn a parallel-safe path over the complete inputs outer and inner
+ *		into a key-partitioned partial path of joinrel: every participant
+ *		scans both inputs in full, the rest of the work (sorts, the join) is
+ *		split among them.  Partitions come out one after the other, so the
+ *		path has no order.
+ */
+void
+wj_keypart_make_partial(Path *path, Path *outer, Path *inner,
+						RelOptInfo *joinrel, int workers)
+{
+	Cost		scans;
+	double		divisor;
+
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	path->pathkeys = NIL;
+	divisor = wj_parallel_divisor(path);
+	scans = wj_keypart_scan(outer)->total_cost +
+		wj_keypart_scan(inner)->total_cost;
+	path->rows = clamp_row_est(joinrel->rows / divisor);
+	if (path->startup_cost > scans)
+		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
+	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;
+}
+
+/*
  * wj_keypart_scan
  *		The scan under a key-partitioned input path (its Sort's input, or
  *		the presorted scan itself), whose plan gets the partition filter;
