@@ -805,17 +805,19 @@ ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	int			parts = wj_keypart_parts(&best_path->path);
 	Oid			ohash,
 				ihash;
-	IntervalJoinPlanInfo pinfo;
+	IntervalJoinPlanInfo plan_info;
 
 	if (!ij_key_hashfns(k, &ohash, &ihash))
 		elog(ERROR, "no hash functions for the key of a key-partitioned interval join");
-	interval_join_info_from_private(cscan->custom_private, &pinfo);
-	pinfo.key_partitioned = true;
-	pinfo.kp_parts = parts;
-	pinfo.kp_param = wj_keypart_plan(root, parts,
-									 linitial(cscan->custom_plans), k->outer_expr, ohash,
-									 lsecond(cscan->custom_plans), k->inner_expr, ihash);
-	cscan->custom_private = interval_join_info_to_private(&pinfo);
+	interval_join_info_from_private(cscan->custom_private, &plan_info);
+	plan_info.key_partitioned = true;
+	plan_info.kp_parts = parts;
+	plan_info.kp_param = wj_keypart_plan(root, parts,
+										 linitial(cscan->custom_plans),
+										 k->outer_expr, ohash,
+										 lsecond(cscan->custom_plans),
+										 k->inner_expr, ihash);
+	cscan->custom_private = interval_join_info_to_private(&plan_info);
 	return &cscan->scan.plan;
 }
 
@@ -946,32 +948,39 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
 	Plan	   *inner_plan = (Plan *) lsecond(custom_plans);
 	CustomScan *cscan = makeNode(CustomScan);
-	IntervalJoinPlanInfo pinfo;
-	List	   *key_clauses = NIL,
+	IntervalJoinPlanInfo plan_info;
+	List	   *outer_keys = NIL,
+			   *inner_keys = NIL,
+			   *opfamilies = NIL,
+			   *collations = NIL,
+			   *outer_types = NIL,
+			   *inner_types = NIL,
+			   *key_clauses = NIL,
 			   *scan_tlist = NIL;
+	AttrNumber	outer_time,
+				inner_time;
 	AttrNumber	resno = 1;
 	ListCell   *lc;
 
 	/* for joins, createplan passes no scan clauses; ours are in info */
 	Assert(clauses == NIL);
 
-	memset(&pinfo, 0, sizeof(pinfo));
 	foreach(lc, info->keys)
 	{
 		IJKey	   *k = (IJKey *) lfirst(lc);
 
-		pinfo.outer_keys = lappend_int(pinfo.outer_keys,
-									   ij_child_column(&outer_plan, k->outer_expr));
-		pinfo.inner_keys = lappend_int(pinfo.inner_keys,
-									   ij_child_column(&inner_plan, k->inner_expr));
-		pinfo.opfamilies = lappend_oid(pinfo.opfamilies, k->opfamily);
-		pinfo.collations = lappend_oid(pinfo.collations, k->collation);
-		pinfo.outer_types = lappend_oid(pinfo.outer_types, k->outer_type);
-		pinfo.inner_types = lappend_oid(pinfo.inner_types, k->inner_type);
+		outer_keys = lappend_int(outer_keys,
+								 ij_child_column(&outer_plan, k->outer_expr));
+		inner_keys = lappend_int(inner_keys,
+								 ij_child_column(&inner_plan, k->inner_expr));
+		opfamilies = lappend_oid(opfamilies, k->opfamily);
+		collations = lappend_oid(collations, k->collation);
+		outer_types = lappend_oid(outer_types, k->outer_type);
+		inner_types = lappend_oid(inner_types, k->inner_type);
 		key_clauses = lappend(key_clauses, k->rinfo->clause);
 	}
-	pinfo.outer_time = ij_child_column(&outer_plan, info->lower->outer_t);
-	pinfo.inner_time = ij_child_column(&inner_plan, info->lower->inner_t);
+	outer_time = ij_child_column(&outer_plan, info->lower->outer_t);
+	inner_time = ij_child_column(&inner_plan, info->lower->inner_t);
 
 	/* the scan tuple: the outer child's columns, then the inner child's */
 	foreach(lc, outer_plan->targetlist)
@@ -983,14 +992,24 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 							 makeTargetEntry((Expr *) copyObject(((TargetEntry *) lfirst(lc))->expr),
 											 resno++, NULL, false));
 
-	pinfo.jointype = info->jointype;
-	pinfo.time_type = info->lower->ttype;
-	pinfo.lo_incl = info->lower->strategy == BTGreaterEqualStrategyNumber;
-	pinfo.hi_incl = info->upper->strategy == BTLessEqualStrategyNumber;
-	pinfo.outer_ncols = list_length(outer_plan->targetlist);
-	pinfo.lo = info->lower->d;
-	pinfo.hi = info->upper->d;
-	pinfo.key_partitioned = false;	/* see ij_plan_keypart */
+	plan_info.jointype = info->jointype;
+	plan_info.outer_time = outer_time;
+	plan_info.inner_time = inner_time;
+	plan_info.time_type = info->lower->ttype;
+	plan_info.lo_incl = info->lower->strategy == BTGreaterEqualStrategyNumber;
+	plan_info.hi_incl = info->upper->strategy == BTLessEqualStrategyNumber;
+	plan_info.outer_ncols = list_length(outer_plan->targetlist);
+	plan_info.lo = info->lower->d;
+	plan_info.hi = info->upper->d;
+	plan_info.outer_keys = outer_keys;
+	plan_info.inner_keys = inner_keys;
+	plan_info.opfamilies = opfamilies;
+	plan_info.collations = collations;
+	plan_info.outer_types = outer_types;
+	plan_info.inner_types = inner_types;
+	plan_info.key_partitioned = false;	/* see ij_plan_keypart */
+	plan_info.kp_param = 0;
+	plan_info.kp_parts = 0;
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = info->otherquals;
@@ -1003,7 +1022,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 									 info->joinquals,
 									 ij_filter_in_pg_order(root,
 														   info->filter_rinfos));
-	cscan->custom_private = interval_join_info_to_private(&pinfo);
+	cscan->custom_private = interval_join_info_to_private(&plan_info);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &wj_interval_scan_methods;
