@@ -25,6 +25,12 @@
  * setrefs.c does not look into custom_private, so they go to custom_exprs
  * (or the scan tlist) and the struct holds their positions.
  *
+ * The path side needs no encoding: a node's CustomPath carries what its
+ * PlanCustomPath needs as list_make1() of a pointer to a planner-only C
+ * struct (WjPathInfo, IJInfo, ... beside the node's planner), which is
+ * never copied or written out; the PlanCustomPath callback builds the
+ * XxxPlanInfo from it.
+ *
  * src/plan_private.h
  *
  *-------------------------------------------------------------------------
