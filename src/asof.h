@@ -2,7 +2,8 @@
  *
  * asof.h
  *	  Private declarations of the AsOfJoin custom scan, shared by its
- *	  planner part (asof_planner.c) and its executor part (asof_exec.c).
+ *	  planner files (listed in asof_planner_internal.h) and its executor
+ *	  files (listed in asof_exec_internal.h).
  *
  * The planner stores what the executor needs in the CustomScan node:
  *

@@ -1,0 +1,372 @@
+/*-------------------------------------------------------------------------
+ *
+ * asof_plan.c
+ *	  PlanCustomPath of the AsOfJoin custom scan: the CustomScan node of the
+ *	  chosen path, with the rewritten subquery's plan as its inner child.
+ *
+ * The outer child was planned by PostgreSQL (custom_plans); the inner child
+ * is a SubqueryScan of the rewritten subquery, planned here with the
+ * subroot the path was costed with, only now that the path won.  The node
+ * keeps its expressions in custom_exprs (so that setrefs.c fixes them) and
+ * the rest in custom_private (asof.h).
+ *
+ * src/asof_plan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/nbtree.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "asof.h"
+#include "asof_planner_internal.h"
+#include "join_common.h"
+#include "time_shift.h"
+#include "windowjoin.h"
+
+static Expr *asof_nearest_show(AsOfSpec *spec, Var *var);
+static List *asof_nearest_private(AsOfSpec *spec);
+
+/*
+ * asof_add_inner_var
+ *		Position (1-based) of Var (relid, attno) in the inner child's target
+ *		list, appending it when missing.
+ */
+static AttrNumber
+asof_add_inner_var(List **tlist, Index relid, AttrNumber attno, Oid type,
+				   int32 typmod, Oid collation)
+{
+	ListCell   *lc;
+
+	foreach(lc, *tlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (var->varno == relid && var->varattno == attno)
+			return tle->resno;
+	}
+	*tlist = lappend(*tlist,
+					 makeTargetEntry((Expr *) makeVar(relid, attno, type,
+													  typmod, collation, 0),
+									 list_length(*tlist) + 1, NULL, false));
+	return list_length(*tlist);
+}
+
+/*
+ * asof_inner_var
+ *		The parent-level Var naming the rewritten subquery's column that
+ *		outputs cond's inner expression.
+ */
+static Var *
+asof_inner_var(Index relid, AsOfCond *cond)
+{
+	return makeVar(relid, cond->resno, exprType((Node *) cond->inner),
+				   exprTypmod((Node *) cond->inner),
+				   exprCollation((Node *) cond->inner), 0);
+}
+
+/*
+ * asof_add_cmp
+ *		Append cond's comparison descriptor to the OID list.
+ */
+static List *
+asof_add_cmp(List *cmps, AsOfCond *cond)
+{
+	cmps = lappend_oid(cmps, cond->opfamily);
+	cmps = lappend_oid(cmps, cond->outertype);
+	cmps = lappend_oid(cmps, cond->innertype);
+	cmps = lappend_oid(cmps, cond->collation);
+	return cmps;
+}
+
+/*
+ * asof_plan_path
+ *		PlanCustomPath: build the CustomScan from the chosen AsOfPath.  The
+ *		outer child was planned by PostgreSQL (custom_plans); the inner child
+ *		is planned here, only now that this path won.
+ */
+Plan *
+asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	AsOfPath   *apath = (AsOfPath *) best_path;
+	AsOfSpec   *spec = apath->spec;
+	Index		relid = apath->inner_relid;
+	RelOptInfo *innerrel = find_base_rel(root, relid);
+	RangeTblEntry *rte = planner_rt_fetch(relid, root);
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
+	Plan	   *subplan;
+	SubqueryScan *inner_plan;
+	List	   *inner_tlist = NIL;
+	List	   *scan_tlist = NIL;
+	List	   *joinquals = NIL;
+	List	   *otherquals = NIL;
+	List	   *vars;
+	List	   *meta = NIL;
+	List	   *cmps = NIL;
+	List	   *attnos = NIL;
+	List	   *outer_keys = NIL;
+	List	   *tol_bounds = NIL;
+	List	   *show_keys = NIL;
+	List	   *show_tol = NIL;
+	List	   *tol_strict = NIL;
+	List	   *hashinfo = NIL;
+	ListCell   *lc;
+	int			resno;
+
+	/* Split the conditions: a LEFT join's match conditions, then filters */
+	foreach(lc, apath->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (apath->jointype == JOIN_LEFT &&
+			(bms_is_subset(rinfo->required_relids, innerrel->relids) ||
+			 !RINFO_IS_PUSHED_DOWN(rinfo, rel->relids)))
+			joinquals = lappend(joinquals, rinfo->clause);
+		else
+			otherquals = lappend(otherquals, rinfo->clause);
+	}
+
+	/*
+	 * Make the rewritten subquery the relation's subquery: setrefs.c and
+	 * subselect.c find a SubqueryScan's subroot through its RelOptInfo, and
+	 * EXPLAIN names the added columns from the range table entry.
+	 */
+	innerrel->subroot = apath->subroot;
+	if (spec->new_colnames != NIL)
+	{
+		Alias	   *eref = copyObject(rte->eref);
+
+		eref->colnames = list_concat(eref->colnames,
+									 copyObject(spec->new_colnames));
+		rte->eref = eref;
+	}
+	subplan = create_plan(apath->subroot, apath->inner_path);
+
+	/*
+	 * The inner child outputs every column of the subquery used above it,
+	 * then the keys and the time.  (tlist may be empty when a projection
+	 * will replace it, so the join's target is what tells what is used.)
+	 */
+	vars = pull_var_clause((Node *) list_make3(best_path->path.pathtarget->exprs,
+											   joinquals, otherquals),
+						   PVC_RECURSE_AGGREGATES |
+						   PVC_RECURSE_WINDOWFUNCS |
+						   PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		if (var->varno == relid && var->varlevelsup == 0)
+			(void) asof_add_inner_var(&inner_tlist, relid, var->varattno,
+									  var->vartype, var->vartypmod,
+									  var->varcollid);
+	}
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Var		   *var = asof_inner_var(relid, c);
+
+		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
+								   var->vartype, var->vartypmod,
+								   var->varcollid);
+		attnos = lappend_int(attnos, resno);
+		outer_keys = lappend(outer_keys, c->outer);
+		show_keys = lappend(show_keys,
+							make_opclause(c->opno, BOOLOID, false,
+										  (Expr *) var, c->outer,
+										  InvalidOid, c->collation));
+		cmps = asof_add_cmp(cmps, c);
+		if (spec->hashed || spec->near_hashable)
+		{
+			Oid			hashproc;
+			Oid			dummy;
+
+			if (!get_op_hash_functions(c->opno, &hashproc, &dummy))
+				elog(ERROR, "could not find hash function for operator %u",
+					 c->opno);
+			hashinfo = lappend_oid(hashinfo, hashproc);
+			hashinfo = lappend_oid(hashinfo, get_opcode(c->opno));
+		}
+	}
+	{
+		Var		   *var = asof_inner_var(relid, spec->time);
+
+		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
+								   var->vartype, var->vartypmod,
+								   var->varcollid);
+		attnos = lappend_int(attnos, resno);
+		cmps = asof_add_cmp(cmps, spec->time);
+		foreach(lc, spec->tolerances)
+		{
+			AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+			tol_bounds = lappend(tol_bounds, c->outer);
+			show_tol = lappend(show_tol,
+							   make_opclause(c->opno, BOOLOID, false,
+											 (Expr *) copyObject(var),
+											 c->outer, InvalidOid,
+											 c->collation));
+			tol_strict = lappend_int(tol_strict,
+									 c->strategy == BTLessStrategyNumber ||
+									 c->strategy == BTGreaterStrategyNumber);
+			cmps = asof_add_cmp(cmps, c);
+		}
+		cscan->custom_exprs = list_make1(outer_keys);
+		cscan->custom_exprs = lappend(cscan->custom_exprs,
+									  list_make1(spec->time->outer));
+		cscan->custom_exprs = lappend(cscan->custom_exprs, tol_bounds);
+		cscan->custom_exprs = lappend(cscan->custom_exprs, joinquals);
+		cscan->custom_exprs = lappend(cscan->custom_exprs, show_keys);
+		if (spec->nearest)
+			cscan->custom_exprs = lappend(cscan->custom_exprs,
+										  list_make1(asof_nearest_show(spec, var)));
+		else
+			cscan->custom_exprs = lappend(cscan->custom_exprs,
+										  list_make1(make_opclause(spec->time->opno,
+																   BOOLOID, false,
+																   (Expr *) var,
+																   spec->time->outer,
+																   InvalidOid,
+																   spec->time->collation)));
+		cscan->custom_exprs = lappend(cscan->custom_exprs, show_tol);
+	}
+
+	/* The inner child: a SubqueryScan of the rewritten subquery */
+	inner_plan = makeNode(SubqueryScan);
+	inner_plan->scan.plan.targetlist = inner_tlist;
+	inner_plan->scan.plan.qual = NIL;
+	inner_plan->scan.plan.lefttree = NULL;
+	inner_plan->scan.plan.righttree = NULL;
+	inner_plan->scan.scanrelid = relid;
+	inner_plan->subplan = subplan;
+	inner_plan->scanstatus = SUBQUERY_SCAN_UNKNOWN;
+	inner_plan->scan.plan.startup_cost = apath->inner_path->startup_cost;
+	inner_plan->scan.plan.total_cost = apath->inner_path->total_cost +
+		cpu_tuple_cost * apath->inner_path->rows;
+	inner_plan->scan.plan.plan_rows = apath->inner_path->rows;
+	inner_plan->scan.plan.plan_width = apath->inner_path->pathtarget->width;
+	inner_plan->scan.plan.parallel_aware = false;
+	inner_plan->scan.plan.parallel_safe = apath->inner_path->parallel_safe;
+
+	/* The scan tuple: outer child's columns, then inner child's */
+	resno = 1;
+	foreach(lc, outer_plan->targetlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(tle->expr),
+											 resno++, NULL, false));
+	}
+	foreach(lc, inner_tlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(tle->expr),
+											 resno++, NULL, false));
+	}
+
+	meta = list_make5_int(apath->jointype, spec->forward ? 1 : 0,
+						  spec->strict ? 1 : 0,
+						  list_length(outer_plan->targetlist),
+						  list_length(spec->keys));
+	meta = lappend_int(meta, list_length(spec->tolerances));
+	meta = lappend_int(meta, apath->strategy);
+	meta = list_concat(meta, tol_strict);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = otherquals;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = list_make2(outer_plan, inner_plan);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = list_make4(meta, cmps, attnos, hashinfo);
+	if (spec->nearest)
+		cscan->custom_private = lappend(cscan->custom_private,
+										asof_nearest_private(spec));
+	cscan->methods = &wj_asof_scan_methods;
+
+	return &cscan->scan.plan;
+}
+
+/*
+ * asof_nearest_show
+ *		EXPLAIN's "Time Cond" of a nearest join: the distance ordering, as
+ *		written.
+ */
+static Expr *
+asof_nearest_show(AsOfSpec *spec, Var *var)
+{
+	Expr	   *inner = (Expr *) var;
+	Expr	   *outer = spec->time->outer;
+	Oid			restype = get_op_rettype(spec->near_opno);
+
+	if (spec->near_inner_first)
+		return make_opclause(spec->near_opno, restype, false, inner, outer,
+							 InvalidOid, InvalidOid);
+	return make_opclause(spec->near_opno, restype, false, outer, inner,
+						 InvalidOid, InvalidOid);
+}
+
+/*
+ * asof_nearest_private
+ *		The fifth custom_private list of a nearest join: OIDs (distance
+ *		function, "<" on its results, time type), then integers (distance
+ *		argument order, NULL times take part, then per tolerance bound
+ *		whether it is an upper bound).
+ */
+static List *
+asof_nearest_private(AsOfSpec *spec)
+{
+	List	   *oids;
+	List	   *ints;
+	ListCell   *lc;
+
+	oids = list_make3_oid(spec->near_func, spec->near_ltop, spec->near_type);
+	ints = list_make2_int(spec->near_inner_first ? 1 : 0,
+						  spec->near_keep_nulls ? 1 : 0);
+	foreach(lc, spec->tolerances)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		ints = lappend_int(ints, c->strategy == BTLessStrategyNumber ||
+						   c->strategy == BTLessEqualStrategyNumber);
+	}
+	return list_make2(oids, ints);
+}
