@@ -223,9 +223,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *meta = (List *) linitial(cscan->custom_private);
-	List	   *cmps = (List *) lsecond(cscan->custom_private);
-	List	   *attnos = (List *) lthird(cscan->custom_private);
+	AsOfPlanInfo *info = &s->info;
 	List	   *outer_keys;
 	List	   *tol_bounds;
 	List	   *joinquals;
@@ -242,12 +240,13 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 							   estate, child_eflags);
 	node->custom_ps = list_make2(s->outer_ps, s->inner_ps);
 
-	s->jointype = (JoinType) list_nth_int(meta, ASOF_META_JOINTYPE);
-	s->forward = list_nth_int(meta, ASOF_META_FORWARD) != 0;
-	s->strict = list_nth_int(meta, ASOF_META_STRICT) != 0;
-	s->nouter = list_nth_int(meta, ASOF_META_NOUTER);
-	s->nkeys = list_nth_int(meta, ASOF_META_NKEYS);
-	s->ntol = list_nth_int(meta, ASOF_META_NTOL);
+	asof_info_from_private(cscan->custom_private, info);
+	s->jointype = info->jointype;
+	s->forward = info->forward;
+	s->strict = info->strict;
+	s->nouter = info->nouter;
+	s->nkeys = info->nkeys;
+	s->ntol = info->ntol;
 	s->ninner = ExecGetResultType(s->inner_ps)->natts;
 
 	natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
@@ -271,12 +270,12 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	foreach(lc, outer_keys)
 	{
 		s->outer_key[i] = ExecInitExpr((Expr *) lfirst(lc), &node->ss.ps);
-		s->inner_key_attno[i] = list_nth_int(attnos, i);
+		s->inner_key_attno[i] = info->key_attnos[i];
 		asof_init_cmp(&s->key_cmp[i],
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH),
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 1),
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 2),
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3));
+					  info->key_cmps[i].opfamily,
+					  info->key_cmps[i].outertype,
+					  info->key_cmps[i].innertype,
+					  info->key_cmps[i].collation);
 		i++;
 	}
 	Assert(i == s->nkeys);
@@ -299,23 +298,22 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 													  &TTSOpsMinimalTuple);
 		}
 	}
-	s->inner_time_attno = list_nth_int(attnos, s->nkeys);
+	s->inner_time_attno = info->time_attno;
 	asof_init_cmp(&s->time_cmp,
-				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH),
-				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 1),
-				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 2),
-				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 3));
+				  info->time_cmp.opfamily,
+				  info->time_cmp.outertype,
+				  info->time_cmp.innertype,
+				  info->time_cmp.collation);
 
 	i = 0;
 	foreach(lc, tol_bounds)
 	{
-		int			c = (s->nkeys + 1 + i) * ASOF_CMP_WIDTH;
+		AsOfCmpInfo *c = &info->tol_cmps[i];
 
 		s->tol_bound[i] = ExecInitExpr((Expr *) lfirst(lc), &node->ss.ps);
-		s->tol_strict[i] = list_nth_int(meta, ASOF_META_TOL_STRICT + i) != 0;
+		s->tol_strict[i] = info->tol_strict[i];
 		asof_init_cmp(&s->tol_cmp[i],
-					  list_nth_oid(cmps, c), list_nth_oid(cmps, c + 1),
-					  list_nth_oid(cmps, c + 2), list_nth_oid(cmps, c + 3));
+					  c->opfamily, c->outertype, c->innertype, c->collation);
 		i++;
 	}
 	Assert(i == s->ntol);
@@ -326,11 +324,10 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 										  ExecGetResultType(s->inner_ps),
 										  &TTSOpsMinimalTuple);
 
-	s->strategy = list_nth_int(meta, ASOF_META_STRATEGY);
+	s->strategy = info->strategy;
 	s->hashed = (s->strategy != ASOF_STRATEGY_MERGE);
 	if (s->hashed)
 	{
-		List	   *hashinfo = (List *) lfourth(cscan->custom_private);
 		FmgrInfo   *hashfunctions = palloc0(sizeof(FmgrInfo) * s->nkeys);
 		Oid		   *eqfuncs = palloc0(sizeof(Oid) * s->nkeys);
 		Oid		   *collations = palloc0(sizeof(Oid) * s->nkeys);
@@ -339,9 +336,9 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 
 		for (i = 0; i < s->nkeys; i++)
 		{
-			fmgr_info(list_nth_oid(hashinfo, 2 * i), &hashfunctions[i]);
-			eqfuncs[i] = list_nth_oid(hashinfo, 2 * i + 1);
-			collations[i] = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3);
+			fmgr_info(info->key_hashfuncs[i], &hashfunctions[i]);
+			eqfuncs[i] = info->key_eqfuncs[i];
+			collations[i] = info->key_cmps[i].collation;
 		}
 		s->metacxt = AllocSetContextCreate(CurrentMemoryContext,
 										   "AsOfJoin hash table",
@@ -381,9 +378,8 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	if (s->strategy == ASOF_STRATEGY_LOOKUP)
 	{
 		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
-		Oid			time_opfamily = list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH);
-		Oid			time_outertype = list_nth_oid(cmps,
-												  s->nkeys * ASOF_CMP_WIDTH + 1);
+		Oid			time_opfamily = info->time_cmp.opfamily;
+		Oid			time_outertype = info->time_cmp.outertype;
 
 		s->mem_limit = get_hash_memory_limit();
 		s->rec_header = MAXALIGN(s->ninner * (sizeof(Datum) + sizeof(bool)));
@@ -395,7 +391,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 			 s->time_cmp.ssup.comparator == ssup_datum_int32_cmp);
 
 		/* The fallback sorts the outer rows by time, like the sweep's plan */
-		s->time_collation = list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 3);
+		s->time_collation = info->time_cmp.collation;
 		s->time_sortop = get_opfamily_member(time_opfamily, time_outertype,
 											 time_outertype,
 											 s->forward ?
@@ -438,8 +434,8 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	s->deferred = NULL;
 	s->drained = false;
 	wj_state_reset(&s->stats, false);
-	if (list_length(cscan->custom_private) > 4)
-		asof_nearest_begin(s, cscan, estate);
+	if (info->nearest)
+		asof_nearest_begin(s, estate);
 }
 
 /* Read the next inner row into s->next */
@@ -1111,13 +1107,12 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *meta = (List *) linitial(cscan->custom_private);
 	List	   *context;
 	List	   *show_keys;
 	List	   *show_tol;
 	List	   *joinquals;
-	bool		forward = list_nth_int(meta, ASOF_META_FORWARD) != 0;
-	JoinType	jointype = (JoinType) list_nth_int(meta, ASOF_META_JOINTYPE);
+	bool		forward = s->info.forward;
+	JoinType	jointype = s->info.jointype;
 
 	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
 									   ancestors);
@@ -1143,7 +1138,7 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Tolerance", wj_deparse_exprs(show_tol, context), es);
 	if (list_length(show_keys) > 0)
 	{
-		int			strategy = list_nth_int(meta, ASOF_META_STRATEGY);
+		int			strategy = s->info.strategy;
 
 		ExplainPropertyText("Strategy",
 							strategy == ASOF_STRATEGY_LOOKUP ?
@@ -1166,7 +1161,7 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyText("Fallback", "none", es);
 		}
 	}
-	if (list_length(cscan->custom_private) > 4)
+	if (s->info.nearest)
 		ExplainPropertyText("Direction",
 							"nearest (closest version before or after, the earlier at equal distance)",
 							es);

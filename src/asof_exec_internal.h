@@ -31,6 +31,7 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
+#include "asof.h"
 #include "state_stats.h"
 #include "time_shift.h"
 
@@ -47,6 +48,7 @@ typedef struct AsOfJoinState
 {
 	CustomScanState css;
 
+	AsOfPlanInfo info;			/* the plan's custom_private, decoded */
 	PlanState  *outer_ps;
 	PlanState  *inner_ps;
 	JoinType	jointype;
@@ -265,8 +267,7 @@ extern TupleTableSlot *asof_next_looked_up(AsOfJoinState *s, Datum **values,
 										   bool **nulls);
 
 /* asof_nearest.c */
-extern void asof_nearest_begin(AsOfJoinState *s, CustomScan *cscan,
-							   EState *estate);
+extern void asof_nearest_begin(AsOfJoinState *s, EState *estate);
 extern bool asof_nearest_bounds(AsOfJoinState *s, ExprContext *econtext);
 extern bool asof_nearest_within(AsOfJoinState *s, Datum itime);
 extern int	asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,

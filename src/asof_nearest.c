@@ -82,39 +82,36 @@
  *		the lookup fallback's sort of outer rows by (keys, time).
  */
 void
-asof_nearest_begin(AsOfJoinState *s, CustomScan *cscan, EState *estate)
+asof_nearest_begin(AsOfJoinState *s, EState *estate)
 {
-	List	   *near = (List *) list_nth(cscan->custom_private, 4);
-	List	   *oids = (List *) linitial(near);
-	List	   *ints = (List *) lsecond(near);
-	List	   *cmps = (List *) lsecond(cscan->custom_private);
+	AsOfPlanInfo *info = &s->info;
 	TupleDesc	innerdesc = ExecGetResultType(s->inner_ps);
 	int			i;
 
 	s->nearest = true;
-	fmgr_info(linitial_oid(oids), &s->dist_flinfo);
+	fmgr_info(info->near_distfunc, &s->dist_flinfo);
 	memset(&s->dist_ssup, 0, sizeof(SortSupportData));
 	s->dist_ssup.ssup_cxt = CurrentMemoryContext;
 	s->dist_ssup.ssup_collation = InvalidOid;
 	s->dist_ssup.ssup_nulls_first = false;
-	PrepareSortSupportFromOrderingOp(lsecond_oid(oids), &s->dist_ssup);
-	s->near_type = lthird_oid(oids);
-	s->near_inner_first = linitial_int(ints) != 0;
-	s->near_keep_nulls = lsecond_int(ints) != 0;
+	PrepareSortSupportFromOrderingOp(info->near_ltop, &s->dist_ssup);
+	s->near_type = info->near_type;
+	s->near_inner_first = info->near_inner_first;
+	s->near_keep_nulls = info->near_keep_nulls;
 	s->tol_upper = palloc0(sizeof(bool) * Max(s->ntol, 1));
 	for (i = 0; i < s->ntol; i++)
-		s->tol_upper[i] = list_nth_int(ints, 2 + i) != 0;
+		s->tol_upper[i] = info->tol_upper[i];
 	s->near_bounds = palloc0(sizeof(Datum) * Max(s->ntol, 1));
 
 	s->near_key_icmp = palloc0(sizeof(AsOfCmp) * Max(s->nkeys, 1));
 	for (i = 0; i < s->nkeys; i++)
 	{
-		Oid			innertype = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 2);
+		Oid			innertype = info->key_cmps[i].innertype;
 
 		asof_init_cmp(&s->near_key_icmp[i],
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH),
+					  info->key_cmps[i].opfamily,
 					  innertype, innertype,
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3));
+					  info->key_cmps[i].collation);
 	}
 	for (i = 0; i < 4; i++)
 	{
@@ -138,9 +135,12 @@ asof_nearest_begin(AsOfJoinState *s, CustomScan *cscan, EState *estate)
 		s->near_nullsfirst = palloc0(sizeof(bool) * nsort);
 		for (i = 0; i < nsort; i++)
 		{
-			Oid			opfamily = list_nth_oid(cmps, i * ASOF_CMP_WIDTH);
-			Oid			outertype = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 1);
-			Oid			coll = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3);
+			/* the keys, then the time */
+			AsOfCmpInfo *cmp = (i < s->nkeys) ? &info->key_cmps[i] :
+			&info->time_cmp;
+			Oid			opfamily = cmp->opfamily;
+			Oid			outertype = cmp->outertype;
+			Oid			coll = cmp->collation;
 
 			s->near_sortattnos[i] = s->nouter + 1 + i;
 			s->near_sortops[i] = get_opfamily_member(opfamily, outertype,

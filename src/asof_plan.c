@@ -8,7 +8,8 @@
  * is a SubqueryScan of the rewritten subquery, planned here with the
  * subroot the path was costed with, only now that the path won.  The node
  * keeps its expressions in custom_exprs (so that setrefs.c fixes them) and
- * the rest in custom_private (asof.h).
+ * the rest in an AsOfPlanInfo encoded into custom_private (asof.h,
+ * asof_private.c).
  *
  * src/asof_plan.c
  *
@@ -57,7 +58,7 @@
 #include "windowjoin.h"
 
 static Expr *asof_nearest_show(AsOfSpec *spec, Var *var);
-static List *asof_nearest_private(AsOfSpec *spec);
+static void asof_nearest_info(AsOfSpec *spec, AsOfPlanInfo *info);
 
 /*
  * asof_add_inner_var
@@ -99,17 +100,16 @@ asof_inner_var(Index relid, AsOfCond *cond)
 }
 
 /*
- * asof_add_cmp
- *		Append cond's comparison descriptor to the OID list.
+ * asof_set_cmp
+ *		Describe cond's comparison for the executor.
  */
-static List *
-asof_add_cmp(List *cmps, AsOfCond *cond)
+static void
+asof_set_cmp(AsOfCmpInfo *cmp, AsOfCond *cond)
 {
-	cmps = lappend_oid(cmps, cond->opfamily);
-	cmps = lappend_oid(cmps, cond->outertype);
-	cmps = lappend_oid(cmps, cond->innertype);
-	cmps = lappend_oid(cmps, cond->collation);
-	return cmps;
+	cmp->opfamily = cond->opfamily;
+	cmp->outertype = cond->outertype;
+	cmp->innertype = cond->innertype;
+	cmp->collation = cond->collation;
 }
 
 /*
@@ -136,17 +136,25 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *joinquals = NIL;
 	List	   *otherquals = NIL;
 	List	   *vars;
-	List	   *meta = NIL;
-	List	   *cmps = NIL;
-	List	   *attnos = NIL;
+	AsOfPlanInfo info;
+	int			nkeys = list_length(spec->keys);
+	int			ntol = list_length(spec->tolerances);
+	int			i;
 	List	   *outer_keys = NIL;
 	List	   *tol_bounds = NIL;
 	List	   *show_keys = NIL;
 	List	   *show_tol = NIL;
-	List	   *tol_strict = NIL;
-	List	   *hashinfo = NIL;
 	ListCell   *lc;
 	int			resno;
+
+	memset(&info, 0, sizeof(AsOfPlanInfo));
+	info.key_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(nkeys, 1));
+	info.key_attnos = palloc0(sizeof(AttrNumber) * Max(nkeys, 1));
+	info.key_hashfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
+	info.key_eqfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
+	info.tol_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(ntol, 1));
+	info.tol_strict = palloc0(sizeof(bool) * Max(ntol, 1));
+	info.tol_upper = palloc0(sizeof(bool) * Max(ntol, 1));
 
 	/* Split the conditions: a LEFT join's match conditions, then filters */
 	foreach(lc, apath->restrictlist)
@@ -196,6 +204,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 									  var->vartype, var->vartypmod,
 									  var->varcollid);
 	}
+	i = 0;
 	foreach(lc, spec->keys)
 	{
 		AsOfCond   *c = (AsOfCond *) lfirst(lc);
@@ -204,13 +213,13 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
 								   var->vartype, var->vartypmod,
 								   var->varcollid);
-		attnos = lappend_int(attnos, resno);
+		info.key_attnos[i] = resno;
 		outer_keys = lappend(outer_keys, c->outer);
 		show_keys = lappend(show_keys,
 							make_opclause(c->opno, BOOLOID, false,
 										  (Expr *) var, c->outer,
 										  InvalidOid, c->collation));
-		cmps = asof_add_cmp(cmps, c);
+		asof_set_cmp(&info.key_cmps[i], c);
 		if (spec->hashed || spec->near_hashable)
 		{
 			Oid			hashproc;
@@ -219,9 +228,10 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			if (!get_op_hash_functions(c->opno, &hashproc, &dummy))
 				elog(ERROR, "could not find hash function for operator %u",
 					 c->opno);
-			hashinfo = lappend_oid(hashinfo, hashproc);
-			hashinfo = lappend_oid(hashinfo, get_opcode(c->opno));
+			info.key_hashfuncs[i] = hashproc;
+			info.key_eqfuncs[i] = get_opcode(c->opno);
 		}
+		i++;
 	}
 	{
 		Var		   *var = asof_inner_var(relid, spec->time);
@@ -229,8 +239,9 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
 								   var->vartype, var->vartypmod,
 								   var->varcollid);
-		attnos = lappend_int(attnos, resno);
-		cmps = asof_add_cmp(cmps, spec->time);
+		info.time_attno = resno;
+		asof_set_cmp(&info.time_cmp, spec->time);
+		i = 0;
 		foreach(lc, spec->tolerances)
 		{
 			AsOfCond   *c = (AsOfCond *) lfirst(lc);
@@ -241,10 +252,10 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 											 (Expr *) copyObject(var),
 											 c->outer, InvalidOid,
 											 c->collation));
-			tol_strict = lappend_int(tol_strict,
-									 c->strategy == BTLessStrategyNumber ||
-									 c->strategy == BTGreaterStrategyNumber);
-			cmps = asof_add_cmp(cmps, c);
+			info.tol_strict[i] = (c->strategy == BTLessStrategyNumber ||
+								  c->strategy == BTGreaterStrategyNumber);
+			asof_set_cmp(&info.tol_cmps[i], c);
+			i++;
 		}
 		cscan->custom_exprs = list_make1(outer_keys);
 		cscan->custom_exprs = lappend(cscan->custom_exprs,
@@ -302,13 +313,15 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 											 resno++, NULL, false));
 	}
 
-	meta = list_make5_int(apath->jointype, spec->forward ? 1 : 0,
-						  spec->strict ? 1 : 0,
-						  list_length(outer_plan->targetlist),
-						  list_length(spec->keys));
-	meta = lappend_int(meta, list_length(spec->tolerances));
-	meta = lappend_int(meta, apath->strategy);
-	meta = list_concat(meta, tol_strict);
+	info.jointype = apath->jointype;
+	info.forward = spec->forward;
+	info.strict = spec->strict;
+	info.strategy = apath->strategy;
+	info.nouter = list_length(outer_plan->targetlist);
+	info.nkeys = nkeys;
+	info.ntol = ntol;
+	if (spec->nearest)
+		asof_nearest_info(spec, &info);
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = otherquals;
@@ -316,10 +329,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = list_make2(outer_plan, inner_plan);
 	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_private = list_make4(meta, cmps, attnos, hashinfo);
-	if (spec->nearest)
-		cscan->custom_private = lappend(cscan->custom_private,
-										asof_nearest_private(spec));
+	cscan->custom_private = asof_info_to_private(&info);
 	cscan->methods = &wj_asof_scan_methods;
 
 	return &cscan->scan.plan;
@@ -345,28 +355,29 @@ asof_nearest_show(AsOfSpec *spec, Var *var)
 }
 
 /*
- * asof_nearest_private
- *		The fifth custom_private list of a nearest join: OIDs (distance
- *		function, "<" on its results, time type), then integers (distance
- *		argument order, NULL times take part, then per tolerance bound
- *		whether it is an upper bound).
+ * asof_nearest_info
+ *		The plan info fields of a nearest join: the distance function, "<"
+ *		on its results, the time type, the distance's argument order,
+ *		whether NULL times take part, and per tolerance bound whether it is
+ *		an upper bound.
  */
-static List *
-asof_nearest_private(AsOfSpec *spec)
+static void
+asof_nearest_info(AsOfSpec *spec, AsOfPlanInfo *info)
 {
-	List	   *oids;
-	List	   *ints;
 	ListCell   *lc;
 
-	oids = list_make3_oid(spec->near_func, spec->near_ltop, spec->near_type);
-	ints = list_make2_int(spec->near_inner_first ? 1 : 0,
-						  spec->near_keep_nulls ? 1 : 0);
+	info->nearest = true;
+	info->near_distfunc = spec->near_func;
+	info->near_ltop = spec->near_ltop;
+	info->near_type = spec->near_type;
+	info->near_inner_first = spec->near_inner_first;
+	info->near_keep_nulls = spec->near_keep_nulls;
 	foreach(lc, spec->tolerances)
 	{
 		AsOfCond   *c = (AsOfCond *) lfirst(lc);
 
-		ints = lappend_int(ints, c->strategy == BTLessStrategyNumber ||
-						   c->strategy == BTLessEqualStrategyNumber);
+		info->tol_upper[foreach_current_index(lc)] =
+			(c->strategy == BTLessStrategyNumber ||
+			 c->strategy == BTLessEqualStrategyNumber);
 	}
-	return list_make2(oids, ints);
 }
