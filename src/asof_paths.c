@@ -457,7 +457,7 @@ asof_outer_exprs(AsOfSpec *spec)
 
 /*
  * asof_lookup_bytes
- *		Estimated memory of the lookup strategy's table (asof_exec.c): per
+ *		Estimated memory of the lookup strategy's table (asof_lookup.c): per
  *		version its Datums and nulls, its by-reference data, its time and
  *		address in the per-key array (grown by doubling, so half empty at
  *		worst), and a little for the search fences and the allocator.

@@ -59,6 +59,7 @@
 
 static Expr *asof_nearest_show(AsOfSpec *spec, Var *var);
 static void asof_nearest_info(AsOfSpec *spec, AsOfPlanInfo *info);
+static void asof_adopt_rewritten_subquery(PlannerInfo *root, AsOfPath *apath);
 
 /*
  * asof_add_inner_var
@@ -113,6 +114,79 @@ asof_set_cmp(AsOfCmpInfo *cmp, AsOfCond *cond)
 }
 
 /*
+ * asof_adopt_rewritten_subquery
+ *		Make the rewritten subquery, planned as apath->subroot, the subquery
+ *		of the inner relation for the rest of planning.  This is the only
+ *		place where AsOfJoin changes planner state that PostgreSQL built:
+ *		the inner relation's RelOptInfo.subroot and its range table entry's
+ *		eref.  Called from PlanCustomPath, i.e. only for the path that won.
+ *
+ * Why: the inner child is a SubqueryScan whose scanrelid is the subquery
+ * relation's index in the parent query, and PostgreSQL 15 reaches the
+ * planner state of a SubqueryScan's subplan only through that relation,
+ * find_base_rel(root, scanrelid)->subroot:
+ *
+ *	setrefs.c, set_subqueryscan_references: set_plan_references(rel->subroot,
+ *		plan->subplan) fixes the subplan's Vars against the subquery's range
+ *		table and appends that range table (where the executor checks
+ *		permissions) to the final flat one.
+ *	setrefs.c, add_rtes_to_flat_rtable: decides from rel->subroot whether
+ *		the relation's subquery is planned into the tree.
+ *	subselect.c, finalize_plan (T_SubqueryScan): finalize_plan(rel->subroot,
+ *		...) with rel->subroot->outer_params computes the subplan's params.
+ *
+ * There is no other way to give a SubqueryScan its subroot: a CustomScan's
+ * custom_plans are fixed with the parent's root (set_customscan_references),
+ * and the relation cannot be given a second RelOptInfo or range table entry
+ * during the join search.  Replacing the subroot is safe because a base
+ * relation is scanned once in a plan and this path is the one chosen for
+ * it: PostgreSQL's own paths of the relation, which belong to the original
+ * subroot, are never turned into plans.
+ *
+ * EXPLAIN names a SubqueryScan's columns from its range table entry's
+ * eref->colnames (ruleutils.c, set_relation_column_names, for a non-table
+ * entry), so the columns added to the rewritten subquery (keys and time not
+ * already output, spec->new_colnames) are appended there -- before setrefs.c
+ * copies the entry into the final range table.  Only a copy of eref is
+ * changed, in the query being planned, which is the planner's to change:
+ * plan caching (plancache.c, BuildCachedPlan) hands the planner a fresh
+ * copy of the cached query for every planning, so a re-plan starts from the
+ * original subquery.
+ *
+ * sql/asof_subquery.sql covers what depends on this: EXPLAIN VERBOSE of the
+ * added columns (without the eref change it fails with "invalid attnum"),
+ * generic and re-planned prepared statements, the idiom twice in a query
+ * and through a view used twice, rescans, and plans shipped to a parallel
+ * worker.  The subroot replacement has no visible effect while the
+ * rewritten subquery's range table equals the original's, as planning the
+ * two copies gives today; it keeps the plan with the PlannerInfo it was
+ * made from for everything setrefs.c and subselect.c take from the latter
+ * (range table, params, the subroots of subqueries nested in it).
+ */
+static void
+asof_adopt_rewritten_subquery(PlannerInfo *root, AsOfPath *apath)
+{
+	RelOptInfo *innerrel = find_base_rel(root, apath->inner_relid);
+	RangeTblEntry *rte = planner_rt_fetch(apath->inner_relid, root);
+	List	   *new_colnames = apath->spec->new_colnames;
+
+	if (innerrel->rtekind != RTE_SUBQUERY || rte->rtekind != RTE_SUBQUERY ||
+		innerrel->subroot == NULL)
+		elog(ERROR, "AsOfJoin inner relation %u is not a planned subquery",
+			 apath->inner_relid);
+
+	innerrel->subroot = apath->subroot;
+	if (new_colnames != NIL)
+	{
+		Alias	   *eref = copyObject(rte->eref);
+
+		eref->colnames = list_concat(eref->colnames,
+									 copyObject(new_colnames));
+		rte->eref = eref;
+	}
+}
+
+/*
  * asof_plan_path
  *		PlanCustomPath: build the CustomScan from the chosen AsOfPath.  The
  *		outer child was planned by PostgreSQL (custom_plans); the inner child
@@ -126,7 +200,6 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	AsOfSpec   *spec = apath->spec;
 	Index		relid = apath->inner_relid;
 	RelOptInfo *innerrel = find_base_rel(root, relid);
-	RangeTblEntry *rte = planner_rt_fetch(relid, root);
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
 	Plan	   *subplan;
@@ -169,20 +242,8 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			otherquals = lappend(otherquals, rinfo->clause);
 	}
 
-	/*
-	 * Make the rewritten subquery the relation's subquery: setrefs.c and
-	 * subselect.c find a SubqueryScan's subroot through its RelOptInfo, and
-	 * EXPLAIN names the added columns from the range table entry.
-	 */
-	innerrel->subroot = apath->subroot;
-	if (spec->new_colnames != NIL)
-	{
-		Alias	   *eref = copyObject(rte->eref);
-
-		eref->colnames = list_concat(eref->colnames,
-									 copyObject(spec->new_colnames));
-		rte->eref = eref;
-	}
+	/* The inner child's plan, under the subroot that setrefs.c will use */
+	asof_adopt_rewritten_subquery(root, apath);
 	subplan = create_plan(apath->subroot, apath->inner_path);
 
 	/*
