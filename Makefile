@@ -23,3 +23,9 @@ endif
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS tracks no header dependencies (unless PostgreSQL was configured with
+# --enable-depend): rebuild every object when any of our headers changes, so
+# that a changed struct layout never meets an object (or the bitcode JIT
+# inlines) compiled against the old one.
+$(OBJS) $(OBJS:.o=.bc): $(wildcard src/*.h)
