@@ -17,36 +17,9 @@ INSERT INTO right_table VALUES
 ANALYZE left_table;
 ANALYZE right_table;
 
--- wj_check(view): run the view with the node on and off; report whether the
--- node was used with it on, and how many rows differ in either direction.
-CREATE FUNCTION wj_check(v text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  used boolean := false;
-  line text;
-  n bigint;
-  only_on bigint;
-  only_off bigint;
-BEGIN
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%Custom Scan (WindowJoin)%' THEN used := true; END IF;
-  END LOOP;
-  EXECUTE format('CREATE TEMP TABLE wj_on AS SELECT * FROM %s', v);
-  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%WindowJoin%' THEN RAISE EXCEPTION 'WindowJoin used while disabled'; END IF;
-  END LOOP;
-  EXECUTE format('CREATE TEMP TABLE wj_off AS SELECT * FROM %s', v);
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  SELECT count(*) INTO n FROM wj_off;
-  SELECT count(*) INTO only_on FROM (SELECT * FROM wj_on EXCEPT ALL SELECT * FROM wj_off) d;
-  SELECT count(*) INTO only_off FROM (SELECT * FROM wj_off EXCEPT ALL SELECT * FROM wj_on) d;
-  DROP TABLE wj_on;
-  DROP TABLE wj_off;
-  RETURN format('node used: %s, rows: %s, only with node: %s, only without: %s',
-                used, n, only_on, only_off);
-END $$;
-
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 -- The example tables are tiny; make the planner prefer the node over
 -- PostgreSQL's own joins here (the benchmark shows it winning on cost).
 SET enable_hashjoin = off;
@@ -63,7 +36,7 @@ FULL JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM seed_full;
 SELECT * FROM seed_full ORDER BY window_start, l_num NULLS LAST, r_num;
-SELECT wj_check('seed_full');
+SELECT wj_test.on_off('TABLE seed_full', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- INNER, LEFT, RIGHT on the same tables
 CREATE VIEW seed_inner AS
@@ -73,7 +46,7 @@ JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM seed_inner;
 SELECT * FROM seed_inner ORDER BY window_start, l_num;
-SELECT wj_check('seed_inner');
+SELECT wj_test.on_off('TABLE seed_inner', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 CREATE VIEW seed_left AS
 SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id, L.window_start, L.window_end
@@ -82,7 +55,7 @@ LEFT JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM seed_left;
 SELECT * FROM seed_left ORDER BY window_start, l_num;
-SELECT wj_check('seed_left');
+SELECT wj_test.on_off('TABLE seed_left', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 CREATE VIEW seed_right AS
 SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id, R.window_start, R.window_end
@@ -91,7 +64,7 @@ RIGHT JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM seed_right;
 SELECT * FROM seed_right ORDER BY window_start, r_num;
-SELECT wj_check('seed_right');
+SELECT wj_test.on_off('TABLE seed_right', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- SEMI with IN and with EXISTS (Flink: L3 only)
 CREATE VIEW seed_semi_in AS
@@ -101,7 +74,7 @@ WHERE L.num IN (
   WHERE L.window_start = R.window_start AND L.window_end = R.window_end);
 -- (a correlated IN stays a SubPlan in PostgreSQL: no join to replace)
 SELECT * FROM seed_semi_in ORDER BY row_time;
-SELECT wj_check('seed_semi_in');
+SELECT wj_test.on_off('TABLE seed_semi_in', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 CREATE VIEW seed_semi_exists AS
 SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
@@ -110,7 +83,7 @@ WHERE EXISTS (
   WHERE L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end);
 EXPLAIN (COSTS OFF) SELECT * FROM seed_semi_exists;
 SELECT * FROM seed_semi_exists ORDER BY row_time;
-SELECT wj_check('seed_semi_exists');
+SELECT wj_test.on_off('TABLE seed_semi_exists', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- ANTI with NOT IN and with NOT EXISTS (Flink: L1 and L2).  PostgreSQL
 -- does not turn NOT IN into an anti join (NULL semantics), so that one runs
@@ -129,7 +102,7 @@ WHERE NOT EXISTS (
   WHERE L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end);
 EXPLAIN (COSTS OFF) SELECT * FROM seed_anti_not_exists;
 SELECT * FROM seed_anti_not_exists ORDER BY row_time;
-SELECT wj_check('seed_anti_not_exists');
+SELECT wj_test.on_off('TABLE seed_anti_not_exists', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- EXPLAIN VERBOSE shows the window spec, keys and conditions
 EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM seed_full;
