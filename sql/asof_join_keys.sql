@@ -35,6 +35,7 @@ ANALYZE o2k;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- The matrix: key shapes x direction x join type, against one strategy
 CREATE FUNCTION k_matrix() RETURNS TABLE (variant text, result text)
 LANGUAGE plpgsql AS $$

@@ -54,6 +54,7 @@ ANALYZE obs;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- The matrix: every direction and strictness, tolerances, a LEFT join's
 -- filter, LEFT and INNER, two keys, a generic (numeric) and an int32
 -- (date) time, against q's template

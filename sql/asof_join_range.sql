@@ -65,6 +65,7 @@ ANALYZE obs_low6;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- The matrix: outer tables x time shapes x direction x join type
 CREATE FUNCTION r_matrix(vtab text, keys text) RETURNS TABLE (variant text, result text)
 LANGUAGE plpgsql AS $$

@@ -62,6 +62,7 @@ ANALYZE obs;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- The matrix: join forms, argument order, tolerance forms, keys 0/1/2,
 -- a right-only filter, a LEFT join's filter, every time type
 CREATE FUNCTION nn_matrix() RETURNS TABLE (variant text, result text)

@@ -10,6 +10,7 @@ SET search_path = ijm, public;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- inner: 3000 rows of key 0 within one hour, 200 rows of 50 other keys
 -- over the day, a few NULLs; outer: 7 rows of key 0 in that hour and 5000
 -- ordinary rows (the node keeps the band of the smaller input, here the

@@ -43,6 +43,7 @@ ANALYZE big; ANALYZE small; ANALYZE big_end; ANALYZE small_end; ANALYZE small_ne
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- the band on the small side's time or on the big side's, every join type
 CREATE FUNCTION j_matrix(btab text, stab text) RETURNS TABLE (variant text, result text)
 LANGUAGE plpgsql AS $$

@@ -24,6 +24,7 @@ ANALYZE ev;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 EXPLAIN (COSTS OFF)
 SELECT k, (w).window_start, (w).window_end, sum(v)
 FROM (SELECT *, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s

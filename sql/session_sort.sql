@@ -28,6 +28,7 @@ ANALYZE ev;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 EXPLAIN (COSTS OFF)
 SELECT k, t, v, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev;
 -- with another window function, a WindowAgg over SessionSort

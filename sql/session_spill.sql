@@ -64,6 +64,7 @@ ANALYZE many, skew, multi, asc_in, desc_in, cyc;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 SET work_mem = '64kB';
 SET enable_sort = off;
 SELECT wj_test.explain_analyze($$

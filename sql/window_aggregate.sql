@@ -23,6 +23,7 @@ ANALYZE bids;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- The plan: partial aggregation per pane, WindowExpand, final aggregation
 EXPLAIN (COSTS OFF)
 SELECT window_start, window_end, sum(price) FROM bids, hop(bidtime, interval '1 minute', interval '10 minutes')

@@ -26,6 +26,7 @@ ANALYZE m;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- float states: PostgreSQL's plan (they differed in the last digits)
 SELECT a, wj_test.on_off(format(
   'SELECT window_start, window_end, %s AS x FROM m, hop(t, interval ''1 minute'', interval ''30 minutes'') GROUP BY 1, 2', a), 'window_aggregate', 'WindowExpand')

@@ -15,6 +15,7 @@ SET IntervalStyle = 'postgres';
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- One day of events per side, 100000 rows each (about 4170 an hour).
 -- A statistics target of 1000 samples up to 300000 rows, so ANALYZE reads
 -- every row: the statistics, and so the plans below, do not vary by run.

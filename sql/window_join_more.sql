@@ -12,6 +12,7 @@ SET IntervalStyle = 'postgres';
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+
 -- Two hours of events, 40 keys, some NULL keys and NULL times
 CREATE TABLE ev_l (ts timestamp, k int, v int);
 CREATE TABLE ev_r (ts timestamp, k int, v int);

@@ -66,9 +66,10 @@
 --		a worker), with the numbers that depend on the platform (allocator,
 --		alignment, page size) replaced by N:
 --		  mask 'sizes' (default): byte counts and memory and disk sizes --
---		            Peak State Bytes, Total Peak State Bytes, "Memory: NkB",
---		            "Memory Usage: NkB", "Disk: NkB", "Disk Usage: NkB", any
---		            "N kB" or "N bytes"; row counts stay
+--		            Peak State Bytes (and Total, and a worker's), "Memory: NkB"
+--		            (and Peak, Average), "Memory Usage: NkB", "Disk: N kB",
+--		            "Disk Usage: N kB"; row counts and settings shown (such
+--		            as "versions exceeded 64 kB") stay
 --		  mask 'spill': also the figures that follow from where a spill
 --		            splits the rows -- Peak State Rows, Batches, Batch Depth,
 --		            Batches Sorted by Tuplesort, Extra Chunks, Spilled
@@ -123,6 +124,34 @@ BEGIN
 	RETURN old;
 END $$;
 
+-- set every "name=value" of a comma-separated list for the rest of the
+-- transaction
+CREATE FUNCTION wj_test.apply(settings text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	setting text;
+BEGIN
+	FOREACH setting IN ARRAY coalesce(regexp_split_to_array(btrim(settings), '\s*,\s*'), '{}') LOOP
+		PERFORM set_config(btrim(split_part(setting, '=', 1)), btrim(split_part(setting, '=', 2)), true);
+	END LOOP;
+END $$;
+
+-- the names of such a list
+CREATE FUNCTION wj_test.names(settings text) RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT coalesce(array_agg(btrim(split_part(s, '=', 1))), '{}')
+	FROM unnest(regexp_split_to_array(btrim(settings), '\s*,\s*')) s
+$$;
+
+-- set the settings names[i] back to values[i]
+CREATE FUNCTION wj_test.restore(names text[], vals text[]) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1 .. coalesce(array_length(names, 1), 0) LOOP
+		PERFORM set_config(names[i], vals[i], true);
+	END LOOP;
+END $$;
+
 -- EXPLAIN (COSTS OFF) q, the lines matching pattern (all when NULL)
 CREATE FUNCTION wj_test.plan_lines(q text, pattern text DEFAULT NULL) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
@@ -164,12 +193,18 @@ CREATE FUNCTION wj_test.on_off(q text, gucs text DEFAULT 'all', plan text DEFAUL
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
 	names text[] := wj_test.guc_names(gucs);
-	joins text[] := ARRAY['enable_hashjoin', 'enable_mergejoin', 'enable_nestloop'];
-	touched text[] := names || joins || ARRAY['work_mem'];
-	saved text[] := '{}';
-	setting text;
-	g text;
-	i int;
+	-- the settings of the run with the nodes on and of the run with them off
+	on_list text := array_to_string(array_cat(
+		ARRAY(SELECT n || '=on' FROM unnest(names) n),
+		CASE WHEN force THEN '{enable_hashjoin=off, enable_mergejoin=off, enable_nestloop=off}'::text[] END),
+		', ') || coalesce(', ' || settings, '');
+	off_list text := array_to_string(array_cat(
+		ARRAY(SELECT n || '=off' FROM unnest(names) n),
+		CASE WHEN force THEN '{enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on}'::text[] END),
+		', ') || coalesce(', ' || off_settings, '');
+	touched text[] := wj_test.names(on_list) || wj_test.names(off_list) || '{work_mem}'::text[];
+	saved text[] := ARRAY(SELECT current_setting(t) FROM unnest(touched) WITH ORDINALITY u(t, i) ORDER BY i);
+	lines text[];
 	shown text;
 	used_off boolean;
 	err_on text;
@@ -185,48 +220,27 @@ BEGIN
 	IF ordered IS NOT NULL AND cols = '*' THEN
 		RAISE EXCEPTION 'wj_test.on_off: name the compared columns (cols) with ordered';
 	END IF;
-	FOREACH setting IN ARRAY coalesce(regexp_split_to_array(btrim(settings), '\s*,\s*'), '{}')
-						  || coalesce(regexp_split_to_array(btrim(off_settings), '\s*,\s*'), '{}') LOOP
-		touched := touched || btrim(split_part(setting, '=', 1));
-	END LOOP;
-	FOREACH g IN ARRAY touched LOOP
-		saved := saved || current_setting(g);
-	END LOOP;
 
 	-- the nodes on
-	FOREACH g IN ARRAY names LOOP PERFORM wj_test.set(g, 'on'); END LOOP;
-	IF force THEN
-		FOREACH g IN ARRAY joins LOOP PERFORM wj_test.set(g, 'off'); END LOOP;
-	END IF;
-	FOREACH setting IN ARRAY coalesce(regexp_split_to_array(btrim(settings), '\s*,\s*'), '{}') LOOP
-		PERFORM wj_test.set(btrim(split_part(setting, '=', 1)), btrim(split_part(setting, '=', 2)));
-	END LOOP;
+	PERFORM wj_test.apply(on_list);
 	IF plan IS NOT NULL THEN
 		BEGIN
 			IF analyze_plan THEN
-				SELECT coalesce(string_agg(regexp_replace(btrim(l), '^->\s+', ''), '; '), 'none') INTO shown
-				FROM wj_test.explain_analyze(q, 'spill') l WHERE l ~ plan;
+				lines := ARRAY(SELECT l FROM wj_test.explain_analyze(q, 'spill') l WHERE l ~ plan);
 			ELSE
-				SELECT coalesce(string_agg(regexp_replace(btrim(l), '^->\s+', ''), '; '), 'none') INTO shown
-				FROM wj_test.plan_lines(q, plan) l;
+				lines := ARRAY(SELECT wj_test.plan_lines(q, plan));
 			END IF;
+			SELECT coalesce(string_agg(regexp_replace(btrim(l), '^->\s+', ''), '; '), 'none') INTO shown
+			FROM unnest(lines) l;
 		EXCEPTION WHEN OTHERS THEN
 			shown := 'error: ' || SQLERRM;
 		END;
 	END IF;
 	err_on := wj_test.run_into(q, 'wj_test_on', ordered IS NOT NULL);
 
-	-- the nodes off: PostgreSQL's plan (with the caller's settings)
-	FOR i IN 1 .. array_length(touched, 1) LOOP
-		PERFORM wj_test.set(touched[i], saved[i]);
-	END LOOP;
-	FOREACH g IN ARRAY names LOOP PERFORM wj_test.set(g, 'off'); END LOOP;
-	IF force THEN
-		FOREACH g IN ARRAY joins LOOP PERFORM wj_test.set(g, 'on'); END LOOP;
-	END IF;
-	FOREACH setting IN ARRAY coalesce(regexp_split_to_array(btrim(off_settings), '\s*,\s*'), '{}') LOOP
-		PERFORM wj_test.set(btrim(split_part(setting, '=', 1)), btrim(split_part(setting, '=', 2)));
-	END LOOP;
+	-- the nodes off: PostgreSQL's plan (with the caller's other settings)
+	PERFORM wj_test.restore(touched, saved);
+	PERFORM wj_test.apply(off_list);
 	BEGIN
 		used_off := wj_test.uses(q, wj_test.guc_nodes(gucs));
 	EXCEPTION WHEN OTHERS THEN
@@ -235,9 +249,7 @@ BEGIN
 	err_off := wj_test.run_into(q, 'wj_test_off', ordered IS NOT NULL);
 
 	-- the comparison
-	FOR i IN 1 .. array_length(touched, 1) LOOP
-		PERFORM wj_test.set(touched[i], saved[i]);
-	END LOOP;
+	PERFORM wj_test.restore(touched, saved);
 	PERFORM wj_test.set('work_mem', '16MB');
 	IF err_on IS NULL THEN
 		SELECT count(*) INTO n_on FROM wj_test_on;
@@ -260,7 +272,7 @@ BEGIN
 	END IF;
 	IF err_on IS NULL THEN DROP TABLE wj_test_on; END IF;
 	IF err_off IS NULL THEN DROP TABLE wj_test_off; END IF;
-	PERFORM wj_test.set('work_mem', saved[array_position(touched, 'work_mem')]);
+	PERFORM wj_test.restore(touched, saved);
 
 	IF err_on IS NOT DISTINCT FROM err_off AND n_on IS NOT DISTINCT FROM n_off AND d1 = 0 AND d2 = 0 THEN
 		result := coalesce(n_on || ' rows', 'error: ' || err_on) || ', same as node off';
@@ -294,8 +306,7 @@ BEGIN
 	IF mask NOT IN ('sizes', 'spill') THEN
 		RAISE EXCEPTION 'wj_test.mask: unknown mask "%"', mask;
 	END IF;
-	line := regexp_replace(line, '(Peak State Bytes|Memory Usage|Memory|Disk Usage|Disk|Spill Disk Usage): [0-9]+', '\1: N', 'g');
-	line := regexp_replace(line, '[0-9]+( ?kB| bytes)', 'N\1', 'g');
+	line := regexp_replace(line, '(Peak State Bytes|Memory Usage|Memory|Disk Usage|Disk): [0-9]+', '\1: N', 'g');
 	IF mask = 'spill' THEN
 		line := regexp_replace(line, '(Peak State Rows|Batches Sorted by Tuplesort|Batches|Batch Depth|Extra Chunks|Spilled): [0-9]+', '\1: N', 'g');
 	END IF;
