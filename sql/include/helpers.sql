@@ -18,7 +18,8 @@
 --
 -- The functions:
 --
---	wj_test.on_off(q, gucs, plan, force, settings, ordered, cols)
+--	wj_test.on_off(q, gucs, plan, force, settings, ordered, cols,
+--				   analyze_plan, off_settings)
 --		Runs query q with windowjoin's nodes on and with them off and
 --		compares the rows as multisets (EXCEPT ALL both ways, so duplicates
 --		count), or the errors.  Returns one line:
@@ -29,9 +30,9 @@
 --		has one of their nodes (always checked), and by " | plan: ..." (plan):
 --		the lines of the plan with the nodes on (EXPLAIN (COSTS OFF)) that
 --		match the regular expression plan, trimmed (without their "->") and
---		joined with "; ", or "none".  Everything before " | plan:" must hold whatever plan the
---		planner picks; what follows it is a plan choice (test/parallel/run.sh
---		ignores it when it forces parallel plans).
+--		joined with "; ", or "none".  Everything before " | plan:" must hold
+--		whatever plan the planner picks; what follows it is a plan choice
+--		(test/parallel/run.sh ignores it when it forces parallel plans).
 --		  gucs      which windowjoin.enable_* GUCs to switch: 'asof_join',
 --		            'interval_join', 'window_join', 'window_aggregate', a
 --		            comma-separated list of them, or 'all' (the default)
@@ -44,9 +45,10 @@
 --		  ordered   a column list: the rows are also numbered in the order
 --		            the query returns them, and the positions where these
 --		            columns differ between the two runs are counted
---		  cols      the columns compared as multisets (default: all)
---		  analyze_plan  the plan lines come from EXPLAIN ANALYZE of the run with
---		            the nodes on, masked as explain_analyze(q, 'spill') does
+--		  cols      the columns compared as multisets (default: all; with
+--		            ordered they must be named)
+--		  analyze_plan  the plan lines come from EXPLAIN ANALYZE of the run
+--		            with the nodes on, masked as explain_analyze(q, 'spill')
 --		Every setting it changes is restored before it returns; the
 --		comparison itself runs at work_mem 16MB.  Not re-entrant (it uses
 --		the temporary tables wj_test_on and wj_test_off).
@@ -59,7 +61,7 @@
 --		Whether the plan of q (EXPLAIN (COSTS OFF)) has a line mentioning
 --		node (a regular expression, e.g. 'AsOfJoin').
 --
---	wj_test.explain_analyze(q, mask)
+--	wj_test.explain_analyze(q, mask, serial)
 --		EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) q in this
 --		process (force_parallel_mode off for the statement: a custom scan
 --		that is not parallel-aware cannot pass its state figures back from
