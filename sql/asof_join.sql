@@ -33,71 +33,9 @@ INSERT INTO orders VALUES
 ANALYZE rates;
 ANALYZE orders;
 
--- Runs a query with the node on and off; reports the row count, whether
--- both gave the same rows (as multisets), and whether the plan used the
--- node (it must not when the GUC is off).
-CREATE FUNCTION asof_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  saved text := current_setting('windowjoin.enable_asof_join');
-  used_on bool := false;
-  used_off bool := false;
-  n_on bigint;
-  n_off bigint;
-  d1 bigint;
-  d2 bigint;
-  line text;
-BEGIN
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', false);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used_on := used_on OR line LIKE '%AsOfJoin%';
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE asof_on AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'off', false);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used_off := used_off OR line LIKE '%AsOfJoin%';
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE asof_off AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', saved, false);
-  SELECT count(*) INTO n_on FROM asof_on;
-  SELECT count(*) INTO n_off FROM asof_off;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM asof_on EXCEPT ALL SELECT * FROM asof_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM asof_off EXCEPT ALL SELECT * FROM asof_on) x;
-  DROP TABLE asof_on, asof_off;
-  RETURN n_on || ' rows, '
-    || CASE WHEN n_on = n_off AND d1 = 0 AND d2 = 0 THEN 'same as node off'
-            ELSE 'DIFFERENT from node off (' || n_off || ' rows, ' || d1 || '/' || d2 || ' differ)' END
-    || ', node ' || CASE WHEN used_on THEN 'used' ELSE 'not used' END
-    || CASE WHEN used_off THEN ', BUT USED WITH THE GUC OFF' ELSE '' END;
-END $$;
-
--- Does the plan of q contain the node?
-CREATE FUNCTION asof_used(q text) RETURNS bool LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  used bool := false;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used := used OR line LIKE '%AsOfJoin%';
-  END LOOP;
-  RETURN used;
-END $$;
-
--- EXPLAIN ANALYZE without the lines whose numbers depend on the machine
-CREATE FUNCTION asof_explain_analyze(q text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  -- The node's state figures are kept by the process that runs it; a
-  -- custom scan that is not parallel-aware cannot pass them back from the
-  -- worker force_parallel_mode puts it in (docs/parallel.md).
-  PERFORM set_config('force_parallel_mode', 'off', true);
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line NOT LIKE '%Sort Method%' AND line NOT LIKE '%Memory Usage%' THEN
-      RETURN NEXT line;
-    END IF;
-  END LOOP;
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 --
 -- The example.  Each order gets the latest rate with update_time <=
@@ -124,7 +62,7 @@ JOIN LATERAL (
   LIMIT 1) r ON true
 ORDER BY o.order_id;
 
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, o.amount * r.rate AS amount_krw
 FROM orders o
 JOIN LATERAL (
@@ -132,7 +70,7 @@ JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 -- LEFT JOIN LATERAL keeps the orders without a version, with NULLs
 EXPLAIN (COSTS OFF)
@@ -153,7 +91,7 @@ LEFT JOIN LATERAL (
   LIMIT 1) r ON true
 ORDER BY o.order_id;
 
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.*, r.*
 FROM orders o
 LEFT JOIN LATERAL (
@@ -161,7 +99,7 @@ LEFT JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 -- The point of a temporal join: the deduplicated "latest rate" view joined without the
 -- time condition is a regular join, and its total differs.
@@ -199,7 +137,7 @@ WHERE o.currency = 'USD';
 
 -- EXPLAIN ANALYZE shows the state: the lookup strategy holds the 7 versions
 -- (the sweep, see asof_join_lookup, would hold one per currency)
-SELECT * FROM asof_explain_analyze($q$
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT o.order_id, r.rate
 FROM orders o
 JOIN LATERAL (
@@ -221,7 +159,7 @@ JOIN LATERAL (
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
 ORDER BY o.order_id;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders o
 JOIN LATERAL (
@@ -229,7 +167,7 @@ JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time < o.order_time
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 -- forward: the earliest version at or after the order
 EXPLAIN (COSTS OFF)
@@ -248,7 +186,7 @@ LEFT JOIN LATERAL (
   ORDER BY r.update_time
   LIMIT 1) r ON true
 ORDER BY o.order_id;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders o
 LEFT JOIN LATERAL (
@@ -256,7 +194,7 @@ LEFT JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time >= o.order_time
   ORDER BY r.update_time
   LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 -- strictly after, written with the outer side on the left
 SELECT o.order_id, r.rate, r.update_time
@@ -267,7 +205,7 @@ JOIN LATERAL (
   ORDER BY r.update_time ASC
   LIMIT 1) r ON true
 ORDER BY o.order_id;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders o
 JOIN LATERAL (
@@ -275,7 +213,7 @@ JOIN LATERAL (
   WHERE o.currency = r.currency AND o.order_time < r.update_time
   ORDER BY r.update_time ASC
   LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- Tolerance: a version older than one hour is too old
@@ -298,7 +236,7 @@ LEFT JOIN LATERAL (
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
 ORDER BY o.order_id;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 LEFT JOIN LATERAL (
@@ -307,9 +245,9 @@ LEFT JOIN LATERAL (
     AND r.update_time >= o.order_time - interval '1 hour'
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 -- the same with BETWEEN, strict bound, and forward with a tolerance
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 JOIN LATERAL (
@@ -318,8 +256,8 @@ JOIN LATERAL (
     AND r.update_time BETWEEN o.order_time - interval '30 minutes' AND o.order_time
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
-$q$);
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 JOIN LATERAL (
@@ -328,8 +266,8 @@ JOIN LATERAL (
     AND r.update_time > o.order_time - interval '1 hour'
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
-$q$);
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 LEFT JOIN LATERAL (
@@ -338,13 +276,13 @@ LEFT JOIN LATERAL (
     AND r.update_time <= o.order_time + interval '1 hour'
   ORDER BY r.update_time
   LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- Extra filters: on the versions inside the subquery (before LIMIT 1),
 -- and on the result outside it (after LIMIT 1) -- not the same thing.
 --
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 LEFT JOIN LATERAL (
@@ -353,8 +291,8 @@ LEFT JOIN LATERAL (
     AND r.rate < 1315 AND r.currency <> 'JPY'
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
-$q$);
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 JOIN LATERAL (
@@ -363,7 +301,7 @@ JOIN LATERAL (
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
 WHERE r.rate < 1315 AND o.amount * r.rate > 1000
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 -- a LEFT join's ON condition decides the match, the WHERE filters rows
 SELECT o.order_id, r.rate
 FROM orders o
@@ -373,7 +311,7 @@ LEFT JOIN LATERAL (
   ORDER BY r.update_time DESC
   LIMIT 1) r ON r.rate > 1305 AND o.amount > 4
 ORDER BY o.order_id;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 LEFT JOIN LATERAL (
@@ -381,8 +319,8 @@ LEFT JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC
   LIMIT 1) r ON r.rate > 1305 AND o.amount > 4
-$q$);
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 LEFT JOIN LATERAL (
@@ -391,7 +329,7 @@ LEFT JOIN LATERAL (
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
 WHERE r.rate IS NULL OR r.rate > 1305
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- NULLs never match: orders with a NULL key or time, versions with a NULL
@@ -411,7 +349,7 @@ LEFT JOIN LATERAL (
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
 ORDER BY o.order_id;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders o
 LEFT JOIN LATERAL (
@@ -419,8 +357,8 @@ LEFT JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC
   LIMIT 1) r ON true
-$q$);
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders o
 JOIN LATERAL (
@@ -428,7 +366,7 @@ JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time >= o.order_time
   ORDER BY r.update_time
   LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- Zero keys, and an integer "time" (a version number)
@@ -444,21 +382,21 @@ LEFT JOIN LATERAL (
   WHERE r.version <= b.built_against
   ORDER BY r.version DESC LIMIT 1) r ON true
 ORDER BY b.build_id;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT b.build_id, r.version, r.name
 FROM builds b
 LEFT JOIN LATERAL (
   SELECT version, name FROM releases r
   WHERE r.version <= b.built_against
   ORDER BY r.version DESC LIMIT 1) r ON true
-$q$);
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
+SELECT wj_test.on_off($q$
 SELECT b.build_id, r.name
 FROM builds b, LATERAL (
   SELECT name FROM releases r
   WHERE r.version > b.built_against
   ORDER BY r.version LIMIT 1) r
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- Several keys of different types (int8 against int4, text), a
@@ -478,7 +416,7 @@ SELECT g, 1 + g % 4, 'sku' || (1 + g % 5),
        '2024-01-01'::timestamptz + (g % 3) * interval '1 day',
        '2024-01-01 00:00+00'::timestamptz + g * interval '7 minutes'
 FROM generate_series(1, 60) g;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT s.sale_id, p.price, p.valid_from
 FROM sales s
 LEFT JOIN LATERAL (
@@ -486,8 +424,8 @@ LEFT JOIN LATERAL (
   WHERE p.store_id = s.store_id AND p.sku = s.sku
     AND p.valid_from <= s.sold_at
   ORDER BY p.valid_from DESC LIMIT 1) p ON true
-$q$);
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
+SELECT wj_test.on_off($q$
 SELECT s.sale_id, p.price
 FROM sales s
 JOIN LATERAL (
@@ -495,7 +433,7 @@ JOIN LATERAL (
   WHERE p.sku = s.sku AND p.batch = s.batch AND p.store_id = s.store_id
     AND p.valid_from < s.sold_at
   ORDER BY p.valid_from DESC LIMIT 1) p ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 EXPLAIN (COSTS OFF)
 SELECT s.sale_id, p.price
 FROM sales s
@@ -505,7 +443,7 @@ JOIN LATERAL (
     AND p.valid_from < s.sold_at
   ORDER BY p.valid_from DESC LIMIT 1) p ON true;
 -- timestamp on one side, timestamptz on the other (cross-type comparison)
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 LEFT JOIN LATERAL (
@@ -513,7 +451,7 @@ LEFT JOIN LATERAL (
   WHERE r.currency = o.currency
     AND r.update_time::timestamptz <= o.order_time
   ORDER BY r.update_time::timestamptz DESC LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- Ties: several versions with the same key and time.  PostgreSQL's LIMIT 1
@@ -541,92 +479,92 @@ ORDER BY p.t;
 --
 -- Shapes that are not the idiom (or not exactly): no node, PostgreSQL's plan
 --
-SELECT asof_used($q$
+SELECT wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 2) r ON true$q$) AS limit_2,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 2) r ON true$q$, 'AsOfJoin') AS limit_2,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC) r ON true$q$) AS no_limit,
-       asof_used($q$
+  ORDER BY r.update_time DESC) r ON true$q$, 'AsOfJoin') AS no_limit,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time ASC LIMIT 1) r ON true$q$) AS wrong_direction,
-       asof_used($q$
+  ORDER BY r.update_time ASC LIMIT 1) r ON true$q$, 'AsOfJoin') AS wrong_direction,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.rate DESC LIMIT 1) r ON true$q$) AS order_by_other,
-       asof_used($q$
+  ORDER BY r.rate DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS order_by_other,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC, r.rate LIMIT 1) r ON true$q$) AS two_sort_keys,
-       asof_used($q$
+  ORDER BY r.update_time DESC, r.rate LIMIT 1) r ON true$q$, 'AsOfJoin') AS two_sort_keys,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1 OFFSET 1) r ON true$q$) AS with_offset;
-SELECT asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1 OFFSET 1) r ON true$q$, 'AsOfJoin') AS with_offset;
+SELECT wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate * o.amount FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS outer_ref_in_select,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS outer_ref_in_select,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE (r.currency = o.currency OR r.currency = 'USD') AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS or_condition,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS or_condition,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency <> o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS not_equal_key,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS not_equal_key,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
     AND random() < 2
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS volatile,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS volatile,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT r.rate FROM rates r JOIN orders o2 ON o2.order_id = 1
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS two_relations,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS two_relations,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
     AND o.amount > 1
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS outer_only_filter,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS outer_only_filter,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS no_time_condition;
-SELECT asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS no_time_condition;
+SELECT wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
     AND r.update_time <= o.order_time + interval '1 day'
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS two_upper_bounds,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS two_upper_bounds,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT DISTINCT rate, update_time FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS with_distinct,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS with_distinct,
+       wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency COLLATE "C" AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS other_collation,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS other_collation,
+       wj_test.uses($q$
 SELECT * FROM orders o RIGHT JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.update_time <= now()
-  ORDER BY r.update_time DESC LIMIT 1) r ON r.rate > o.amount$q$) AS uncorrelated;
+  ORDER BY r.update_time DESC LIMIT 1) r ON r.rate > o.amount$q$, 'AsOfJoin') AS uncorrelated;
 -- a whole-row reference to the subquery is left to PostgreSQL
-SELECT asof_used($q$
+SELECT wj_test.uses($q$
 SELECT o.order_id, r FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS whole_row,
-       asof_used($q$
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS whole_row,
+       wj_test.uses($q$
 SELECT o.order_id FROM orders o LEFT JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON r IS NOT NULL$q$) AS whole_row_in_on;
+  ORDER BY r.update_time DESC LIMIT 1) r ON r IS NOT NULL$q$, 'AsOfJoin') AS whole_row_in_on;
 SET windowjoin.enable_asof_join = off;
-SELECT asof_used($q$
+SELECT wj_test.uses($q$
 SELECT * FROM orders o JOIN LATERAL (
   SELECT rate FROM rates r WHERE r.currency = o.currency AND r.update_time <= o.order_time
-  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$) AS guc_off;
+  ORDER BY r.update_time DESC LIMIT 1) r ON true$q$, 'AsOfJoin') AS guc_off;
 RESET windowjoin.enable_asof_join;
 
 --
@@ -681,7 +619,7 @@ SELECT c.currency,
         WHERE o.currency = c.currency) AS total
 FROM (VALUES ('USD'), ('EUR'), ('JPY'), ('GBP')) c(currency)
 ORDER BY 1;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.currency,
        (SELECT sum(o.amount * r.rate)
         FROM orders o
@@ -692,10 +630,10 @@ SELECT c.currency,
         WHERE o.amount > c.min_amount AND o.order_time >= c.since) AS total
 FROM (VALUES ('USD', 1, timestamp '2024-01-01 00:00'),
              ('EUR', 5, timestamp '2024-01-01 10:00')) c(currency, min_amount, since)
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 -- a reference to the query two levels up inside the version subquery is
 -- not handled: PostgreSQL's plan
-SELECT asof_used($q$
+SELECT wj_test.uses($q$
 SELECT c.currency,
        (SELECT sum(o.amount * r.rate)
         FROM orders o
@@ -706,7 +644,7 @@ SELECT c.currency,
           ORDER BY r.update_time DESC LIMIT 1) r ON true) AS total
 FROM (VALUES ('USD', timestamp '2024-01-01 00:00'),
              ('EUR', timestamp '2024-01-01 10:00')) c(currency, since)
-$q$) AS upper_level_reference;
+$q$, 'AsOfJoin') AS upper_level_reference;
 
 -- in a sub-select of an UPDATE, and as the source of an INSERT
 CREATE TABLE totals (currency text, total numeric);
@@ -756,14 +694,14 @@ DEALLOCATE p;
 -- a security-barrier view as the version table
 CREATE VIEW rates_sb WITH (security_barrier) AS
   SELECT * FROM rates WHERE currency <> 'JPY';
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM orders o
 LEFT JOIN LATERAL (
   SELECT rate FROM rates_sb r
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 -- a partitioned version table
 CREATE TABLE rates_p (currency text, rate numeric, update_time timestamp)
@@ -772,14 +710,14 @@ CREATE TABLE rates_p_usd PARTITION OF rates_p FOR VALUES IN ('USD');
 CREATE TABLE rates_p_other PARTITION OF rates_p DEFAULT;
 INSERT INTO rates_p SELECT * FROM rates;
 ANALYZE rates_p;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders o
 LEFT JOIN LATERAL (
   SELECT rate, update_time FROM rates_p r
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- Row-level security and column privileges on the version table
@@ -809,14 +747,14 @@ JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true
 ORDER BY o.order_id;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders o
 JOIN LATERAL (
   SELECT rate, update_time FROM rates r
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 RESET ROLE;
 SET ROLE asof_nocol;
 -- no SELECT on rates.rate: an error, node or not
@@ -835,14 +773,14 @@ JOIN LATERAL (
   ORDER BY r.update_time DESC LIMIT 1) r ON true;
 RESET windowjoin.enable_asof_join;
 -- the granted columns are fine
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.update_time
 FROM orders o
 JOIN LATERAL (
   SELECT update_time FROM rates r
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 RESET ROLE;
 ALTER TABLE rates DISABLE ROW LEVEL SECURITY;
 DROP POLICY hide_ten ON rates;
@@ -873,30 +811,30 @@ FROM generate_series(1, 30000) g;
 ANALYZE big_rates;
 ANALYZE few_orders;
 ANALYZE many_orders;
-SELECT asof_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM few_orders o
 JOIN LATERAL (
   SELECT rate FROM big_rates r
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true
-$q$) AS few_orders;
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS few_orders;
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate
 FROM many_orders o
 JOIN LATERAL (
   SELECT rate FROM big_rates r
   WHERE r.currency = o.currency AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true
-$q$) AS many_orders;
-SELECT asof_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS many_orders;
+SELECT wj_test.on_off($q$
 SELECT sum(o.amount::numeric * r.rate::numeric)
 FROM many_orders o
 LEFT JOIN LATERAL (
   SELECT rate FROM big_rates r
   WHERE r.currency = o.currency AND r.update_time >= o.order_time
   ORDER BY r.update_time LIMIT 1) r ON true
-$q$) AS many_orders_forward;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS many_orders_forward;
 
 --
 -- The merge strategy: keys of different types (int4 against int8) are not
@@ -921,14 +859,14 @@ JOIN LATERAL (
   SELECT rate FROM rates_m r
   WHERE r.cur = o.cur AND r.update_time <= o.order_time
   ORDER BY r.update_time DESC LIMIT 1) r ON true;
-SELECT x.direction, asof_check(format($q$
+SELECT x.direction, wj_test.on_off(format($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders_m o
 LEFT JOIN LATERAL (
   SELECT rate, update_time FROM rates_m r
   WHERE r.cur = o.cur AND r.update_time %s o.order_time %s
   ORDER BY r.update_time %s LIMIT 1) r ON %s
-$q$, d.op, d.extra, d.dir, d.joinqual))
+$q$, d.op, d.extra, d.dir, d.joinqual), 'asof_join', 'AsOfJoin|Strategy:')
 FROM (VALUES ('<=', '', 'DESC', 'true'),
              ('<', '', 'DESC', 'true'),
              ('>=', '', 'ASC', 'true'),
@@ -941,14 +879,14 @@ FROM (VALUES ('<=', '', 'DESC', 'true'),
                      || CASE WHEN d.joinqual <> 'true' THEN ' ON ' || d.joinqual ELSE '' END AS direction) x
 ORDER BY 1;
 -- and the same with inner joins
-SELECT d.op, asof_check(format($q$
+SELECT d.op, wj_test.on_off(format($q$
 SELECT o.order_id, r.rate, r.update_time
 FROM orders_m o
 JOIN LATERAL (
   SELECT rate, update_time FROM rates_m r
   WHERE r.cur = o.cur AND r.update_time %s o.order_time
   ORDER BY r.update_time %s LIMIT 1) r ON true
-$q$, d.op, d.dir))
+$q$, d.op, d.dir), 'asof_join', 'AsOfJoin|Strategy:')
 FROM (VALUES ('<=', 'DESC'), ('<', 'DESC'), ('>=', 'ASC'), ('>', 'ASC')) d(op, dir)
 ORDER BY 1;
 -- ties with the merge strategy follow the same rule

@@ -32,39 +32,9 @@ INSERT INTO o2k VALUES (3001, NULL, 1, 1, 500, NULL, 1),
 ANALYZE v2k;
 ANALYZE o2k;
 
--- Runs q with the node on and off: row count, same rows (as multisets),
--- the node's strategy with the GUC on
-CREATE FUNCTION k_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  strategy text := 'node not used';
-  n_on bigint;
-  n_off bigint;
-  d1 bigint;
-  d2 bigint;
-  line text;
-BEGIN
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF line LIKE '%Strategy:%' THEN
-      strategy := CASE WHEN line LIKE '%looked up%' THEN 'lookup'
-                       WHEN line LIKE '%time order%' THEN 'sweep'
-                       ELSE 'merge' END;
-    END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE k_on AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE k_off AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  SELECT count(*) INTO n_on FROM k_on;
-  SELECT count(*) INTO n_off FROM k_off;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM k_on EXCEPT ALL SELECT * FROM k_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM k_off EXCEPT ALL SELECT * FROM k_on) x;
-  DROP TABLE k_on, k_off;
-  RETURN n_on || ' rows, '
-    || CASE WHEN n_on = n_off AND d1 = 0 AND d2 = 0 THEN 'same as node off'
-            ELSE 'DIFFERENT from node off (' || n_off || ' rows, ' || d1 || '/' || d2 || ' differ)' END
-    || ', ' || strategy;
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- The matrix: key shapes x direction x join type, against one strategy
 CREATE FUNCTION k_matrix() RETURNS TABLE (variant text, result text)
@@ -92,38 +62,38 @@ BEGIN
     LOOP
       FOREACH j IN ARRAY ARRAY['LEFT', 'INNER'] LOOP
         variant := k.name || ': ' || d.op || ' ' || lower(j);
-        result := k_check(format($q$
+        result := wj_test.on_off(format($q$
 SELECT o.id, r.v, r.t
 FROM o2k o
 %s JOIN LATERAL (
   SELECT v, t FROM v2k r
   WHERE %s AND r.t %s o.t
   ORDER BY r.t %s LIMIT 1) r ON true
-$q$, j, k.keys, d.op, d.dir));
+$q$, j, k.keys, d.op, d.dir), 'asof_join', 'AsOfJoin|Strategy:');
         RETURN NEXT;
       END LOOP;
     END LOOP;
   END LOOP;
   -- a tolerance bound and a LEFT join's filter with shared-column keys
   variant := 'same column: tolerance';
-  result := k_check($q$
+  result := wj_test.on_off($q$
 SELECT o.id, r.v
 FROM o2k o
 LEFT JOIN LATERAL (
   SELECT v FROM v2k r
   WHERE r.a = o.x AND r.a = o.y AND r.t <= o.t AND r.t > o.t - 30
   ORDER BY r.t DESC LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
   RETURN NEXT;
   variant := 'same column: join filter';
-  result := k_check($q$
+  result := wj_test.on_off($q$
 SELECT o.id, r.v
 FROM o2k o
 LEFT JOIN LATERAL (
   SELECT v FROM v2k r
   WHERE r.a = o.x AND r.a = o.y AND r.t >= o.t
   ORDER BY r.t LIMIT 1) r ON r.v % 3 <> 0
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
   RETURN NEXT;
 END $$;
 

@@ -51,62 +51,9 @@ ANALYZE vers;
 ANALYZE vers_tied;
 ANALYZE obs;
 
--- Runs q with the node on and off: row count, same rows (as multisets),
--- the node's strategy with the GUC on (none when it is not used)
-CREATE FUNCTION lk_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  strategy text := 'node not used';
-  used_off bool := false;
-  n_on bigint;
-  n_off bigint;
-  d1 bigint;
-  d2 bigint;
-  line text;
-BEGIN
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF line LIKE '%Strategy:%' THEN
-      strategy := btrim(line);
-    ELSIF line LIKE '%AsOfJoin%' AND strategy = 'node not used' THEN
-      strategy := 'node used';
-    END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE lk_on AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used_off := used_off OR line LIKE '%AsOfJoin%';
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE lk_off AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  SELECT count(*) INTO n_on FROM lk_on;
-  SELECT count(*) INTO n_off FROM lk_off;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM lk_on EXCEPT ALL SELECT * FROM lk_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM lk_off EXCEPT ALL SELECT * FROM lk_on) x;
-  DROP TABLE lk_on, lk_off;
-  RETURN n_on || ' rows, '
-    || CASE WHEN n_on = n_off AND d1 = 0 AND d2 = 0 THEN 'same as node off'
-            ELSE 'DIFFERENT from node off (' || n_off || ' rows, ' || d1 || '/' || d2 || ' differ)' END
-    || ', ' || strategy
-    || CASE WHEN used_off THEN ', BUT USED WITH THE GUC OFF' ELSE '' END;
-END $$;
-
--- EXPLAIN ANALYZE without the lines whose numbers depend on the machine
-CREATE FUNCTION lk_explain_analyze(q text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  -- The node's state figures are kept by the process that runs it; a
-  -- custom scan that is not parallel-aware cannot pass them back from the
-  -- worker force_parallel_mode puts it in (docs/parallel.md).
-  PERFORM set_config('force_parallel_mode', 'off', true);
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line NOT LIKE '%Sort Method%' AND line NOT LIKE '%Memory Usage%'
-       AND line NOT LIKE '%Peak State Bytes%' THEN
-      RETURN NEXT line;
-    END IF;
-  END LOOP;
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- The matrix: every direction and strictness, tolerances, a LEFT join's
 -- filter, LEFT and INNER, two keys, a generic (numeric) and an int32
@@ -132,24 +79,24 @@ BEGIN
     variant := d.op || ' ' || d.dir
       || CASE WHEN d.extra <> '' THEN ' tolerance' ELSE '' END
       || CASE WHEN d.joinqual <> 'true' THEN ' ON ' || d.joinqual ELSE '' END;
-    result := 'left:  ' || lk_check(format($q$
+    result := 'left:  ' || wj_test.on_off(format($q$
 SELECT o.id, r.v, r.note, r.t
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v, note, t FROM vers r
   WHERE r.k = o.k AND r.t %s o.t %s
   ORDER BY r.t %s LIMIT 1) r ON %s
-$q$, d.op, d.extra, d.dir, d.joinqual));
+$q$, d.op, d.extra, d.dir, d.joinqual), 'asof_join', 'AsOfJoin|Strategy:');
     RETURN NEXT;
     IF d.joinqual = 'true' THEN
-      result := 'inner: ' || lk_check(format($q$
+      result := 'inner: ' || wj_test.on_off(format($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 JOIN LATERAL (
   SELECT v, note FROM vers r
   WHERE r.k = o.k AND r.t %s o.t %s
   ORDER BY r.t %s LIMIT 1) r ON true
-$q$, d.op, d.extra, d.dir));
+$q$, d.op, d.extra, d.dir), 'asof_join', 'AsOfJoin|Strategy:');
       RETURN NEXT;
     END IF;
   END LOOP;
@@ -157,34 +104,34 @@ $q$, d.op, d.extra, d.dir));
     SELECT * FROM (VALUES ('<=', 'DESC'), ('<', 'DESC'), ('>=', 'ASC'), ('>', 'ASC')) v(op, dir)
   LOOP
     variant := d.op || ' ' || d.dir || ' two keys';
-    result := 'left:  ' || lk_check(format($q$
+    result := 'left:  ' || wj_test.on_off(format($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v, note FROM vers r
   WHERE r.k = o.k AND r.k2 = o.k2 AND r.t %s o.t
   ORDER BY r.t %s LIMIT 1) r ON true
-$q$, d.op, d.dir));
+$q$, d.op, d.dir), 'asof_join', 'AsOfJoin|Strategy:');
     RETURN NEXT;
     variant := d.op || ' ' || d.dir || ' numeric time';
-    result := 'left:  ' || lk_check(format($q$
+    result := 'left:  ' || wj_test.on_off(format($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v, note FROM vers r
   WHERE r.k = o.k AND extract(epoch FROM r.t) %s extract(epoch FROM o.t)
   ORDER BY extract(epoch FROM r.t) %s LIMIT 1) r ON true
-$q$, d.op, d.dir));
+$q$, d.op, d.dir), 'asof_join', 'AsOfJoin|Strategy:');
     RETURN NEXT;
     variant := d.op || ' ' || d.dir || ' date time';
-    result := 'left:  ' || lk_check(format($q$
+    result := 'left:  ' || wj_test.on_off(format($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v, note FROM vers r
   WHERE r.k = o.k AND (r.t + r.v * interval '1 day')::date %s o.t::date
   ORDER BY (r.t + r.v * interval '1 day')::date %s LIMIT 1) r ON true
-$q$, d.op, d.dir));
+$q$, d.op, d.dir), 'asof_join', 'AsOfJoin|Strategy:');
     RETURN NEXT;
   END LOOP;
 END $$;
@@ -235,7 +182,7 @@ JOIN LATERAL (
   SELECT v FROM vers r
   WHERE r.k = o.k AND r.t <= o.t
   ORDER BY r.t DESC LIMIT 1) r ON true;
-SELECT * FROM lk_explain_analyze($q$
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT o.id, r.v
 FROM obs o
 LEFT JOIN LATERAL (
@@ -247,13 +194,13 @@ SELECT * FROM lk_matrix();
 SELECT * FROM lk_ties();
 -- zero keys are not hashed: the merge strategy (the versions of one key,
 -- so that no two have the same time)
-SELECT lk_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v FROM vers r WHERE r.t <= o.t AND r.k = 'k5'
   ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS zero_keys;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS zero_keys;
 
 -- A cursor reads the rows in several fetches, across batches
 BEGIN;
@@ -289,7 +236,7 @@ SELECT c.k,
           ORDER BY r.t DESC LIMIT 1) r ON true
         WHERE o.k = c.k) AS total
 FROM (VALUES ('k1'), ('k2'), ('k44'), ('none')) c(k);
-SELECT lk_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.k,
        (SELECT sum(r.v) || '/' || count(r.v)
         FROM obs o
@@ -299,10 +246,10 @@ SELECT c.k,
           ORDER BY r.t LIMIT 1) r ON true
         WHERE o.k = c.k AND o.amount >= c.a) AS total
 FROM (VALUES ('k1', 0), ('k2', 5), ('k44', 0), ('k3', 12), ('none', 0)) c(k, a)
-$q$) AS correlated;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS correlated;
 -- with the lookup strategy the versions are loaded once (their Sort runs
 -- once), the outer rows are read again per rescan
-SELECT * FROM lk_explain_analyze($q$
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT c.a,
        (SELECT count(r.v)
         FROM obs o
@@ -313,7 +260,7 @@ SELECT c.a,
         WHERE o.id <> c.a) AS n
 FROM (VALUES (1), (2), (3)) c(a)
 $q$);
-SELECT lk_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.a,
        (SELECT sum(r.v) || '/' || count(*)
         FROM obs o
@@ -323,20 +270,20 @@ SELECT c.a,
           ORDER BY r.t DESC LIMIT 1) r ON true
         WHERE o.id % 100 <> c.a) AS n
 FROM (VALUES (1), (2), (3), (12), (13)) c(a)
-$q$) AS correlated_lookup;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS correlated_lookup;
 
 -- A few outer rows against an index: PostgreSQL keeps its nested loop
 RESET enable_nestloop;
 CREATE TABLE few AS SELECT * FROM obs WHERE id <= 5;
 ANALYZE few;
-SELECT lk_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v
 FROM few o
 JOIN LATERAL (
   SELECT v FROM vers r
   WHERE r.k = o.k AND r.t <= o.t
   ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS few_outer_rows;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS few_outer_rows;
 SET enable_nestloop = off;
 
 --
@@ -353,7 +300,7 @@ JOIN LATERAL (
   ORDER BY r.t DESC LIMIT 1) r ON true;
 SELECT * FROM lk_matrix();
 SELECT * FROM lk_ties();
-SELECT lk_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.k,
        (SELECT sum(r.v) || '/' || count(r.v)
         FROM obs o
@@ -363,7 +310,7 @@ SELECT c.k,
           ORDER BY r.t LIMIT 1) r ON true
         WHERE o.k = c.k AND o.amount >= c.a) AS total
 FROM (VALUES ('k1', 0), ('k2', 5), ('k44', 0), ('k3', 12), ('none', 0)) c(k, a)
-$q$) AS correlated;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS correlated;
 
 --
 -- 3. The run-time fallback: the planner expects 1% of the versions to
@@ -395,29 +342,29 @@ BEGIN
   LOOP
     variant := d.op || ' ' || d.dir
       || CASE WHEN d.extra <> '' THEN ' tolerance' ELSE '' END;
-    result := 'left:  ' || lk_check(format($q$
+    result := 'left:  ' || wj_test.on_off(format($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v, note FROM vers_f r
   WHERE r.k = o.k AND r.t %s o.t %s AND r.f1 = 0 AND r.f2 = 0
   ORDER BY r.t %s LIMIT 1) r ON true
-$q$, d.op, d.extra, d.dir));
+$q$, d.op, d.extra, d.dir), 'asof_join', 'AsOfJoin|Strategy:');
     RETURN NEXT;
-    result := 'inner: ' || lk_check(format($q$
+    result := 'inner: ' || wj_test.on_off(format($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 JOIN LATERAL (
   SELECT v, note FROM vers_f r
   WHERE r.k = o.k AND r.t %s o.t %s AND r.f1 = 0 AND r.f2 = 0
   ORDER BY r.t %s LIMIT 1) r ON true
-$q$, d.op, d.extra, d.dir));
+$q$, d.op, d.extra, d.dir), 'asof_join', 'AsOfJoin|Strategy:');
     RETURN NEXT;
   END LOOP;
 END $$;
 -- (how many versions the first load read depends on the memory
 -- allocator: only the plan's shape and the fallback are shown)
-SELECT * FROM lk_explain_analyze($q$
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT o.id, r.v
 FROM obs o
 JOIN LATERAL (
@@ -428,7 +375,7 @@ $q$) AS line WHERE line !~ 'actual rows=\d+ loops=2|Rows Removed|Peak State';
 SELECT * FROM lk_fallback_matrix();
 -- the same versions fit in 4MB: no fallback
 SET work_mem = '4MB';
-SELECT * FROM lk_explain_analyze($q$
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT o.id, r.v
 FROM obs o
 JOIN LATERAL (
@@ -438,7 +385,7 @@ JOIN LATERAL (
 $q$);
 SET work_mem = '64kB';
 -- rescans after a fallback load the versions again (and fall back again)
-SELECT lk_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.k,
        (SELECT sum(r.v) || '/' || count(r.v)
         FROM obs o
@@ -448,7 +395,7 @@ SELECT c.k,
           ORDER BY r.t DESC LIMIT 1) r ON true
         WHERE o.k = c.k AND o.amount >= c.a) AS total
 FROM (VALUES ('k1', 0), ('k2', 5), ('k44', 0), ('k3', 12), ('none', 0)) c(k, a)
-$q$) AS correlated;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS correlated;
 -- a cursor over the fallback
 BEGIN;
 DECLARE c CURSOR FOR

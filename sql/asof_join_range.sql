@@ -62,51 +62,9 @@ ANALYZE obs_hit1;
 ANALYZE obs_hit5;
 ANALYZE obs_low6;
 
--- q with the node on and off: the same rows (count and multiset) or the
--- same error, and the strategy
-CREATE FUNCTION r_run(q text, OUT n bigint, OUT err text) LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE 'CREATE TEMP TABLE r_res AS ' || q;
-  SELECT count(*) INTO n FROM r_res;
-EXCEPTION WHEN OTHERS THEN
-  err := SQLERRM;
-END $$;
-CREATE FUNCTION r_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  strategy text := 'node not used';
-  a record;
-  b record;
-  d1 bigint := 0;
-  d2 bigint := 0;
-  line text;
-BEGIN
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF line LIKE '%Strategy:%' THEN
-      strategy := CASE WHEN line LIKE '%looked up%' THEN 'lookup'
-                       WHEN line LIKE '%time order%' THEN 'sweep'
-                       ELSE 'merge' END;
-    ELSIF line LIKE '%AsOfJoin%' AND strategy = 'node not used' THEN
-      strategy := 'merge';
-    END IF;
-  END LOOP;
-  SELECT * INTO a FROM r_run(q);
-  IF a.err IS NULL THEN ALTER TABLE r_res RENAME TO r_on; END IF;
-  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
-  SELECT * INTO b FROM r_run(q);
-  IF b.err IS NULL THEN ALTER TABLE r_res RENAME TO r_off; END IF;
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  IF a.err IS NULL AND b.err IS NULL THEN
-    SELECT count(*) INTO d1 FROM (SELECT * FROM r_on EXCEPT ALL SELECT * FROM r_off) x;
-    SELECT count(*) INTO d2 FROM (SELECT * FROM r_off EXCEPT ALL SELECT * FROM r_on) x;
-  END IF;
-  DROP TABLE IF EXISTS r_on, r_off;
-  IF a.err IS NOT DISTINCT FROM b.err AND a.n IS NOT DISTINCT FROM b.n AND d1 = 0 AND d2 = 0 THEN
-    RETURN coalesce(a.n || ' rows', 'error: ' || a.err) || ', same as node off, ' || strategy;
-  END IF;
-  RETURN format('DIFFERENT: on %s / off %s (%s/%s rows differ), %s',
-                coalesce(a.n || ' rows', a.err), coalesce(b.n || ' rows', b.err), d1, d2, strategy);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- The matrix: outer tables x time shapes x direction x join type
 CREATE FUNCTION r_matrix(vtab text, keys text) RETURNS TABLE (variant text, result text)
@@ -134,14 +92,14 @@ BEGIN
     LOOP
       FOREACH j IN ARRAY ARRAY['LEFT', 'INNER'] LOOP
         variant := tab || ' ' || f.name || ' ' || lower(j);
-        result := r_check(format($q$
+        result := wj_test.on_off(format($q$
 SELECT o.id, r.v
 FROM %s o
 %s JOIN LATERAL (
   SELECT v FROM %s r
   WHERE %s AND %s
   ORDER BY %s LIMIT 1) r ON true
-$q$, tab, j, vtab, keys, f.cond, f.ord));
+$q$, tab, j, vtab, keys, f.cond, f.ord), 'asof_join', 'AsOfJoin|Strategy:');
         RETURN NEXT;
       END LOOP;
     END LOOP;
@@ -160,40 +118,40 @@ RESET work_mem;
 
 -- no keys (merge): with versions every out-of-range row raises the
 -- error, without any (a filter removes them all) none does
-SELECT r_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.t <= o.t + interval '1 hour'
                    ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS no_keys;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS no_keys;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.t <= o.t + interval '1 hour' AND r.v < 0
                    ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS no_keys_no_versions;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS no_keys_no_versions;
 -- PostgreSQL compares the shifted time before a key that costs more (a
 -- cast) or comes from an equality written after it: the versions it
 -- computes the time for are not the node's, so the node leaves such a
 -- query to PostgreSQL when the shifted time can fail; a plain time is fine
-SELECT r_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_hit1 o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k::numeric = o.k::numeric AND r.t <= o.t + interval '1 hour'
                    ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS costly_key;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS costly_key;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_hit1 o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k::numeric = o.k::numeric AND r.t <= o.t
                    ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS costly_key_plain_time;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS costly_key_plain_time;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t >= o.t - interval '1 hour'
                    AND r.t <= o.t ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS tolerance_first;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS tolerance_first;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval '1 hour'
                    AND r.v % 7 <> 0 ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS filter_after_time;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS filter_after_time;
 -- a shifted time near the end, rows as they come
 SELECT o.id, r.v, r.t FROM obs_end o
 LEFT JOIN LATERAL (SELECT v, t FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval '1 hour'
@@ -208,32 +166,32 @@ LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval
 -- timestamptz plus days): the merge, the sweep and the lookup's fallback
 -- would compute it for every outer row, so the node is not offered.
 -- Rows without versions near the end are returned, as PostgreSQL does.
-SELECT r_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval '1 month'
                    ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS month_shift_end;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS month_shift_end;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_hit1 o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t + interval '1 month'
                    ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS month_shift_hit;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS month_shift_hit;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 JOIN LATERAL (SELECT v FROM ver_small r WHERE r.k = o.k AND r.t >= o.t - interval '1 mon'
               ORDER BY r.t LIMIT 1) r ON true
-$q$) AS month_shift_forward_small;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS month_shift_forward_small;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.tz <= o.tz + interval '1 day'
                    ORDER BY r.tz DESC LIMIT 1) r ON true
-$q$) AS tz_day_end;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS tz_day_end;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver_small r WHERE r.k = o.k
                    AND r.tz <= o.tz + interval '1 day'
                    ORDER BY r.tz DESC LIMIT 1) r ON true
-$q$) AS tz_day_end_small;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS tz_day_end_small;
 -- a month shift of a plain column, rows as they come (node off and on)
 SET windowjoin.enable_asof_join = off;
 SELECT o.id, r.v FROM obs_end o
@@ -261,16 +219,16 @@ LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k
                    ORDER BY r.t DESC LIMIT 1) r ON true;
 -- a month tolerance of a plain time: computed only for the match, so the
 -- node is used and gives PostgreSQL's rows (and errors)
-SELECT r_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t
                    AND r.t >= o.t - interval '1 month' ORDER BY r.t DESC LIMIT 1) r ON true
-$q$) AS month_tolerance_end;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS month_tolerance_end;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_low6 o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t >= o.t
                    AND r.t <= o.t + interval '1 month' ORDER BY r.t LIMIT 1) r ON true
-$q$) AS month_tolerance_forward_end;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS month_tolerance_forward_end;
 EXPLAIN (COSTS OFF)
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t
@@ -278,23 +236,23 @@ LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k AND r.t <= o.t
 -- nearest: a month tolerance around a plain time is used; a month shift
 -- of the outer time in the distance is not
 CREATE EXTENSION IF NOT EXISTS btree_gist SCHEMA public;
-SELECT r_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k
                    AND r.t >= o.t - interval '1 month' AND r.t <= o.t + interval '1 month'
                    ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$) AS nearest_month_tolerance_end;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS nearest_month_tolerance_end;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_hit1 o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k
                    AND r.t >= o.t - interval '1 month' AND r.t <= o.t + interval '1 month'
                    ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$) AS nearest_month_tolerance_hit;
-SELECT r_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS nearest_month_tolerance_hit;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k
                    ORDER BY r.t <-> (o.t + interval '1 month') LIMIT 1) r ON true
-$q$) AS nearest_month_shift_end;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS nearest_month_shift_end;
 EXPLAIN (COSTS OFF)
 SELECT o.id, r.v FROM obs_end o
 LEFT JOIN LATERAL (SELECT v FROM ver r WHERE r.k = o.k

@@ -59,62 +59,9 @@ INSERT INTO obs VALUES
 ANALYZE vers;
 ANALYZE obs;
 
--- Runs q with the node on and off: row count, same rows (as multisets),
--- the node's strategy with the GUC on (none when it is not used)
-CREATE FUNCTION nn_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  strategy text := 'node not used';
-  used_off bool := false;
-  n_on bigint;
-  n_off bigint;
-  d1 bigint;
-  d2 bigint;
-  line text;
-BEGIN
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF line LIKE '%Strategy:%' THEN
-      strategy := btrim(line);
-    ELSIF line LIKE '%AsOfJoin%' AND strategy = 'node not used' THEN
-      strategy := 'node used';
-    END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE nn_on AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used_off := used_off OR line LIKE '%AsOfJoin%';
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE nn_off AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  SELECT count(*) INTO n_on FROM nn_on;
-  SELECT count(*) INTO n_off FROM nn_off;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM nn_on EXCEPT ALL SELECT * FROM nn_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM nn_off EXCEPT ALL SELECT * FROM nn_on) x;
-  DROP TABLE nn_on, nn_off;
-  RETURN n_on || ' rows, '
-    || CASE WHEN n_on = n_off AND d1 = 0 AND d2 = 0 THEN 'same as node off'
-            ELSE 'DIFFERENT from node off (' || n_off || ' rows, ' || d1 || '/' || d2 || ' differ)' END
-    || ', ' || strategy
-    || CASE WHEN used_off THEN ', BUT USED WITH THE GUC OFF' ELSE '' END;
-END $$;
-
--- EXPLAIN ANALYZE without the lines whose numbers depend on the machine
-CREATE FUNCTION nn_explain_analyze(q text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  -- The node's figures are kept by the process that runs it; a custom scan
-  -- that is not parallel-aware cannot pass them back from the worker
-  -- force_parallel_mode puts it in (docs/parallel.md).
-  PERFORM set_config('force_parallel_mode', 'off', true);
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line NOT LIKE '%Sort Method%' AND line NOT LIKE '%Memory Usage%'
-       AND line NOT LIKE '%Peak State%' AND line !~ 'actual rows=\d+ loops=2|Rows Removed' THEN
-      RETURN NEXT line;
-    END IF;
-  END LOOP;
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- The matrix: join forms, argument order, tolerance forms, keys 0/1/2,
 -- a right-only filter, a LEFT join's filter, every time type
@@ -157,14 +104,14 @@ BEGIN
         ('left filter', 'LEFT JOIN LATERAL', 'ON r.v > o.amount * 100', 'r.k = o.k')) j(name, jt, onc, keys)
     LOOP
       variant := d.ord || CASE WHEN d.extra <> '' THEN ' ' || d.extra ELSE '' END || ' / ' || f.name;
-      result := nn_check(format($q$
+      result := wj_test.on_off(format($q$
 SELECT o.id, r.v, r.note, r.%s AS rt
 FROM obs o
 %s (
   SELECT v, note, %s FROM vers r
   WHERE %s %s
   ORDER BY %s LIMIT 1) r %s
-$q$, d.col, f.jt, d.col, f.keys, d.extra, d.ord, f.onc));
+$q$, d.col, f.jt, d.col, f.keys, d.extra, d.ord, f.onc), 'asof_join', 'AsOfJoin|Strategy:');
       RETURN NEXT;
     END LOOP;
   END LOOP;
@@ -234,23 +181,24 @@ SELECT 'k' || (g % 30) AS k, g % 2 AS k2,
 FROM generate_series(1, 30000) g;
 ANALYZE vers_f;
 SET work_mem = '64kB';
-SELECT * FROM nn_explain_analyze($q$
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT o.id, r.v
 FROM obs o
 JOIN LATERAL (
   SELECT v FROM vers_f r
   WHERE r.k = o.k AND r.f1 = 0 AND r.f2 = 0
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$);
-SELECT nn_check($q$
+$q$) l
+WHERE l !~ 'actual rows=\d+ loops=2|Rows Removed';
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v, note FROM vers_f r
   WHERE r.k = o.k AND r.f1 = 0 AND r.f2 = 0
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$) AS fallback_left;
-SELECT nn_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS fallback_left;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 JOIN LATERAL (
@@ -258,16 +206,17 @@ JOIN LATERAL (
   WHERE r.k = o.k AND r.k2 = o.k2 AND r.f1 = 0 AND r.f2 = 0
     AND r.t BETWEEN o.t - interval '1 hour' AND o.t + interval '15 minutes'
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$) AS fallback_inner_tolerance;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS fallback_inner_tolerance;
 SET work_mem = '4MB';
-SELECT * FROM nn_explain_analyze($q$
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT o.id, r.v
 FROM obs o
 JOIN LATERAL (
   SELECT v FROM vers_f r
   WHERE r.k = o.k AND r.f1 = 0 AND r.f2 = 0
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$);
+$q$) l
+WHERE l !~ 'actual rows=\d+ loops=2|Rows Removed';
 
 --
 -- 4. A few rows, to read: NULL key, NULL times, a key with one version,
@@ -281,7 +230,7 @@ LEFT JOIN LATERAL (
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
 WHERE o.id IN (1, 2, 3, 50, 1001, 1002, 1003, 1004, 1005) OR o.k = 'k31'
 ORDER BY o.id;
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
@@ -289,27 +238,27 @@ LEFT JOIN LATERAL (
   WHERE r.k = o.k
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
 WHERE o.id > 1000
-$q$) AS nulls_merge_few_rows;
-SELECT nn_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS nulls_merge_few_rows;
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v, note FROM vers r
   WHERE r.k = o.k
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$) AS nulls_lookup;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS nulls_lookup;
 SET work_mem = '64kB';
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v, note FROM vers r
   WHERE r.k = o.k
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$) AS nulls_merge;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS nulls_merge;
 SET work_mem = '4MB';
 -- with a tolerance NULL times match nothing
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v, r.note
 FROM obs o
 LEFT JOIN LATERAL (
@@ -317,16 +266,16 @@ LEFT JOIN LATERAL (
   WHERE r.k = o.k AND r.t <= o.t + interval '1 year'
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
 WHERE o.id > 1000
-$q$) AS nulls_tolerance;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS nulls_tolerance;
 -- empty inner side
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v FROM vers r
   WHERE r.k = o.k AND r.v < -100
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$) AS empty_inner;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS empty_inner;
 
 --
 -- 5. Ties: versions at the same time, and versions at the same distance
@@ -422,24 +371,24 @@ LEFT JOIN LATERAL (
   ORDER BY e.t <-> o.t, e.t LIMIT 1) e ON true
 ORDER BY o.id;
 -- finite outer times only, or keys with one version: the same as PostgreSQL
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v
 FROM obs_inf o
 LEFT JOIN LATERAL (
   SELECT v FROM vers_inf r WHERE r.k = o.k
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
 WHERE o.id IN (1, 2, 3, 6, 7, 8, 9)
-$q$) AS infinite_versions;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS infinite_versions;
 -- with a tolerance an infinite outer time reaches only versions at that
 -- same infinity
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.id, r.v
 FROM obs_inf o
 LEFT JOIN LATERAL (
   SELECT v FROM vers_inf r WHERE r.k = o.k
     AND r.t BETWEEN o.t - interval '1 year' AND o.t + interval '1 year'
   ORDER BY r.t <-> o.t LIMIT 1) r ON true
-$q$) AS infinite_tolerance;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS infinite_tolerance;
 -- dates: btree_gist's distance to an infinite date is an error, raised
 -- when a neighbour is infinite
 INSERT INTO vers (k, d, v) VALUES ('infdate', 'infinity', -5);
@@ -463,7 +412,7 @@ LEFT JOIN LATERAL (
 -- the outer rows)
 --
 SET enable_sort = off;
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.k,
        (SELECT sum(r.v) || '/' || count(r.v)
         FROM obs o
@@ -473,9 +422,9 @@ SELECT c.k,
           ORDER BY r.t <-> o.t LIMIT 1) r ON true
         WHERE o.k >= c.k AND o.amount >= c.a) AS total
 FROM (VALUES ('k1', 0), ('k2', 5), ('k31', 0), ('k3', 12), ('none', 0)) c(k, a)
-$q$) AS rescan_lookup;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS rescan_lookup;
 RESET enable_sort;
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.k,
        (SELECT sum(r.v) || '/' || count(r.v)
         FROM obs o
@@ -485,10 +434,10 @@ SELECT c.k,
           ORDER BY o.d <-> r.d LIMIT 1) r ON true
         WHERE o.k = c.k AND o.amount >= c.a) AS total
 FROM (VALUES ('k1', 0), ('k2', 5), ('k31', 0), ('k3', 12), ('none', 0)) c(k, a)
-$q$) AS rescan_merge;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS rescan_merge;
 SET work_mem = '64kB';
 SET enable_sort = off;
-SELECT nn_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.k,
        (SELECT sum(r.v) || '/' || count(r.v)
         FROM obs o
@@ -499,39 +448,22 @@ SELECT c.k,
         WHERE o.k >= c.k AND o.amount >= c.a) AS total
 
 FROM (VALUES ('k1', 0), ('k2', 5), ('k3', 12)) c(k, a)
-$q$) AS rescan_fallback;
+$q$, 'asof_join', 'AsOfJoin|Strategy:') AS rescan_fallback;
 RESET enable_sort;
 
 SET work_mem = '4MB';
 
---
--- 8. Not recognised (PostgreSQL's plan): float distances (infinity and
--- NaN are not monotone), a farthest-first order, NULLS FIRST, a window
--- that need not hold the outer time, a second sort key, LIMIT 2, and a
--- "<->" that is not btree_gist's
---
-CREATE FUNCTION nn_used(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF line LIKE '%AsOfJoin%' THEN
-      RETURN 'node used';
-    END IF;
-  END LOOP;
-  RETURN 'node not used';
-END $$;
 CREATE FUNCTION fake_dist(int4, int4) RETURNS int4 LANGUAGE sql IMMUTABLE
   AS 'SELECT abs($1 - $2)';
 CREATE OPERATOR asof_nearest.<-> (LEFTARG = int4, RIGHTARG = int4, FUNCTION = fake_dist);
-SELECT variant, nn_check(format($q$
+SELECT variant, wj_test.on_off(format($q$
 SELECT o.id, r.v
 FROM obs o
 LEFT JOIN LATERAL (
   SELECT v FROM vers r
   WHERE r.k = o.k %s
   ORDER BY %s LIMIT %s) r ON true
-$q$, extra, ord, lim)) AS result
+$q$, extra, ord, lim), 'asof_join', 'AsOfJoin|Strategy:') AS result
 FROM (VALUES
   ('float8', '', 'r.i4::float8 <-> o.i4::float8', '1'),
   ('desc', '', 'r.t <-> o.t DESC', '1'),

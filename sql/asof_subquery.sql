@@ -39,35 +39,9 @@ INSERT INTO orders VALUES
 ANALYZE rates;
 ANALYZE orders;
 
--- The query with the node on and off: row count, same rows or not, and
--- whether the plan with the GUC on used the node.
-CREATE FUNCTION sq_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  used bool := false;
-  n_on bigint;
-  n_off bigint;
-  d1 bigint;
-  d2 bigint;
-  line text;
-BEGIN
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used := used OR line LIKE '%AsOfJoin%';
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE sq_on AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE sq_off AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  SELECT count(*) INTO n_on FROM sq_on;
-  SELECT count(*) INTO n_off FROM sq_off;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM sq_on EXCEPT ALL SELECT * FROM sq_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM sq_off EXCEPT ALL SELECT * FROM sq_on) x;
-  DROP TABLE sq_on, sq_off;
-  RETURN n_on || ' rows, '
-    || CASE WHEN n_on = n_off AND d1 = 0 AND d2 = 0 THEN 'same as node off'
-            ELSE 'DIFFERENT from node off (' || n_off || ' rows)' END
-    || ', node ' || CASE WHEN used THEN 'used' ELSE 'not used' END;
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 --
 -- EXPLAIN VERBOSE names the columns the rewritten subquery adds: the key
@@ -98,7 +72,7 @@ LEFT JOIN LATERAL (
     AND r.update_time >= o.order_time AND r.src <> 'x'
   ORDER BY r.update_time LIMIT 1) r ON true
 ORDER BY o.order_id;
-SELECT sq_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, r.rate, r.src
 FROM orders o
 LEFT JOIN LATERAL (
@@ -106,7 +80,7 @@ LEFT JOIN LATERAL (
   WHERE upper(r.currency) = upper(o.currency)
     AND r.update_time >= o.order_time AND r.src <> 'x'
   ORDER BY r.update_time LIMIT 1) r ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- The idiom twice in one query: two subquery relations, each replaced by
@@ -134,7 +108,7 @@ LEFT JOIN LATERAL (
   WHERE r.currency = o.currency AND r.update_time > o.order_time
   ORDER BY r.update_time LIMIT 1) a ON true
 ORDER BY o.order_id;
-SELECT sq_check($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, b.rate AS before_rate, a.rate AS after_rate
 FROM orders o
 LEFT JOIN LATERAL (
@@ -145,7 +119,7 @@ LEFT JOIN LATERAL (
   SELECT rate, update_time FROM rates r
   WHERE r.currency = o.currency AND r.update_time > o.order_time
   ORDER BY r.update_time LIMIT 1) a ON true
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- A view over the idiom, used twice in one query (two expansions of the
@@ -161,14 +135,14 @@ LEFT JOIN LATERAL (
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT * FROM order_rates;
 SELECT * FROM order_rates ORDER BY order_id;
-SELECT sq_check($q$
+SELECT wj_test.on_off($q$
 SELECT x.order_id, x.rate, y.order_id AS other, y.rate AS other_rate
 FROM order_rates x JOIN order_rates y ON y.currency = x.currency
   AND y.order_id <> x.order_id
-$q$);
-SELECT sq_check($q$
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
+SELECT wj_test.on_off($q$
 SELECT * FROM order_rates UNION ALL SELECT * FROM order_rates
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- Prepared statements: a generic plan executed with different parameters,
@@ -226,7 +200,7 @@ SELECT c.currency,
           ORDER BY r.update_time DESC LIMIT 1) r ON true
         WHERE o.currency = c.currency) AS total
 FROM (VALUES ('USD'), ('EUR'), ('JPY'), ('GBP')) c(currency);
-SELECT sq_check($q$
+SELECT wj_test.on_off($q$
 SELECT c.currency,
        (SELECT sum(o.amount * r.rate)
         FROM orders o
@@ -236,7 +210,7 @@ SELECT c.currency,
           ORDER BY r.update_time DESC LIMIT 1) r ON true
         WHERE o.currency = c.currency) AS total
 FROM (VALUES ('USD'), ('EUR'), ('JPY'), ('GBP')) c(currency)
-$q$);
+$q$, 'asof_join', 'AsOfJoin|Strategy:');
 
 --
 -- A plan shipped to a parallel worker (as text, read back there): the

@@ -3,43 +3,9 @@ SET TimeZone = 'UTC';
 CREATE SCHEMA ij;
 SET search_path = ij, public;
 
--- Runs query q twice: with the IntervalJoin node forced (PostgreSQL's own
--- join methods disabled) and with the node switched off (PostgreSQL's plan),
--- and reports whether the node was used, the row counts and the rows that
--- differ in either direction (EXCEPT ALL, so duplicates count).
-CREATE FUNCTION ij_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	used boolean := false;
-	n_on bigint;
-	n_off bigint;
-	d1 bigint;
-	d2 bigint;
-BEGIN
-	PERFORM set_config('windowjoin.enable_interval_join', 'on', true);
-	PERFORM set_config('enable_hashjoin', 'off', true);
-	PERFORM set_config('enable_mergejoin', 'off', true);
-	PERFORM set_config('enable_nestloop', 'off', true);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF line LIKE '%Custom Scan (IntervalJoin)%' THEN
-			used := true;
-		END IF;
-	END LOOP;
-	EXECUTE 'CREATE TEMP TABLE ij_on AS ' || q;
-	PERFORM set_config('windowjoin.enable_interval_join', 'off', true);
-	PERFORM set_config('enable_hashjoin', 'on', true);
-	PERFORM set_config('enable_mergejoin', 'on', true);
-	PERFORM set_config('enable_nestloop', 'on', true);
-	EXECUTE 'CREATE TEMP TABLE ij_off AS ' || q;
-	SELECT count(*) INTO n_on FROM ij_on;
-	SELECT count(*) INTO n_off FROM ij_off;
-	SELECT count(*) INTO d1 FROM (SELECT * FROM ij_on EXCEPT ALL SELECT * FROM ij_off) x;
-	SELECT count(*) INTO d2 FROM (SELECT * FROM ij_off EXCEPT ALL SELECT * FROM ij_on) x;
-	DROP TABLE ij_on, ij_off;
-	RETURN format('node %s, rows %s vs %s, differ %s/%s',
-				  CASE WHEN used THEN 'used' ELSE 'NOT USED' END,
-				  n_on, n_off, d1, d2);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 ------------------------------------------------------------------------
 -- The example: shipments 0 s, 7200 s and 7201 s after their order, an
@@ -119,16 +85,15 @@ FROM orders o FULL JOIN shipments s
   ON s.order_id = o.order_id
  AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours';
 
--- EXPLAIN ANALYZE: peak rows and bytes held in the band window.  The
--- counters live in the process that runs the node: under
--- force_parallel_mode the plan would run in a worker, out of EXPLAIN's reach.
-SET force_parallel_mode = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+-- EXPLAIN ANALYZE: peak rows and bytes held in the band window (the bytes
+-- masked: they depend on the platform).  The counters live in the process
+-- that runs the node: wj_test.explain_analyze turns force_parallel_mode off,
+-- which would run the plan in a worker, out of EXPLAIN's reach.
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT o.order_id, s.ship_id
 FROM orders o LEFT JOIN shipments s
   ON s.order_id = o.order_id
- AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours';
-RESET force_parallel_mode;
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$);
 
 -- orders not shipped within 2 hours, as NOT EXISTS (an anti join)
 EXPLAIN (COSTS OFF)
@@ -149,26 +114,26 @@ RESET enable_mergejoin;
 RESET enable_nestloop;
 
 -- every example query with the node on and off
-SELECT ij_compare($q$
+SELECT wj_test.on_off($q$
 SELECT o.order_id, s.ship_id FROM orders o JOIN shipments s
   ON s.order_id = o.order_id
- AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$);
-SELECT ij_compare($q$
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$
 SELECT o.order_id, s.ship_id FROM orders o LEFT JOIN shipments s
   ON s.order_id = o.order_id
- AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$);
-SELECT ij_compare($q$
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$
 SELECT o.order_id, s.ship_id FROM orders o RIGHT JOIN shipments s
   ON s.order_id = o.order_id
- AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$);
-SELECT ij_compare($q$
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$
 SELECT o.order_id, s.ship_id FROM orders o FULL JOIN shipments s
   ON s.order_id = o.order_id
- AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$);
-SELECT ij_compare($q$
+ AND s.ship_time BETWEEN o.order_time AND o.order_time + interval '2 hours'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$
 SELECT o.order_id, s.ship_id FROM orders o JOIN shipments s
   ON s.order_id = o.order_id
- AND s.ship_time > o.order_time AND s.ship_time < o.order_time + interval '2 hours'$q$);
+ AND s.ship_time > o.order_time AND s.ship_time < o.order_time + interval '2 hours'$q$, 'interval_join', 'IntervalJoin', force => true);
 
 ------------------------------------------------------------------------
 -- Generated streams: duplicates, several rows per key, NULL keys and
@@ -206,52 +171,52 @@ INSERT INTO r VALUES (2001, NULL, '1', '2024-01-01 00:01:00', '2024-01-01 00:01:
 ANALYZE l, r;
 
 -- all four join types, BETWEEN (inclusive)
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
-  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
-  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l RIGHT JOIN r ON l.k = r.k
-  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
-  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l RIGHT JOIN r ON l.k = r.k
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- semi and anti joins (EXISTS, NOT EXISTS)
-SELECT ij_compare($q$SELECT l.id FROM l WHERE EXISTS (SELECT FROM r WHERE l.k = r.k
-  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds')$q$);
-SELECT ij_compare($q$SELECT l.id FROM l WHERE NOT EXISTS (SELECT FROM r WHERE l.k = r.k
-  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds')$q$);
-SELECT ij_compare($q$SELECT r.id FROM r WHERE NOT EXISTS (SELECT FROM l WHERE l.k = r.k
-  AND r.t > l.t AND r.t < l.t + interval '9 seconds' AND l.v > r.v)$q$);
+SELECT wj_test.on_off($q$SELECT l.id FROM l WHERE EXISTS (SELECT FROM r WHERE l.k = r.k
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds')$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id FROM l WHERE NOT EXISTS (SELECT FROM r WHERE l.k = r.k
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds')$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT r.id FROM r WHERE NOT EXISTS (SELECT FROM l WHERE l.k = r.k
+  AND r.t > l.t AND r.t < l.t + interval '9 seconds' AND l.v > r.v)$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- strict bounds
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
-  AND r.t > l.t - interval '5 seconds' AND r.t < l.t + interval '5 seconds'$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
-  AND r.t > l.t - interval '5 seconds' AND r.t < l.t + interval '5 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
+  AND r.t > l.t - interval '5 seconds' AND r.t < l.t + interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
+  AND r.t > l.t - interval '5 seconds' AND r.t < l.t + interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 -- one end strict, the other inclusive
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
-  AND r.t >= l.t AND r.t < l.t + interval '7 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
+  AND r.t >= l.t AND r.t < l.t + interval '7 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- asymmetric and negative bands, written with either side on the left
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
-  AND r.t BETWEEN l.t - interval '3 seconds' AND l.t + interval '11 seconds'$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
-  AND r.t BETWEEN l.t - interval '20 seconds' AND l.t - interval '10 seconds'$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l RIGHT JOIN r ON r.k = l.k
-  AND l.t <= r.t + interval '4 seconds' AND l.t + interval '2 seconds' > r.t$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON r.k = l.k
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
+  AND r.t BETWEEN l.t - interval '3 seconds' AND l.t + interval '11 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
+  AND r.t BETWEEN l.t - interval '20 seconds' AND l.t - interval '10 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l RIGHT JOIN r ON r.k = l.k
+  AND l.t <= r.t + interval '4 seconds' AND l.t + interval '2 seconds' > r.t$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON r.k = l.k
   AND l.t - interval '1 minute' < r.t - interval '50 seconds'
-  AND r.t + interval '3 seconds' <= l.t + interval '1 minute'$q$);
+  AND r.t + interval '3 seconds' <= l.t + interval '1 minute'$q$, 'interval_join', 'IntervalJoin', force => true);
 -- an empty band (lower end above the upper end)
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
-  AND r.t BETWEEN l.t + interval '5 seconds' AND l.t - interval '5 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
+  AND r.t BETWEEN l.t + interval '5 seconds' AND l.t - interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 -- a band of a single instant
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
-  AND r.t >= l.t AND r.t <= l.t$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
+  AND r.t >= l.t AND r.t <= l.t$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- zero keys, and two keys (one of them text)
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r
-  ON r.t BETWEEN l.t - interval '1 second' AND l.t + interval '1 second'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r
+  ON r.t BETWEEN l.t - interval '1 second' AND l.t + interval '1 second'$q$, 'interval_join', 'IntervalJoin', force => true);
 -- PostgreSQL cannot run a FULL join without an equality ("FULL JOIN is
 -- only supported with merge-joinable or hash-joinable join conditions");
 -- the node can.  Check it against the same join spelled as inner join plus
@@ -282,53 +247,53 @@ SELECT (SELECT count(*) FROM full_on) AS rows_on, (SELECT count(*) FROM full_off
        (SELECT count(*) FROM (TABLE full_on EXCEPT ALL TABLE full_off) x) AS only_on,
        (SELECT count(*) FROM (TABLE full_off EXCEPT ALL TABLE full_on) x) AS only_off;
 DROP TABLE full_on, full_off;
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND l.k2 = r.k2
-  AND r.t BETWEEN l.t - interval '30 seconds' AND l.t + interval '30 seconds'$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k AND l.k2 = r.k2
-  AND r.t BETWEEN l.t - interval '30 seconds' AND l.t + interval '30 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k AND l.k2 = r.k2
+  AND r.t BETWEEN l.t - interval '30 seconds' AND l.t + interval '30 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k AND l.k2 = r.k2
+  AND r.t BETWEEN l.t - interval '30 seconds' AND l.t + interval '30 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- a cross-type key (integer = bigint)
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k::bigint
-  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k::bigint
+  AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- extra join filters (ON) and filters from WHERE on an outer join
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
   AND r.t BETWEEN l.t - interval '9 seconds' AND l.t + interval '9 seconds'
-  AND l.v < r.v$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
+  AND l.v < r.v$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
   AND r.t BETWEEN l.t - interval '9 seconds' AND l.t + interval '9 seconds'
-  AND l.v + r.v <> 7$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
+  AND l.v + r.v <> 7$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
   AND r.t BETWEEN l.t - interval '9 seconds' AND l.t + interval '9 seconds'
-  WHERE coalesce(r.v, 0) < 6$q$);
+  WHERE coalesce(r.v, 0) < 6$q$, 'interval_join', 'IntervalJoin', force => true);
 -- redundant extra bounds stay filters; the tightest pair is the band
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k = r.k
   AND r.t BETWEEN l.t - interval '9 seconds' AND l.t + interval '9 seconds'
-  AND r.t > l.t - interval '4 seconds' AND r.t <= l.t + interval '1 minute'$q$);
+  AND r.t > l.t - interval '4 seconds' AND r.t <= l.t + interval '1 minute'$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- timestamptz
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
-  AND r.tz BETWEEN l.tz - interval '5 seconds' AND l.tz + interval '5 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
+  AND r.tz BETWEEN l.tz - interval '5 seconds' AND l.tz + interval '5 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- integer "times" (int4, and int8 with int4 constants)
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
-  AND r.v BETWEEN l.v - 1 AND l.v + 2$q$);
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
-  AND r.id::bigint > l.id::bigint - 30 AND r.id::bigint <= l.id::bigint + 40$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l FULL JOIN r ON l.k = r.k
+  AND r.v BETWEEN l.v - 1 AND l.v + 2$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l LEFT JOIN r ON l.k = r.k
+  AND r.id::bigint > l.id::bigint - 30 AND r.id::bigint <= l.id::bigint + 40$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- a key expression and a time expression, not just columns
-SELECT ij_compare($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k % 3 = r.k
-  AND r.t BETWEEN date_trunc('minute', l.t) AND date_trunc('minute', l.t) + interval '10 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT l.id AS lid, r.id AS rid FROM l JOIN r ON l.k % 3 = r.k
+  AND r.t BETWEEN date_trunc('minute', l.t) AND date_trunc('minute', l.t) + interval '10 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- a self-join
-SELECT ij_compare($q$SELECT a.id AS aid, b.id AS bid FROM l a JOIN l b ON a.k = b.k
-  AND b.t BETWEEN a.t AND a.t + interval '3 seconds' AND a.id <> b.id$q$);
+SELECT wj_test.on_off($q$SELECT a.id AS aid, b.id AS bid FROM l a JOIN l b ON a.k = b.k
+  AND b.t BETWEEN a.t AND a.t + interval '3 seconds' AND a.id <> b.id$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- rescan: the join inside a correlated subquery, run once per outer value
-SELECT ij_compare($q$SELECT x, (SELECT count(*) FROM l JOIN r ON l.k = r.k
+SELECT wj_test.on_off($q$SELECT x, (SELECT count(*) FROM l JOIN r ON l.k = r.k
     AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '5 seconds'
     WHERE l.v < x) AS n
-  FROM generate_series(1, 4) x$q$);
+  FROM generate_series(1, 4) x$q$, 'interval_join', 'IntervalJoin', force => true);
 
 -- a band window larger than work_mem: the tuplestore spills to a file
 CREATE TABLE wide (id int, t timestamp, pad text);
@@ -336,12 +301,12 @@ INSERT INTO wide SELECT i, '2024-01-01'::timestamp + i * interval '1 second', re
   FROM generate_series(1, 2000) i;
 ANALYZE wide;
 SET work_mem = 64;
-SELECT ij_compare($q$SELECT a.id AS aid, b.id AS bid, length(b.pad) AS len FROM wide a LEFT JOIN wide b
+SELECT wj_test.on_off($q$SELECT a.id AS aid, b.id AS bid, length(b.pad) AS len FROM wide a LEFT JOIN wide b
   ON b.t BETWEEN a.t - interval '60 seconds' AND a.t + interval '60 seconds'
-  AND a.id % 7 <> b.id % 5 AND b.pad >= a.pad$q$);
-SELECT ij_compare($q$SELECT a.id AS aid, b.id AS bid FROM wide a RIGHT JOIN wide b
+  AND a.id % 7 <> b.id % 5 AND b.pad >= a.pad$q$, 'interval_join', 'IntervalJoin', force => true);
+SELECT wj_test.on_off($q$SELECT a.id AS aid, b.id AS bid FROM wide a RIGHT JOIN wide b
   ON b.t BETWEEN a.t - interval '90 seconds' AND a.t + interval '30 seconds'
-  AND a.id % 3 = 0 AND b.id % 11 <> 0$q$);
+  AND a.id % 3 = 0 AND b.id % 11 <> 0$q$, 'interval_join', 'IntervalJoin', force => true);
 RESET work_mem;
 
 -- row-level security on an input keeps working: the node reads PostgreSQL's
@@ -360,8 +325,8 @@ CREATE ROLE regress_ij_user;
 GRANT USAGE ON SCHEMA ij TO regress_ij_user;
 GRANT SELECT ON sec_a, sec_b TO regress_ij_user;
 SET ROLE regress_ij_user;
-SELECT ij_compare($q$SELECT a.t AS at, b.t AS bt FROM sec_a a FULL JOIN sec_b b ON a.k = b.k
-  AND b.t BETWEEN a.t - interval '10 seconds' AND a.t + interval '10 seconds'$q$);
+SELECT wj_test.on_off($q$SELECT a.t AS at, b.t AS bt FROM sec_a a FULL JOIN sec_b b ON a.k = b.k
+  AND b.t BETWEEN a.t - interval '10 seconds' AND a.t + interval '10 seconds'$q$, 'interval_join', 'IntervalJoin', force => true);
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;

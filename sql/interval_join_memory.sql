@@ -7,42 +7,9 @@ SET force_parallel_mode = off;	-- EXPLAIN ANALYZE counters live in the backend
 CREATE SCHEMA ijm;
 SET search_path = ijm, public;
 
-CREATE FUNCTION ijm_compare(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	used boolean := false;
-	n_on bigint;
-	n_off bigint;
-	d1 bigint;
-	d2 bigint;
-	wm text := current_setting('work_mem');
-BEGIN
-	PERFORM set_config('enable_hashjoin', 'off', true);
-	PERFORM set_config('enable_mergejoin', 'off', true);
-	PERFORM set_config('enable_nestloop', 'off', true);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF line LIKE '%Custom Scan (IntervalJoin)%' THEN
-			used := true;
-		END IF;
-	END LOOP;
-	EXECUTE 'CREATE TEMP TABLE ijm_on AS ' || q;
-	PERFORM set_config('windowjoin.enable_interval_join', 'off', true);
-	PERFORM set_config('enable_hashjoin', 'on', true);
-	PERFORM set_config('enable_mergejoin', 'on', true);
-	PERFORM set_config('enable_nestloop', 'on', true);
-	EXECUTE 'CREATE TEMP TABLE ijm_off AS ' || q;
-	PERFORM set_config('windowjoin.enable_interval_join', 'on', true);
-	PERFORM set_config('work_mem', '16MB', true);
-	SELECT count(*) INTO n_on FROM ijm_on;
-	SELECT count(*) INTO n_off FROM ijm_off;
-	SELECT count(*) INTO d1 FROM (SELECT * FROM ijm_on EXCEPT ALL SELECT * FROM ijm_off) x;
-	SELECT count(*) INTO d2 FROM (SELECT * FROM ijm_off EXCEPT ALL SELECT * FROM ijm_on) x;
-	PERFORM set_config('work_mem', wm, true);
-	DROP TABLE ijm_on, ijm_off;
-	RETURN format('node %s, rows %s vs %s, differ %s/%s',
-				  CASE WHEN used THEN 'used' ELSE 'NOT USED' END,
-				  n_on, n_off, d1, d2);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- inner: 3000 rows of key 0 within one hour, 200 rows of 50 other keys
 -- over the day, a few NULLs; outer: 7 rows of key 0 in that hour and 5000
@@ -70,15 +37,15 @@ FROM generate_series(1, 5000) i;
 SET work_mem = '64kB';
 -- a wide band (+-30 minutes): up to 3000 rows of key 0 in the window; a join
 -- filter leaves rows unmatched on both sides
-SELECT jt, ijm_compare(format(
+SELECT jt, wj_test.on_off(format(
   'SELECT o.k, o.v AS ov, i.v AS iv FROM ev_out o %s JOIN ev_in i ON o.k = i.k '
   'AND i.t BETWEEN o.t - interval ''30 minutes'' AND o.t + interval ''30 minutes'' '
-  'AND (o.v + i.v) %% 3 <> 0', jt))
+  'AND (o.v + i.v) %% 3 <> 0', jt), 'interval_join', 'IntervalJoin', force => true)
 FROM unnest(ARRAY['INNER', 'LEFT', 'RIGHT', 'FULL']) jt;
-SELECT jt, ijm_compare(format(
+SELECT jt, wj_test.on_off(format(
   'SELECT o.k, o.v FROM ev_out o WHERE %s EXISTS (SELECT 1 FROM ev_in i WHERE o.k = i.k '
   'AND i.t BETWEEN o.t - interval ''30 minutes'' AND o.t + interval ''30 minutes'' '
-  'AND (o.v + i.v) %% 3 = 0)', CASE jt WHEN 'ANTI' THEN 'NOT' ELSE '' END))
+  'AND (o.v + i.v) %% 3 = 0)', CASE jt WHEN 'ANTI' THEN 'NOT' ELSE '' END), 'interval_join', 'IntervalJoin', force => true)
 FROM unnest(ARRAY['SEMI', 'ANTI']) jt;
 
 -- the peak state is the hot key's band (numbers masked: they depend on the
@@ -86,25 +53,14 @@ FROM unnest(ARRAY['SEMI', 'ANTI']) jt;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
-CREATE FUNCTION ijm_explain(q text, mask boolean DEFAULT true) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	-- the serial node's state (a parallel plan splits it among processes)
-	PERFORM set_config('max_parallel_workers_per_gather', '0', true);
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-		IF line LIKE '%Sort Method%' THEN CONTINUE; END IF;
-		RETURN NEXT CASE WHEN mask THEN regexp_replace(line, '[0-9]+', 'N', 'g') ELSE line END;
-	END LOOP;
-END $$;
-SELECT * FROM ijm_explain(
+SELECT * FROM wj_test.explain_analyze(
   'SELECT o.k, o.v, i.v FROM ev_out o FULL JOIN ev_in i ON o.k = i.k '
-  'AND i.t BETWEEN o.t - interval ''30 minutes'' AND o.t + interval ''30 minutes''');
+  'AND i.t BETWEEN o.t - interval ''30 minutes'' AND o.t + interval ''30 minutes''', 'spill', serial => true);
 -- ... and more than 2500 rows
 SELECT (regexp_match(l, 'Peak State Rows: ([0-9]+)'))[1]::int > 2500 AS hot_band
-FROM ijm_explain(
+FROM wj_test.explain_analyze(
   'SELECT o.k, o.v, i.v FROM ev_out o FULL JOIN ev_in i ON o.k = i.k '
-  'AND i.t BETWEEN o.t - interval ''30 minutes'' AND o.t + interval ''30 minutes''', false) l
+  'AND i.t BETWEEN o.t - interval ''30 minutes'' AND o.t + interval ''30 minutes''', 'sizes', serial => true) l
 WHERE l LIKE '%Peak State Rows%';
 RESET enable_hashjoin;
 RESET enable_mergejoin;

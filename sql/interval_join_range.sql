@@ -40,45 +40,9 @@ INSERT INTO small_near VALUES
   (2, '294276-12-31 23:59:59', 9223372036854775807, 2147483647, -22);
 ANALYZE big; ANALYZE small; ANALYZE big_end; ANALYZE small_end; ANALYZE small_near;
 
-CREATE FUNCTION j_run(q text, OUT n bigint, OUT err text) LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE 'CREATE TEMP TABLE j_res AS ' || q;
-  SELECT count(*) INTO n FROM j_res;
-EXCEPTION WHEN OTHERS THEN
-  err := SQLERRM;
-END $$;
--- q with the node on and off: the same rows or the same error; which
--- side the node has outer
-CREATE FUNCTION j_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  a record; b record; d1 bigint := 0; d2 bigint := 0;
-  line text; outer_side text := 'node not used'; seen bool := false;
-BEGIN
-  PERFORM set_config('windowjoin.enable_interval_join', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF line LIKE '%IntervalJoin%' THEN
-      seen := true;
-    ELSIF seen AND outer_side = 'node not used' AND line ~ 'Scan on' THEN
-      outer_side := 'outer ' || substring(line from 'Scan on (\w+)');
-    END IF;
-  END LOOP;
-  SELECT * INTO a FROM j_run(q);
-  IF a.err IS NULL THEN ALTER TABLE j_res RENAME TO j_on; END IF;
-  PERFORM set_config('windowjoin.enable_interval_join', 'off', true);
-  SELECT * INTO b FROM j_run(q);
-  IF b.err IS NULL THEN ALTER TABLE j_res RENAME TO j_off; END IF;
-  PERFORM set_config('windowjoin.enable_interval_join', 'on', true);
-  IF a.err IS NULL AND b.err IS NULL THEN
-    SELECT count(*) INTO d1 FROM (SELECT * FROM j_on EXCEPT ALL SELECT * FROM j_off) x;
-    SELECT count(*) INTO d2 FROM (SELECT * FROM j_off EXCEPT ALL SELECT * FROM j_on) x;
-  END IF;
-  DROP TABLE IF EXISTS j_on, j_off;
-  IF a.err IS NOT DISTINCT FROM b.err AND a.n IS NOT DISTINCT FROM b.n AND d1 = 0 AND d2 = 0 THEN
-    RETURN coalesce(a.n || ' rows', 'error: ' || a.err) || ', same as node off, ' || outer_side;
-  END IF;
-  RETURN format('DIFFERENT: on %s / off %s (%s/%s rows differ), %s',
-                coalesce(a.n || ' rows', a.err), coalesce(b.n || ' rows', b.err), d1, d2, outer_side);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- the band on the small side's time or on the big side's, every join type
 CREATE FUNCTION j_matrix(btab text, stab text) RETURNS TABLE (variant text, result text)
@@ -99,9 +63,9 @@ BEGIN
   LOOP
     FOREACH j IN ARRAY ARRAY['INNER', 'LEFT', 'RIGHT', 'FULL'] LOOP
       variant := f.name || ' ' || lower(j);
-      result := j_check(format(
+      result := wj_test.on_off(format(
         'SELECT b.v AS bv, s.v AS sv FROM %s b %s JOIN %s s ON b.k = s.k AND %s',
-        btab, j, stab, f.band));
+        btab, j, stab, f.band), 'interval_join', 'IntervalJoin|Scan on');
       RETURN NEXT;
     END LOOP;
   END LOOP;
@@ -116,15 +80,15 @@ SELECT * FROM j_matrix('big_end', 'small_end');
 SELECT * FROM j_matrix('big_end', 'small_near');
 SELECT * FROM j_matrix('big', 'small_near');
 -- no keys: every pair is compared, also after the inner side is consumed
-SELECT j_check($$SELECT b.v AS bv, s.v AS sv FROM small s JOIN big_end b
-  ON b.t BETWEEN s.t - interval '-5 minutes' AND s.t + interval '-1 second'$$) AS no_keys_inner;
-SELECT j_check($$SELECT b.v AS bv, s.v AS sv FROM big_end b JOIN small s
-  ON s.t BETWEEN b.t - interval '-5 minutes' AND b.t + interval '-1 second'$$) AS no_keys_inner_other;
+SELECT wj_test.on_off($$SELECT b.v AS bv, s.v AS sv FROM small s JOIN big_end b
+  ON b.t BETWEEN s.t - interval '-5 minutes' AND s.t + interval '-1 second'$$, 'interval_join', 'IntervalJoin|Scan on') AS no_keys_inner;
+SELECT wj_test.on_off($$SELECT b.v AS bv, s.v AS sv FROM big_end b JOIN small s
+  ON s.t BETWEEN b.t - interval '-5 minutes' AND b.t + interval '-1 second'$$, 'interval_join', 'IntervalJoin|Scan on') AS no_keys_inner_other;
 -- a cheaper qual of one side first: it decides for every pair
-SELECT j_check($$SELECT b.v AS bv, s.v AS sv FROM big b RIGHT JOIN small_near s
-  ON s.n + 5 > b.n AND s.n <= b.n + 30 AND s.v > 2$$) AS cheap_qual_false_near_end;
-SELECT j_check($$SELECT b.v AS bv, s.v AS sv FROM big b RIGHT JOIN small_near s
-  ON s.n + 5 > b.n AND s.n <= b.n + 30 AND s.v < -21$$) AS cheap_qual_true_near_end;
+SELECT wj_test.on_off($$SELECT b.v AS bv, s.v AS sv FROM big b RIGHT JOIN small_near s
+  ON s.n + 5 > b.n AND s.n <= b.n + 30 AND s.v > 2$$, 'interval_join', 'IntervalJoin|Scan on') AS cheap_qual_false_near_end;
+SELECT wj_test.on_off($$SELECT b.v AS bv, s.v AS sv FROM big b RIGHT JOIN small_near s
+  ON s.n + 5 > b.n AND s.n <= b.n + 30 AND s.v < -21$$, 'interval_join', 'IntervalJoin|Scan on') AS cheap_qual_true_near_end;
 -- PostgreSQL's hash join compares the same pairs
 SET enable_hashjoin = on;
 SET enable_mergejoin = off;

@@ -21,36 +21,16 @@ FROM generate_series(1, 20000);
 INSERT INTO ev VALUES (NULL, 1, 1, 1), (NULL, 2, NULL, 0), ('2024-01-01', 3, NULL, 0);
 ANALYZE ev;
 
-CREATE FUNCTION on_off(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  n bigint; d1 bigint; d2 bigint; sorted boolean; plan text;
-BEGIN
-  SET LOCAL windowjoin.enable_window_aggregate = on;
-  sorted := false;
-  FOR plan IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    sorted := sorted OR plan ~ '^ *GroupAggregate';
-    IF plan ~ 'Sort Key: s\.' THEN
-      sorted := false;		-- PostgreSQL sorting the sessions itself
-      EXIT;
-    END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_on AS ' || q;
-  SET LOCAL windowjoin.enable_window_aggregate = off;
-  EXECUTE 'CREATE TEMP TABLE r_off AS ' || q;
-  SELECT count(*) INTO n FROM r_on;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM r_on EXCEPT ALL SELECT * FROM r_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM r_off EXCEPT ALL SELECT * FROM r_on) x;
-  DROP TABLE r_on; DROP TABLE r_off;
-  RETURN format('%s rows, %s/%s differ, %s', n, d1, d2,
-                CASE WHEN sorted THEN 'streaming' ELSE 'PostgreSQL plan' END);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 EXPLAIN (COSTS OFF)
 SELECT k, (w).window_start, (w).window_end, sum(v)
 FROM (SELECT *, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s
 GROUP BY k, (w).window_start, (w).window_end;
 
-SELECT on_off(q) FROM (VALUES
+SELECT wj_test.on_off(q, 'window_aggregate', '^ *GroupAggregate|Sort Key: s\.') FROM (VALUES
   -- streaming
   ($$SELECT k, (w).window_start, (w).window_end, sum(v), count(*), min(t), max(t) FROM (SELECT *, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s GROUP BY k, (w).window_start, (w).window_end$$),
   ($$SELECT (w).window_start, (w).window_end, count(*) FROM (SELECT *, session(t, interval '1 minute') OVER (ORDER BY t) AS w FROM ev) s GROUP BY (w).window_start, (w).window_end$$),

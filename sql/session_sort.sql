@@ -25,50 +25,9 @@ INSERT INTO ev VALUES (NULL, 1, 1, 'a'), (NULL, 2, NULL, 'b'), ('2024-01-01', 3,
   ('2024-01-01', 4, NULL, 'd'), ('2024-01-01 00:00:01', 5, 2, 'e'), ('2024-01-01 00:00:01', 6, 2, 'f');
 ANALYZE ev;
 
--- on_off(q): run the window query q with the node on and off, each numbered
--- in its output order, and count the rows that differ in either direction
--- (a row's number may differ only among rows of equal partition keys and
--- time); also say whether the plan with the node on used it.
-CREATE FUNCTION on_off(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  n bigint; d1 bigint; d2 bigint; node text := 'Sort'; plan text; bad bigint;
-BEGIN
-  SET LOCAL windowjoin.enable_window_aggregate = on;
-  FOR plan IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF plan ~ 'Custom Scan \(Session' THEN
-      node := substring(plan from 'Custom Scan \((\w+)\)');
-    END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_on AS SELECT row_number() OVER () AS o, x.* FROM (' || q || ') x';
-  SET LOCAL windowjoin.enable_window_aggregate = off;
-  EXECUTE 'CREATE TEMP TABLE r_off AS SELECT row_number() OVER () AS o, x.* FROM (' || q || ') x';
-  SELECT count(*) INTO n FROM r_on;
-  SELECT count(*) INTO d1 FROM (SELECT p, ts, w FROM r_on EXCEPT ALL SELECT p, ts, w FROM r_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT p, ts, w FROM r_off EXCEPT ALL SELECT p, ts, w FROM r_on) x;
-  -- the same (partition, time) at each output position
-  SELECT count(*) INTO bad FROM r_on a JOIN r_off b USING (o)
-   WHERE a.p IS DISTINCT FROM b.p OR a.ts IS DISTINCT FROM b.ts;
-  DROP TABLE r_on; DROP TABLE r_off;
-  RETURN format('%s rows, %s/%s differ, %s out of order, %s', n, d1, d2, bad, node);
-END $$;
-
--- EXPLAIN ANALYZE with the peak bytes masked (they depend on the
--- allocator), and the peak rows and batch counts too when the rows spilled
--- (where the split happens depends on the bytes)
-CREATE FUNCTION explain_analyze(q text, mask_rows bool DEFAULT false)
-RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    line := regexp_replace(line, 'Peak State Bytes: \d+', 'Peak State Bytes: N');
-    IF mask_rows THEN
-      line := regexp_replace(line, '(Peak State Rows|Batches|Batches Sorted by Tuplesort|Batch Depth): \d+', '\1: N');
-      line := regexp_replace(line, 'Disk Usage: \d+ kB', 'Disk Usage: N kB');
-    END IF;
-    RETURN NEXT line;
-  END LOOP;
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 EXPLAIN (COSTS OFF)
 SELECT k, t, v, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev;
@@ -84,12 +43,12 @@ FROM (SELECT k, v, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER B
 GROUP BY k, (w).window_start, (w).window_end;
 
 -- with ANALYZE: partitions (21 values of k and NULL), no spill
-SELECT explain_analyze($$
-SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s$$);
+SELECT wj_test.explain_analyze($$
+SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s$$, 'sizes');
 SELECT count(*) FILTER (WHERE w IS NULL) AS null_windows, count(DISTINCT w) AS sessions, count(*)
 FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s;
 
-SELECT on_off(q) FROM (VALUES
+SELECT wj_test.on_off(q, 'window_aggregate', 'Custom Scan \(Session', ordered => 'p, ts', cols => 'p, ts, w') FROM (VALUES
   ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev$$),
   ($$SELECT k AS p, t AS ts, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w, count(*) OVER (PARTITION BY k ORDER BY t) FROM ev$$),
   -- the same session() twice, and its fields
@@ -110,7 +69,7 @@ SELECT on_off(q) FROM (VALUES
 -- Sort is cheaper by estimate when there are many partitions (here the
 -- estimate for the expression) or none; with enable_sort off the node runs
 SET enable_sort = off;
-SELECT on_off(q) FROM (VALUES
+SELECT wj_test.on_off(q, 'window_aggregate', 'Custom Scan \(Session', ordered => 'p, ts', cols => 'p, ts, w') FROM (VALUES
   -- two keys, one of them text, an expression
   ($$SELECT k || '/' || substr(note, 1, 1) AS p, t AS ts, v, session(t, interval '1 minute') OVER (PARTITION BY substr(note, 1, 1), k ORDER BY t) AS w FROM ev$$),
   ($$SELECT k || '/' || substr(note, 1, 1) AS p, t AS ts, v, session(t, interval '1 minute') OVER w AS w, count(*) OVER w FROM ev WINDOW w AS (PARTITION BY substr(note, 1, 1), k ORDER BY t)$$),
@@ -146,8 +105,8 @@ PREPARE winagg AS SELECT k AS p, t AS ts, v, note, session(t, interval '5 minute
 CREATE TEMP TABLE win_mem AS EXECUTE win;
 CREATE TEMP TABLE winagg_mem AS EXECUTE winagg;
 SET work_mem = '64kB';
-SELECT explain_analyze('EXECUTE win', true);
-SELECT explain_analyze('EXECUTE winagg', true);
+SELECT wj_test.explain_analyze('EXECUTE win', 'spill');
+SELECT wj_test.explain_analyze('EXECUTE winagg', 'spill');
 CREATE TEMP TABLE win_spill AS EXECUTE win;
 CREATE TEMP TABLE winagg_spill AS EXECUTE winagg;
 RESET work_mem;
@@ -208,7 +167,7 @@ SELECT n, i, t, session(t, interval '5 minutes') OVER (PARTITION BY n, i ORDER B
 EXPLAIN (COSTS OFF)
 SELECT n, i, t, session(t, interval '5 minutes') OVER w AS w, count(*) OVER w FROM eqk WINDOW w AS (PARTITION BY n, i ORDER BY t);
 SELECT n, i, t, session(t, interval '5 minutes') OVER (PARTITION BY n, i ORDER BY t) AS w FROM eqk ORDER BY n, t;
-SELECT on_off(q) FROM (VALUES
+SELECT wj_test.on_off(q, 'window_aggregate', 'Custom Scan \(Session', ordered => 'p, ts', cols => 'p, ts, w') FROM (VALUES
   ($$SELECT n::text || '/' || i::text AS p, t AS ts, session(t, interval '5 minutes') OVER (PARTITION BY n, i ORDER BY t) AS w FROM eqk$$),
   ($$SELECT n::text || '/' || i::text AS p, t AS ts, session(t, interval '5 minutes') OVER w AS w, count(*) OVER w FROM eqk WINDOW w AS (PARTITION BY n, i ORDER BY t)$$)
 ) x(q);
@@ -225,7 +184,7 @@ SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts
 SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts::date, ts) AS w FROM mid ORDER BY k, ts;
 EXPLAIN (COSTS OFF)
 SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ts ORDER BY ts) AS w FROM mid;
-SELECT on_off(q) FROM (VALUES
+SELECT wj_test.on_off(q, 'window_aggregate', 'Custom Scan \(Session', ordered => 'p, ts', cols => 'p, ts, w') FROM (VALUES
   ($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts::date, ts) AS w FROM mid$$),
   ($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k, ts) AS w FROM mid$$),
   ($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ts ORDER BY ts) AS w FROM mid$$),
@@ -259,7 +218,7 @@ SET max_parallel_workers_per_gather = 0;
 CREATE TYPE intkey AS (k int);
 EXPLAIN (COSTS OFF)
 SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ROW(k)::intkey ORDER BY ts) AS w FROM mid;
-SELECT on_off($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ROW(k)::intkey ORDER BY ts) AS w FROM mid$$);
+SELECT wj_test.on_off($$SELECT k AS p, ts, session(ts, interval '5 minutes') OVER (PARTITION BY ROW(k)::intkey ORDER BY ts) AS w FROM mid$$, 'window_aggregate', 'Custom Scan \(Session', ordered => 'p, ts', cols => 'p, ts, w');
 CREATE TYPE bitkey AS (b bit(3));
 CREATE TABLE bk (b bit(3), ts timestamp);
 INSERT INTO bk VALUES (B'001', '2024-01-01 00:00'), (B'001', '2024-01-01 00:01'), (B'010', '2024-01-01 00:00');

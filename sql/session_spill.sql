@@ -61,67 +61,24 @@ SELECT timestamp '2024-01-01' + (random() * 86400)::int * interval '1 second' AS
 FROM generate_series(0, 24999) i;
 ANALYZE many, skew, multi, asc_in, desc_in, cyc;
 
--- spill_check(q, wm): run the window query q at work_mem wm with the node on,
--- then with the node off, each numbered in its output order; count the
--- rows that differ in either direction and the positions whose (partition,
--- time) differ; say which node ran and how it sorted.
-CREATE FUNCTION spill_check(q text, wm text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  n bigint; d1 bigint; d2 bigint; bad bigint; node text := 'Sort'; how text := ''; line text;
-BEGIN
-  EXECUTE format('SET LOCAL work_mem = %L', wm);
-  SET LOCAL enable_sort = off;
-  SET LOCAL windowjoin.enable_window_aggregate = on;
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line ~ 'Custom Scan \(Session' THEN
-      node := substring(line from 'Custom Scan \((\w+)\)');
-    ELSIF line ~ 'Sort Method: (hash|tuplesort)' THEN
-      how := how || substring(line from 'Sort Method: (.*)$');
-    ELSIF line ~ 'Batches Sorted by Tuplesort: ' THEN
-      how := how || ', some by tuplesort';
-    END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_on AS SELECT row_number() OVER () AS o, x.* FROM (' || q || ') x';
-  SET LOCAL windowjoin.enable_window_aggregate = off;
-  SET LOCAL work_mem = '4MB';
-  SET LOCAL enable_sort = on;
-  EXECUTE 'CREATE TEMP TABLE r_off AS SELECT row_number() OVER () AS o, x.* FROM (' || q || ') x';
-  SELECT count(*) INTO n FROM r_on;
-  SELECT count(*) INTO d1 FROM (SELECT p, ts, v, note, w FROM r_on EXCEPT ALL SELECT p, ts, v, note, w FROM r_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT p, ts, v, note, w FROM r_off EXCEPT ALL SELECT p, ts, v, note, w FROM r_on) x;
-  SELECT count(*) INTO bad FROM r_on a JOIN r_off b USING (o)
-   WHERE a.p IS DISTINCT FROM b.p OR a.ts IS DISTINCT FROM b.ts;
-  DROP TABLE r_on; DROP TABLE r_off;
-  RETURN format('%s: %s rows, %s/%s differ, %s out of order, %s: %s', wm, n, d1, d2, bad, node, how);
-END $$;
-
--- EXPLAIN ANALYZE with the sizes and counts masked (they depend on the
--- platform's allocator and alignment)
-CREATE FUNCTION explain_spill(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    line := regexp_replace(line, '(Peak State Bytes|Peak State Rows|Batches|Batches Sorted by Tuplesort|Batch Depth): \d+', '\1: N');
-    line := regexp_replace(line, 'Disk Usage: \d+ kB', 'Disk Usage: N kB');
-    RETURN NEXT line;
-  END LOOP;
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 SET work_mem = '64kB';
 SET enable_sort = off;
-SELECT explain_spill($$
-SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM many) s$$);
-SELECT explain_spill($$
+SELECT wj_test.explain_analyze($$
+SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM many) s$$, 'spill');
+SELECT wj_test.explain_analyze($$
 SELECT count(w), count(c) FROM (SELECT session(t, interval '5 minutes') OVER w AS w, count(*) OVER w AS c
-FROM many WINDOW w AS (PARTITION BY k ORDER BY t)) s$$);
+FROM many WINDOW w AS (PARTITION BY k ORDER BY t)) s$$, 'spill');
 -- the hot partition does not fit alone: its batch goes to a tuplesort
-SELECT explain_spill($$
-SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM skew) s$$);
+SELECT wj_test.explain_analyze($$
+SELECT count(w) FROM (SELECT session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM skew) s$$, 'spill');
 RESET work_mem;
 RESET enable_sort;
 
-SELECT spill_check(q, wm) FROM (VALUES
+SELECT wm || ': ' || wj_test.on_off(q, 'window_aggregate', 'Custom Scan \(Session|Sort Method: (hash|tuplesort)|Batches Sorted by Tuplesort: ', settings => format('work_mem=%s, enable_sort=off', wm), ordered => 'p, ts', cols => 'p, ts, v, note, w', analyze_plan => true) FROM (VALUES
   -- SessionWindow, every column
   ($$SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM many$$, '256kB'),
   -- SessionSort under a WindowAgg
@@ -205,7 +162,7 @@ CROSS JOIN LATERAL (
   SELECT count(*), min((s.w).window_start), max((s.w).window_end)
   FROM (SELECT k, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM many OFFSET 0) s
   WHERE s.k = o.k) x;
-SELECT explain_spill('SELECT * FROM nl');
+SELECT wj_test.explain_analyze('SELECT * FROM nl', 'spill');
 CREATE TEMP TABLE nl_on AS SELECT * FROM nl;
 SET windowjoin.enable_window_aggregate = off;
 RESET enable_sort;

@@ -20,28 +20,9 @@ ALTER TABLE bids ADD COLUMN bidtz timestamptz;
 UPDATE bids SET bidtz = bidtime AT TIME ZONE 'Asia/Seoul';
 ANALYZE bids;
 
--- Runs a query with the optimisation on and off; reports the row count and
--- the rows that differ in either direction (both must be 0), and whether
--- the "on" plan used WindowExpand.
-CREATE FUNCTION on_off(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  n bigint; d1 bigint; d2 bigint; used boolean; plan text;
-BEGIN
-  SET LOCAL windowjoin.enable_window_aggregate = on;
-  used := false;
-  FOR plan IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used := used OR plan LIKE '%WindowExpand%';
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_on AS ' || q;
-  SET LOCAL windowjoin.enable_window_aggregate = off;
-  EXECUTE 'CREATE TEMP TABLE r_off AS ' || q;
-  SELECT count(*) INTO n FROM r_on;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM r_on EXCEPT ALL SELECT * FROM r_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM r_off EXCEPT ALL SELECT * FROM r_on) x;
-  DROP TABLE r_on; DROP TABLE r_off;
-  RETURN format('%s rows, %s/%s differ, %s', n, d1, d2,
-                CASE WHEN used THEN 'WindowExpand' ELSE 'PostgreSQL plan' END);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- The plan: partial aggregation per pane, WindowExpand, final aggregation
 EXPLAIN (COSTS OFF)
@@ -56,7 +37,7 @@ SELECT window_start, count(*) FROM bids, hop(bidtime, interval '4 minutes', inte
 GROUP BY window_start;
 
 -- Same rows on and off
-SELECT q, on_off(q) FROM (VALUES
+SELECT q, wj_test.on_off(q, 'window_aggregate', 'WindowExpand') FROM (VALUES
   ($$SELECT window_start, window_end, sum(price) AS s, count(*) AS c FROM bids, hop(bidtime, interval '1 minute', interval '10 minutes') GROUP BY window_start, window_end$$),
   ($$SELECT window_start, window_end, item, sum(price), avg(price), min(bidtime), max(price), count(item) FROM bids, hop(bidtime, interval '5 minutes', interval '15 minutes') GROUP BY 1, 2, 3$$),
   ($$SELECT window_start, window_end, window_time, count(*) FROM bids, hop(bidtime, interval '4 minutes', interval '10 minutes') GROUP BY 1, 2, 3$$),
@@ -78,7 +59,7 @@ SELECT q, on_off(q) FROM (VALUES
 -- window to the row, an outer join, an aggregate argument that could fail
 -- on rows without a window (nullable time), HOP with gaps
 CREATE TABLE items AS SELECT DISTINCT item FROM bids WHERE item IS NOT NULL;
-SELECT q, on_off(q) FROM (VALUES
+SELECT q, wj_test.on_off(q, 'window_aggregate', 'WindowExpand') FROM (VALUES
   ($$SELECT window_start, count(*) FROM bids, hop(bidtime, interval '1 minute', interval '10 minutes') WHERE window_start = date_trunc('minute', bidtime) GROUP BY window_start$$),
   ($$SELECT window_start, count(*) FROM bids LEFT JOIN LATERAL hop(bidtime, interval '5 minutes', interval '10 minutes') ON true GROUP BY window_start$$),
   ($$SELECT window_start, window_end, count(*) FROM bids LEFT JOIN LATERAL cumulate(bidtime, interval '1 hour', interval '1 day') ON true GROUP BY window_start, window_end$$),
@@ -86,7 +67,7 @@ SELECT q, on_off(q) FROM (VALUES
 ) AS v(q);
 
 -- Rescanned with new parameters (a correlated LATERAL): fresh panes each time
-SELECT q, on_off(q) FROM (VALUES
+SELECT q, wj_test.on_off(q, 'window_aggregate', 'WindowExpand') FROM (VALUES
   ($$SELECT i.item, x.windows, x.total FROM items i, LATERAL (SELECT count(*) AS windows, sum(c) AS total FROM (SELECT window_start, count(*) AS c FROM bids, hop(bidtime, interval '1 hour', interval '3 hours') WHERE bids.item = i.item GROUP BY window_start) w) x$$)
 ) AS v(q);
 

@@ -23,47 +23,31 @@ FROM generate_series(1, 20000);
 ALTER TABLE m ALTER t SET NOT NULL;
 ANALYZE m;
 
--- same rows on and off (every digit), and whether WindowExpand was used
-CREATE FUNCTION ex_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  n bigint; d1 bigint; d2 bigint; used boolean := false; line text;
-BEGIN
-  SET LOCAL windowjoin.enable_window_aggregate = on;
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    used := used OR line LIKE '%WindowExpand%';
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE e_on AS ' || q;
-  SET LOCAL windowjoin.enable_window_aggregate = off;
-  EXECUTE 'CREATE TEMP TABLE e_off AS ' || q;
-  SELECT count(*) INTO n FROM e_on;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM e_on EXCEPT ALL SELECT * FROM e_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM e_off EXCEPT ALL SELECT * FROM e_on) x;
-  DROP TABLE e_on, e_off;
-  RETURN format('%s rows, %s/%s differ, %s', n, d1, d2,
-                CASE WHEN used THEN 'WindowExpand' ELSE 'PostgreSQL plan' END);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- float states: PostgreSQL's plan (they differed in the last digits)
-SELECT a, ex_check(format(
-  'SELECT window_start, window_end, %s AS x FROM m, hop(t, interval ''1 minute'', interval ''30 minutes'') GROUP BY 1, 2', a))
+SELECT a, wj_test.on_off(format(
+  'SELECT window_start, window_end, %s AS x FROM m, hop(t, interval ''1 minute'', interval ''30 minutes'') GROUP BY 1, 2', a), 'window_aggregate', 'WindowExpand')
 FROM unnest(ARRAY['sum(f8)', 'sum(f4)', 'avg(f8)', 'avg(f4)', 'stddev(f8)', 'stddev_pop(f4)',
                   'var_samp(f8)', 'variance(f4)', 'corr(f8, f4)', 'regr_slope(f8, i)',
                   'covar_pop(f8, f4)', 'sum(i::float8)', 'avg(i) + sum(f8)']) a;
-SELECT a, ex_check(format(
-  'SELECT window_start, window_end, k, %s AS x FROM m, cumulate(t, interval ''10 minutes'', interval ''2 hours'') GROUP BY 1, 2, 3', a))
+SELECT a, wj_test.on_off(format(
+  'SELECT window_start, window_end, k, %s AS x FROM m, cumulate(t, interval ''10 minutes'', interval ''2 hours'') GROUP BY 1, 2, 3', a), 'window_aggregate', 'WindowExpand')
 FROM unnest(ARRAY['sum(f8)', 'avg(f4)', 'stddev_samp(f8)']) a;
 
 -- exact combines: panes are used
-SELECT a, ex_check(format(
-  'SELECT window_start, window_end, %s AS x FROM m, hop(t, interval ''1 minute'', interval ''30 minutes'') GROUP BY 1, 2', a))
+SELECT a, wj_test.on_off(format(
+  'SELECT window_start, window_end, %s AS x FROM m, hop(t, interval ''1 minute'', interval ''30 minutes'') GROUP BY 1, 2', a), 'window_aggregate', 'WindowExpand')
 FROM unnest(ARRAY['count(*)', 'count(f8)', 'sum(i)', 'avg(i)', 'sum(num)', 'avg(num)',
                   'stddev(i)', 'variance(num)', 'min(f8)', 'max(f4)', 'min(i)', 'max(num)',
                   'bool_and(f8 > 10)', 'bool_or(f4 < 1)', 'every(i > 3)', 'bit_or(i)',
                   'bit_and(i)', 'bit_xor(i)', 'sum(i::int8)', 'min(t)',
                   'sum(f8::numeric)']) a;
 -- one inexact aggregate among exact ones: PostgreSQL's plan for the query
-SELECT ex_check($$SELECT window_start, window_end, count(*) AS c, sum(i) AS si, sum(f8) AS sf
-  FROM m, hop(t, interval '1 minute', interval '30 minutes') GROUP BY 1, 2$$) AS mixed;
+SELECT wj_test.on_off($$SELECT window_start, window_end, count(*) AS c, sum(i) AS si, sum(f8) AS sf
+  FROM m, hop(t, interval '1 minute', interval '30 minutes') GROUP BY 1, 2$$, 'window_aggregate', 'WindowExpand') AS mixed;
 -- the plans
 EXPLAIN (COSTS OFF)
 SELECT window_start, window_end, sum(f8) FROM m, hop(t, interval '1 minute', interval '30 minutes')
@@ -76,8 +60,8 @@ GROUP BY window_start, window_end;
 -- unknown, so PostgreSQL's plan
 CREATE AGGREGATE my_sum(int8) (sfunc = int8pl, stype = int8, combinefunc = int8pl,
                                parallel = safe);
-SELECT ex_check($$SELECT window_start, window_end, my_sum(i) FROM m,
-  hop(t, interval '1 minute', interval '30 minutes') GROUP BY 1, 2$$) AS user_defined;
+SELECT wj_test.on_off($$SELECT window_start, window_end, my_sum(i) FROM m,
+  hop(t, interval '1 minute', interval '30 minutes') GROUP BY 1, 2$$, 'window_aggregate', 'WindowExpand') AS user_defined;
 
 RESET max_parallel_workers_per_gather;
 RESET extra_float_digits;

@@ -17,35 +17,23 @@ INSERT INTO right_table VALUES
 ANALYZE left_table;
 ANALYZE right_table;
 
--- wj_check(view): run the view with the node on and off; report whether the
--- node was used with it on, and how many rows differ in either direction.
-CREATE FUNCTION wj_check(v text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  used boolean := false;
-  line text;
-  n bigint;
-  only_on bigint;
-  only_off bigint;
-BEGIN
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%Custom Scan (WindowJoin)%' THEN used := true; END IF;
-  END LOOP;
-  EXECUTE format('CREATE TEMP TABLE wj_on AS SELECT * FROM %s', v);
-  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%WindowJoin%' THEN RAISE EXCEPTION 'WindowJoin used while disabled'; END IF;
-  END LOOP;
-  EXECUTE format('CREATE TEMP TABLE wj_off AS SELECT * FROM %s', v);
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  SELECT count(*) INTO n FROM wj_off;
-  SELECT count(*) INTO only_on FROM (SELECT * FROM wj_on EXCEPT ALL SELECT * FROM wj_off) d;
-  SELECT count(*) INTO only_off FROM (SELECT * FROM wj_off EXCEPT ALL SELECT * FROM wj_on) d;
-  DROP TABLE wj_on;
-  DROP TABLE wj_off;
-  RETURN format('node used: %s, rows: %s, only with node: %s, only without: %s',
-                used, n, only_on, only_off);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
+-- The shared on/off check can fail: other rows, other multiplicities, an
+-- error on one side only, another order (where the order is checked)
+SELECT wj_test.on_off($q$SELECT current_setting('windowjoin.enable_window_join') AS s$q$, 'window_join');
+SELECT wj_test.on_off($q$SELECT 1 AS x FROM generate_series(1,
+  CASE current_setting('windowjoin.enable_window_join') WHEN 'on' THEN 2 ELSE 1 END)$q$, 'window_join');
+SELECT wj_test.on_off($q$SELECT 1 / (current_setting('windowjoin.enable_window_join') = 'on')::int AS x$q$,
+                      'window_join');
+SELECT wj_test.on_off($q$SELECT g AS p FROM generate_series(1, 3) g
+  ORDER BY CASE current_setting('windowjoin.enable_window_join') WHEN 'on' THEN g ELSE -g END$q$,
+                      'window_join', ordered => 'p', cols => 'p');
+-- and the EXPLAIN ANALYZE masks: sizes; the figures of a spill; everything
+SELECT m, wj_test.mask('Rows: 4  Peak State Rows: 4  Peak State Bytes: 384  Batches: 2  Memory Usage: 25kB  Disk: 12kB', m)
+FROM unnest(ARRAY['sizes', 'spill', 'all', 'none']) m;
 
 -- The example tables are tiny; make the planner prefer the node over
 -- PostgreSQL's own joins here (the benchmark shows it winning on cost).
@@ -63,7 +51,7 @@ FULL JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM seed_full;
 SELECT * FROM seed_full ORDER BY window_start, l_num NULLS LAST, r_num;
-SELECT wj_check('seed_full');
+SELECT wj_test.on_off('TABLE seed_full', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- INNER, LEFT, RIGHT on the same tables
 CREATE VIEW seed_inner AS
@@ -73,7 +61,7 @@ JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM seed_inner;
 SELECT * FROM seed_inner ORDER BY window_start, l_num;
-SELECT wj_check('seed_inner');
+SELECT wj_test.on_off('TABLE seed_inner', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 CREATE VIEW seed_left AS
 SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id, L.window_start, L.window_end
@@ -82,7 +70,7 @@ LEFT JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM seed_left;
 SELECT * FROM seed_left ORDER BY window_start, l_num;
-SELECT wj_check('seed_left');
+SELECT wj_test.on_off('TABLE seed_left', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 CREATE VIEW seed_right AS
 SELECT L.num AS l_num, L.id AS l_id, R.num AS r_num, R.id AS r_id, R.window_start, R.window_end
@@ -91,7 +79,7 @@ RIGHT JOIN (SELECT * FROM right_table, tumble(row_time, interval '5 minutes')) R
 ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM seed_right;
 SELECT * FROM seed_right ORDER BY window_start, r_num;
-SELECT wj_check('seed_right');
+SELECT wj_test.on_off('TABLE seed_right', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- SEMI with IN and with EXISTS (Flink: L3 only)
 CREATE VIEW seed_semi_in AS
@@ -101,7 +89,7 @@ WHERE L.num IN (
   WHERE L.window_start = R.window_start AND L.window_end = R.window_end);
 -- (a correlated IN stays a SubPlan in PostgreSQL: no join to replace)
 SELECT * FROM seed_semi_in ORDER BY row_time;
-SELECT wj_check('seed_semi_in');
+SELECT wj_test.on_off('TABLE seed_semi_in', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 CREATE VIEW seed_semi_exists AS
 SELECT * FROM (SELECT * FROM left_table, tumble(row_time, interval '5 minutes')) L
@@ -110,7 +98,7 @@ WHERE EXISTS (
   WHERE L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end);
 EXPLAIN (COSTS OFF) SELECT * FROM seed_semi_exists;
 SELECT * FROM seed_semi_exists ORDER BY row_time;
-SELECT wj_check('seed_semi_exists');
+SELECT wj_test.on_off('TABLE seed_semi_exists', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- ANTI with NOT IN and with NOT EXISTS (Flink: L1 and L2).  PostgreSQL
 -- does not turn NOT IN into an anti join (NULL semantics), so that one runs
@@ -129,19 +117,17 @@ WHERE NOT EXISTS (
   WHERE L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end);
 EXPLAIN (COSTS OFF) SELECT * FROM seed_anti_not_exists;
 SELECT * FROM seed_anti_not_exists ORDER BY row_time;
-SELECT wj_check('seed_anti_not_exists');
+SELECT wj_test.on_off('TABLE seed_anti_not_exists', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- EXPLAIN VERBOSE shows the window spec, keys and conditions
 EXPLAIN (VERBOSE, COSTS OFF) SELECT * FROM seed_full;
 
 -- ANALYZE: the state holds one window at a time (here at most the 4
--- rows of [12:00, 12:05)), dropped when the window closes
--- (in this process: a custom scan that is not parallel-aware cannot pass
--- its state figures back from the worker force_parallel_mode puts it in)
-SET force_parallel_mode = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT * FROM seed_full;
-RESET force_parallel_mode;
+-- rows of [12:00, 12:05)), dropped when the window closes; the bytes are
+-- masked (they depend on the platform).  wj_test.explain_analyze runs it in
+-- this process: a custom scan that is not parallel-aware cannot pass its
+-- state figures back from the worker force_parallel_mode puts it in.
+SELECT * FROM wj_test.explain_analyze('SELECT * FROM seed_full');
 
 -- The GUC: no path when off
 SET windowjoin.enable_window_join = off;

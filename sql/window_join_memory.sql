@@ -12,37 +12,9 @@ SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 
-CREATE FUNCTION wjm_check(v text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  used boolean := false;
-  line text;
-  n bigint;
-  only_on bigint;
-  only_off bigint;
-BEGIN
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%Custom Scan (WindowJoin)%' THEN used := true; END IF;
-  END LOOP;
-  EXECUTE format('CREATE TEMP TABLE wjm_on AS SELECT * FROM %s', v);
-  -- PostgreSQL's own plan, with its joins enabled for this statement
-  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%WindowJoin%' THEN RAISE EXCEPTION 'WindowJoin used while disabled'; END IF;
-  END LOOP;
-  EXECUTE format('CREATE TEMP TABLE wjm_off AS SELECT * FROM %s', v);
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  SELECT count(*) INTO n FROM wjm_off;
-  SELECT count(*) INTO only_on FROM (SELECT * FROM wjm_on EXCEPT ALL SELECT * FROM wjm_off) d;
-  SELECT count(*) INTO only_off FROM (SELECT * FROM wjm_off EXCEPT ALL SELECT * FROM wjm_on) d;
-  DROP TABLE wjm_on;
-  DROP TABLE wjm_off;
-  RETURN format('node used: %s, rows: %s, only with node: %s, only without: %s',
-                used, n, only_on, only_off);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- One day of events per side, 100000 rows each (about 4170 an hour).
 -- A statistics target of 1000 samples up to 300000 rows, so ANALYZE reads
@@ -104,42 +76,30 @@ JOIN (SELECT * FROM mem_r, cumulate(ts, interval '1 minute', interval '2 minutes
   ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end;
 
 -- an hour's rows (about 8300 on the two sides) do not fit: the node would
--- spill, and PostgreSQL's hash join is cheaper (wjm_check looks for the
+-- spill, and PostgreSQL's hash join is cheaper (wj_test.on_off looks for the
 -- node in EXPLAIN)
-SELECT wjm_check('tum_1h');
+SELECT wj_test.on_off('TABLE tum_1h', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 -- two minutes' rows (about 280) do fit, but for a TUMBLE join PostgreSQL's
 -- hash join on all three keys is still a little cheaper on these
 -- statistics; the node's plan and rows are checked with PostgreSQL's joins
 -- disabled below
-SELECT wjm_check('tum_2m');
+SELECT wj_test.on_off('TABLE tum_2m', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 -- without statistics nothing is known: the node is offered, and spills at
 -- run time if it must
 EXPLAIN (COSTS OFF) SELECT * FROM tum_1h_nostats;
-SELECT wjm_check('tum_1h_nostats');
+SELECT wj_test.on_off('TABLE tum_1h_nostats', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 -- HOP and CUMULATE: the rows of one window (of size "size") are kept; an
 -- hour's HOP windows spill, but re-reading them still beats PostgreSQL's
 -- join of six times the rows
-SELECT wjm_check('hop_1h');
-SELECT wjm_check('hop_2m');
-SELECT wjm_check('cum_1h');
-SELECT wjm_check('cum_2m');
--- CUMULATE's small windows lose to PostgreSQL's joins on cost; with those
--- disabled the node is chosen, also where it is expected to spill (plans
--- only, not run)
-CREATE FUNCTION wjm_uses(v text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%Custom Scan (WindowJoin)%' THEN RETURN true; END IF;
-  END LOOP;
-  RETURN false;
-END $$;
+SELECT wj_test.on_off('TABLE hop_1h', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
+SELECT wj_test.on_off('TABLE hop_2m', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
+SELECT wj_test.on_off('TABLE cum_1h', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
+SELECT wj_test.on_off('TABLE cum_2m', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
-SELECT wjm_uses('cum_1h') AS cum_1h, wjm_uses('cum_2m') AS cum_2m,
-       wjm_uses('hop_1h') AS hop_1h, wjm_uses('tum_1h') AS tum_1h;
+SELECT wj_test.uses('SELECT * FROM cum_1h', 'Custom Scan \(WindowJoin\)') AS cum_1h, wj_test.uses('SELECT * FROM cum_2m', 'Custom Scan \(WindowJoin\)') AS cum_2m,
+       wj_test.uses('SELECT * FROM hop_1h', 'Custom Scan \(WindowJoin\)') AS hop_1h, wj_test.uses('SELECT * FROM tum_1h', 'Custom Scan \(WindowJoin\)') AS tum_1h;
 -- a HOP whose rows would each be in more windows than
 -- windowjoin.max_windows_per_row gets no path (hop_1h: 6 windows a row), so
 -- PostgreSQL's plan raises the error at its first row, before any sort.
@@ -147,13 +107,13 @@ SELECT wjm_uses('cum_1h') AS cum_1h, wjm_uses('cum_2m') AS cum_2m,
 -- window_start alone, a TUMBLE of the size in GROUP mode, with the
 -- cumulate() function scans above it, which raise the error.)
 SET windowjoin.max_windows_per_row = 5;
-SELECT wjm_uses('hop_1h') AS hop_1h, wjm_uses('cum_1h') AS cum_1h;
+SELECT wj_test.uses('SELECT * FROM hop_1h', 'Custom Scan \(WindowJoin\)') AS hop_1h, wj_test.uses('SELECT * FROM cum_1h', 'Custom Scan \(WindowJoin\)') AS cum_1h;
 SELECT count(*) FROM hop_1h;
 SET windowjoin.max_windows_per_row = 2;
-SELECT wjm_uses('hop_1h') AS hop_1h, wjm_uses('cum_1h') AS cum_1h;
+SELECT wj_test.uses('SELECT * FROM hop_1h', 'Custom Scan \(WindowJoin\)') AS hop_1h, wj_test.uses('SELECT * FROM cum_1h', 'Custom Scan \(WindowJoin\)') AS cum_1h;
 SELECT count(*) FROM cum_1h;
 SET windowjoin.max_windows_per_row = 6;
-SELECT wjm_uses('hop_1h') AS hop_1h, wjm_uses('cum_1h') AS cum_1h;
+SELECT wj_test.uses('SELECT * FROM hop_1h', 'Custom Scan \(WindowJoin\)') AS hop_1h, wj_test.uses('SELECT * FROM cum_1h', 'Custom Scan \(WindowJoin\)') AS cum_1h;
 RESET windowjoin.max_windows_per_row;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
@@ -187,21 +147,21 @@ SELECT spill_cost > wjm_cost('tum_1h') AS spill_costs_more,
 DROP TABLE wjm_costs;
 -- fits in 4MB x 2
 EXPLAIN (COSTS OFF) SELECT * FROM tum_1h;
-SELECT wjm_check('tum_1h');
+SELECT wj_test.on_off('TABLE tum_1h', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 -- 512kB x 1 does not hold an hour's rows: spills
 SET work_mem = '512kB';
 SET hash_mem_multiplier = 1.0;
-SELECT wjm_check('tum_1h');
+SELECT wj_test.on_off('TABLE tum_1h', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 -- 512kB x 4 does
 SET hash_mem_multiplier = 4.0;
-SELECT wjm_check('tum_1h');
+SELECT wj_test.on_off('TABLE tum_1h', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 -- two minutes' windows fit in 64kB x 2
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 2.0;
 EXPLAIN (COSTS OFF) SELECT * FROM tum_2m;
-SELECT wjm_check('tum_2m');
+SELECT wj_test.on_off('TABLE tum_2m', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 -- and an hour's spill there
-SELECT wjm_check('tum_1h');
+SELECT wj_test.on_off('TABLE tum_1h', 'window_join', 'Custom Scan \(WindowJoin\)', off_settings => 'enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
@@ -210,6 +170,4 @@ RESET work_mem;
 RESET hash_mem_multiplier;
 DROP VIEW tum_1h, tum_2m, tum_1h_nostats, hop_1h, hop_2m, cum_1h, cum_2m;
 DROP TABLE mem_l, mem_r, mem_l_nostats, mem_r_nostats;
-DROP FUNCTION wjm_check(text);
-DROP FUNCTION wjm_uses(text);
 DROP FUNCTION wjm_cost(text);

@@ -9,33 +9,9 @@ SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 
-CREATE OR REPLACE FUNCTION wj_check(v text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  used boolean := false;
-  line text;
-  n bigint;
-  only_on bigint;
-  only_off bigint;
-BEGIN
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%Custom Scan (WindowJoin)%' THEN used := true; END IF;
-  END LOOP;
-  EXECUTE format('CREATE TEMP TABLE wj_on AS SELECT * FROM %s', v);
-  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
-  FOR line IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM %s', v) LOOP
-    IF line LIKE '%WindowJoin%' THEN RAISE EXCEPTION 'WindowJoin used while disabled'; END IF;
-  END LOOP;
-  EXECUTE format('CREATE TEMP TABLE wj_off AS SELECT * FROM %s', v);
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  SELECT count(*) INTO n FROM wj_off;
-  SELECT count(*) INTO only_on FROM (SELECT * FROM wj_on EXCEPT ALL SELECT * FROM wj_off) d;
-  SELECT count(*) INTO only_off FROM (SELECT * FROM wj_off EXCEPT ALL SELECT * FROM wj_on) d;
-  DROP TABLE wj_on;
-  DROP TABLE wj_off;
-  RETURN format('node used: %s, rows: %s, only with node: %s, only without: %s',
-                used, n, only_on, only_off);
-END $$;
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 
 -- Two hours of events, 40 keys, some NULL keys and NULL times
 CREATE TABLE ev_l (ts timestamp, k int, v int);
@@ -70,7 +46,7 @@ SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 
--- A view per (window, join type); wj_check compares node on and off
+-- A view per (window, join type); wj_test.on_off compares node on and off
 CREATE FUNCTION make_views(name text, win_l text, win_r text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -104,7 +80,7 @@ DECLARE
 BEGIN
   FOREACH suffix IN ARRAY ARRAY['join', 'left', 'right', 'full', 'semi', 'anti'] LOOP
     view := name || '_' || suffix;
-    result := wj_check(view);
+    result := wj_test.on_off('TABLE ' || view, 'window_join', 'Custom Scan \(WindowJoin\)');
     RETURN NEXT;
   END LOOP;
 END $$;
@@ -144,23 +120,8 @@ SELECT max(n) AS largest_window_rows FROM (
     UNION ALL
     SELECT window_start FROM ev_r, hop(ts, interval '5 minutes', interval '15 minutes')) w
   GROUP BY window_start) c;
-CREATE FUNCTION peak_state(q text) RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  -- The node's state figures are kept by the process that runs it; a
-  -- custom scan that is not parallel-aware cannot pass them back from the
-  -- worker force_parallel_mode puts it in (docs/parallel.md).
-  PERFORM set_config('force_parallel_mode', 'off', true);
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line LIKE '%Peak State Rows:%' THEN
-      RETURN split_part(line, ':', 2)::bigint;
-    END IF;
-  END LOOP;
-  RETURN NULL;
-END $$;
-SELECT peak_state('SELECT * FROM hop_full') <= largest_window_rows + 2 AS bounded,
-       peak_state('SELECT * FROM hop_full') > 0 AS measured
+SELECT (SELECT split_part(l, ':', 2)::bigint FROM wj_test.explain_analyze('SELECT * FROM hop_full', 'none') l WHERE l LIKE '%Peak State Rows:%' LIMIT 1) <= largest_window_rows + 2 AS bounded,
+       (SELECT split_part(l, ':', 2)::bigint FROM wj_test.explain_analyze('SELECT * FROM hop_full', 'none') l WHERE l LIKE '%Peak State Rows:%' LIMIT 1) > 0 AS measured
 FROM peak;
 
 -- Extra join conditions and WHERE clauses
@@ -172,14 +133,14 @@ ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end
    AND L.v < R.v
 WHERE R.v IS NULL OR R.v % 3 = 0;
 EXPLAIN (COSTS OFF) SELECT * FROM extra_cond;
-SELECT wj_check('extra_cond');
+SELECT wj_test.on_off('TABLE extra_cond', 'window_join', 'Custom Scan \(WindowJoin\)');
 -- no equality key besides the window: a cross product per window
 CREATE VIEW no_key AS
 SELECT L.v AS lv, R.v AS rv, L.window_start
 FROM (SELECT * FROM ev_l, hop(ts, interval '10 minutes', interval '20 minutes')) L
 FULL JOIN (SELECT * FROM ev_r, hop(ts, interval '10 minutes', interval '20 minutes')) R
 ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.v = R.v + 1;
-SELECT wj_check('no_key');
+SELECT wj_test.on_off('TABLE no_key', 'window_join', 'Custom Scan \(WindowJoin\)');
 -- cross-type equality key (int = bigint)
 CREATE VIEW cross_type AS
 SELECT L.v AS lv, R.v AS rv, L.window_start
@@ -189,7 +150,7 @@ CROSS JOIN LATERAL (SELECT 1) dummy
 JOIN LATERAL (SELECT R0.*, t.* FROM tumble(R0.ts, interval '10 minutes') t) R
 ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end
 WHERE R0.v = R.v;
-SELECT wj_check('cross_type');
+SELECT wj_test.on_off('TABLE cross_type', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- Window joins after window aggregations
 CREATE VIEW agg_full AS
@@ -201,7 +162,7 @@ FULL JOIN
       FROM ev_r, tumble(ts, interval '10 minutes') GROUP BY window_start, window_end, k) b
 ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
 EXPLAIN (COSTS OFF) SELECT * FROM agg_full;
-SELECT wj_check('agg_full');
+SELECT wj_test.on_off('TABLE agg_full', 'window_join', 'Custom Scan \(WindowJoin\)');
 SELECT * FROM agg_full WHERE k IN (1, 2) AND window_start < '2024-01-01 00:30' ORDER BY 1, 3;
 CREATE VIEW agg_hop_semi AS
 SELECT * FROM (SELECT window_start, window_end, k, sum(v) AS total
@@ -212,7 +173,7 @@ WHERE EXISTS (SELECT 1 FROM (SELECT window_start, window_end, k
                              GROUP BY window_start, window_end, k) b
               WHERE a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k);
 EXPLAIN (COSTS OFF) SELECT * FROM agg_hop_semi;
-SELECT wj_check('agg_hop_semi');
+SELECT wj_test.on_off('TABLE agg_hop_semi', 'window_join', 'Custom Scan \(WindowJoin\)');
 CREATE VIEW agg_cum_left AS
 SELECT a.window_start, a.window_end, a.k, a.cnt, b.cnt AS r_cnt
 FROM (SELECT window_start, window_end, k, count(*) AS cnt
@@ -221,7 +182,7 @@ LEFT JOIN
      (SELECT window_start, window_end, k, count(*) AS cnt
       FROM ev_r, cumulate(ts, interval '10 minutes', interval '30 minutes') GROUP BY 1, 2, 3) b
 ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
-SELECT wj_check('agg_cum_left');
+SELECT wj_test.on_off('TABLE agg_cum_left', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- timestamptz
 CREATE TABLE tz_l AS SELECT ts AT TIME ZONE 'Asia/Seoul' AS ts, k, v FROM ev_l;
@@ -233,7 +194,7 @@ SELECT L.v AS lv, R.v AS rv, L.window_start, R.window_end
 FROM (SELECT * FROM tz_l, hop(ts, interval '5 minutes', interval '15 minutes')) L
 FULL JOIN (SELECT * FROM tz_r, hop(ts, interval '5 minutes', interval '15 minutes')) R
 ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end;
-SELECT wj_check('tz_hop');
+SELECT wj_test.on_off('TABLE tz_hop', 'window_join', 'Custom Scan \(WindowJoin\)');
 
 -- Rescans: the join re-runs for each outer value with a changed parameter
 CREATE TABLE rescan_on AS
@@ -279,12 +240,12 @@ SELECT L.v FROM (SELECT * FROM empty_l, tumble(ts, interval '5 minutes')) L
 WHERE EXISTS (SELECT 1 FROM (SELECT * FROM inf_r, tumble(ts, interval '5 minutes')) R
               WHERE R.k = L.k AND R.window_start = L.window_start AND R.window_end = L.window_end);
 EXPLAIN (COSTS OFF) SELECT * FROM empty_semi;
-SELECT wj_check('empty_semi');
+SELECT wj_test.on_off('TABLE empty_semi', 'window_join', 'Custom Scan \(WindowJoin\)');
 CREATE VIEW empty_hop AS
 SELECT L.v AS lv, R.v AS rv
 FROM (SELECT * FROM empty_l, hop(ts, interval '5 minutes', interval '10 minutes')) L
 JOIN (SELECT * FROM inf_r, hop(ts, interval '5 minutes', interval '10 minutes')) R
 ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end;
 EXPLAIN (COSTS OFF) SELECT * FROM empty_hop;
-SELECT wj_check('empty_hop');
+SELECT wj_test.on_off('TABLE empty_hop', 'window_join', 'Custom Scan \(WindowJoin\)');
 RESET max_parallel_workers_per_gather;

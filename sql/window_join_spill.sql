@@ -56,60 +56,39 @@ BEGIN
                 lt, fn, jt, rt, fn, cond);
 END $$;
 
--- wjs_check: the query with the node (PostgreSQL's joins disabled) and
--- without it; whether the node ran, whether it spilled, and the differences
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
+-- wjs_check: whether the node spilled (EXPLAIN ANALYZE with PostgreSQL's
+-- joins disabled): into more than one batch, with extra chunks of inner
+-- rows; then the query with the node against PostgreSQL's plan
 CREATE FUNCTION wjs_check(kind text, jt text, lt text, rt text, extra text DEFAULT '')
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   q text := wjs_query(kind, jt, lt, rt, extra);
-  used boolean := false;
   spilled boolean := false;
   batched boolean := false;
   chunked boolean := false;
   line text;
-  n bigint;
-  only_on bigint;
-  only_off bigint;
-  wm text := current_setting('work_mem');
+  joins text[] := ARRAY[current_setting('enable_hashjoin'), current_setting('enable_mergejoin'),
+                        current_setting('enable_nestloop')];
 BEGIN
   PERFORM set_config('enable_hashjoin', 'off', true);
   PERFORM set_config('enable_mergejoin', 'off', true);
   PERFORM set_config('enable_nestloop', 'off', true);
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line LIKE '%Custom Scan (WindowJoin)%' THEN used := true; END IF;
+  FOR line IN SELECT * FROM wj_test.explain_analyze(q, 'none') LOOP
     IF line LIKE '%Spilled: %' THEN
       spilled := true;
       batched := substring(line FROM 'Batches: ([0-9]+)')::int > 1;
       chunked := substring(line FROM 'Extra Chunks: ([0-9]+)')::int > 0;
     END IF;
   END LOOP;
-  EXECUTE 'CREATE TEMP TABLE wjs_on AS ' || q;
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
-  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE wjs_off AS ' || q;
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  PERFORM set_config('work_mem', '16MB', true);
-  SELECT count(*) INTO n FROM wjs_off;
-  SELECT count(*) INTO only_on FROM (SELECT * FROM wjs_on EXCEPT ALL SELECT * FROM wjs_off) d;
-  SELECT count(*) INTO only_off FROM (SELECT * FROM wjs_off EXCEPT ALL SELECT * FROM wjs_on) d;
-  DROP TABLE wjs_on;
-  DROP TABLE wjs_off;
-  PERFORM set_config('work_mem', wm, true);
-  RETURN format('%s %s: node %s, spilled %s (batches %s, chunks %s), rows %s, only with node %s, only without %s',
-                kind, jt, used, spilled, batched, chunked, n, only_on, only_off);
-END $$;
-
--- EXPLAIN ANALYZE with the numbers masked (they depend on the platform)
-CREATE FUNCTION wjs_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line LIKE '%Sort Method%' THEN CONTINUE; END IF;
-    RETURN NEXT regexp_replace(line, '[0-9]+', 'N', 'g');
-  END LOOP;
+  PERFORM set_config('enable_hashjoin', joins[1], true);
+  PERFORM set_config('enable_mergejoin', joins[2], true);
+  PERFORM set_config('enable_nestloop', joins[3], true);
+  RETURN format('%s %s: spilled %s (batches %s, chunks %s), ', kind, jt, spilled, batched, chunked)
+    || wj_test.on_off(q, 'window_join', 'Custom Scan \(WindowJoin\)', force => true);
 END $$;
 
 CREATE FUNCTION wjs_explain_json(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
@@ -147,11 +126,11 @@ FROM unnest(ARRAY['tumble', 'hop', 'cumulate']) kind,
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
-SELECT * FROM wjs_explain(wjs_query('tumble', 'FULL', 'sp_l', 'sp_r', ''));
-SELECT * FROM wjs_explain(wjs_query('hop', 'INNER', 'sp_l', 'sp_r', ''));
+SELECT * FROM wj_test.explain_analyze(wjs_query('tumble', 'FULL', 'sp_l', 'sp_r', ''), 'spill');
+SELECT * FROM wj_test.explain_analyze(wjs_query('hop', 'INNER', 'sp_l', 'sp_r', ''), 'spill');
 -- with enough memory nothing spills and no spill line is shown
 SET work_mem = '4MB';
-SELECT * FROM wjs_explain(wjs_query('tumble', 'FULL', 'sp_l', 'sp_r', ''));
+SELECT * FROM wj_test.explain_analyze(wjs_query('tumble', 'FULL', 'sp_l', 'sp_r', ''), 'spill');
 -- non-text formats always show the spill counters
 SET work_mem = '64kB';
 SELECT (plan -> 0 -> 'Plan' ->> 'Spilled Windows')::int > 0 AS spilled,
@@ -172,9 +151,9 @@ SELECT g, count(*) FROM generate_series(1, 2) g,
            ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end
            WHERE g > 0 OFFSET 0) x
 GROUP BY g;
-SELECT bool_or(l LIKE '%Custom Scan (WindowJoin) (actual rows=N loops=N)%') AS node_used,
+SELECT bool_or(l ~ 'Custom Scan \(WindowJoin\) \(actual rows=\d+ loops=\d+\)') AS node_used,
        bool_or(l LIKE '%Spilled: %') AS spilled
-FROM wjs_explain('SELECT * FROM wjs_rescan') l;
+FROM wj_test.explain_analyze('SELECT * FROM wjs_rescan', 'spill') l;
 SELECT * FROM wjs_rescan ORDER BY g;
 SET windowjoin.enable_window_join = off;
 SELECT * FROM wjs_rescan ORDER BY g;
@@ -186,7 +165,6 @@ DROP VIEW wjs_rescan;
 RESET work_mem;
 RESET hash_mem_multiplier;
 DROP FUNCTION wjs_check(text, text, text, text, text);
-DROP FUNCTION wjs_explain(text);
 DROP FUNCTION wjs_explain_json(text);
 DROP FUNCTION wjs_query(text, text, text, text, text);
 DROP TABLE sp_l, sp_r, sp_hl, sp_hr;

@@ -1128,7 +1128,7 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 		foreach(lc, show_keys)
 			keys = lappend(keys, wj_deparse_exprs(list_make1(lfirst(lc)), context));
-		ExplainPropertyList("Keys", keys, es);
+		ExplainPropertyList("Join Keys", keys, es);
 	}
 	ExplainPropertyText("Time Cond",
 						wj_deparse_exprs((List *) list_nth(cscan->custom_exprs,

@@ -1985,7 +1985,7 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									   deparse_expression(lsecond(times), context, true, false)),
 							es);
 	}
-	wj_explain_exprs("Hash Cond", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
+	wj_explain_exprs("Join Keys", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
 	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
 	wj_explain_state(&state->stats, es);
 

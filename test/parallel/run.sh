@@ -10,12 +10,12 @@
 # QUERY PLAN blocks and the lines of the suites' own plan-printing
 # functions: anything that looks like a plan node or a plan property) and
 # row counts, as multisets of lines.  Every result row, every on/off
-# comparison line ("... rows: N, only with node: 0 ...", "differ ...") and
+# comparison line ("N rows, same as node off", "DIFFERENT: ...") and
 # every error message must still be there, as many times.  Ignored: runs of
 # blanks (column headers are centred on the widest value, columns padded to
 # it), table rules, whether a check found the node in its plan ("node used:
-# t/f") and which side it made the outer one (", outer NAME"), both plan
-# choices.  Prints one "test NAME (parallel plans forced) ... ok" line per
+# t/f", or what follows " | plan: " in a line of wj_test.on_off) and which
+# side it made the outer one (", outer NAME"), all plan choices.  Prints one "test NAME (parallel plans forced) ... ok" line per
 # suite; exits non-zero if any differs.
 # Run it against a running server with windowjoin preloaded (make
 # installcheck's environment: PGHOST/PGPORT, PG_CONFIG); arguments, if any,
@@ -40,9 +40,11 @@ planre='QUERY PLAN|Cache Key|Cache Mode|^[-+]+$|->|Scan|Gather|Workers|Worker [0
 # (whether a check saw the node in the plan, and which side it made the
 # outer one, are plan choices too: a parallel plan may differ; the rows and
 # errors it compared must still agree; an error raised inside a worker
-# carries one more line, "CONTEXT:  parallel worker")
+# carries one more line, "CONTEXT:  parallel worker"; what wj_test.on_off
+# (sql/include/helpers.sql) reports after " | plan: " is a plan choice too,
+# cut off before the comparison)
 filter() {
-	grep -Ev "$planre" "$1" | grep -vx 'CONTEXT:  parallel worker' |
+	sed -e 's/ | plan: .*$//' "$1" | grep -Ev "$planre" | grep -vx 'CONTEXT:  parallel worker' |
 		sed -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e 's/[[:space:]][[:space:]]*/ /g' \
 			-e 's/node used: [tf],/node used: ?,/' -e 's/, outer [a-z_]*$/, outer ?/' |
 		LC_ALL=C sort

@@ -1,0 +1,340 @@
+--
+-- helpers.sql
+--	  The regression suites' shared checks, defined once in schema wj_test.
+--
+-- A suite includes this file near its top, with the echo off so that its
+-- text does not appear in the expected output:
+--
+--	\set ECHO none
+--	\i sql/include/helpers.sql
+--	\set ECHO all
+--
+-- (pg_regress runs psql with the suite on standard input from the
+-- extension's directory, so the path is relative to that directory; the
+-- no-preload pass and test/parallel/run.sh run from there too.)  It drops
+-- and re-creates the schema, so every suite starts from the same
+-- definitions.  It needs no extension object: it can be included before
+-- CREATE EXTENSION or after DROP EXTENSION.
+--
+-- The functions:
+--
+--	wj_test.on_off(q, gucs, plan, force, settings, ordered, cols,
+--				   analyze_plan, off_settings)
+--		Runs query q with windowjoin's nodes on and with them off and
+--		compares the rows as multisets (EXCEPT ALL both ways, so duplicates
+--		count), or the errors.  Returns one line:
+--		  "N rows, same as node off"            (or "error: MSG, same as node off")
+--		  "DIFFERENT: on N rows, off M rows, D1 only on, D2 only off"
+--		followed, where asked, by ", K out of order" (ordered), by
+--		", NODE USED WITH THE GUC OFF" when the plan with the GUCs off still
+--		has one of their nodes (always checked), and by " | plan: ..." (plan):
+--		the lines of the plan with the nodes on (EXPLAIN (COSTS OFF)) that
+--		match the regular expression plan, trimmed (without their "->") and
+--		joined with "; ", or "none".  Everything before " | plan:" must hold
+--		whatever plan the planner picks; what follows it is a plan choice
+--		(test/parallel/run.sh ignores it when it forces parallel plans).
+--		  gucs      which windowjoin.enable_* GUCs to switch: 'asof_join',
+--		            'interval_join', 'window_join', 'window_aggregate', a
+--		            comma-separated list of them, or 'all' (the default)
+--		  plan      regular expression of the plan lines to report (NULL: none)
+--		  force     with the nodes on, PostgreSQL's hash, merge and nested-loop
+--		            joins are off; with the nodes off they are on
+--		  settings  'name=value, ...': more settings for the run with the
+--		            nodes on only (e.g. 'work_mem=64kB, enable_sort=off')
+--		  off_settings  the same for the run with the nodes off only
+--		  ordered   a column list: the rows are also numbered in the order
+--		            the query returns them, and the positions where these
+--		            columns differ between the two runs are counted
+--		  cols      the columns compared as multisets (default: all; with
+--		            ordered they must be named)
+--		  analyze_plan  the plan lines come from EXPLAIN ANALYZE of the run
+--		            with the nodes on, masked as explain_analyze(q, 'spill')
+--		Every setting it changes is restored before it returns; the
+--		comparison itself runs at work_mem 16MB.  Not re-entrant (it uses
+--		the temporary tables wj_test_on and wj_test_off).
+--
+--	wj_test.plan_lines(q, pattern)
+--		The lines of EXPLAIN (COSTS OFF) q, only those matching the regular
+--		expression pattern when it is given.
+--
+--	wj_test.uses(q, node)
+--		Whether the plan of q (EXPLAIN (COSTS OFF)) has a line mentioning
+--		node (a regular expression, e.g. 'AsOfJoin').
+--
+--	wj_test.explain_analyze(q, mask, serial)
+--		EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) q in this
+--		process (force_parallel_mode off for the statement: a custom scan
+--		that is not parallel-aware cannot pass its state figures back from
+--		a worker), with the numbers that depend on the platform (allocator,
+--		alignment, page size) replaced by N:
+--		  mask 'sizes' (default): byte counts and memory and disk sizes --
+--		            Peak State Bytes (and Total, and a worker's), "Memory: NkB"
+--		            (and Peak, Average), "Memory Usage: NkB", "Disk: N kB",
+--		            "Disk Usage: N kB"; row counts and settings shown (such
+--		            as "versions exceeded 64 kB") stay
+--		  mask 'spill': also the figures that follow from where a spill
+--		            splits the rows -- Peak State Rows, Batches, Batch Depth,
+--		            Batches Sorted by Tuplesort, Extra Chunks, Spilled
+--		  mask 'all': every number
+--		  mask 'none': nothing (for callers that test the numbers)
+--		PostgreSQL's "Sort Method: ... Memory/Disk: NkB" lines are dropped:
+--		its choice between an in-memory and an external sort follows from
+--		the sizes.  serial: max_parallel_workers_per_gather 0 as well, for
+--		the state figures of a node that would otherwise be split among
+--		the processes of a parallel plan.
+--
+--	wj_test.mask(line, mask)
+--		The masking of explain_analyze, for one line.
+--
+
+SELECT current_setting('client_min_messages') AS wj_test_saved_cmm \gset
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS wj_test CASCADE;
+CREATE SCHEMA wj_test;
+-- (suites check as unprivileged roles too)
+GRANT USAGE ON SCHEMA wj_test TO PUBLIC;
+
+-- the GUC names of a gucs argument of on_off
+CREATE FUNCTION wj_test.guc_names(gucs text) RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT array_agg('windowjoin.enable_' || g ORDER BY g)
+	FROM unnest(CASE WHEN gucs = 'all'
+					 THEN ARRAY['asof_join', 'interval_join', 'window_join', 'window_aggregate']
+					 ELSE regexp_split_to_array(btrim(gucs), '\s*,\s*') END) g
+$$;
+
+-- the nodes that the GUCs of a gucs argument switch off (a regular
+-- expression for the plan lines that must not appear with them off)
+CREATE FUNCTION wj_test.guc_nodes(gucs text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT 'Custom Scan \((' || string_agg(CASE g
+		WHEN 'windowjoin.enable_asof_join' THEN 'AsOfJoin'
+		WHEN 'windowjoin.enable_interval_join' THEN 'IntervalJoin'
+		WHEN 'windowjoin.enable_window_join' THEN 'WindowJoin'
+		WHEN 'windowjoin.enable_window_aggregate' THEN 'WindowExpand|SessionSort|SessionWindow'
+		END, '|') || ')\)'
+	FROM unnest(wj_test.guc_names(gucs)) g
+$$;
+
+-- set name = value for the rest of the transaction; returns the old value
+CREATE FUNCTION wj_test.set(name text, value text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	old text := current_setting(name);
+BEGIN
+	PERFORM set_config(name, value, true);
+	RETURN old;
+END $$;
+
+-- set every "name=value" of a comma-separated list for the rest of the
+-- transaction
+CREATE FUNCTION wj_test.apply(settings text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	setting text;
+BEGIN
+	FOREACH setting IN ARRAY coalesce(regexp_split_to_array(btrim(settings), '\s*,\s*'), '{}') LOOP
+		PERFORM set_config(btrim(split_part(setting, '=', 1)), btrim(split_part(setting, '=', 2)), true);
+	END LOOP;
+END $$;
+
+-- the names of such a list
+CREATE FUNCTION wj_test.names(settings text) RETURNS text[]
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT coalesce(array_agg(btrim(split_part(s, '=', 1))), '{}')
+	FROM unnest(regexp_split_to_array(btrim(settings), '\s*,\s*')) s
+$$;
+
+-- set the settings names[i] back to values[i]
+CREATE FUNCTION wj_test.restore(names text[], vals text[]) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1 .. coalesce(array_length(names, 1), 0) LOOP
+		PERFORM set_config(names[i], vals[i], true);
+	END LOOP;
+END $$;
+
+-- EXPLAIN (COSTS OFF) q, the lines matching pattern (all when NULL)
+CREATE FUNCTION wj_test.plan_lines(q text, pattern text DEFAULT NULL) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF pattern IS NULL OR line ~ pattern THEN
+			RETURN NEXT line;
+		END IF;
+	END LOOP;
+END $$;
+
+-- does the plan of q mention node?
+CREATE FUNCTION wj_test.uses(q text, node text) RETURNS boolean
+LANGUAGE sql AS $$
+	SELECT EXISTS (SELECT FROM wj_test.plan_lines(q, node))
+$$;
+
+-- run q into the temporary table tab; the error message if it fails
+CREATE FUNCTION wj_test.run_into(q text, tab text, ordered boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF ordered THEN
+		EXECUTE format('CREATE TEMP TABLE %I AS SELECT row_number() OVER () AS wj_test_pos, x.* FROM (%s) x',
+					   tab, q);
+	ELSE
+		EXECUTE format('CREATE TEMP TABLE %I AS %s', tab, q);
+	END IF;
+	RETURN NULL;
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLERRM;
+END $$;
+
+CREATE FUNCTION wj_test.on_off(q text, gucs text DEFAULT 'all', plan text DEFAULT NULL,
+							   force boolean DEFAULT false, settings text DEFAULT NULL,
+							   ordered text DEFAULT NULL, cols text DEFAULT '*',
+							   analyze_plan boolean DEFAULT false, off_settings text DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	names text[] := wj_test.guc_names(gucs);
+	-- the settings of the run with the nodes on and of the run with them off
+	on_list text := array_to_string(array_cat(
+		ARRAY(SELECT n || '=on' FROM unnest(names) n),
+		CASE WHEN force THEN '{enable_hashjoin=off, enable_mergejoin=off, enable_nestloop=off}'::text[] END),
+		', ') || coalesce(', ' || settings, '');
+	off_list text := array_to_string(array_cat(
+		ARRAY(SELECT n || '=off' FROM unnest(names) n),
+		CASE WHEN force THEN '{enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on}'::text[] END),
+		', ') || coalesce(', ' || off_settings, '');
+	touched text[] := wj_test.names(on_list) || wj_test.names(off_list) || '{work_mem}'::text[];
+	saved text[] := ARRAY(SELECT current_setting(t) FROM unnest(touched) WITH ORDINALITY u(t, i) ORDER BY i);
+	lines text[];
+	shown text;
+	used_off boolean;
+	err_on text;
+	err_off text;
+	n_on bigint;
+	n_off bigint;
+	d1 bigint := 0;
+	d2 bigint := 0;
+	bad bigint := 0;
+	result text;
+BEGIN
+	-- with "*" the row numbers would be compared too
+	IF ordered IS NOT NULL AND cols = '*' THEN
+		RAISE EXCEPTION 'wj_test.on_off: name the compared columns (cols) with ordered';
+	END IF;
+
+	-- the nodes on
+	PERFORM wj_test.apply(on_list);
+	IF plan IS NOT NULL THEN
+		BEGIN
+			IF analyze_plan THEN
+				lines := ARRAY(SELECT l FROM wj_test.explain_analyze(q, 'spill') l WHERE l ~ plan);
+			ELSE
+				lines := ARRAY(SELECT wj_test.plan_lines(q, plan));
+			END IF;
+			SELECT coalesce(string_agg(regexp_replace(btrim(l), '^->\s+', ''), '; '), 'none') INTO shown
+			FROM unnest(lines) l;
+		EXCEPTION WHEN OTHERS THEN
+			shown := 'error: ' || SQLERRM;
+		END;
+	END IF;
+	err_on := wj_test.run_into(q, 'wj_test_on', ordered IS NOT NULL);
+
+	-- the nodes off: PostgreSQL's plan (with the caller's other settings)
+	PERFORM wj_test.restore(touched, saved);
+	PERFORM wj_test.apply(off_list);
+	BEGIN
+		used_off := wj_test.uses(q, wj_test.guc_nodes(gucs));
+	EXCEPTION WHEN OTHERS THEN
+		used_off := false;		-- not planned: the run below reports the error
+	END;
+	err_off := wj_test.run_into(q, 'wj_test_off', ordered IS NOT NULL);
+
+	-- the comparison
+	PERFORM wj_test.restore(touched, saved);
+	PERFORM wj_test.set('work_mem', '16MB');
+	IF err_on IS NULL THEN
+		SELECT count(*) INTO n_on FROM wj_test_on;
+	END IF;
+	IF err_off IS NULL THEN
+		SELECT count(*) INTO n_off FROM wj_test_off;
+	END IF;
+	IF err_on IS NULL AND err_off IS NULL THEN
+		EXECUTE format('SELECT count(*) FROM (SELECT %1$s FROM wj_test_on EXCEPT ALL SELECT %1$s FROM wj_test_off) x',
+					   cols) INTO d1;
+		EXECUTE format('SELECT count(*) FROM (SELECT %1$s FROM wj_test_off EXCEPT ALL SELECT %1$s FROM wj_test_on) x',
+					   cols) INTO d2;
+		IF ordered IS NOT NULL THEN
+			EXECUTE format('SELECT count(*) FROM wj_test_on a JOIN wj_test_off b USING (wj_test_pos) '
+						   'WHERE (%s) IS DISTINCT FROM (%s)',
+						   (SELECT string_agg('a.' || btrim(c), ', ') FROM unnest(string_to_array(ordered, ',')) c),
+						   (SELECT string_agg('b.' || btrim(c), ', ') FROM unnest(string_to_array(ordered, ',')) c))
+				INTO bad;
+		END IF;
+	END IF;
+	IF err_on IS NULL THEN DROP TABLE wj_test_on; END IF;
+	IF err_off IS NULL THEN DROP TABLE wj_test_off; END IF;
+	PERFORM wj_test.restore(touched, saved);
+
+	IF err_on IS NOT DISTINCT FROM err_off AND n_on IS NOT DISTINCT FROM n_off AND d1 = 0 AND d2 = 0 THEN
+		result := coalesce(n_on || ' rows', 'error: ' || err_on) || ', same as node off';
+	ELSE
+		result := format('DIFFERENT: on %s, off %s, %s only on, %s only off',
+						 coalesce(n_on || ' rows', 'error: ' || err_on),
+						 coalesce(n_off || ' rows', 'error: ' || err_off), d1, d2);
+	END IF;
+	IF ordered IS NOT NULL THEN
+		result := result || format(', %s out of order', bad);
+	END IF;
+	IF used_off THEN
+		result := result || ', NODE USED WITH THE GUC OFF';
+	END IF;
+	IF plan IS NOT NULL THEN
+		result := result || ' | plan: ' || shown;
+	END IF;
+	RETURN result;
+END $$;
+
+-- one EXPLAIN ANALYZE line with the platform-dependent numbers masked
+CREATE FUNCTION wj_test.mask(line text, mask text DEFAULT 'sizes') RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	IF mask = 'all' THEN
+		RETURN regexp_replace(line, '[0-9]+', 'N', 'g');
+	END IF;
+	IF mask = 'none' THEN
+		RETURN line;
+	END IF;
+	IF mask NOT IN ('sizes', 'spill') THEN
+		RAISE EXCEPTION 'wj_test.mask: unknown mask "%"', mask;
+	END IF;
+	line := regexp_replace(line, '(Peak State Bytes|Memory Usage|Memory|Disk Usage|Disk): [0-9]+', '\1: N', 'g');
+	IF mask = 'spill' THEN
+		line := regexp_replace(line, '(Peak State Rows|Batches Sorted by Tuplesort|Batches|Batch Depth|Extra Chunks|Spilled): [0-9]+', '\1: N', 'g');
+	END IF;
+	RETURN line;
+END $$;
+
+CREATE FUNCTION wj_test.explain_analyze(q text, mask text DEFAULT 'sizes',
+										serial boolean DEFAULT false) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	old text := wj_test.set('force_parallel_mode', 'off');
+	old_workers text := current_setting('max_parallel_workers_per_gather');
+BEGIN
+	IF serial THEN
+		PERFORM wj_test.set('max_parallel_workers_per_gather', '0');
+	END IF;
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		-- PostgreSQL's own sorts (a custom node's "Sort Method" has no size)
+		IF line ~ 'Sort Method: .*(Memory|Disk): [0-9]' THEN
+			CONTINUE;
+		END IF;
+		RETURN NEXT wj_test.mask(line, mask);
+	END LOOP;
+	PERFORM wj_test.set('force_parallel_mode', old);
+	PERFORM wj_test.set('max_parallel_workers_per_gather', old_workers);
+END $$;
+
+SET client_min_messages = :'wj_test_saved_cmm';
