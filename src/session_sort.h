@@ -26,7 +26,8 @@
 #define WJ_SSORT_PRIVATE_EQOPS		2	/* OidList: hashable "=" operators */
 #define WJ_SSORT_PRIVATE_COLLS		3	/* OidList: collations */
 #define WJ_SSORT_PRIVATE_NULLSFIRST 4	/* IntList: NULLS FIRST flags */
-#define WJ_SSORT_PRIVATE_GAP		5	/* SessionWindow: session()'s gap Const */
+#define WJ_SSORT_PRIVATE_KP_PARTS	5	/* Integer: key partitions, 0: none */
+#define WJ_SSORT_PRIVATE_GAP		6	/* SessionWindow: session()'s gap Const */
 
 extern PGDLLIMPORT CustomScanMethods wj_session_sort_scan_methods;
 extern PGDLLIMPORT CustomScanMethods wj_session_window_scan_methods;
@@ -34,5 +35,6 @@ extern PGDLLIMPORT CustomScanMethods wj_session_window_scan_methods;
 extern void wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									  RelOptInfo *output_rel);
 extern void wj_session_sort_register(void);
+extern bool wj_session_keypart_path(Path *path);
 
 #endif							/* SESSION_SORT_H */

@@ -40,6 +40,7 @@
 #include <math.h>
 
 #include "access/stratnum.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -58,6 +59,7 @@
 #include "join_common.h"
 #include "session_sort.h"
 #include "window_expand.h"
+#include "windowjoin.h"
 
 /*
  * Bytes a stored row takes besides its columns other than the time: its
@@ -236,6 +238,11 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = list_make5(attnos, sortops, eqops, colls, nullsfirst);
+	/* a partial path is key-partitioned, one partition per participant */
+	cscan->custom_private =
+		lappend(cscan->custom_private,
+				makeInteger(best_path->path.parallel_aware ?
+							wj_keypart_parts(&best_path->path) : 0));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &wj_session_sort_scan_methods;
@@ -342,6 +349,103 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 }
 
 /*
+ * create_session_window_path
+ *		A SessionWindow computing session() in place of the WindowAgg wpath
+ *		over a SessionSort of the Sort's input.
+ */
+static Path *
+create_session_window_path(PlannerInfo *root, RelOptInfo *rel,
+						   WindowAggPath *wpath, SortPath *sort,
+						   List *part_exprs, Expr *time_expr,
+						   WindowFunc *wfunc, Const *gap)
+{
+	CustomPath *swin = (CustomPath *)
+	create_session_sort_path(root, rel, sort->subpath, sort->path.pathkeys,
+							 part_exprs, time_expr);
+
+	swin->methods = &session_window_path_methods;
+	swin->custom_private = list_make2(wfunc, gap);
+	swin->path.pathtarget = wpath->path.pathtarget;
+	/* its target is the window's output: that must be safe too */
+	swin->path.parallel_safe =
+		wj_path_parallel_safe(root, rel, list_make1(sort->subpath),
+							  lappend(list_copy(part_exprs), time_expr));
+	/* the session scan: one comparison and a little work per row */
+	swin->path.total_cost += 2.0 * cpu_operator_cost * swin->path.rows;
+	return &swin->path;
+}
+
+/*
+ * make_keypart_path
+ *		Turn a new SessionSort or SessionWindow path over subpath into a
+ *		key-partitioned partial path (docs/parallel.md): every participant
+ *		reads the input in full and hashes every row's partition keys, but
+ *		stores, sorts and returns only the rows of the partitions it claims,
+ *		so the input is paid in full by each, the rest is divided by the
+ *		parallel divisor.  Each participant's rows come in (keys..., time)
+ *		order, so the pathkeys stay.
+ */
+static void
+make_keypart_path(Path *path, Path *subpath, int workers, int npart)
+{
+	Cost		input = subpath->total_cost +
+		cpu_operator_cost * Max(subpath->rows, 1.0) * npart;
+	Cost		startup_rest = Max(path->startup_cost - subpath->total_cost, 0);
+	Cost		run = path->total_cost - path->startup_cost;
+	double		divisor;
+
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	divisor = wj_parallel_divisor(path);
+	path->rows = clamp_row_est(path->rows / divisor);
+	path->startup_cost = input + startup_rest / divisor;
+	path->total_cost = path->startup_cost + run / divisor;
+}
+
+/*
+ * add_gathered
+ *		A partial path of the window's relation, and the same gathered: by a
+ *		Gather Merge in its order and by a Gather.  The window relation's
+ *		partial paths are taken up by the query level above when this is a
+ *		subquery (a partial subquery scan, and there the streaming session
+ *		aggregation of session_groupagg_planner.c); in the top level only
+ *		these Gathers use them.
+ */
+static void
+add_gathered(PlannerInfo *root, RelOptInfo *rel, Path *partial,
+			 double total_rows)
+{
+	add_partial_path(rel, partial);
+	if (partial->pathkeys != NIL)
+		add_path(rel, (Path *)
+				 create_gather_merge_path(root, rel, partial,
+										  partial->pathtarget,
+										  partial->pathkeys, NULL,
+										  &total_rows));
+	add_path(rel, (Path *)
+			 create_gather_path(root, rel, partial, partial->pathtarget,
+								NULL, &total_rows));
+}
+
+/*
+ * wj_session_keypart_path
+ *		Is the path (through a projection and a WindowAgg) a key-partitioned
+ *		SessionSort or SessionWindow, whose participants each return whole
+ *		partitions of the window?
+ */
+bool
+wj_session_keypart_path(Path *path)
+{
+	if (IsA(path, ProjectionPath))
+		path = ((ProjectionPath *) path)->subpath;
+	if (IsA(path, WindowAggPath))
+		path = ((WindowAggPath *) path)->subpath;
+	return IsA(path, CustomPath) && path->parallel_aware &&
+		(((CustomPath *) path)->methods == &session_sort_path_methods ||
+		 ((CustomPath *) path)->methods == &session_window_path_methods);
+}
+
+/*
  * session_only_window
  *		Is session(time key, constant gap) the only window function of the
  *		WindowAgg (however often it is used), with no run condition, and is
@@ -432,20 +536,89 @@ window_computes_session(WindowAggPath *wpath, List **wfuncs)
 }
 
 /*
+ * strip_window_funcs
+ *		Mutator: the expression with each window function replaced by a NULL
+ *		of its type.
+ */
+static Node *
+strip_window_funcs(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, WindowFunc))
+	{
+		WindowFunc *wfunc = (WindowFunc *) node;
+
+		return (Node *) makeNullConst(wfunc->wintype, -1, wfunc->inputcollid);
+	}
+	return expression_tree_mutator(node, strip_window_funcs, context);
+}
+
+/*
+ * window_parallel_safe
+ *		May the window run in parallel workers, each participant computing
+ *		whole partitions of it?  PostgreSQL holds every window function
+ *		parallel restricted, because a window computed again in several
+ *		processes over rows in a different order of ties could differ
+ *		between them.  A key-partitioned path computes every partition once,
+ *		in one process, over the same rows as a serial plan: what remains to
+ *		check is that the window functions themselves, their arguments and
+ *		filters, the rest of the target and the window clause are parallel
+ *		safe.  (Complete paths of the window stay parallel restricted.)
+ */
+static bool
+window_parallel_safe(PlannerInfo *root, RelOptInfo *input_rel,
+					 WindowAggPath *wpath, List *wfuncs)
+{
+	ListCell   *lc;
+
+	if (!input_rel->consider_parallel ||
+		!is_parallel_safe(root, (Node *) wpath->winclause) ||
+		!is_parallel_safe(root, (Node *) wpath->qual) ||
+		!is_parallel_safe(root,
+						  strip_window_funcs((Node *) wpath->path.pathtarget->exprs,
+											 NULL)))
+		return false;
+	foreach(lc, wfuncs)
+	{
+		WindowFunc *wfunc = (WindowFunc *) lfirst(lc);
+
+		if (func_parallel(wfunc->winfnoid) != PROPARALLEL_SAFE ||
+			!is_parallel_safe(root, (Node *) wfunc->args) ||
+			!is_parallel_safe(root, (Node *) wfunc->aggfilter))
+			return false;
+	}
+	return true;
+}
+
+/*
  * wj_session_sort_add_paths
  *		create_upper_paths_hook body for UPPERREL_WINDOW: offer each sorted
- *		session() WindowAgg again over a SessionSort.
+ *		session() WindowAgg again over a SessionSort, or replaced by a
+ *		SessionWindow; and, when the input has a parallel scan and the
+ *		window has partition keys, both key-partitioned as partial paths
+ *		(docs/parallel.md), gathered here and offered to the level above.
  */
 void
 wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 						  RelOptInfo *output_rel)
 {
 	List	   *new_paths = NIL;
+	List	   *partial_paths = NIL;
+	int			workers = 0;
 	ListCell   *lc;
 
 	if (!wj_enable_window_aggregate ||
 		list_length(root->parse->windowClause) != 1)
 		return;
+
+	/*
+	 * Key partitioning by the partition keys: as many workers as
+	 * PostgreSQL would give a parallel scan of the input.
+	 */
+	if (wj_enable_key_partitioning && input_rel->consider_parallel &&
+		input_rel->partial_pathlist != NIL)
+		workers = ((Path *) linitial(input_rel->partial_pathlist))->parallel_workers;
 
 	foreach(lc, output_rel->pathlist)
 	{
@@ -458,6 +631,7 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		Path	   *ssort;
 		WindowFunc *wfunc;
 		Const	   *gap;
+		bool		keypart;
 
 		if (!IsA(path, WindowAggPath))
 			continue;
@@ -470,6 +644,11 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			!keys_supported(sort->path.pathkeys, sort->subpath->pathtarget->exprs,
 							&part_exprs, &time_expr))
 			continue;
+		keypart = workers > 0 && part_exprs != NIL &&
+			sort->subpath->parallel_safe &&
+			is_parallel_safe(root, (Node *) lappend(list_copy(part_exprs),
+													time_expr)) &&
+			window_parallel_safe(root, input_rel, wpath, wfuncs);
 
 		ssort = create_session_sort_path(root, output_rel, sort->subpath,
 										 sort->path.pathkeys, part_exprs,
@@ -479,31 +658,69 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 												  wpath->path.pathtarget,
 												  wfuncs, wpath->winclause,
 												  wpath->qual, wpath->topwindow));
+		if (keypart)
+		{
+			Path	   *kp = create_session_sort_path(root, output_rel,
+													  sort->subpath,
+													  sort->path.pathkeys,
+													  part_exprs, time_expr);
+			Path	   *wagg;
+
+			kp->parallel_safe = true;
+			make_keypart_path(kp, sort->subpath, workers,
+							  list_length(part_exprs));
+			wagg = (Path *) create_windowagg_path(root, output_rel, kp,
+												  wpath->path.pathtarget,
+												  wfuncs, wpath->winclause,
+												  wpath->qual, wpath->topwindow);
+			wagg->parallel_safe = true;
+			partial_paths = lappend(partial_paths, wagg);
+		}
 
 		/* session() alone: compute it in the node, without the WindowAgg */
 		wfunc = session_only_window(root, wpath, wfuncs, sort->path.pathkeys,
 									&gap);
 		if (wfunc != NULL)
 		{
-			CustomPath *swin = (CustomPath *)
-			create_session_sort_path(root, output_rel, sort->subpath,
-									 sort->path.pathkeys, part_exprs, time_expr);
+			new_paths = lappend(new_paths,
+								create_session_window_path(root, output_rel,
+														   wpath, sort,
+														   part_exprs,
+														   time_expr, wfunc,
+														   gap));
+			if (keypart)
+			{
+				Path	   *kp = create_session_window_path(root, output_rel,
+															wpath, sort,
+															part_exprs,
+															time_expr, wfunc,
+															gap);
 
-			swin->methods = &session_window_path_methods;
-			swin->custom_private = list_make2(wfunc, gap);
-			swin->path.pathtarget = wpath->path.pathtarget;
-			/* its target is the window's output: that must be safe too */
-			swin->path.parallel_safe =
-				wj_path_parallel_safe(root, output_rel,
-									  list_make1(sort->subpath),
-									  lappend(list_copy(part_exprs),
-											  time_expr));
-			/* the session scan: one comparison and a little work per row */
-			swin->path.total_cost += 2.0 * cpu_operator_cost * swin->path.rows;
-			new_paths = lappend(new_paths, swin);
+				kp->parallel_safe = true;
+				make_keypart_path(kp, sort->subpath, workers,
+								  list_length(part_exprs));
+				partial_paths = lappend(partial_paths, kp);
+			}
 		}
 	}
 
 	foreach(lc, new_paths)
 		add_path(output_rel, (Path *) lfirst(lc));
+	if (partial_paths == NIL)
+		return;
+
+	/*
+	 * The window relation now has parallel-safe (partial) paths; its
+	 * complete paths keep the flags they were made with.  The final
+	 * relation of a subquery takes its consider_parallel from it and so
+	 * passes the partial paths on to the query level above.
+	 */
+	output_rel->consider_parallel = true;
+	foreach(lc, partial_paths)
+	{
+		Path	   *partial = (Path *) lfirst(lc);
+
+		add_gathered(root, output_rel, partial,
+					 partial->rows * wj_parallel_divisor(partial));
+	}
 }
