@@ -536,6 +536,31 @@ window_computes_session(WindowAggPath *wpath, List **wfuncs)
 }
 
 /*
+ * cheapest_safe_input
+ *		The cheapest unparameterized parallel-safe path of the window's input
+ *		relation with the given target (the scan under a Gather that is the
+ *		cheapest path of all, say), or NULL.
+ */
+static Path *
+cheapest_safe_input(RelOptInfo *input_rel, PathTarget *target)
+{
+	Path	   *result = NULL;
+	ListCell   *lc;
+
+	foreach(lc, input_rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->param_info != NULL || !path->parallel_safe ||
+			!equal(path->pathtarget->exprs, target->exprs))
+			continue;
+		if (result == NULL || path->total_cost < result->total_cost)
+			result = path;
+	}
+	return result;
+}
+
+/*
  * strip_window_funcs
  *		Mutator: the expression with each window function replaced by a NULL
  *		of its type.
@@ -605,12 +630,45 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 {
 	List	   *new_paths = NIL;
 	List	   *partial_paths = NIL;
+	List	   *candidates = NIL;
+	WindowAggPath *any_wpath = NULL;
 	int			workers = 0;
 	ListCell   *lc;
 
 	if (!wj_enable_window_aggregate ||
 		list_length(root->parse->windowClause) != 1)
 		return;
+
+	/*
+	 * The WindowAgg paths over a full Sort.  When a cheaper one (over a
+	 * Gather Merge of sorted partial paths, say) has pushed the one over
+	 * the Sort of the cheapest input path out of the list, make that Sort
+	 * again, as create_window_paths() did.
+	 */
+	foreach(lc, output_rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (!IsA(path, WindowAggPath))
+			continue;
+		any_wpath = (WindowAggPath *) path;
+		if (IsA(any_wpath->subpath, SortPath))
+			candidates = lappend(candidates, path);
+	}
+	if (candidates == NIL && any_wpath != NULL &&
+		input_rel->cheapest_total_path != NULL &&
+		root->window_pathkeys != NIL &&
+		!pathkeys_contained_in(root->window_pathkeys,
+							   input_rel->cheapest_total_path->pathkeys))
+	{
+		WindowAggPath *wpath = makeNode(WindowAggPath);
+
+		memcpy(wpath, any_wpath, sizeof(WindowAggPath));
+		wpath->subpath = (Path *)
+			create_sort_path(root, output_rel, input_rel->cheapest_total_path,
+							 root->window_pathkeys, -1.0);
+		candidates = list_make1(wpath);
+	}
 
 	/*
 	 * Key partitioning by the partition keys: as many workers as
@@ -620,11 +678,10 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		input_rel->partial_pathlist != NIL)
 		workers = ((Path *) linitial(input_rel->partial_pathlist))->parallel_workers;
 
-	foreach(lc, output_rel->pathlist)
+	foreach(lc, candidates)
 	{
-		Path	   *path = (Path *) lfirst(lc);
-		WindowAggPath *wpath;
-		SortPath   *sort;
+		WindowAggPath *wpath = (WindowAggPath *) lfirst(lc);
+		SortPath   *sort = (SortPath *) wpath->subpath;
 		List	   *wfuncs;
 		List	   *part_exprs;
 		Expr	   *time_expr;
@@ -632,20 +689,19 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		WindowFunc *wfunc;
 		Const	   *gap;
 		bool		keypart;
+		Path	   *kp_input;
+		SortPath	kp_sort;
 
-		if (!IsA(path, WindowAggPath))
-			continue;
-		wpath = (WindowAggPath *) path;
-		if (!IsA(wpath->subpath, SortPath))
-			continue;
-		sort = (SortPath *) wpath->subpath;
 		if (sort->subpath->param_info != NULL ||
 			!window_computes_session(wpath, &wfuncs) ||
 			!keys_supported(sort->path.pathkeys, sort->subpath->pathtarget->exprs,
 							&part_exprs, &time_expr))
 			continue;
-		keypart = workers > 0 && part_exprs != NIL &&
-			sort->subpath->parallel_safe &&
+		/* the input each participant reads in full must run in a worker */
+		kp_input = sort->subpath;
+		if (!kp_input->parallel_safe)
+			kp_input = cheapest_safe_input(input_rel, kp_input->pathtarget);
+		keypart = workers > 0 && part_exprs != NIL && kp_input != NULL &&
 			is_parallel_safe(root, (Node *) lappend(list_copy(part_exprs),
 													time_expr)) &&
 			window_parallel_safe(root, input_rel, wpath, wfuncs);
@@ -661,13 +717,13 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		if (keypart)
 		{
 			Path	   *kp = create_session_sort_path(root, output_rel,
-													  sort->subpath,
+													  kp_input,
 													  sort->path.pathkeys,
 													  part_exprs, time_expr);
 			Path	   *wagg;
 
 			kp->parallel_safe = true;
-			make_keypart_path(kp, sort->subpath, workers,
+			make_keypart_path(kp, kp_input, workers,
 							  list_length(part_exprs));
 			wagg = (Path *) create_windowagg_path(root, output_rel, kp,
 												  wpath->path.pathtarget,
@@ -690,14 +746,15 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 														   gap));
 			if (keypart)
 			{
-				Path	   *kp = create_session_window_path(root, output_rel,
-															wpath, sort,
-															part_exprs,
-															time_expr, wfunc,
-															gap);
+				Path	   *kp;
 
+				kp_sort = *sort;
+				kp_sort.subpath = kp_input;
+				kp = create_session_window_path(root, output_rel, wpath,
+												&kp_sort, part_exprs,
+												time_expr, wfunc, gap);
 				kp->parallel_safe = true;
-				make_keypart_path(kp, sort->subpath, workers,
+				make_keypart_path(kp, kp_input, workers,
 								  list_length(part_exprs));
 				partial_paths = lappend(partial_paths, kp);
 			}
