@@ -130,9 +130,9 @@ SELECT sp_check('SessionWindow', $q$SELECT k, (w).window_start, sum(v) AS total
 -- two partition keys, timestamptz, numeric keys equal but written apart
 -- (each row keeps its own, both land in one partition)
 SELECT sp_check('SessionWindow', $q$SELECT a, n::text AS n_text, t, v, (w).window_start, (w).window_end
-  FROM (SELECT *, session(t, interval '30 seconds') OVER (PARTITION BY a, n ORDER BY t) AS w FROM sp2) s$q$);
+  FROM (SELECT *, session(t, interval '10 minutes') OVER (PARTITION BY a, n ORDER BY t) AS w FROM sp2) s$q$);
 SELECT sp_check('SessionWindow', $q$SELECT a, n, (w).window_start, (w).window_end, count(*) AS c, sum(v) AS total
-  FROM (SELECT *, session(t, interval '30 seconds') OVER (PARTITION BY a, n ORDER BY t) AS w FROM sp2) s
+  FROM (SELECT *, session(t, interval '10 minutes') OVER (PARTITION BY a, n ORDER BY t) AS w FROM sp2) s
   GROUP BY a, n, (w).window_start, (w).window_end$q$);
 
 -- no PARTITION BY: one partition, not split (serial under the Gather-less plan)
