@@ -62,6 +62,15 @@
  * tuplestore (which spills too), looking one row ahead for the session's
  * end, and returns the buffered rows with its bounds.
  *
+ * Key partitioning (a partial path under a Gather, docs/parallel.md): the
+ * node reads its whole input in every participant but keeps only the rows
+ * whose partition keys hash to the partition it claimed from a counter in
+ * the parallel query's shared memory; at the end of the input it claims the
+ * next unclaimed partition, if any, and reads the input again.  All of this
+ * happens while loading, before any row is returned, so each participant's
+ * output is in (keys..., time) order over all of its partitions, and every
+ * partition is sessionized in exactly one process.
+ *
  * src/session_sort_exec.c
  *
  *-------------------------------------------------------------------------

@@ -31,6 +31,13 @@
  * itself, in place of the WindowAgg.  They compete with PostgreSQL's path on cost.
  * Enabled by the GUC windowjoin.enable_window_aggregate.
  *
+ * With partition keys and a parallel scan of the input, both are also
+ * offered key-partitioned, as partial paths (windowjoin.enable_key_partitioning,
+ * docs/parallel.md): every participant reads the input, keeps the rows of
+ * the partitions it claims and sessionizes them, so the window relation gets
+ * partial paths, Gathers of them, and passes them on to the query level
+ * above (where session_groupagg_planner.c aggregates below the Gather).
+ *
  * src/session_sort_planner.c
  *
  *-------------------------------------------------------------------------
