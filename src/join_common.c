@@ -336,6 +336,29 @@ wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 				PlanState *inner)
 {
 	ParamExecData *prm;
+
+	if (!wj_keypart_claim(kp))
+		return false;
+	prm = &estate->es_param_exec_vals[kp->param];
+	prm->execPlan = NULL;
+	prm->value = Int32GetDatum((int32) kp->bucket);
+	prm->isnull = false;
+	outer->chgParam = bms_add_member(outer->chgParam, kp->param);
+	inner->chgParam = bms_add_member(inner->chgParam, kp->param);
+	return true;
+}
+
+/*
+ * wj_keypart_claim
+ *		Claim the next unclaimed partition into kp->bucket (from the shared
+ *		counter, or a local one without a DSM segment); false, and
+ *		kp->finished set, when every partition has been claimed.  For a node
+ *		that filters its input rows itself (SessionSort, SessionWindow)
+ *		rather than through a parameter of its children's scans.
+ */
+bool
+wj_keypart_claim(WjKeyPart *kp)
+{
 	uint32		b;
 
 	if (kp->counter != NULL)
@@ -347,12 +370,6 @@ wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 		kp->finished = true;
 		return false;
 	}
-	prm = &estate->es_param_exec_vals[kp->param];
-	prm->execPlan = NULL;
-	prm->value = Int32GetDatum((int32) b);
-	prm->isnull = false;
-	outer->chgParam = bms_add_member(outer->chgParam, kp->param);
-	inner->chgParam = bms_add_member(inner->chgParam, kp->param);
 	kp->bucket = (int) b;
 	return true;
 }

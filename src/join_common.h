@@ -85,4 +85,7 @@ typedef struct WjKeyPart
 extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 							PlanState *inner);
 
+/* Claim the next partition only (a node filtering its input itself) */
+extern bool wj_keypart_claim(WjKeyPart *kp);
+
 #endif							/* JOIN_COMMON_H */

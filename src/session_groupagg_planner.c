@@ -29,6 +29,14 @@
  * same sort operators, followed by fields of the session() result.  It then
  * competes on cost with PostgreSQL's paths.
  *
+ * When the subquery's window runs key-partitioned in parallel workers
+ * (session_sort_planner.c, docs/parallel.md), each participant holds whole
+ * partitions, and the GROUP BY starts with the partition keys: every group
+ * is complete in one participant.  The same sorted aggregate is then also
+ * offered as a partial path of the grouped relation, below a Gather (or a
+ * Gather Merge in the GROUP BY order), and as such to the query level
+ * above, so that the aggregation is divided among the participants too.
+ *
  * src/session_groupagg_planner.c
  *
  *-------------------------------------------------------------------------
@@ -47,6 +55,8 @@
 #include "utils/selfuncs.h"
 
 #include "catalog_cache.h"
+#include "join_common.h"
+#include "session_sort.h"
 #include "window_expand.h"
 #include "windowjoin.h"
 
@@ -253,5 +263,61 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 										  AGGSPLIT_SIMPLE, parse->groupClause,
 										  (List *) extra->havingQual,
 										  &agg_costs, num_groups));
+	}
+
+	if (!output_rel->consider_parallel)
+		return;
+	foreach(lc, input_rel->partial_pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		Path	   *scan = path;
+		SubqueryScanPath *sub;
+		Path	   *sorted;
+		Path	   *agg;
+		double		divisor;
+		Cost		own;
+
+		if (path->param_info != NULL)
+			continue;
+		if (IsA(path, ProjectionPath))
+			scan = ((ProjectionPath *) path)->subpath;
+		if (!IsA(scan, SubqueryScanPath))
+			continue;
+		sub = (SubqueryScanPath *) scan;
+		/* whole window partitions in each participant, in window order */
+		if (!wj_session_keypart_path(sub->subpath) ||
+			!pathkeys_contained_in(window_pathkeys, sub->subpath->pathkeys))
+			continue;
+
+		sorted = (Path *) create_subqueryscan_path(root, input_rel, sub->subpath,
+												   root->group_pathkeys, NULL);
+		sorted->pathtarget = scan->pathtarget;
+		/* one participant's share of the rows, not the relation's */
+		divisor = wj_parallel_divisor(sub->subpath);
+		own = sorted->total_cost - sub->subpath->total_cost;
+		sorted->rows = sub->subpath->rows;
+		sorted->total_cost = sub->subpath->total_cost + Max(own, 0) / divisor;
+		if (path != scan)
+			sorted = (Path *) create_projection_path(root, input_rel, sorted,
+													 path->pathtarget);
+
+		num_groups = estimate_num_groups(root, group_exprs,
+										 sorted->rows * divisor, NULL, NULL);
+		agg = (Path *) create_agg_path(root, output_rel, sorted,
+									   output_rel->reltarget, AGG_SORTED,
+									   AGGSPLIT_SIMPLE, parse->groupClause,
+									   (List *) extra->havingQual,
+									   &agg_costs,
+									   clamp_row_est(num_groups / divisor));
+		if (!agg->parallel_safe)
+			continue;
+		add_partial_path(output_rel, agg);
+		add_path(output_rel, (Path *)
+				 create_gather_merge_path(root, output_rel, agg,
+										  agg->pathtarget, agg->pathkeys,
+										  NULL, &num_groups));
+		add_path(output_rel, (Path *)
+				 create_gather_path(root, output_rel, agg, agg->pathtarget,
+									NULL, &num_groups));
 	}
 }

@@ -33,6 +33,8 @@ typedef struct SessionSortPlanInfo
 	List	   *nullsfirst;		/* integer list: NULLS FIRST flags */
 	bool		has_gap;		/* a SessionWindow (computes session())? */
 	Const	   *gap;			/* if so: session()'s gap, else NULL */
+	int			key_partitions; /* key-partitioned (docs/parallel.md): the
+								 * number of partitions; 0: reads all rows */
 } SessionSortPlanInfo;
 
 extern PGDLLIMPORT CustomScanMethods wj_session_sort_scan_methods;
@@ -41,6 +43,7 @@ extern PGDLLIMPORT CustomScanMethods wj_session_window_scan_methods;
 extern void wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									  RelOptInfo *output_rel);
 extern void wj_session_sort_register(void);
+extern bool wj_session_keypart_path(Path *path);
 extern List *session_sort_info_to_private(const SessionSortPlanInfo *info);
 extern void session_sort_info_from_private(List *priv,
 										   SessionSortPlanInfo *info);

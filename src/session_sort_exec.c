@@ -62,6 +62,15 @@
  * tuplestore (which spills too), looking one row ahead for the session's
  * end, and returns the buffered rows with its bounds.
  *
+ * Key partitioning (a partial path under a Gather, docs/parallel.md): the
+ * node reads its whole input in every participant but keeps only the rows
+ * whose partition keys hash to the partition it claimed from a counter in
+ * the parallel query's shared memory; at the end of the input it claims the
+ * next unclaimed partition, if any, and reads the input again.  All of this
+ * happens while loading, before any row is returned, so each participant's
+ * output is in (keys..., time) order over all of its partitions, and every
+ * partition is sessionized in exactly one process.
+ *
  * src/session_sort_exec.c
  *
  *-------------------------------------------------------------------------
@@ -71,6 +80,7 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "funcapi.h"
@@ -92,6 +102,7 @@
 #include "utils/typcache.h"
 
 #include "exec_common.h"
+#include "join_common.h"
 #include "session_sort.h"
 #include "state_stats.h"
 #include "window_arith.h"
@@ -315,6 +326,18 @@ typedef struct SessionSortState
 	int			max_depth;
 	long		disk_blocks;	/* the tapes' peak size */
 	WjStateStats stats;
+
+	/*
+	 * Key partitioning (a partial path under a Gather, docs/parallel.md):
+	 * the input rows are kept only when their partition keys hash to the
+	 * partition being read; at the end of the input the next unclaimed
+	 * partition is claimed and the input read again, until none is left.
+	 * kp.parts is 0 when the node reads all of its input.
+	 */
+	WjKeyPart	kp;
+	FmgrInfo   *kp_hashfns;		/* hash function of each partition key */
+	AttrNumber	kp_maxattno;	/* child columns to deform for them */
+	WjParallelInstr pinstr;		/* per-worker figures under a Gather */
 } SessionSortState;
 
 /* The int64 quicksort of a partition's rows by time */
@@ -333,6 +356,14 @@ static void ssort_end(CustomScanState *node);
 static void ssort_rescan(CustomScanState *node);
 static void ssort_explain(CustomScanState *node, List *ancestors,
 						  ExplainState *es);
+static Size ssort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void ssort_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						   void *coordinate);
+static void ssort_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+							 void *coordinate);
+static void ssort_init_worker(CustomScanState *node, shm_toc *toc,
+							  void *coordinate);
+static void ssort_shutdown(CustomScanState *node);
 
 CustomScanMethods wj_session_sort_scan_methods = {
 	.CustomName = "SessionSort",
@@ -350,6 +381,11 @@ static CustomExecMethods session_sort_exec_methods = {
 	.ExecCustomScan = ssort_exec,
 	.EndCustomScan = ssort_end,
 	.ReScanCustomScan = ssort_rescan,
+	.EstimateDSMCustomScan = ssort_estimate_dsm,
+	.InitializeDSMCustomScan = ssort_init_dsm,
+	.ReInitializeDSMCustomScan = ssort_reinit_dsm,
+	.InitializeWorkerCustomScan = ssort_init_worker,
+	.ShutdownCustomScan = ssort_shutdown,
 	.ExplainCustomScan = ssort_explain,
 };
 
@@ -383,6 +419,8 @@ ssort_create_state(CustomScan *cscan)
 		state->nullsfirst[i] = list_nth_int(info.nullsfirst, i);
 	}
 	state->time_attno = state->attnos[state->npart];
+	state->kp.parts = info.key_partitions;
+	state->kp.bucket = -1;
 	if (info.has_gap)
 		state->gap_const = info.gap;
 	return (Node *) state;
@@ -508,6 +546,23 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 	state->eqfns = palloc0(sizeof(FmgrInfo) * Max(state->npart, 1));
 	for (j = 0; j < state->npart; j++)
 		fmgr_info(get_opcode(state->eqops[j]), &state->eqfns[j]);
+	if (state->kp.parts > 0)
+	{
+		if (state->npart == 0)
+			elog(ERROR, "key-partitioned SessionSort without partition keys");
+		state->kp_hashfns = palloc0(sizeof(FmgrInfo) * state->npart);
+		for (j = 0; j < state->npart; j++)
+		{
+			Oid			lhash;
+			Oid			rhash;
+
+			if (!get_op_hash_functions(state->eqops[j], &lhash, &rhash))
+				elog(ERROR, "could not find hash function for operator %u",
+					 state->eqops[j]);
+			fmgr_info(lhash, &state->kp_hashfns[j]);
+			state->kp_maxattno = Max(state->kp_maxattno, state->attnos[j]);
+		}
+	}
 	state->phase = SSORT_LOAD;
 	wj_state_reset(&state->stats, false);
 }
@@ -1894,6 +1949,74 @@ memory_full(SessionSortState *state, bool exhausted)
 }
 
 /*
+ * row_partition
+ *		The key partition of an input row: its non-NULL partition keys'
+ *		hashes combined (0 when every key is NULL), modulo the partitions.
+ *		The keys' own hash functions, so rows that are equal by the
+ *		partition's "=" fall in the same partition in every process.
+ */
+static int
+row_partition(SessionSortState *state, TupleTableSlot *slot)
+{
+	uint32		h = 0;
+	int			j;
+
+	slot_getsomeattrs(slot, state->kp_maxattno);
+	for (j = 0; j < state->npart; j++)
+	{
+		AttrNumber	attno = state->attnos[j];
+
+		if (!slot->tts_isnull[attno - 1])
+			h = hash_combine(h,
+							 DatumGetUInt32(FunctionCall1Coll(&state->kp_hashfns[j],
+															  state->colls[j],
+															  slot->tts_values[attno - 1])));
+	}
+	return (int) (h % (uint32) state->kp.parts);
+}
+
+/*
+ * next_input
+ *		The next input row to store.  Key-partitioned: the next row of the
+ *		partition being read; at the end of the input claim the next
+ *		partition and read the input again, so that every partition this
+ *		process claims is stored before any row is returned and its output
+ *		stays in (keys..., time) order over all of them.  Without a DSM
+ *		segment (the Gather above could not start parallel mode) this
+ *		process is the only participant and keeps every row.
+ */
+static TupleTableSlot *
+next_input(SessionSortState *state)
+{
+	PlanState  *child = SSORT_CHILD(state);
+
+	if (state->kp.parts == 0 || state->kp.counter == NULL)
+		return ExecProcNode(child);
+	if (state->kp.finished)
+		return NULL;
+	if (state->kp.bucket < 0)
+	{
+		if (!wj_keypart_claim(&state->kp))
+			return NULL;
+	}
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(child);
+
+		if (TupIsNull(slot))
+		{
+			if (!wj_keypart_claim(&state->kp))
+				return NULL;
+			ExecReScan(child);
+			continue;
+		}
+		if (row_partition(state, slot) == state->kp.bucket)
+			return slot;
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
  * load_source
  *		Read a source, the input (batch NULL) or a batch, into the
  *		partitions; past work_mem, split it into batches or send it to a
@@ -1912,6 +2035,9 @@ load_source(SessionSortState *state, SSortBatch *batch)
 	state->source = batch;
 	state->src_rows = 0;
 	rows_est = batch != NULL ? batch->rows : child->plan->plan_rows;
+	/* key-partitioned: about one partition's share of the input is kept */
+	if (batch == NULL && state->kp.parts > 0 && state->kp.counter != NULL)
+		rows_est /= state->kp.parts;
 	init_memory(state);
 	for (;;)
 	{
@@ -1928,7 +2054,7 @@ load_source(SessionSortState *state, SSortBatch *batch)
 		}
 		else
 		{
-			slot = ExecProcNode(child);
+			slot = next_input(state);
 			if (TupIsNull(slot))
 				break;
 		}
@@ -2323,6 +2449,9 @@ ssort_rescan(CustomScanState *node)
 	ssort_forget(state);
 	state->phase = SSORT_LOAD;
 	state->total_parts = 0;
+	state->kp.bucket = -1;
+	state->kp.finished = false;
+	state->kp.local = 0;
 	wj_state_reset(&state->stats, true);
 	wj_rescan_child(node, child);
 }
@@ -2369,6 +2498,8 @@ ssort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Gap", deparse_expression((Node *) state->gap_const,
 													  context, false, false),
 							es);
+	if (state->kp.parts > 0)
+		ExplainPropertyInteger("Key Partitions", NULL, state->kp.parts, es);
 	if (es->analyze)
 	{
 		ExplainPropertyText("Sort Method",
@@ -2389,7 +2520,61 @@ ssort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								   (int64) state->disk_blocks * (BLCKSZ / 1024), es);
 		}
 		wj_explain_state(&state->stats, es);
+		wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
 	}
+}
+
+/*
+ * ssort_estimate_dsm, ssort_init_dsm, ssort_reinit_dsm, ssort_init_worker,
+ * ssort_shutdown
+ *		The parallel-aware plan of a key-partitioned path, under a Gather:
+ *		the counter from which the participants claim partitions, and each
+ *		worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ */
+#define SSORT_DSM_COUNTER_SIZE	MAXALIGN(sizeof(pg_atomic_uint32))
+
+static Size
+ssort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return add_size(SSORT_DSM_COUNTER_SIZE, wj_instr_estimate(pcxt));
+}
+
+static void
+ssort_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	SessionSortState *state = (SessionSortState *) node;
+
+	state->kp.counter = (pg_atomic_uint32 *) coordinate;
+	pg_atomic_init_u32(state->kp.counter, 0);
+	wj_instr_init_dsm(&state->pinstr, pcxt,
+					  (char *) coordinate + SSORT_DSM_COUNTER_SIZE);
+}
+
+static void
+ssort_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+				 void *coordinate)
+{
+	SessionSortState *state = (SessionSortState *) node;
+
+	pg_atomic_write_u32(state->kp.counter, 0);
+}
+
+static void
+ssort_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	SessionSortState *state = (SessionSortState *) node;
+
+	state->kp.counter = (pg_atomic_uint32 *) coordinate;
+	wj_instr_init_worker(&state->pinstr,
+						 (char *) coordinate + SSORT_DSM_COUNTER_SIZE);
+}
+
+static void
+ssort_shutdown(CustomScanState *node)
+{
+	SessionSortState *state = (SessionSortState *) node;
+
+	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
 }
 
 /*

@@ -31,6 +31,13 @@
  * itself, in place of the WindowAgg.  They compete with PostgreSQL's path on cost.
  * Enabled by the GUC windowjoin.enable_window_aggregate.
  *
+ * With partition keys and a parallel scan of the input, both are also
+ * offered key-partitioned, as partial paths (windowjoin.enable_key_partitioning,
+ * docs/parallel.md): every participant reads the input, keeps the rows of
+ * the partitions it claims and sessionizes them, so the window relation gets
+ * partial paths, Gathers of them, and passes them on to the query level
+ * above (where session_groupagg_planner.c aggregates below the Gather).
+ *
  * src/session_sort_planner.c
  *
  *-------------------------------------------------------------------------
@@ -40,6 +47,7 @@
 #include <math.h>
 
 #include "access/stratnum.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
@@ -59,6 +67,7 @@
 #include "plan_private.h"
 #include "session_sort.h"
 #include "window_expand.h"
+#include "windowjoin.h"
 
 /*
  * Bytes a stored row takes besides its columns other than the time: its
@@ -255,6 +264,9 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		info.gap = copyObject(pinfo->gap);
 		cscan->methods = &wj_session_window_scan_methods;
 	}
+	/* a partial path is key-partitioned, one partition per participant */
+	info.key_partitions = best_path->path.parallel_aware ?
+		wj_keypart_parts(&best_path->path) : 0;
 	cscan->custom_private = session_sort_info_to_private(&info);
 	return &cscan->scan.plan;
 }
@@ -353,6 +365,106 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 }
 
 /*
+ * create_session_window_path
+ *		A SessionWindow computing session() in place of the WindowAgg wpath
+ *		over a SessionSort of the Sort's input.
+ */
+static Path *
+create_session_window_path(PlannerInfo *root, RelOptInfo *rel,
+						   WindowAggPath *wpath, SortPath *sort,
+						   List *part_exprs, Expr *time_expr,
+						   WindowFunc *wfunc, Const *gap)
+{
+	CustomPath *swin = (CustomPath *)
+	create_session_sort_path(root, rel, sort->subpath, sort->path.pathkeys,
+							 part_exprs, time_expr);
+
+	SessionSortPathInfo *pinfo = linitial(swin->custom_private);
+
+	swin->methods = &session_window_path_methods;
+	pinfo->session = wfunc;
+	pinfo->gap = gap;
+	swin->path.pathtarget = wpath->path.pathtarget;
+	/* its target is the window's output: that must be safe too */
+	swin->path.parallel_safe =
+		wj_path_parallel_safe(root, rel, list_make1(sort->subpath),
+							  lappend(list_copy(part_exprs), time_expr));
+	/* the session scan: one comparison and a little work per row */
+	swin->path.total_cost += 2.0 * cpu_operator_cost * swin->path.rows;
+	return &swin->path;
+}
+
+/*
+ * make_keypart_path
+ *		Turn a new SessionSort or SessionWindow path over subpath into a
+ *		key-partitioned partial path (docs/parallel.md): every participant
+ *		reads the input in full and hashes every row's partition keys, but
+ *		stores, sorts and returns only the rows of the partitions it claims,
+ *		so the input is paid in full by each, the rest is divided by the
+ *		parallel divisor.  Each participant's rows come in (keys..., time)
+ *		order, so the pathkeys stay.
+ */
+static void
+make_keypart_path(Path *path, Path *subpath, int workers, int npart)
+{
+	Cost		input = subpath->total_cost +
+		cpu_operator_cost * Max(subpath->rows, 1.0) * npart;
+	Cost		startup_rest = Max(path->startup_cost - subpath->total_cost, 0);
+	Cost		run = path->total_cost - path->startup_cost;
+	double		divisor;
+
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	divisor = wj_parallel_divisor(path);
+	path->rows = clamp_row_est(path->rows / divisor);
+	path->startup_cost = input + startup_rest / divisor;
+	path->total_cost = path->startup_cost + run / divisor;
+}
+
+/*
+ * add_gathered
+ *		A partial path of the window's relation, and the same gathered: by a
+ *		Gather Merge in its order and by a Gather.  The window relation's
+ *		partial paths are taken up by the query level above when this is a
+ *		subquery (a partial subquery scan, and there the streaming session
+ *		aggregation of session_groupagg_planner.c); in the top level only
+ *		these Gathers use them.
+ */
+static void
+add_gathered(PlannerInfo *root, RelOptInfo *rel, Path *partial,
+			 double total_rows)
+{
+	add_partial_path(rel, partial);
+	if (partial->pathkeys != NIL)
+		add_path(rel, (Path *)
+				 create_gather_merge_path(root, rel, partial,
+										  partial->pathtarget,
+										  partial->pathkeys, NULL,
+										  &total_rows));
+	add_path(rel, (Path *)
+			 create_gather_path(root, rel, partial, partial->pathtarget,
+								NULL, &total_rows));
+}
+
+/*
+ * wj_session_keypart_path
+ *		Is the path (through a projection and a WindowAgg) a key-partitioned
+ *		SessionSort or SessionWindow, whose participants each return whole
+ *		partitions of the window?
+ */
+bool
+wj_session_keypart_path(Path *path)
+{
+	if (IsA(path, ProjectionPath))
+		path = ((ProjectionPath *) path)->subpath;
+	if (IsA(path, WindowAggPath))
+		path = ((WindowAggPath *) path)->subpath;
+	return IsA(path, CustomPath) && path->parallel_aware &&
+		(((CustomPath *) path)->methods == &session_sort_path_methods ||
+		 ((CustomPath *) path)->methods == &session_window_path_methods);
+}
+
+/*
  * session_only_window
  *		Is session(time key, constant gap) the only window function of the
  *		WindowAgg (however often it is used), with no run condition, and is
@@ -443,44 +555,175 @@ window_computes_session(WindowAggPath *wpath, List **wfuncs)
 }
 
 /*
+ * cheapest_safe_input
+ *		The cheapest unparameterized parallel-safe path of the window's input
+ *		relation with the given target (the scan under a Gather that is the
+ *		cheapest path of all, say), or NULL.
+ */
+static Path *
+cheapest_safe_input(RelOptInfo *input_rel, PathTarget *target)
+{
+	Path	   *result = NULL;
+	ListCell   *lc;
+
+	foreach(lc, input_rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->param_info != NULL || !path->parallel_safe ||
+			!equal(path->pathtarget->exprs, target->exprs))
+			continue;
+		if (result == NULL || path->total_cost < result->total_cost)
+			result = path;
+	}
+	return result;
+}
+
+/*
+ * strip_window_funcs
+ *		Mutator: the expression with each window function replaced by a NULL
+ *		of its type.
+ */
+static Node *
+strip_window_funcs(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, WindowFunc))
+	{
+		WindowFunc *wfunc = (WindowFunc *) node;
+
+		return (Node *) makeNullConst(wfunc->wintype, -1, wfunc->inputcollid);
+	}
+	return expression_tree_mutator(node, strip_window_funcs, context);
+}
+
+/*
+ * window_parallel_safe
+ *		May the window run in parallel workers, each participant computing
+ *		whole partitions of it?  PostgreSQL holds every window function
+ *		parallel restricted, because a window computed again in several
+ *		processes over rows in a different order of ties could differ
+ *		between them.  A key-partitioned path computes every partition once,
+ *		in one process, over the same rows as a serial plan: what remains to
+ *		check is that the window functions themselves, their arguments and
+ *		filters, the rest of the target and the window clause are parallel
+ *		safe.  (Complete paths of the window stay parallel restricted.)
+ */
+static bool
+window_parallel_safe(PlannerInfo *root, RelOptInfo *input_rel,
+					 WindowAggPath *wpath, List *wfuncs)
+{
+	ListCell   *lc;
+
+	if (!input_rel->consider_parallel ||
+		!is_parallel_safe(root, (Node *) wpath->winclause) ||
+		!is_parallel_safe(root, (Node *) wpath->qual) ||
+		!is_parallel_safe(root,
+						  strip_window_funcs((Node *) wpath->path.pathtarget->exprs,
+											 NULL)))
+		return false;
+	foreach(lc, wfuncs)
+	{
+		WindowFunc *wfunc = (WindowFunc *) lfirst(lc);
+
+		if (func_parallel(wfunc->winfnoid) != PROPARALLEL_SAFE ||
+			!is_parallel_safe(root, (Node *) wfunc->args) ||
+			!is_parallel_safe(root, (Node *) wfunc->aggfilter))
+			return false;
+	}
+	return true;
+}
+
+/*
  * wj_session_sort_add_paths
  *		create_upper_paths_hook body for UPPERREL_WINDOW: offer each sorted
- *		session() WindowAgg again over a SessionSort.
+ *		session() WindowAgg again over a SessionSort, or replaced by a
+ *		SessionWindow; and, when the input has a parallel scan and the
+ *		window has partition keys, both key-partitioned as partial paths
+ *		(docs/parallel.md), gathered here and offered to the level above.
  */
 void
 wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 						  RelOptInfo *output_rel)
 {
 	List	   *new_paths = NIL;
+	List	   *partial_paths = NIL;
+	List	   *candidates = NIL;
+	WindowAggPath *any_wpath = NULL;
+	int			workers = 0;
 	ListCell   *lc;
 
 	if (!wj_enable_window_aggregate ||
 		list_length(root->parse->windowClause) != 1)
 		return;
 
+	/*
+	 * The WindowAgg paths over a full Sort.  When a cheaper one (over a
+	 * Gather Merge of sorted partial paths, say) has pushed the one over
+	 * the Sort of the cheapest input path out of the list, make that Sort
+	 * again, as create_window_paths() did.
+	 */
 	foreach(lc, output_rel->pathlist)
 	{
 		Path	   *path = (Path *) lfirst(lc);
-		WindowAggPath *wpath;
-		SortPath   *sort;
+
+		if (!IsA(path, WindowAggPath))
+			continue;
+		any_wpath = (WindowAggPath *) path;
+		if (IsA(any_wpath->subpath, SortPath))
+			candidates = lappend(candidates, path);
+	}
+	if (candidates == NIL && any_wpath != NULL &&
+		input_rel->cheapest_total_path != NULL &&
+		root->window_pathkeys != NIL &&
+		!pathkeys_contained_in(root->window_pathkeys,
+							   input_rel->cheapest_total_path->pathkeys))
+	{
+		WindowAggPath *wpath = makeNode(WindowAggPath);
+
+		memcpy(wpath, any_wpath, sizeof(WindowAggPath));
+		wpath->subpath = (Path *)
+			create_sort_path(root, output_rel, input_rel->cheapest_total_path,
+							 root->window_pathkeys, -1.0);
+		candidates = list_make1(wpath);
+	}
+
+	/*
+	 * Key partitioning by the partition keys: as many workers as
+	 * PostgreSQL would give a parallel scan of the input.
+	 */
+	if (wj_enable_key_partitioning && input_rel->consider_parallel &&
+		input_rel->partial_pathlist != NIL)
+		workers = ((Path *) linitial(input_rel->partial_pathlist))->parallel_workers;
+
+	foreach(lc, candidates)
+	{
+		WindowAggPath *wpath = (WindowAggPath *) lfirst(lc);
+		SortPath   *sort = (SortPath *) wpath->subpath;
 		List	   *wfuncs;
 		List	   *part_exprs;
 		Expr	   *time_expr;
 		Path	   *ssort;
 		WindowFunc *wfunc;
 		Const	   *gap;
+		bool		keypart;
+		Path	   *kp_input;
+		SortPath	kp_sort;
 
-		if (!IsA(path, WindowAggPath))
-			continue;
-		wpath = (WindowAggPath *) path;
-		if (!IsA(wpath->subpath, SortPath))
-			continue;
-		sort = (SortPath *) wpath->subpath;
 		if (sort->subpath->param_info != NULL ||
 			!window_computes_session(wpath, &wfuncs) ||
 			!keys_supported(sort->path.pathkeys, sort->subpath->pathtarget->exprs,
 							&part_exprs, &time_expr))
 			continue;
+		/* the input each participant reads in full must run in a worker */
+		kp_input = sort->subpath;
+		if (!kp_input->parallel_safe)
+			kp_input = cheapest_safe_input(input_rel, kp_input->pathtarget);
+		keypart = workers > 0 && part_exprs != NIL && kp_input != NULL &&
+			is_parallel_safe(root, (Node *) lappend(list_copy(part_exprs),
+													time_expr)) &&
+			window_parallel_safe(root, input_rel, wpath, wfuncs);
 
 		ssort = create_session_sort_path(root, output_rel, sort->subpath,
 										 sort->path.pathkeys, part_exprs,
@@ -490,35 +733,72 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 												  wpath->path.pathtarget,
 												  wfuncs, wpath->winclause,
 												  wpath->qual, wpath->topwindow));
+		if (keypart)
+		{
+			Path	   *kp = create_session_sort_path(root, output_rel,
+													  kp_input,
+													  sort->path.pathkeys,
+													  part_exprs, time_expr);
+			Path	   *wagg;
+
+			kp->parallel_safe = true;
+			make_keypart_path(kp, kp_input, workers,
+							  list_length(part_exprs));
+			wagg = (Path *) create_windowagg_path(root, output_rel, kp,
+												  wpath->path.pathtarget,
+												  wfuncs, wpath->winclause,
+												  wpath->qual, wpath->topwindow);
+			wagg->parallel_safe = true;
+			partial_paths = lappend(partial_paths, wagg);
+		}
 
 		/* session() alone: compute it in the node, without the WindowAgg */
 		wfunc = session_only_window(root, wpath, wfuncs, sort->path.pathkeys,
 									&gap);
 		if (wfunc != NULL)
 		{
-			CustomPath *swin = (CustomPath *)
-			create_session_sort_path(root, output_rel, sort->subpath,
-									 sort->path.pathkeys, part_exprs, time_expr);
-			SessionSortPathInfo *pinfo = linitial(swin->custom_private);
+			new_paths = lappend(new_paths,
+								create_session_window_path(root, output_rel,
+														   wpath, sort,
+														   part_exprs,
+														   time_expr, wfunc,
+														   gap));
+			if (keypart)
+			{
+				Path	   *kp;
 
-			swin->methods = &session_window_path_methods;
-			pinfo->session = wfunc;
-			pinfo->gap = gap;
-			swin->path.pathtarget = wpath->path.pathtarget;
-			/* its target is the window's output: that must be safe too */
-			swin->path.parallel_safe =
-				wj_path_parallel_safe(root, output_rel,
-									  list_make1(sort->subpath),
-									  lappend(list_copy(part_exprs),
-											  time_expr));
-			/* the session scan: one comparison and a little work per row */
-			swin->path.total_cost += 2.0 * cpu_operator_cost * swin->path.rows;
-			new_paths = lappend(new_paths, swin);
+				kp_sort = *sort;
+				kp_sort.subpath = kp_input;
+				kp = create_session_window_path(root, output_rel, wpath,
+												&kp_sort, part_exprs,
+												time_expr, wfunc, gap);
+				kp->parallel_safe = true;
+				make_keypart_path(kp, kp_input, workers,
+								  list_length(part_exprs));
+				partial_paths = lappend(partial_paths, kp);
+			}
 		}
 	}
 
 	foreach(lc, new_paths)
 		add_path(output_rel, (Path *) lfirst(lc));
+	if (partial_paths == NIL)
+		return;
+
+	/*
+	 * The window relation now has parallel-safe (partial) paths; its
+	 * complete paths keep the flags they were made with.  The final
+	 * relation of a subquery takes its consider_parallel from it and so
+	 * passes the partial paths on to the query level above.
+	 */
+	output_rel->consider_parallel = true;
+	foreach(lc, partial_paths)
+	{
+		Path	   *partial = (Path *) lfirst(lc);
+
+		add_gathered(root, output_rel, partial,
+					 partial->rows * wj_parallel_divisor(partial));
+	}
 }
 
 /*
@@ -539,6 +819,7 @@ session_sort_info_to_private(const SessionSortPlanInfo *info)
 	wj_private_put_int_list(&priv, info->nullsfirst);
 	wj_private_put_bool(&priv, info->has_gap);
 	wj_private_put_node(&priv, info->gap);
+	wj_private_put_int(&priv, info->key_partitions);
 	return priv;
 }
 
@@ -559,5 +840,6 @@ session_sort_info_from_private(List *priv, SessionSortPlanInfo *info)
 	info->nullsfirst = wj_private_get_int_list(&r);
 	info->has_gap = wj_private_get_bool(&r);
 	info->gap = castNode(Const, wj_private_get_node(&r));
+	info->key_partitions = wj_private_get_int(&r);
 	wj_private_reader_done(&r);
 }

@@ -93,8 +93,8 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("windowjoin.enable_key_partitioning",
-							 "Enables key-partitioned parallel plans of the interval and window joins.",
-							 "Each parallel participant then scans both inputs and joins the keys of the partitions it claims (docs/parallel.md).",
+							 "Enables key-partitioned parallel plans of the interval and window joins and of session() windows.",
+							 "Each parallel participant then scans the inputs and joins (or sessionizes) the keys of the partitions it claims (docs/parallel.md).",
 							 &wj_enable_key_partitioning,
 							 true,
 							 PGC_USERSET,
