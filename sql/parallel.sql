@@ -433,6 +433,9 @@ SELECT count(*) FROM
   (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
   ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+-- ... and from the write phase of the parallel-aware WindowExpand
+SELECT count(*) FROM (SELECT k, window_start, window_end, sum(v)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3) w;
 RESET windowjoin.max_windows_per_row;
 INSERT INTO pa VALUES (1, '4714-11-24 00:00:01 BC', 0);
 EXPLAIN (COSTS OFF)
