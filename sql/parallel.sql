@@ -181,6 +181,75 @@ SELECT par_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), cou
 SELECT par_check('WindowExpand', $q$SELECT k, window_start, window_end, sum(v), avg(v)
   FROM pw, cumulate(t, interval '1 minute', interval '5 minutes') GROUP BY 1, 2, 3$q$);
 
+-- WindowExpand, parallel-aware: the pane states are exchanged through
+-- shared files partitioned by window, each participant finalizes the
+-- windows of the partitions it claims, the Gather collects finished groups.
+-- Offered only when a grouped window column identifies the window.
+-- par_shared(q): whether the parallel plan has the shared WindowExpand,
+-- then par_check's comparison.
+CREATE FUNCTION par_shared(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  shared bool := false;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line LIKE '%Pane States: shared, partitioned by window%' THEN shared := true; END IF;
+  END LOOP;
+  RETURN 'shared: ' || shared || ', ' || par_check('WindowExpand', q);
+END $$;
+CREATE TABLE pwn AS SELECT * FROM pw;
+INSERT INTO pwn VALUES (NULL, '2024-01-01 00:01:30', 7), (2, NULL, 8), (NULL, NULL, 9),
+  (3, '2023-12-31 23:58:59', 10), (1, '1999-12-31 23:59:50', 11);
+ANALYZE pwn;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(total) FROM (SELECT window_start, window_end, sum(v) AS total
+  FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2) w;
+EXPLAIN (COSTS OFF)
+SELECT k, window_start, window_end, sum(v), count(*) FROM pwn,
+  hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3;
+SELECT par_shared($q$SELECT k, window_start, window_end, sum(v), count(*), max(v)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3$q$);
+SELECT par_shared($q$SELECT window_end, sum(v), count(*)
+  FROM pwn, hop(t, interval '10 seconds', interval '30 seconds') GROUP BY 1$q$);
+SELECT par_shared($q$SELECT k, window_time, sum(v) FROM pwn,
+  hop(t, interval '30 seconds', interval '2 minutes', interval '5 seconds')
+  GROUP BY 1, 2 HAVING count(*) > 40$q$);
+SELECT par_shared($q$SELECT k, window_start, window_end, sum(v), avg(v)
+  FROM pwn, cumulate(t, interval '20 seconds', interval '2 minutes') GROUP BY 1, 2, 3$q$);
+SELECT par_shared($q$SELECT window_end, count(*)
+  FROM pwn, cumulate(t, interval '20 seconds', interval '2 minutes') GROUP BY 1$q$);
+-- a window column that spans windows: finalized above the Gather
+SELECT par_shared($q$SELECT date_trunc('minute', window_start + interval '20 seconds') AS m, sum(v)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1$q$);
+-- no worker can start: the leader reads every partition; the leader not
+-- participating: only the workers
+SET max_parallel_workers = 0;
+SELECT par_shared($q$SELECT k, window_start, window_end, sum(v), count(*)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3$q$);
+RESET max_parallel_workers;
+SET parallel_leader_participation = off;
+SELECT par_shared($q$SELECT k, window_start, window_end, sum(v), count(*)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3$q$);
+RESET parallel_leader_participation;
+-- the leader stops reading early (a LIMIT above the Gather)
+SELECT count(*) FROM (SELECT k, window_start, window_end, sum(v)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3 LIMIT 5) l;
+-- EXPLAIN ANALYZE shows the partitions (4 per planned participant)
+CREATE FUNCTION par_expand_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'Pane States|Window Partitions|WindowExpand|Gather|Workers Planned' THEN
+      RETURN NEXT regexp_replace(line, ' \(actual.*', '');
+    END IF;
+  END LOOP;
+END $$;
+SELECT par_expand_lines($q$SELECT k, window_start, window_end, sum(v)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3$q$);
+DROP FUNCTION par_expand_lines(text);
+DROP FUNCTION par_shared(text);
+
 -- Key partitioning: every participant scans both inputs in full, keeps
 -- only the rows of the key partitions it claims (NULL keys in partition 0)
 -- and sorts and joins those; right and full joins can only split this way
@@ -329,6 +398,11 @@ SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
     FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
   OFFSET 0) s) FROM generate_series(1, 3) g;
+EXPLAIN (COSTS OFF)
+SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
+  SELECT count(*) AS c, sum(total) AS total FROM (SELECT window_start, sum(v) AS total
+    FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, window_end) w
+  OFFSET 0) s) FROM generate_series(1, 3) g;
 SELECT g, (SELECT s.c || ' ' || s.total || ' ' || g FROM (
   SELECT count(*) AS c, sum(total) AS total FROM (SELECT window_start, sum(v) AS total
     FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, window_end) w
@@ -359,6 +433,9 @@ SELECT count(*) FROM
   (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
   ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
+-- ... and from the write phase of the parallel-aware WindowExpand
+SELECT count(*) FROM (SELECT k, window_start, window_end, sum(v)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3) w;
 RESET windowjoin.max_windows_per_row;
 INSERT INTO pa VALUES (1, '4714-11-24 00:00:01 BC', 0);
 EXPLAIN (COSTS OFF)

@@ -49,6 +49,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/transam.h"
 #include "catalog/pg_aggregate.h"
@@ -99,6 +101,12 @@ typedef struct WindowAggSpec
 } WindowAggSpec;
 
 static CustomPathMethods window_expand_path_methods;
+
+/*
+ * Cost of writing a pane row into the window partitions' shared files and
+ * reading it back (parallel-aware WindowExpand), per row, in cpu_tuple_cost
+ */
+#define WJ_EXPAND_EXCHANGE_COST		2.0
 
 static Path *make_pane_path(PlannerInfo *root, WindowAggSpec *spec,
 							Path *data_path, PathTarget *pane_input,
@@ -232,6 +240,47 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 	spec->fn_relid = fn_relid;
 	spec->fn_namespace = get_func_namespace(fexpr->funcid);
 	return true;
+}
+
+/*
+ * identifies_window
+ *		Is expr, a grouped window column, one value per window: the window
+ *		value itself (a HOP window's start, a CUMULATE window's end), or a
+ *		window_end or window_time computed from it?  Then every group of
+ *		the final aggregation belongs to one window, and a parallel plan may
+ *		finish the windows of different partitions in different processes.
+ *		(A CUMULATE window_start alone is a key of the windowed relation, and
+ *		an expression like date_trunc('day', window_start) spans windows.)
+ */
+static bool
+identifies_window(WindowAggSpec *spec, Expr *expr)
+{
+	FuncExpr   *fexpr = (FuncExpr *) expr;
+	Var		   *var;
+
+	if (IsA(expr, FuncExpr) && fexpr->args != NIL)
+	{
+		switch (wj_func_of(fexpr->funcid))
+		{
+			case WJF_WINDOW_END:
+			case WJF_WINDOW_TIME:
+				if (spec->kind != WJ_EXPAND_HOP)
+					return false;
+				break;
+			case WJF_END_TO_TIME:
+				if (spec->kind != WJ_EXPAND_CUMULATE)
+					return false;
+				break;
+			default:
+				return false;
+		}
+		expr = (Expr *) linitial(fexpr->args);
+	}
+	if (!IsA(expr, Var))
+		return false;
+	var = (Var *) expr;
+	return var->varno == spec->fn_relid && var->varattno == 1 &&
+		var->varlevelsup == 0;
 }
 
 /*
@@ -456,6 +505,7 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	Var		   *fn_var;
 	Index		pane_ref = 0;
 	bool		grouped_by_window = false;
+	bool		window_identified = false;
 	bool		not_null;
 	SortGroupClause *pane_sgc;
 	Oid			sortop;
@@ -540,6 +590,8 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 				return;
 			add_column_to_pathtarget(expand_target, expr, sgref);
 			grouped_by_window = true;
+			if (identifies_window(&spec, expr))
+				window_identified = true;
 		}
 		else
 		{
@@ -689,6 +741,46 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		add_path(output_rel,
 				 make_final_path(root, output_rel, &cpath->path,
 								 grouping_target, extra, &final_costs));
+
+		/*
+		 * Everything in the participants: a parallel-aware WindowExpand
+		 * exchanges the pane states through shared files so that each
+		 * participant expands the panes of its window partitions, from
+		 * every participant, and finalizes those windows; the Gather
+		 * collects finished groups.  Only when each group is one window.
+		 */
+		if (window_identified)
+		{
+			double		divisor = wj_parallel_divisor(pane_path);
+			double		groups;
+			double		exchanged = pane_path->rows;
+
+			cpath = make_expand_path(root, output_rel, &spec, pane_path,
+									 expand_target);
+			if (cpath->path.parallel_safe)
+			{
+				cpath->path.parallel_aware = true;
+				cpath->path.total_cost += exchanged *
+					WJ_EXPAND_EXCHANGE_COST * cpu_tuple_cost +
+					2.0 * seq_page_cost *
+					ceil(exchanged * pane_target->width / BLCKSZ);
+				groups = clamp_row_est((output_rel->rows > 0 ?
+										output_rel->rows : cpath->path.rows) /
+									   divisor);
+				groups = Min(groups, cpath->path.rows);
+				path = (Path *) create_agg_path(root, output_rel, &cpath->path,
+												grouping_target, AGG_HASHED,
+												AGGSPLIT_FINAL_DESERIAL,
+												parse->groupClause,
+												(List *) extra->havingQual,
+												&final_costs, groups);
+				gathered = clamp_row_est(groups * divisor);
+				path = (Path *) create_gather_path(root, output_rel, path,
+												   grouping_target, NULL,
+												   &gathered);
+				add_path(output_rel, path);
+			}
+		}
 	}
 }
 
