@@ -105,133 +105,11 @@
 #include "utils/tuplestore.h"
 
 #include "asof.h"
+#include "asof_exec_internal.h"
 #include "explain_common.h"
 #include "state_stats.h"
 #include "time_shift.h"
 #include "windowjoin.h"
-
-/* A comparison of an outer value with an inner value */
-typedef struct AsOfCmp
-{
-	bool		use_ssup;		/* same type: sort support comparator */
-	SortSupportData ssup;
-	FmgrInfo	flinfo;			/* cross-type: btree comparison proc */
-	Oid			collation;
-} AsOfCmp;
-
-typedef struct AsOfJoinState
-{
-	CustomScanState css;
-
-	PlanState  *outer_ps;
-	PlanState  *inner_ps;
-	JoinType	jointype;
-	bool		forward;
-	bool		strict;
-	int			strategy;		/* ASOF_STRATEGY_* */
-	bool		hashed;			/* keys in a hash table (sweep, lookup) */
-	int			nouter;			/* columns of the outer child */
-	int			ninner;			/* columns of the inner child */
-	int			nkeys;
-	int			ntol;
-
-	ExprState **outer_key;		/* per key */
-	ExprState  *outer_time;
-	ExprState **tol_bound;		/* per tolerance bound */
-	bool	   *tol_strict;
-	ExprState  *joinqual;		/* LEFT join's match conditions */
-
-	AsOfCmp    *key_cmp;
-	AsOfCmp		time_cmp;
-	AsOfCmp    *tol_cmp;
-	AttrNumber *inner_key_attno;
-	AttrNumber	inner_time_attno;
-
-	Datum	   *okeys;			/* current outer row's keys */
-	Datum		otime;			/* and time */
-
-	/*
-	 * A shifted outer time (o.t + interval '1 hour', see time_shift.c) is
-	 * computed from its base without an error; where it is out of range,
-	 * the real expression is evaluated only if the outer keys have some
-	 * version, as PostgreSQL's plan evaluates it only then.  The merge
-	 * remembers an inner row of the current outer keys already read; the
-	 * sweep sets such outer rows aside and answers them at the end.
-	 */
-	bool		has_shift;
-	WjShift		shift;
-	ExprState  *time_base;
-	TupleTableSlot *seen_slot;	/* merge: a read row of the outer keys */
-	bool		seen_valid;
-	Tuplestorestate *deferred;	/* sweep: outer rows set aside */
-	TupleTableSlot *deferred_slot;
-	bool		drained;		/* sweep: every inner row read */
-
-	TupleTableSlot *next;		/* inner lookahead, NULL if none */
-	bool		inner_done;		/* inner child exhausted */
-	TupleTableSlot *best_slot;	/* the current version (a copy) */
-	bool		have_best;
-	bool		best_is_next;	/* forward: best_slot copies next */
-	int64		best_bytes;
-
-	/*
-	 * sweep strategy: the current version of every key seen so far; lookup
-	 * strategy: every version of every key (an AsOfVersions per key)
-	 */
-	TupleHashTable hashtable;
-	MemoryContext metacxt;		/* the table itself, and hashcxt */
-	MemoryContext hashcxt;		/* its entries and the version copies */
-	TupleTableSlot *probe_slot; /* the keys alone, one column per key */
-	TupleTableSlot *match_slot; /* a version out of the table */
-	Datum	   *ikeys;			/* keys of the inner row being stored */
-
-	/* lookup strategy */
-	bool		loaded;			/* the versions are in the table */
-	bool		fallback;		/* they did not fit: sweep instead */
-	bool		fell_back;		/* that happened at least once (EXPLAIN) */
-	size_t		mem_limit;		/* bytes the table may take */
-	Size		rec_header;		/* Datums and nulls before a version's data */
-	char	   *dense_ptr;		/* free space for versions in hashcxt */
-	Size		dense_free;
-	Size		dense_next;		/* size of the next block */
-	bool		time_int64;		/* version times compared as int64 */
-	Tuplesortstate *outer_sort; /* fallback: outer rows by time */
-	TupleDesc	sort_desc;		/* outer columns plus the outer time */
-	TupleTableSlot *sort_in_slot;
-	TupleTableSlot *sort_out_slot;
-	Oid			time_sortop;	/* orders outer times as the sweep needs */
-	Oid			time_collation;
-	struct AsOfProbe *probes;	/* the batch of outer rows being answered */
-	Datum	   *batch_values;	/* copies of their columns, nouter each */
-	bool	   *batch_isnull;
-	int			batch_n;
-	int			batch_pos;		/* next one to return */
-	int			batch_size;		/* rows to read into the next batch */
-	bool		outer_done;		/* outer child exhausted */
-	ExprContext *batch_econtext;	/* their keys and times, per batch */
-
-	WjStateStats stats;
-
-	/* nearest direction (see asof_nearest_merge, asof_nearest_probe) */
-	bool		nearest;
-	bool		near_keep_nulls;	/* NULL times take part (no tolerance) */
-	bool		near_inner_first;	/* distance(inner, outer) */
-	bool		near_time_null;	/* the current outer time is NULL */
-	Oid			near_type;		/* the time type */
-	bool	   *tol_upper;		/* per tolerance bound: an upper bound */
-	Datum	   *near_bounds;	/* the current outer row's bounds */
-	FmgrInfo	dist_flinfo;	/* btree_gist's distance function */
-	SortSupportData dist_ssup;	/* orders its results */
-	AsOfCmp    *near_key_icmp;	/* inner key with inner key */
-	TupleTableSlot *near_slot[4];	/* ASOF_NEAR_*: copies of versions */
-	bool		near_have[4];
-	int64		near_bytes[4];
-	AttrNumber *near_sortattnos;	/* lookup's fallback: outer keys, time */
-	Oid		   *near_sortops;
-	Oid		   *near_sortcolls;
-	bool	   *near_nullsfirst;
-	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
-} AsOfJoinState;
 
 /* The versions the nearest merge keeps (near_slot[]) */
 #define ASOF_NEAR_PREV	0		/* latest of the key at or before the time */
@@ -644,7 +522,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /* Read the next inner row into s->next */
-static void
+void
 asof_fetch_inner(AsOfJoinState *s)
 {
 	TupleTableSlot *slot = ExecProcNode(s->inner_ps);
@@ -676,7 +554,7 @@ asof_inner_key_null(AsOfJoinState *s, TupleTableSlot *inner)
 }
 
 /* True if the inner row has a NULL time */
-static bool
+bool
 asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner)
 {
 	bool		isnull;
@@ -715,7 +593,7 @@ asof_inner_has_nulls(AsOfJoinState *s, TupleTableSlot *inner)
  *		or time, which never match; NULL when the inner side is exhausted.
  *		Rows with a NULL time are kept when asof_keep_null_time says so.
  */
-static TupleTableSlot *
+TupleTableSlot *
 asof_peek_inner(AsOfJoinState *s)
 {
 	for (;;)
@@ -753,7 +631,7 @@ asof_compare_keys(AsOfJoinState *s, TupleTableSlot *inner)
 }
 
 /* Compare the current outer time with an inner row's */
-static int
+int
 asof_compare_time(AsOfJoinState *s, TupleTableSlot *inner)
 {
 	bool		isnull;
@@ -923,7 +801,7 @@ asof_merge_key_seen(AsOfJoinState *s)
  *		NULL).  This is what the hash table hashes, compares and keeps as
  *		the representative of a key.
  */
-static TupleTableSlot *
+TupleTableSlot *
 asof_key_slot(AsOfJoinState *s, Datum *keys)
 {
 	TupleTableSlot *slot = s->probe_slot;
@@ -932,79 +810,6 @@ asof_key_slot(AsOfJoinState *s, Datum *keys)
 	memcpy(slot->tts_values, keys, s->nkeys * sizeof(Datum));
 	memset(slot->tts_isnull, false, s->nkeys * sizeof(bool));
 	return ExecStoreVirtualTuple(slot);
-}
-
-/*
- * asof_hash_put
- *		Make the inner row the current version of its key.
- */
-static void
-asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner)
-{
-	Datum	   *keys = s->ikeys;
-	TupleHashEntry entry;
-	MemoryContext oldcxt;
-	MinimalTuple old;
-	MinimalTuple copy;
-	bool		isnew;
-	bool		isnull;
-	int			i;
-
-	for (i = 0; i < s->nkeys; i++)
-		keys[i] = slot_getattr(inner, s->inner_key_attno[i], &isnull);
-	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, keys),
-								 &isnew, NULL);
-
-	oldcxt = MemoryContextSwitchTo(s->hashcxt);
-	copy = ExecCopySlotMinimalTuple(inner);
-	MemoryContextSwitchTo(oldcxt);
-
-	old = isnew ? NULL : (MinimalTuple) entry->additional;
-	if (old != NULL)
-	{
-		wj_state_remove(&s->stats, old->t_len);
-		pfree(old);
-	}
-	entry->additional = copy;
-	wj_state_add(&s->stats, copy->t_len);
-}
-
-/*
- * asof_hashed
- *		Time-ordered sweep: take every version up to the outer time (from
- *		it on, looking forward) into the table, then look up the outer keys.
- */
-static TupleTableSlot *
-asof_hashed(AsOfJoinState *s)
-{
-	TupleHashEntry entry;
-
-	ExecClearTuple(s->match_slot);
-	for (;;)
-	{
-		int			tc;
-
-		if (asof_peek_inner(s) == NULL)
-			break;
-		/* rows with a NULL time come last: they wait for asof_drain */
-		if (s->has_shift && asof_inner_time_null(s, s->next))
-			break;
-		tc = asof_compare_time(s, s->next);
-		/* backward: version <= (<) outer; forward: version >= (>) outer */
-		if (s->forward)
-			tc = -tc;
-		if (s->strict ? tc <= 0 : tc < 0)
-			break;
-		asof_hash_put(s, s->next);
-		asof_fetch_inner(s);
-	}
-
-	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->okeys),
-								 NULL, NULL);
-	if (entry == NULL)
-		return NULL;
-	return ExecStoreMinimalTuple((MinimalTuple) entry->additional,
-								 s->match_slot, false);
 }
 
 /*
@@ -1041,7 +846,7 @@ asof_within_tolerance(AsOfJoinState *s, Datum itime, ExprContext *econtext)
  *		Store the outer row's columns in the scan slot, with NULLs for the
  *		inner columns.  The outer expressions are evaluated on this slot.
  */
-static TupleTableSlot *
+TupleTableSlot *
 asof_form_values(AsOfJoinState *s, Datum *values, bool *isnull)
 {
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
@@ -1731,60 +1536,13 @@ asof_outer_time(AsOfJoinState *s, ExprContext *econtext, bool *isnull)
  *		The outer row's shifted time is out of range and PostgreSQL's plan
  *		would compute it: evaluate the expression, which raises its error.
  */
-static void
+void
 asof_raise_time(AsOfJoinState *s, ExprContext *econtext)
 {
 	bool		isnull;
 
 	(void) ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
 	elog(ERROR, "AsOfJoin computed a shifted outer time that is in range");
-}
-
-/*
- * asof_next_deferred
- *		Sweep: the outer rows set aside because their shifted time is out of
- *		range, once the outer side is exhausted.  First every remaining
- *		inner row is read into the table, which then holds every key that
- *		has a version; a set-aside row whose key is there raises the error
- *		PostgreSQL's plan raises, the others match nothing.
- */
-static TupleTableSlot *
-asof_next_deferred(AsOfJoinState *s)
-{
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *slot = s->deferred_slot;
-	TupleTableSlot *scan;
-	int			i;
-
-	if (!s->drained)
-	{
-		for (;;)
-		{
-			CHECK_FOR_INTERRUPTS();
-			if (asof_peek_inner(s) == NULL)
-				break;
-			ResetExprContext(econtext);
-			asof_hash_put(s, s->next);
-			asof_fetch_inner(s);
-		}
-		s->drained = true;
-	}
-	if (!tuplestore_gettupleslot(s->deferred, true, false, slot))
-		return NULL;
-	slot_getallattrs(slot);
-	scan = asof_form_values(s, slot->tts_values, slot->tts_isnull);
-	econtext->ecxt_scantuple = scan;
-	for (i = 0; i < s->nkeys; i++)
-	{
-		bool		isnull;
-
-		s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-												&isnull);
-	}
-	if (LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->okeys),
-							 NULL, NULL) != NULL)
-		asof_raise_time(s, econtext);
-	return scan;
 }
 
 /*
