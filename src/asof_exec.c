@@ -425,9 +425,14 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->metacxt = AllocSetContextCreate(CurrentMemoryContext,
 										   "AsOfJoin hash table",
 										   ALLOCSET_DEFAULT_SIZES);
+		/* blocks of at most a sixteenth of the limit: the sweep checks it */
 		s->hashcxt = AllocSetContextCreate(s->metacxt,
 										   "AsOfJoin versions",
-										   ALLOCSET_DEFAULT_SIZES);
+										   ALLOCSET_DEFAULT_MINSIZE,
+										   ALLOCSET_DEFAULT_INITSIZE,
+										   Max(ALLOCSET_DEFAULT_INITSIZE,
+											   Min(ALLOCSET_DEFAULT_MAXSIZE,
+												   pg_prevpower2_size_t(get_hash_memory_limit() / 16))));
 		/*
 		 * The table is keyed by a tuple of the keys alone, one column per
 		 * key, so that two keys on the same inner column (r.a = o.x AND
@@ -1557,7 +1562,7 @@ asof_raise_time(AsOfJoinState *s, ExprContext *econtext)
  * keys have some version (which PostgreSQL's plan compares it with): the
  * merge knows that at once, the sweep sets the row aside until the end.
  */
-static TupleTableSlot *
+TupleTableSlot *
 asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
@@ -1681,6 +1686,8 @@ asof_next(ScanState *ss)
 
 		if (lookup)
 			scan = asof_next_looked_up(s, &values, &nulls);
+		else if (s->hashed && !s->nearest)
+			scan = asof_sweep_next(s, &values, &nulls);
 		else
 			scan = asof_next_streamed(s, &values, &nulls);
 		if (scan == NULL)
@@ -1763,6 +1770,7 @@ asof_end(CustomScanState *node)
 		tuplestore_end(s->deferred);
 		s->deferred = NULL;
 	}
+	asof_sweep_reset(s);
 	ExecEndNode(s->outer_ps);
 	ExecEndNode(s->inner_ps);
 }
@@ -1800,6 +1808,7 @@ asof_rescan(CustomScanState *node)
 		s->deferred = NULL;
 	}
 	s->drained = false;
+	asof_sweep_reset(s);
 	s->seen_valid = false;
 	if (s->seen_slot != NULL)
 		ExecClearTuple(s->seen_slot);
@@ -1900,6 +1909,8 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							"backward (latest version at or before)", es);
 	wj_explain_exprs("Join Filter", joinquals, context, es);
 	wj_explain_state(&s->stats, es);
+	if (s->hashed && !s->nearest)
+		asof_sweep_explain(s, es);
 	wj_explain_workers(&s->pinstr, &node->ss.ps, &s->stats, es);
 }
 

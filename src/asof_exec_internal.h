@@ -142,6 +142,10 @@ typedef struct AsOfJoinState
 	Oid		   *near_sortcolls;
 	bool	   *near_nullsfirst;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
+
+	/* sweep: keys in batches on disk (asof_sweep.c) */
+	struct AsOfSpill *spill;
+	bool		row_spilled;	/* the outer row went to a batch */
 } AsOfJoinState;
 
 /* asof_exec.c: helpers the strategies share */
@@ -153,10 +157,16 @@ extern TupleTableSlot *asof_key_slot(AsOfJoinState *s, Datum *keys);
 extern TupleTableSlot *asof_form_values(AsOfJoinState *s, Datum *values,
 										bool *isnull);
 extern void asof_raise_time(AsOfJoinState *s, ExprContext *econtext);
+extern TupleTableSlot *asof_next_streamed(AsOfJoinState *s, Datum **values,
+										  bool **nulls);
 
 /* asof_sweep.c: the sweep strategy */
 extern void asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner);
 extern TupleTableSlot *asof_hashed(AsOfJoinState *s);
 extern TupleTableSlot *asof_next_deferred(AsOfJoinState *s);
+extern TupleTableSlot *asof_sweep_next(AsOfJoinState *s, Datum **values,
+									   bool **nulls);
+extern void asof_sweep_reset(AsOfJoinState *s);
+extern void asof_sweep_explain(AsOfJoinState *s, ExplainState *es);
 
 #endif							/* ASOF_EXEC_INTERNAL_H */
