@@ -42,8 +42,9 @@
  * batch), at least 2 and at most as many 8 kB file buffers as a quarter of
  * the limit holds; the table may use the limit less the buffers of the
  * open files (at least a quarter of it).  Batches are replayed last made,
- * first replayed, which keeps few files open.  If a split moves no key
- * (one key larger than the limit), splitting stops for that batch.
+ * first replayed, which keeps few files open.  One version is never
+ * split (a key's state is one row); a split that moves no key is tried
+ * again only once twice as many keys are in memory.
  *
  * Output order: outer rows of batches come after the others, so the sweep
  * promises no order (the planner gives its path no pathkeys).  The outer
@@ -114,7 +115,8 @@ typedef struct AsOfSpill
 	MemoryContext cxt;			/* this, the files, the read buffer */
 	size_t		limit;			/* work_mem * hash_mem_multiplier */
 	bool		active;			/* some keys are in batches */
-	bool		can_split;		/* splitting still helps */
+	bool		can_split;		/* more hash bits are left */
+	double		retry_members;	/* keys in memory before splitting again */
 	AsOfSpillPhase phase;
 
 	/* the keys in memory: a batch being read, or the inputs' part */
@@ -441,11 +443,15 @@ asof_spill_split(AsOfJoinState *s)
 	int			f;
 	int			i;
 
-	if (sp->cur_bits >= ASOF_MAX_BITS || s->hashtable->hashtab->members < 2)
+	if (sp->cur_bits >= ASOF_MAX_BITS)
 	{
 		sp->can_split = false;
 		return;
 	}
+	/* one version alone, or a split that moved nothing not long ago */
+	if (s->hashtable->hashtab->members < 2 ||
+		s->hashtable->hashtab->members < sp->retry_members)
+		return;
 	f = asof_spill_fanout(s);
 	if (f <= 0)
 	{
@@ -529,9 +535,12 @@ asof_spill_split(AsOfJoinState *s)
 	}
 	BufFileClose(stay);
 
-	/* nothing moved: the keys cannot be told apart by more bits */
-	if (moved == 0)
-		sp->can_split = false;
+	/*
+	 * Nothing moved (few keys, all with the same bits so far): split again
+	 * only once twice as many keys are in memory.
+	 */
+	sp->retry_members = (moved == 0) ?
+		2.0 * s->hashtable->hashtab->members : 0;
 }
 
 /*
@@ -707,6 +716,7 @@ asof_spill_next_batch(AsOfJoinState *s)
 {
 	AsOfSpill  *sp = s->spill;
 	AsOfBatch  *batch;
+	int			i;
 
 	if (sp->npending == 0)
 		return false;
@@ -720,8 +730,11 @@ asof_spill_next_batch(AsOfJoinState *s)
 	sp->cur_depth = batch->depth;
 	sp->cur_total = batch->nrecords;
 	sp->cur_read = 0;
+	for (i = 0; i < sp->nsplits; i++)
+		pfree(sp->splits[i].parts);
 	sp->nsplits = 0;
 	sp->can_split = true;
+	sp->retry_members = 0;
 	if (BufFileSeek(batch->file, 0, 0, SEEK_SET) != 0)
 		ereport(ERROR,
 				errcode_for_file_access(),
@@ -927,6 +940,7 @@ asof_sweep_reset(AsOfJoinState *s)
 	sp->nopen = 0;
 	sp->active = false;
 	sp->can_split = true;
+	sp->retry_members = 0;
 	sp->phase = ASOF_PHASE_INPUT;
 	sp->cur_bits = 0;
 	sp->cur_residue = 0;
