@@ -33,7 +33,9 @@
  *	outer row (time t) every version with time <= t (>= t forward; strict
  *	for < and >) is read and becomes the current version of its key in a
  *	TupleHashTable; then the outer keys are looked up.  The state is one
- *	version per key seen so far.  Sorting by a timestamp is much cheaper
+ *	version per key seen so far, kept within work_mem * hash_mem_multiplier
+ *	by moving keys to batches on disk (src/asof_sweep.c), so the output has
+ *	no order.  Sorting by a timestamp is much cheaper
  *	than by (text keys, timestamp).  Among versions tied on (keys, time)
  *	the last one read wins.
  *
