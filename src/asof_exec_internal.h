@@ -1,9 +1,21 @@
 /*-------------------------------------------------------------------------
  *
  * asof_exec_internal.h
- *	  Executor state of the AsOfJoin custom scan, shared by the files of its
- *	  executor: asof_exec.c (setup, the merge and lookup strategies, EXPLAIN)
- *	  and asof_sweep.c (the sweep strategy).
+ *	  Executor state of the AsOfJoin custom scan and the functions its
+ *	  executor files share.
+ *
+ * The executor is split by strategy (see asof_exec.c for the algorithms):
+ *
+ *	asof_exec.c		the node's callbacks (begin, exec, end, rescan, EXPLAIN,
+ *					parallel), the inner stream and the scan tuple shared by
+ *					every strategy, and the sweep strategy
+ *	asof_merge.c	the merge strategy, backward, forward and nearest
+ *	asof_lookup.c	the lookup strategy (versions hashed by key, binary
+ *					search per outer row) and its run-time fallback, also
+ *					for the nearest direction
+ *	asof_nearest.c	what the nearest direction's merge and lookup share:
+ *					its setup, tolerance window and the choice between the
+ *					two neighbours of the outer time
  *
  * src/asof_exec_internal.h
  *
@@ -12,12 +24,14 @@
 #ifndef ASOF_EXEC_INTERNAL_H
 #define ASOF_EXEC_INTERNAL_H
 
-#include "executor/tuptable.h"
 #include "nodes/execnodes.h"
+#include "fmgr.h"
+#include "nodes/extensible.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
+#include "asof.h"
 #include "state_stats.h"
 #include "time_shift.h"
 
@@ -34,6 +48,7 @@ typedef struct AsOfJoinState
 {
 	CustomScanState css;
 
+	AsOfPlanInfo info;			/* the plan's custom_private, decoded */
 	PlanState  *outer_ps;
 	PlanState  *inner_ps;
 	JoinType	jointype;
@@ -148,14 +163,123 @@ typedef struct AsOfJoinState
 	bool		row_spilled;	/* the outer row went to a batch */
 } AsOfJoinState;
 
-/* asof_exec.c: helpers the strategies share */
+/* The versions the nearest merge keeps (near_slot[]) */
+#define ASOF_NEAR_PREV	0		/* latest of the key at or before the time */
+#define ASOF_NEAR_AHEAD 1		/* the next one read, not yet passed */
+#define ASOF_NEAR_NULL	2		/* the key's last version with a NULL time */
+#define ASOF_NEAR_FIRST 3		/* the key's earliest version read */
+
+/*
+ * Lookup strategy: the versions of one key, in the inner child's order
+ * (time ascending looking backward, descending looking forward; tied
+ * versions in tie-breaker order).  Each version is a record: its ninner
+ * Datums, its ninner null flags, then copies of its by-reference values,
+ * which the Datums point into.  Probes touch them at random, so they are
+ * laid out to touch few cache lines: records packed densely into large
+ * blocks, each time next to its record's address.  When the times compare
+ * as integers (timestamp, timestamptz, date, integers) they are kept as
+ * int64, fences[] holds every ASOF_FENCE-th of them and super[] every
+ * ASOF_FENCE-th fence: the binary search runs over super[] (small enough
+ * to stay in cache), then over one cache line of fences[], then over one
+ * block of ASOF_FENCE versions.
+ */
+#define ASOF_FENCE		8
+#define ASOF_DENSE_MIN		(8 * 1024)	/* first block; then doubling */
+#define ASOF_DENSE_MAX		(1024 * 1024)
+
+typedef struct AsOfVersion
+{
+	Datum		time;			/* version time (int64 if time_int64) */
+	char	   *rec;			/* the record */
+} AsOfVersion;
+
+typedef struct AsOfVersions
+{
+	int			n;
+	int			cap;
+	AsOfVersion *v;				/* time and record side by side */
+	int64	   *fences;			/* int64 times: v[0], v[8], ... */
+	int64	   *super;			/* and v[0], v[64], ... */
+	char	   *nullrec;		/* nearest: last version with a NULL time */
+} AsOfVersions;
+
+/*
+ * The lookup strategy answers outer rows in batches of up to ASOF_BATCH
+ * (the first batch of a scan is one row, each next one twice as large, so
+ * that a LIMIT above the node reads few more outer rows than it needs), in
+ * phases: find each row's key and (with int64 times) the block of
+ * ASOF_FENCE versions holding its answer, asking the CPU to prefetch that
+ * block; then find each row's version in its block and prefetch the
+ * record; then return the rows one by one.  The versions are touched at
+ * random and mostly miss the caches; this way the misses of a batch
+ * overlap instead of stalling one after the other.
+ */
+#define ASOF_BATCH		128
+
+typedef struct AsOfProbe
+{
+	AsOfVersions *vl;			/* the key's versions, NULL: no match */
+	int64		t;				/* the outer time as int64 */
+	int			from;			/* the fences or versions to search next: */
+	int			to;				/* [from .. to-1] */
+	Datum	   *rec;			/* the match, or NULL */
+} AsOfProbe;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ASOF_PREFETCH(p)	__builtin_prefetch(p)
+#else
+#define ASOF_PREFETCH(p)	((void) (p))
+#endif
+
+/* Compare an outer value with an inner one: <0, 0, >0 as outer is less */
+static inline int
+asof_compare(AsOfCmp *cmp, Datum outer, Datum inner)
+{
+	if (cmp->use_ssup)
+		return cmp->ssup.comparator(outer, inner, &cmp->ssup);
+	return DatumGetInt32(FunctionCall2Coll(&cmp->flinfo, cmp->collation,
+										   outer, inner));
+}
+
+/* asof_exec.c: the inner stream, comparisons, the scan tuple */
+extern void asof_init_cmp(AsOfCmp *cmp, Oid opfamily, Oid outertype,
+						  Oid innertype, Oid collation);
 extern void asof_fetch_inner(AsOfJoinState *s);
 extern bool asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner);
 extern TupleTableSlot *asof_peek_inner(AsOfJoinState *s);
+extern int	asof_compare_keys(AsOfJoinState *s, TupleTableSlot *inner);
 extern int	asof_compare_time(AsOfJoinState *s, TupleTableSlot *inner);
 extern TupleTableSlot *asof_key_slot(AsOfJoinState *s, Datum *keys);
 extern TupleTableSlot *asof_form_values(AsOfJoinState *s, Datum *values,
 										bool *isnull);
+extern TupleTableSlot *asof_form(AsOfJoinState *s, TupleTableSlot *outer);
+extern void asof_lookup_discard(AsOfJoinState *s);
+
+/* asof_merge.c */
+extern void asof_forget(AsOfJoinState *s);
+extern TupleTableSlot *asof_backward(AsOfJoinState *s);
+extern TupleTableSlot *asof_forward(AsOfJoinState *s);
+extern bool asof_merge_key_seen(AsOfJoinState *s);
+extern void asof_nearest_forget(AsOfJoinState *s);
+extern bool asof_nearest_key_seen(AsOfJoinState *s);
+extern TupleTableSlot *asof_nearest_merge(AsOfJoinState *s,
+										  ExprContext *econtext);
+
+/* asof_lookup.c */
+extern void asof_lookup_load(AsOfJoinState *s);
+extern TupleTableSlot *asof_next_looked_up(AsOfJoinState *s, Datum **values,
+										   bool **nulls);
+
+/* asof_nearest.c */
+extern void asof_nearest_begin(AsOfJoinState *s, EState *estate);
+extern bool asof_nearest_bounds(AsOfJoinState *s, ExprContext *econtext);
+extern bool asof_nearest_within(AsOfJoinState *s, Datum itime);
+extern int	asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,
+								bool have_next, Datum tnext,
+								ExprContext *econtext);
+extern bool asof_nearest_infinite(AsOfJoinState *s);
+
+/* asof_exec.c: used by the sweep (asof_sweep.c) */
 extern void asof_raise_time(AsOfJoinState *s, ExprContext *econtext);
 extern TupleTableSlot *asof_next_streamed(AsOfJoinState *s, Datum **values,
 										  bool **nulls);
