@@ -33,7 +33,9 @@
  *	outer row (time t) every version with time <= t (>= t forward; strict
  *	for < and >) is read and becomes the current version of its key in a
  *	TupleHashTable; then the outer keys are looked up.  The state is one
- *	version per key seen so far.  Sorting by a timestamp is much cheaper
+ *	version per key seen so far, kept within work_mem * hash_mem_multiplier
+ *	by moving keys to batches on disk (asof_sweep.c), so the output has
+ *	no order.  Sorting by a timestamp is much cheaper
  *	than by (text keys, timestamp).  Among versions tied on (keys, time)
  *	the last one read wins.
  *
@@ -78,8 +80,9 @@
  * This file holds the node's callbacks (begin, exec, end, rescan, EXPLAIN
  * and the parallel ones), what every strategy shares (the inner stream
  * without rows that never match, comparisons, the scan tuple, the outer
- * row loop of the streamed strategies) and the sweep.  The merge is in
- * asof_merge.c, the lookup in asof_lookup.c, the parts of the nearest
+ * row loop of the streamed strategies).  The sweep and its batches on
+ * disk are in asof_sweep.c, the merge in asof_merge.c, the lookup in
+ * asof_lookup.c, the parts of the nearest
  * direction both of those use in asof_nearest.c; asof_exec_internal.h
  * declares the state they share.
  *
@@ -343,9 +346,14 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->metacxt = AllocSetContextCreate(CurrentMemoryContext,
 										   "AsOfJoin hash table",
 										   ALLOCSET_DEFAULT_SIZES);
+		/* blocks of at most a sixteenth of the limit: the sweep checks it */
 		s->hashcxt = AllocSetContextCreate(s->metacxt,
 										   "AsOfJoin versions",
-										   ALLOCSET_DEFAULT_SIZES);
+										   ALLOCSET_DEFAULT_MINSIZE,
+										   ALLOCSET_DEFAULT_INITSIZE,
+										   Max(ALLOCSET_DEFAULT_INITSIZE,
+											   Min(ALLOCSET_DEFAULT_MAXSIZE,
+												   pg_prevpower2_size_t(get_hash_memory_limit() / 16))));
 		/*
 		 * The table is keyed by a tuple of the keys alone, one column per
 		 * key, so that two keys on the same inner column (r.a = o.x AND
@@ -575,79 +583,6 @@ asof_key_slot(AsOfJoinState *s, Datum *keys)
 }
 
 /*
- * asof_hash_put
- *		Make the inner row the current version of its key.
- */
-static void
-asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner)
-{
-	Datum	   *keys = s->ikeys;
-	TupleHashEntry entry;
-	MemoryContext oldcxt;
-	MinimalTuple old;
-	MinimalTuple copy;
-	bool		isnew;
-	bool		isnull;
-	int			i;
-
-	for (i = 0; i < s->nkeys; i++)
-		keys[i] = slot_getattr(inner, s->inner_key_attno[i], &isnull);
-	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, keys),
-								 &isnew, NULL);
-
-	oldcxt = MemoryContextSwitchTo(s->hashcxt);
-	copy = ExecCopySlotMinimalTuple(inner);
-	MemoryContextSwitchTo(oldcxt);
-
-	old = isnew ? NULL : (MinimalTuple) entry->additional;
-	if (old != NULL)
-	{
-		wj_state_remove(&s->stats, old->t_len);
-		pfree(old);
-	}
-	entry->additional = copy;
-	wj_state_add(&s->stats, copy->t_len);
-}
-
-/*
- * asof_hashed
- *		Time-ordered sweep: take every version up to the outer time (from
- *		it on, looking forward) into the table, then look up the outer keys.
- */
-static TupleTableSlot *
-asof_hashed(AsOfJoinState *s)
-{
-	TupleHashEntry entry;
-
-	ExecClearTuple(s->match_slot);
-	for (;;)
-	{
-		int			tc;
-
-		if (asof_peek_inner(s) == NULL)
-			break;
-		/* rows with a NULL time come last: they wait for asof_drain */
-		if (s->has_shift && asof_inner_time_null(s, s->next))
-			break;
-		tc = asof_compare_time(s, s->next);
-		/* backward: version <= (<) outer; forward: version >= (>) outer */
-		if (s->forward)
-			tc = -tc;
-		if (s->strict ? tc <= 0 : tc < 0)
-			break;
-		asof_hash_put(s, s->next);
-		asof_fetch_inner(s);
-	}
-
-	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->okeys),
-								 NULL, NULL);
-	if (entry == NULL)
-		return NULL;
-	return ExecStoreMinimalTuple((MinimalTuple) entry->additional,
-								 s->match_slot, false);
-}
-
-/*
  * asof_within_tolerance
  *		Check the match's time against the tolerance bounds of the outer
  *		row (in the scan slot).
@@ -761,60 +696,13 @@ asof_outer_time(AsOfJoinState *s, ExprContext *econtext, bool *isnull)
  *		The outer row's shifted time is out of range and PostgreSQL's plan
  *		would compute it: evaluate the expression, which raises its error.
  */
-static void
+void
 asof_raise_time(AsOfJoinState *s, ExprContext *econtext)
 {
 	bool		isnull;
 
 	(void) ExecEvalExprSwitchContext(s->outer_time, econtext, &isnull);
 	elog(ERROR, "AsOfJoin computed a shifted outer time that is in range");
-}
-
-/*
- * asof_next_deferred
- *		Sweep: the outer rows set aside because their shifted time is out of
- *		range, once the outer side is exhausted.  First every remaining
- *		inner row is read into the table, which then holds every key that
- *		has a version; a set-aside row whose key is there raises the error
- *		PostgreSQL's plan raises, the others match nothing.
- */
-static TupleTableSlot *
-asof_next_deferred(AsOfJoinState *s)
-{
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *slot = s->deferred_slot;
-	TupleTableSlot *scan;
-	int			i;
-
-	if (!s->drained)
-	{
-		for (;;)
-		{
-			CHECK_FOR_INTERRUPTS();
-			if (asof_peek_inner(s) == NULL)
-				break;
-			ResetExprContext(econtext);
-			asof_hash_put(s, s->next);
-			asof_fetch_inner(s);
-		}
-		s->drained = true;
-	}
-	if (!tuplestore_gettupleslot(s->deferred, true, false, slot))
-		return NULL;
-	slot_getallattrs(slot);
-	scan = asof_form_values(s, slot->tts_values, slot->tts_isnull);
-	econtext->ecxt_scantuple = scan;
-	for (i = 0; i < s->nkeys; i++)
-	{
-		bool		isnull;
-
-		s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-												&isnull);
-	}
-	if (LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->okeys),
-							 NULL, NULL) != NULL)
-		asof_raise_time(s, econtext);
-	return scan;
 }
 
 /*
@@ -829,7 +717,7 @@ asof_next_deferred(AsOfJoinState *s)
  * keys have some version (which PostgreSQL's plan compares it with): the
  * merge knows that at once, the sweep sets the row aside until the end.
  */
-static TupleTableSlot *
+TupleTableSlot *
 asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
@@ -953,6 +841,8 @@ asof_next(ScanState *ss)
 
 		if (lookup)
 			scan = asof_next_looked_up(s, &values, &nulls);
+		else if (s->hashed && !s->nearest)
+			scan = asof_sweep_next(s, &values, &nulls);
 		else
 			scan = asof_next_streamed(s, &values, &nulls);
 		if (scan == NULL)
@@ -1035,6 +925,7 @@ asof_end(CustomScanState *node)
 		tuplestore_end(s->deferred);
 		s->deferred = NULL;
 	}
+	asof_sweep_reset(s);
 	ExecEndNode(s->outer_ps);
 	ExecEndNode(s->inner_ps);
 }
@@ -1072,6 +963,7 @@ asof_rescan(CustomScanState *node)
 		s->deferred = NULL;
 	}
 	s->drained = false;
+	asof_sweep_reset(s);
 	s->seen_valid = false;
 	if (s->seen_slot != NULL)
 		ExecClearTuple(s->seen_slot);
@@ -1171,6 +1063,8 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							"backward (latest version at or before)", es);
 	wj_explain_exprs("Join Filter", joinquals, context, es);
 	wj_explain_state(&s->stats, es);
+	if (s->hashed && !s->nearest)
+		asof_sweep_explain(s, es);
 	wj_explain_workers(&s->pinstr, &node->ss.ps, &s->stats, es);
 }
 

@@ -157,6 +157,10 @@ typedef struct AsOfJoinState
 	Oid		   *near_sortcolls;
 	bool	   *near_nullsfirst;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
+
+	/* sweep: keys in batches on disk (asof_sweep.c) */
+	struct AsOfSpill *spill;
+	bool		row_spilled;	/* the outer row went to a batch */
 } AsOfJoinState;
 
 /* The versions the nearest merge keeps (near_slot[]) */
@@ -274,5 +278,19 @@ extern int	asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,
 								bool have_next, Datum tnext,
 								ExprContext *econtext);
 extern bool asof_nearest_infinite(AsOfJoinState *s);
+
+/* asof_exec.c: used by the sweep (asof_sweep.c) */
+extern void asof_raise_time(AsOfJoinState *s, ExprContext *econtext);
+extern TupleTableSlot *asof_next_streamed(AsOfJoinState *s, Datum **values,
+										  bool **nulls);
+
+/* asof_sweep.c: the sweep strategy */
+extern void asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner);
+extern TupleTableSlot *asof_hashed(AsOfJoinState *s);
+extern TupleTableSlot *asof_next_deferred(AsOfJoinState *s);
+extern TupleTableSlot *asof_sweep_next(AsOfJoinState *s, Datum **values,
+									   bool **nulls);
+extern void asof_sweep_reset(AsOfJoinState *s);
+extern void asof_sweep_explain(AsOfJoinState *s, ExplainState *es);
 
 #endif							/* ASOF_EXEC_INTERNAL_H */

@@ -525,22 +525,16 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 			clamp_row_est(joinrel->rows / wj_parallel_divisor(outer_path));
 	/*
 	 * The lookup's run-time fallback sorts the outer rows: no order.  The
-	 * sweep returns a LEFT join's outer rows whose shifted time is out of
-	 * range after the others (asof_exec.c): no order either.
+	 * sweep returns the outer rows of keys it moved to batches on disk
+	 * after the others, whenever its state outgrows the memory limit at run
+	 * time (asof_sweep.c): no order either.
 	 */
-	{
-		Expr	   *base;
-		WjShift		shift;
-
-		if (strategy == ASOF_STRATEGY_LOOKUP ||
-			(strategy == ASOF_STRATEGY_SWEEP && jointype == JOIN_LEFT &&
-			 wj_shift_match(spec->time->outer, &base, &shift)))
-			apath->cpath.path.pathkeys = NIL;
-		else
-			apath->cpath.path.pathkeys =
-				build_join_pathkeys(root, joinrel, jointype,
-									outer_path->pathkeys);
-	}
+	if (strategy == ASOF_STRATEGY_LOOKUP || strategy == ASOF_STRATEGY_SWEEP)
+		apath->cpath.path.pathkeys = NIL;
+	else
+		apath->cpath.path.pathkeys =
+			build_join_pathkeys(root, joinrel, jointype,
+								outer_path->pathkeys);
 	apath->cpath.flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	apath->cpath.custom_paths = list_make1(outer_path);
 	apath->cpath.custom_private = NIL;
