@@ -53,11 +53,12 @@ SET max_parallel_workers_per_gather = 0;
 
 -- pw_check(node, q): whether the plan has the node under an Append, once
 -- per partition pair (how many times it appears; "Parallel Append" when
--- that is the Append), the row count, and how many rows differ (in either
--- direction) from the runs with partitionwise joins off, with the nodes
--- off, and with both off.  The runs with the nodes off may use every join
--- method.  Every setting it changes is set back.
-CREATE FUNCTION pw_check(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
+-- that is the Append); then, on a line of its own, the row count and how
+-- many rows differ (in either direction) from the runs with partitionwise
+-- joins off, with the nodes off, and with both off.  The runs with the
+-- nodes off may use every join method.  Every setting it changes is set
+-- back.
+CREATE FUNCTION pw_check(node text, q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
   line text;
   i int := 0;
@@ -110,9 +111,11 @@ BEGIN
   SELECT count(*) INTO d_both FROM ((TABLE r_on EXCEPT ALL TABLE r_both)
     UNION ALL (TABLE r_both EXCEPT ALL TABLE r_on)) d;
   DROP TABLE r_on, r_nopw, r_off, r_both;
-  RETURN format('%s: %s under %s, rows: %s, differ from partitionwise off: %s, nodes off: %s, both off: %s',
-                node, CASE WHEN append_at > 0 AND node_at > append_at THEN nodes ELSE 0 END,
-                append_kind, n, d_nopw, d_off, d_both);
+  RETURN NEXT format('%s: %s under %s', node,
+                     CASE WHEN append_at > 0 AND node_at > append_at THEN nodes ELSE 0 END,
+                     append_kind);
+  RETURN NEXT format('rows: %s, differ from partitionwise off: %s, nodes off: %s, both off: %s',
+                     n, d_nopw, d_off, d_both);
 END $$;
 
 -- IntervalJoin: one per partition pair
@@ -197,6 +200,9 @@ SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM ha a JOIN hb
 SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM la a LEFT JOIN lb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 SET windowjoin.enable_key_partitioning = on;
+EXPLAIN (COSTS OFF)
+SELECT a.v, b.v FROM la a FULL JOIN lb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '30 seconds' AND a.t;
 SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM la a FULL JOIN lb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '30 seconds' AND a.t$q$);
 RESET enable_hashjoin;
