@@ -55,7 +55,6 @@
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
-#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "common/int.h"
 #include "nodes/makefuncs.h"
@@ -74,8 +73,8 @@
 #include "utils/syscache.h"
 
 #include "catalog_cache.h"
-#include "stats_common.h"
 #include "join_common.h"
+#include "stats_common.h"
 #include "window_expand.h"
 #include "window_arith.h"
 #include "windowjoin.h"
