@@ -86,6 +86,7 @@ function ptarget(name, wl, num, den, goal, detail) {
 	target(name, T[wl SUBSEP num] / T[wl SUBSEP den], ">=", goal, detail)
 }
 function target(name, val, op, goal, detail,   ok, verdict) {
+	if ((val "") ~ /nan|inf/) return	# a workload that did not run (--only)
 	ok = (op == "<=") ? (val <= goal) : (val >= goal)
 	verdict = ok ? "met" : "NOT met"
 	if (!ok && op == ">=" && goal == 1 && val >= 0.95) verdict = "NOT met (within 5 %)"

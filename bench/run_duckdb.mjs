@@ -44,6 +44,7 @@ for (const line of lines) {
 	if (line === '' || line.startsWith('#')) continue;
 	const [wl, cls, group, size, file] = line.split('\t');
 	if (!cls.startsWith('duck')) continue;
+	if (env.ONLY && !env.ONLY.split(',').some(w => wl === w || wl.startsWith(`${w}-`))) continue;
 	const threads = Number(cls.slice(4));
 	await con.run(`SET threads = ${threads}`);
 	const q = readFileSync(`${env.BENCH}/queries/${file}`, 'utf8').replaceAll('{SLICE}', env.SLICE);

@@ -9,7 +9,8 @@
 # and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/ (serial
 # and, as W.2workers.txt, with 2 workers).
 # Environment: BENCH (this folder), DATA (CSV folder), OUT, RUNS, SLOW_MS,
-# ALONE_MS (see wj_bench_run in bench_lib.sql; the windowjoin configurations
+# ONLY (comma-separated workloads to time, empty for all; setup lines
+# always run), ALONE_MS (see wj_bench_run in bench_lib.sql; the windowjoin configurations
 # always get RUNS runs), SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
 # CURRENCIES ORDERS SENSOR DEVICES WJ WJKEYS.
 set -euo pipefail
@@ -30,6 +31,15 @@ settings() {
 	esac
 }
 query() { sed "s/{SLICE}/$SLICE/g" "$BENCH/queries/$1"; }
+# selected WORKLOAD: true when ONLY is empty or names it or its base (W5 for W5-inner)
+selected() {
+	[ -z "${ONLY:-}" ] && return 0
+	local w
+	for w in ${ONLY//,/ }; do
+		case "$1" in "$w"|"$w"-*) return 0 ;; esac
+	done
+	return 1
+}
 
 "${PSQL[@]}" -c 'CREATE EXTENSION windowjoin' -f "$BENCH/bench_lib.sql"
 t0=$(date +%s)
@@ -51,6 +61,7 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 		continue ;;
 	duck*) continue ;;
 	esac
+	selected "$wl" || continue
 	q=$(query "$file")
 	slow=$SLOW_MS alone=$ALONE_MS
 	case "$class" in wj|wj1|wj2|wjslice) slow=1e12 alone=1e12 ;; esac

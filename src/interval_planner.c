@@ -759,9 +759,7 @@ ij_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 	Path	   *outer;
 	Path	   *inner;
 	Path	   *path;
-	Cost		scans;
-	double		divisor;
-	int			workers = 0;
+	int			workers;
 
 	if (root->query_level != 1 || root->parent_root != NULL)
 		return;
@@ -773,29 +771,14 @@ ij_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 	if (outer == NULL || inner == NULL ||
 		wj_keypart_scan(outer) == NULL || wj_keypart_scan(inner) == NULL)
 		return;
-	/* as many workers as PostgreSQL would give the larger input's scan */
-	if (outerrel->partial_pathlist != NIL)
-		workers = ((Path *) linitial(outerrel->partial_pathlist))->parallel_workers;
-	if (innerrel->partial_pathlist != NIL)
-		workers = Max(workers,
-					  ((Path *) linitial(innerrel->partial_pathlist))->parallel_workers);
+	workers = wj_keypart_workers(outerrel, innerrel);
 	if (workers <= 0)
 		return;
 
 	path = ij_make_path(root, joinrel, info, outer, inner, outer_pks);
 	if (!path->parallel_safe)
 		return;
-	path->parallel_aware = true;
-	path->parallel_workers = workers;
-	/* partitions one after the other: no order across them */
-	path->pathkeys = NIL;
-	divisor = wj_parallel_divisor(path);
-	scans = wj_keypart_scan(outer)->total_cost +
-		wj_keypart_scan(inner)->total_cost;
-	path->rows = clamp_row_est(joinrel->rows / divisor);
-	if (path->startup_cost > scans)
-		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
-	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;
+	wj_keypart_make_partial(path, outer, inner, joinrel, workers);
 	((CustomPath *) path)->methods = &ij_keypart_path_methods;
 	add_partial_path(joinrel, path);
 }

@@ -98,6 +98,35 @@ wj_parallel_divisor(Path *path)
 }
 
 /*
+ * cheapest_sorted
+ *		The cheapest unparameterized path of paths (parallel safe ones only
+ *		if asked), sorted into pathkeys order unless already in it, or a
+ *		presorted one, whichever is cheaper; NULL if none qualifies.
+ */
+static Path *
+cheapest_sorted(PlannerInfo *root, RelOptInfo *rel, List *paths,
+				List *pathkeys, bool need_parallel_safe)
+{
+	Path	   *result = NULL;
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		Path	   *sorted = path;
+
+		if (path->param_info != NULL ||
+			(need_parallel_safe && !path->parallel_safe))
+			continue;
+		if (!pathkeys_contained_in(pathkeys, path->pathkeys))
+			sorted = (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
+		if (result == NULL || sorted->total_cost < result->total_cost)
+			result = sorted;
+	}
+	return result;
+}
+
+/*
  * wj_partial_outer_input
  *		The cheapest partial path of rel delivering each participant's share
  *		of the rows in pathkeys order: the cheapest partial path, sorted in
@@ -108,24 +137,9 @@ wj_parallel_divisor(Path *path)
 Path *
 wj_partial_outer_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 {
-	Path	   *result = NULL;
-	ListCell   *lc;
-
-	if (!rel->consider_parallel || rel->partial_pathlist == NIL)
+	if (!rel->consider_parallel)
 		return NULL;
-	foreach(lc, rel->partial_pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-		Path	   *sorted = path;
-
-		if (path->param_info != NULL)
-			continue;
-		if (!pathkeys_contained_in(pathkeys, path->pathkeys))
-			sorted = (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
-		if (result == NULL || sorted->total_cost < result->total_cost)
-			result = sorted;
-	}
-	return result;
+	return cheapest_sorted(root, rel, rel->partial_pathlist, pathkeys, false);
 }
 
 /*
@@ -138,24 +152,55 @@ wj_partial_outer_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 Path *
 wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 {
-	Path	   *result = NULL;
-	ListCell   *lc;
-
 	if (!rel->consider_parallel)
 		return NULL;
-	foreach(lc, rel->pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-		Path	   *sorted = path;
+	return cheapest_sorted(root, rel, rel->pathlist, pathkeys, true);
+}
 
-		if (path->param_info != NULL || !path->parallel_safe)
-			continue;
-		if (!pathkeys_contained_in(pathkeys, path->pathkeys))
-			sorted = (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
-		if (result == NULL || sorted->total_cost < result->total_cost)
-			result = sorted;
-	}
-	return result;
+/*
+ * wj_keypart_workers
+ *		How many workers a key-partitioned join of these relations gets: as
+ *		many as PostgreSQL gives the larger input's partial scan (0 when
+ *		neither has a partial path).
+ */
+int
+wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel)
+{
+	int			workers = 0;
+
+	if (outerrel->partial_pathlist != NIL)
+		workers = ((Path *) linitial(outerrel->partial_pathlist))->parallel_workers;
+	if (innerrel->partial_pathlist != NIL)
+		workers = Max(workers,
+					  ((Path *) linitial(innerrel->partial_pathlist))->parallel_workers);
+	return workers;
+}
+
+/*
+ * wj_keypart_make_partial
+ *		Turn a parallel-safe path over the complete inputs outer and inner
+ *		into a key-partitioned partial path of joinrel: every participant
+ *		scans both inputs in full, the rest of the work (sorts, the join) is
+ *		split among them.  Partitions come out one after the other, so the
+ *		path has no order.
+ */
+void
+wj_keypart_make_partial(Path *path, Path *outer, Path *inner,
+						RelOptInfo *joinrel, int workers)
+{
+	Cost		scans;
+	double		divisor;
+
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	path->pathkeys = NIL;
+	divisor = wj_parallel_divisor(path);
+	scans = wj_keypart_scan(outer)->total_cost +
+		wj_keypart_scan(inner)->total_cost;
+	path->rows = clamp_row_est(joinrel->rows / divisor);
+	if (path->startup_cost > scans)
+		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
+	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;
 }
 
 /*

@@ -1073,9 +1073,7 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	Path	   *outer_path;
 	Path	   *inner_path;
 	Path	   *path;
-	Cost		scans;
-	double		divisor;
-	int			workers = 0;
+	int			workers;
 
 	/*
 	 * Only in the top query level: the partition parameter has to be
@@ -1098,12 +1096,7 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 		wj_keypart_scan(outer_path) == NULL ||
 		wj_keypart_scan(inner_path) == NULL)
 		return;
-	/* as many workers as PostgreSQL would give the larger input's scan */
-	if (outer->base->partial_pathlist != NIL)
-		workers = ((Path *) linitial(outer->base->partial_pathlist))->parallel_workers;
-	if (inner->base->partial_pathlist != NIL)
-		workers = Max(workers,
-					  ((Path *) linitial(inner->base->partial_pathlist))->parallel_workers);
+	workers = wj_keypart_workers(outer->base, inner->base);
 	if (workers <= 0)
 		return;
 
@@ -1111,17 +1104,7 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 							 wpr, custom_private, node_exprs, state_bytes);
 	if (!path->parallel_safe)
 		return;
-	path->parallel_aware = true;
-	path->parallel_workers = workers;
-	divisor = wj_parallel_divisor(path);
-
-	/* every participant scans both inputs; sorts and join split */
-	scans = wj_keypart_scan(outer_path)->total_cost +
-		wj_keypart_scan(inner_path)->total_cost;
-	path->rows = clamp_row_est(joinrel->rows / divisor);
-	if (path->startup_cost > scans)
-		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
-	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;
+	wj_keypart_make_partial(path, outer_path, inner_path, joinrel, workers);
 	((CustomPath *) path)->methods = &wj_window_join_keypart_path_methods;
 	add_partial_path(joinrel, path);
 }
