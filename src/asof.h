@@ -2,7 +2,8 @@
  *
  * asof.h
  *	  Private declarations of the AsOfJoin custom scan, shared by its
- *	  planner part (asof_planner.c) and its executor part (asof_exec.c).
+ *	  planner files (listed in asof_planner_internal.h) and its executor
+ *	  files (listed in asof_exec_internal.h).
  *
  * The planner stores what the executor needs in the CustomScan node:
  *
@@ -21,13 +22,9 @@
  * custom_exprs: a list of ASOF_NEXPRS lists, indexed by the ASOF_EXPR_*
  *		constants below.
  *
- * custom_private: a list of four lists: the integer parameters (indexed by
- *		ASOF_META_*), the comparison descriptors (four OIDs per comparison:
- *		btree opfamily, outer type, inner type, collation; first one per
- *		key, then the time, then one per tolerance bound), the inner
- *		attribute numbers (one per key, then the time) and, for the sweep
- *		and lookup strategies, two OIDs per key: hash function and equality
- *		function.
+ * custom_private: an AsOfPlanInfo (below), encoded field by field by
+ *		asof_info_to_private and read back by asof_info_from_private
+ *		(asof_private.c, with the writer and reader of plan_private.h).
  *
  * src/asof.h
  *
@@ -37,6 +34,7 @@
 #define ASOF_H
 
 #include "nodes/extensible.h"
+#include "nodes/nodes.h"
 
 #define ASOF_NAME "AsOfJoin"
 
@@ -50,23 +48,67 @@
 #define ASOF_EXPR_SHOW_TOL		6	/* EXPLAIN: tolerance conditions */
 #define ASOF_NEXPRS				7
 
-/* custom_private integer parameters */
-#define ASOF_META_JOINTYPE		0	/* JOIN_INNER or JOIN_LEFT */
-#define ASOF_META_FORWARD		1	/* 1: earliest version at/after */
-#define ASOF_META_STRICT		2	/* 1: < or > instead of <= or >= */
-#define ASOF_META_NOUTER		3	/* outer columns in the scan tuple */
-#define ASOF_META_NKEYS			4
-#define ASOF_META_NTOL			5
-#define ASOF_META_STRATEGY		6	/* one of ASOF_STRATEGY_* */
-#define ASOF_META_TOL_STRICT	7	/* then one strictness flag per bound */
-
 /* Strategies (see asof_exec.c) */
 #define ASOF_STRATEGY_MERGE		0	/* both sorted by (keys, time), merged */
 #define ASOF_STRATEGY_SWEEP		1	/* both sorted by time, keys hashed */
 #define ASOF_STRATEGY_LOOKUP	2	/* versions hashed by key, outer unsorted */
 
-/* Each comparison is described by four OIDs in custom_private */
-#define ASOF_CMP_WIDTH			4
+/*
+ * A comparison of an outer value with an inner value: both types, the
+ * btree opfamily that compares them and the collation.
+ */
+typedef struct AsOfCmpInfo
+{
+	Oid			opfamily;
+	Oid			outertype;
+	Oid			innertype;
+	Oid			collation;
+} AsOfCmpInfo;
+
+/*
+ * What the executor needs from the planner besides expressions and child
+ * plans (custom_private).  Arrays have nkeys or ntol elements.
+ */
+typedef struct AsOfPlanInfo
+{
+	JoinType	jointype;		/* JOIN_INNER or JOIN_LEFT */
+	bool		forward;		/* earliest version at/after the outer time */
+	bool		strict;			/* < or > instead of <= or >= */
+	int			strategy;		/* one of ASOF_STRATEGY_* */
+	int			nouter;			/* outer columns in the scan tuple */
+	int			nkeys;
+	int			ntol;			/* tolerance bounds */
+
+	/* per key */
+	AsOfCmpInfo *key_cmps;
+	AttrNumber *key_attnos;		/* the inner child's key columns */
+	Oid		   *key_hashfuncs;	/* hash support function, InvalidOid if the
+								 * keys are not hashed */
+	Oid		   *key_eqfuncs;	/* equality function, likewise */
+
+	/* the time */
+	AsOfCmpInfo time_cmp;
+	AttrNumber	time_attno;		/* the inner child's time column */
+
+	/* per tolerance bound */
+	AsOfCmpInfo *tol_cmps;
+	bool	   *tol_strict;		/* < or > instead of <= or >= */
+	bool	   *tol_upper;		/* nearest: an upper bound (false otherwise) */
+
+	/*
+	 * The nearest direction (ORDER BY version_time <-> outer_time); when
+	 * nearest is false the other fields are InvalidOid and false.
+	 */
+	bool		nearest;
+	Oid			near_distfunc;	/* btree_gist's distance function */
+	Oid			near_ltop;		/* "<" ordering its results */
+	Oid			near_type;		/* the time type */
+	bool		near_inner_first;	/* distance(inner, outer) */
+	bool		near_keep_nulls;	/* no tolerance: NULL times take part */
+} AsOfPlanInfo;
+
+extern List *asof_info_to_private(const AsOfPlanInfo *info);
+extern void asof_info_from_private(List *priv, AsOfPlanInfo *info);
 
 extern CustomScanMethods wj_asof_scan_methods;
 

@@ -75,6 +75,14 @@
  * EXPLAIN shows the planned strategy and, under ANALYZE, whether the
  * lookup fell back.
  *
+ * This file holds the node's callbacks (begin, exec, end, rescan, EXPLAIN
+ * and the parallel ones), what every strategy shares (the inner stream
+ * without rows that never match, comparisons, the scan tuple, the outer
+ * row loop of the streamed strategies) and the sweep.  The merge is in
+ * asof_merge.c, the lookup in asof_lookup.c, the parts of the nearest
+ * direction both of those use in asof_nearest.c; asof_exec_internal.h
+ * declares the state they share.
+ *
  * src/asof_exec.c
  *
  *-------------------------------------------------------------------------
@@ -105,201 +113,11 @@
 #include "utils/tuplestore.h"
 
 #include "asof.h"
+#include "asof_exec_internal.h"
 #include "explain_common.h"
 #include "state_stats.h"
 #include "time_shift.h"
 #include "windowjoin.h"
-
-/* A comparison of an outer value with an inner value */
-typedef struct AsOfCmp
-{
-	bool		use_ssup;		/* same type: sort support comparator */
-	SortSupportData ssup;
-	FmgrInfo	flinfo;			/* cross-type: btree comparison proc */
-	Oid			collation;
-} AsOfCmp;
-
-typedef struct AsOfJoinState
-{
-	CustomScanState css;
-
-	PlanState  *outer_ps;
-	PlanState  *inner_ps;
-	JoinType	jointype;
-	bool		forward;
-	bool		strict;
-	int			strategy;		/* ASOF_STRATEGY_* */
-	bool		hashed;			/* keys in a hash table (sweep, lookup) */
-	int			nouter;			/* columns of the outer child */
-	int			ninner;			/* columns of the inner child */
-	int			nkeys;
-	int			ntol;
-
-	ExprState **outer_key;		/* per key */
-	ExprState  *outer_time;
-	ExprState **tol_bound;		/* per tolerance bound */
-	bool	   *tol_strict;
-	ExprState  *joinqual;		/* LEFT join's match conditions */
-
-	AsOfCmp    *key_cmp;
-	AsOfCmp		time_cmp;
-	AsOfCmp    *tol_cmp;
-	AttrNumber *inner_key_attno;
-	AttrNumber	inner_time_attno;
-
-	Datum	   *okeys;			/* current outer row's keys */
-	Datum		otime;			/* and time */
-
-	/*
-	 * A shifted outer time (o.t + interval '1 hour', see time_shift.c) is
-	 * computed from its base without an error; where it is out of range,
-	 * the real expression is evaluated only if the outer keys have some
-	 * version, as PostgreSQL's plan evaluates it only then.  The merge
-	 * remembers an inner row of the current outer keys already read; the
-	 * sweep sets such outer rows aside and answers them at the end.
-	 */
-	bool		has_shift;
-	WjShift		shift;
-	ExprState  *time_base;
-	TupleTableSlot *seen_slot;	/* merge: a read row of the outer keys */
-	bool		seen_valid;
-	Tuplestorestate *deferred;	/* sweep: outer rows set aside */
-	TupleTableSlot *deferred_slot;
-	bool		drained;		/* sweep: every inner row read */
-
-	TupleTableSlot *next;		/* inner lookahead, NULL if none */
-	bool		inner_done;		/* inner child exhausted */
-	TupleTableSlot *best_slot;	/* the current version (a copy) */
-	bool		have_best;
-	bool		best_is_next;	/* forward: best_slot copies next */
-	int64		best_bytes;
-
-	/*
-	 * sweep strategy: the current version of every key seen so far; lookup
-	 * strategy: every version of every key (an AsOfVersions per key)
-	 */
-	TupleHashTable hashtable;
-	MemoryContext metacxt;		/* the table itself, and hashcxt */
-	MemoryContext hashcxt;		/* its entries and the version copies */
-	TupleTableSlot *probe_slot; /* the keys alone, one column per key */
-	TupleTableSlot *match_slot; /* a version out of the table */
-	Datum	   *ikeys;			/* keys of the inner row being stored */
-
-	/* lookup strategy */
-	bool		loaded;			/* the versions are in the table */
-	bool		fallback;		/* they did not fit: sweep instead */
-	bool		fell_back;		/* that happened at least once (EXPLAIN) */
-	size_t		mem_limit;		/* bytes the table may take */
-	Size		rec_header;		/* Datums and nulls before a version's data */
-	char	   *dense_ptr;		/* free space for versions in hashcxt */
-	Size		dense_free;
-	Size		dense_next;		/* size of the next block */
-	bool		time_int64;		/* version times compared as int64 */
-	Tuplesortstate *outer_sort; /* fallback: outer rows by time */
-	TupleDesc	sort_desc;		/* outer columns plus the outer time */
-	TupleTableSlot *sort_in_slot;
-	TupleTableSlot *sort_out_slot;
-	Oid			time_sortop;	/* orders outer times as the sweep needs */
-	Oid			time_collation;
-	struct AsOfProbe *probes;	/* the batch of outer rows being answered */
-	Datum	   *batch_values;	/* copies of their columns, nouter each */
-	bool	   *batch_isnull;
-	int			batch_n;
-	int			batch_pos;		/* next one to return */
-	int			batch_size;		/* rows to read into the next batch */
-	bool		outer_done;		/* outer child exhausted */
-	ExprContext *batch_econtext;	/* their keys and times, per batch */
-
-	WjStateStats stats;
-
-	/* nearest direction (see asof_nearest_merge, asof_nearest_probe) */
-	bool		nearest;
-	bool		near_keep_nulls;	/* NULL times take part (no tolerance) */
-	bool		near_inner_first;	/* distance(inner, outer) */
-	bool		near_time_null;	/* the current outer time is NULL */
-	Oid			near_type;		/* the time type */
-	bool	   *tol_upper;		/* per tolerance bound: an upper bound */
-	Datum	   *near_bounds;	/* the current outer row's bounds */
-	FmgrInfo	dist_flinfo;	/* btree_gist's distance function */
-	SortSupportData dist_ssup;	/* orders its results */
-	AsOfCmp    *near_key_icmp;	/* inner key with inner key */
-	TupleTableSlot *near_slot[4];	/* ASOF_NEAR_*: copies of versions */
-	bool		near_have[4];
-	int64		near_bytes[4];
-	AttrNumber *near_sortattnos;	/* lookup's fallback: outer keys, time */
-	Oid		   *near_sortops;
-	Oid		   *near_sortcolls;
-	bool	   *near_nullsfirst;
-	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
-} AsOfJoinState;
-
-/* The versions the nearest merge keeps (near_slot[]) */
-#define ASOF_NEAR_PREV	0		/* latest of the key at or before the time */
-#define ASOF_NEAR_AHEAD 1		/* the next one read, not yet passed */
-#define ASOF_NEAR_NULL	2		/* the key's last version with a NULL time */
-#define ASOF_NEAR_FIRST 3		/* the key's earliest version read */
-
-/*
- * Lookup strategy: the versions of one key, in the inner child's order
- * (time ascending looking backward, descending looking forward; tied
- * versions in tie-breaker order).  Each version is a record: its ninner
- * Datums, its ninner null flags, then copies of its by-reference values,
- * which the Datums point into.  Probes touch them at random, so they are
- * laid out to touch few cache lines: records packed densely into large
- * blocks, each time next to its record's address.  When the times compare
- * as integers (timestamp, timestamptz, date, integers) they are kept as
- * int64, fences[] holds every ASOF_FENCE-th of them and super[] every
- * ASOF_FENCE-th fence: the binary search runs over super[] (small enough
- * to stay in cache), then over one cache line of fences[], then over one
- * block of ASOF_FENCE versions.
- */
-#define ASOF_FENCE		8
-#define ASOF_DENSE_MIN		(8 * 1024)	/* first block; then doubling */
-#define ASOF_DENSE_MAX		(1024 * 1024)
-
-typedef struct AsOfVersion
-{
-	Datum		time;			/* version time (int64 if time_int64) */
-	char	   *rec;			/* the record */
-} AsOfVersion;
-
-typedef struct AsOfVersions
-{
-	int			n;
-	int			cap;
-	AsOfVersion *v;				/* time and record side by side */
-	int64	   *fences;			/* int64 times: v[0], v[8], ... */
-	int64	   *super;			/* and v[0], v[64], ... */
-	char	   *nullrec;		/* nearest: last version with a NULL time */
-} AsOfVersions;
-
-/*
- * The lookup strategy answers outer rows in batches of up to ASOF_BATCH
- * (the first batch of a scan is one row, each next one twice as large, so
- * that a LIMIT above the node reads few more outer rows than it needs), in
- * phases: find each row's key and (with int64 times) the block of
- * ASOF_FENCE versions holding its answer, asking the CPU to prefetch that
- * block; then find each row's version in its block and prefetch the
- * record; then return the rows one by one.  The versions are touched at
- * random and mostly miss the caches; this way the misses of a batch
- * overlap instead of stalling one after the other.
- */
-#define ASOF_BATCH		128
-
-typedef struct AsOfProbe
-{
-	AsOfVersions *vl;			/* the key's versions, NULL: no match */
-	int64		t;				/* the outer time as int64 */
-	int			from;			/* the fences or versions to search next: */
-	int			to;				/* [from .. to-1] */
-	Datum	   *rec;			/* the match, or NULL */
-} AsOfProbe;
-
-#if defined(__GNUC__) || defined(__clang__)
-#define ASOF_PREFETCH(p)	__builtin_prefetch(p)
-#else
-#define ASOF_PREFETCH(p)	((void) (p))
-#endif
 
 static Node *asof_create_state(CustomScan *cscan);
 static void asof_begin(CustomScanState *node, EState *estate, int eflags);
@@ -308,15 +126,6 @@ static void asof_end(CustomScanState *node);
 static void asof_rescan(CustomScanState *node);
 static void asof_explain(CustomScanState *node, List *ancestors,
 						 ExplainState *es);
-static void asof_nearest_begin(AsOfJoinState *s, CustomScan *cscan,
-							   EState *estate);
-static TupleTableSlot *asof_nearest_merge(AsOfJoinState *s,
-										  ExprContext *econtext);
-static void asof_nearest_probe(AsOfJoinState *s, struct AsOfProbe *probe,
-							   struct AsOfVersions *vl, ExprContext *econtext);
-static bool asof_nearest_key_seen(AsOfJoinState *s);
-static void asof_nearest_sort_outer(AsOfJoinState *s);
-static void asof_nearest_forget(AsOfJoinState *s);
 static Size asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 static void asof_init_dsm(CustomScanState *node, ParallelContext *pcxt,
 						   void *coordinate);
@@ -371,7 +180,7 @@ asof_create_state(CustomScan *cscan)
  *		Prepare the comparison of an outer value of type outertype with an
  *		inner value of type innertype in a btree opfamily.
  */
-static void
+void
 asof_init_cmp(AsOfCmp *cmp, Oid opfamily, Oid outertype, Oid innertype,
 			  Oid collation)
 {
@@ -404,16 +213,6 @@ asof_init_cmp(AsOfCmp *cmp, Oid opfamily, Oid outertype, Oid innertype,
 	}
 }
 
-/* Compare an outer value with an inner one: <0, 0, >0 as outer is less */
-static inline int
-asof_compare(AsOfCmp *cmp, Datum outer, Datum inner)
-{
-	if (cmp->use_ssup)
-		return cmp->ssup.comparator(outer, inner, &cmp->ssup);
-	return DatumGetInt32(FunctionCall2Coll(&cmp->flinfo, cmp->collation,
-										   outer, inner));
-}
-
 /*
  * asof_begin
  *		BeginCustomScan: start both children and prepare expressions and
@@ -424,9 +223,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *meta = (List *) linitial(cscan->custom_private);
-	List	   *cmps = (List *) lsecond(cscan->custom_private);
-	List	   *attnos = (List *) lthird(cscan->custom_private);
+	AsOfPlanInfo *info = &s->info;
 	List	   *outer_keys;
 	List	   *tol_bounds;
 	List	   *joinquals;
@@ -443,12 +240,13 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 							   estate, child_eflags);
 	node->custom_ps = list_make2(s->outer_ps, s->inner_ps);
 
-	s->jointype = (JoinType) list_nth_int(meta, ASOF_META_JOINTYPE);
-	s->forward = list_nth_int(meta, ASOF_META_FORWARD) != 0;
-	s->strict = list_nth_int(meta, ASOF_META_STRICT) != 0;
-	s->nouter = list_nth_int(meta, ASOF_META_NOUTER);
-	s->nkeys = list_nth_int(meta, ASOF_META_NKEYS);
-	s->ntol = list_nth_int(meta, ASOF_META_NTOL);
+	asof_info_from_private(cscan->custom_private, info);
+	s->jointype = info->jointype;
+	s->forward = info->forward;
+	s->strict = info->strict;
+	s->nouter = info->nouter;
+	s->nkeys = info->nkeys;
+	s->ntol = info->ntol;
 	s->ninner = ExecGetResultType(s->inner_ps)->natts;
 
 	natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
@@ -472,12 +270,12 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	foreach(lc, outer_keys)
 	{
 		s->outer_key[i] = ExecInitExpr((Expr *) lfirst(lc), &node->ss.ps);
-		s->inner_key_attno[i] = list_nth_int(attnos, i);
+		s->inner_key_attno[i] = info->key_attnos[i];
 		asof_init_cmp(&s->key_cmp[i],
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH),
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 1),
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 2),
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3));
+					  info->key_cmps[i].opfamily,
+					  info->key_cmps[i].outertype,
+					  info->key_cmps[i].innertype,
+					  info->key_cmps[i].collation);
 		i++;
 	}
 	Assert(i == s->nkeys);
@@ -500,23 +298,22 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 													  &TTSOpsMinimalTuple);
 		}
 	}
-	s->inner_time_attno = list_nth_int(attnos, s->nkeys);
+	s->inner_time_attno = info->time_attno;
 	asof_init_cmp(&s->time_cmp,
-				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH),
-				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 1),
-				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 2),
-				  list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 3));
+				  info->time_cmp.opfamily,
+				  info->time_cmp.outertype,
+				  info->time_cmp.innertype,
+				  info->time_cmp.collation);
 
 	i = 0;
 	foreach(lc, tol_bounds)
 	{
-		int			c = (s->nkeys + 1 + i) * ASOF_CMP_WIDTH;
+		AsOfCmpInfo *c = &info->tol_cmps[i];
 
 		s->tol_bound[i] = ExecInitExpr((Expr *) lfirst(lc), &node->ss.ps);
-		s->tol_strict[i] = list_nth_int(meta, ASOF_META_TOL_STRICT + i) != 0;
+		s->tol_strict[i] = info->tol_strict[i];
 		asof_init_cmp(&s->tol_cmp[i],
-					  list_nth_oid(cmps, c), list_nth_oid(cmps, c + 1),
-					  list_nth_oid(cmps, c + 2), list_nth_oid(cmps, c + 3));
+					  c->opfamily, c->outertype, c->innertype, c->collation);
 		i++;
 	}
 	Assert(i == s->ntol);
@@ -527,11 +324,10 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 										  ExecGetResultType(s->inner_ps),
 										  &TTSOpsMinimalTuple);
 
-	s->strategy = list_nth_int(meta, ASOF_META_STRATEGY);
+	s->strategy = info->strategy;
 	s->hashed = (s->strategy != ASOF_STRATEGY_MERGE);
 	if (s->hashed)
 	{
-		List	   *hashinfo = (List *) lfourth(cscan->custom_private);
 		FmgrInfo   *hashfunctions = palloc0(sizeof(FmgrInfo) * s->nkeys);
 		Oid		   *eqfuncs = palloc0(sizeof(Oid) * s->nkeys);
 		Oid		   *collations = palloc0(sizeof(Oid) * s->nkeys);
@@ -540,9 +336,9 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 
 		for (i = 0; i < s->nkeys; i++)
 		{
-			fmgr_info(list_nth_oid(hashinfo, 2 * i), &hashfunctions[i]);
-			eqfuncs[i] = list_nth_oid(hashinfo, 2 * i + 1);
-			collations[i] = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3);
+			fmgr_info(info->key_hashfuncs[i], &hashfunctions[i]);
+			eqfuncs[i] = info->key_eqfuncs[i];
+			collations[i] = info->key_cmps[i].collation;
 		}
 		s->metacxt = AllocSetContextCreate(CurrentMemoryContext,
 										   "AsOfJoin hash table",
@@ -582,9 +378,8 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	if (s->strategy == ASOF_STRATEGY_LOOKUP)
 	{
 		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
-		Oid			time_opfamily = list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH);
-		Oid			time_outertype = list_nth_oid(cmps,
-												  s->nkeys * ASOF_CMP_WIDTH + 1);
+		Oid			time_opfamily = info->time_cmp.opfamily;
+		Oid			time_outertype = info->time_cmp.outertype;
 
 		s->mem_limit = get_hash_memory_limit();
 		s->rec_header = MAXALIGN(s->ninner * (sizeof(Datum) + sizeof(bool)));
@@ -596,7 +391,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 			 s->time_cmp.ssup.comparator == ssup_datum_int32_cmp);
 
 		/* The fallback sorts the outer rows by time, like the sweep's plan */
-		s->time_collation = list_nth_oid(cmps, s->nkeys * ASOF_CMP_WIDTH + 3);
+		s->time_collation = info->time_cmp.collation;
 		s->time_sortop = get_opfamily_member(time_opfamily, time_outertype,
 											 time_outertype,
 											 s->forward ?
@@ -639,12 +434,12 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	s->deferred = NULL;
 	s->drained = false;
 	wj_state_reset(&s->stats, false);
-	if (list_length(cscan->custom_private) > 4)
-		asof_nearest_begin(s, cscan, estate);
+	if (info->nearest)
+		asof_nearest_begin(s, estate);
 }
 
 /* Read the next inner row into s->next */
-static void
+void
 asof_fetch_inner(AsOfJoinState *s)
 {
 	TupleTableSlot *slot = ExecProcNode(s->inner_ps);
@@ -676,7 +471,7 @@ asof_inner_key_null(AsOfJoinState *s, TupleTableSlot *inner)
 }
 
 /* True if the inner row has a NULL time */
-static bool
+bool
 asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner)
 {
 	bool		isnull;
@@ -715,7 +510,7 @@ asof_inner_has_nulls(AsOfJoinState *s, TupleTableSlot *inner)
  *		or time, which never match; NULL when the inner side is exhausted.
  *		Rows with a NULL time are kept when asof_keep_null_time says so.
  */
-static TupleTableSlot *
+TupleTableSlot *
 asof_peek_inner(AsOfJoinState *s)
 {
 	for (;;)
@@ -735,7 +530,7 @@ asof_peek_inner(AsOfJoinState *s)
 }
 
 /* Compare the current outer keys with an inner row's (no NULLs there) */
-static int
+int
 asof_compare_keys(AsOfJoinState *s, TupleTableSlot *inner)
 {
 	int			i;
@@ -753,7 +548,7 @@ asof_compare_keys(AsOfJoinState *s, TupleTableSlot *inner)
 }
 
 /* Compare the current outer time with an inner row's */
-static int
+int
 asof_compare_time(AsOfJoinState *s, TupleTableSlot *inner)
 {
 	bool		isnull;
@@ -762,168 +557,13 @@ asof_compare_time(AsOfJoinState *s, TupleTableSlot *inner)
 	return asof_compare(&s->time_cmp, s->otime, d);
 }
 
-/* Make a copy of an inner row the current version */
-static void
-asof_keep(AsOfJoinState *s, TupleTableSlot *inner)
-{
-	int64		bytes;
-
-	ExecCopySlot(s->best_slot, inner);
-	bytes = ((MinimalTupleTableSlot *) s->best_slot)->mintuple->t_len;
-	if (s->have_best)
-		wj_state_remove(&s->stats, s->best_bytes);
-	wj_state_add(&s->stats, bytes);
-	s->best_bytes = bytes;
-	s->have_best = true;
-}
-
-/* Forget the current version */
-static void
-asof_forget(AsOfJoinState *s)
-{
-	if (s->have_best)
-	{
-		wj_state_remove(&s->stats, s->best_bytes);
-		ExecClearTuple(s->best_slot);
-	}
-	s->have_best = false;
-	s->best_is_next = false;
-	s->best_bytes = 0;
-}
-
-/*
- * asof_note_seen
- *		Merge with a shifted time: remember that an inner row of the current
- *		outer keys was read (it may be consumed before an outer row whose
- *		shifted time is out of range needs to know that it existed).
- */
-static void
-asof_note_seen(AsOfJoinState *s, TupleTableSlot *inner)
-{
-	if (!s->has_shift)
-		return;
-	if (s->seen_valid && asof_compare_keys(s, s->seen_slot) == 0)
-		return;
-	ExecCopySlot(s->seen_slot, inner);
-	s->seen_valid = true;
-}
-
-/*
- * asof_backward
- *		The latest version with the outer keys and time <= (<) outer time.
- */
-static TupleTableSlot *
-asof_backward(AsOfJoinState *s)
-{
-	if (s->have_best && asof_compare_keys(s, s->best_slot) != 0)
-		asof_forget(s);
-
-	for (;;)
-	{
-		int			c;
-
-		if (asof_peek_inner(s) == NULL)
-			break;
-		c = asof_compare_keys(s, s->next);
-		if (c < 0)
-			break;				/* a later key: wait for the outer side */
-		if (c == 0 && asof_inner_time_null(s, s->next))
-			asof_note_seen(s, s->next); /* never matches */
-		else if (c == 0)
-		{
-			int			tc = asof_compare_time(s, s->next);
-
-			if (s->strict ? tc <= 0 : tc < 0)
-				break;			/* a later version: keep it for later */
-			asof_keep(s, s->next);
-		}
-		asof_fetch_inner(s);
-	}
-	return s->have_best ? s->best_slot : NULL;
-}
-
-/*
- * asof_forward
- *		The earliest version with the outer keys and time >= (>) outer time.
- */
-static TupleTableSlot *
-asof_forward(AsOfJoinState *s)
-{
-	for (;;)
-	{
-		int			c;
-		int			tc;
-
-		if (asof_peek_inner(s) == NULL)
-			return NULL;
-		c = asof_compare_keys(s, s->next);
-		if (c < 0)
-			return NULL;		/* no version of this key at or after */
-		if (c == 0 && asof_inner_time_null(s, s->next))
-			asof_note_seen(s, s->next); /* never matches */
-		else if (c == 0)
-		{
-			tc = asof_compare_time(s, s->next);
-			if (s->strict ? tc < 0 : tc <= 0)
-			{
-				/* the match; it may serve later outer rows too */
-				if (!s->best_is_next)
-				{
-					asof_keep(s, s->next);
-					s->best_is_next = true;
-				}
-				return s->best_slot;
-			}
-			asof_note_seen(s, s->next);
-		}
-		asof_fetch_inner(s);
-		asof_forget(s);
-	}
-}
-
-/*
- * asof_merge_key_seen
- *		Merge: does the current outer row's key have some version (also one
- *		with a NULL time)?  Asked for an outer row whose shifted time is out
- *		of range; inner rows of earlier keys are passed, none of its own key
- *		is consumed.
- */
-static bool
-asof_merge_key_seen(AsOfJoinState *s)
-{
-	TupleTableSlot *next;
-	int			c = -1;
-
-	if (!s->forward && s->have_best &&
-		asof_compare_keys(s, s->best_slot) != 0)
-		asof_forget(s);
-	for (;;)
-	{
-		next = asof_peek_inner(s);
-		if (next == NULL)
-			break;
-		c = asof_compare_keys(s, next);
-		if (c <= 0)
-			break;
-		/* an earlier key: no later outer row has it */
-		asof_fetch_inner(s);
-		if (s->forward)
-			asof_forget(s);
-	}
-	if (next != NULL && c == 0)
-		return true;
-	if (!s->forward && s->have_best)
-		return true;
-	return s->seen_valid && asof_compare_keys(s, s->seen_slot) == 0;
-}
-
 /*
  * asof_key_slot
  *		Store key values in the probe slot, key i in column i + 1 (never
  *		NULL).  This is what the hash table hashes, compares and keeps as
  *		the representative of a key.
  */
-static TupleTableSlot *
+TupleTableSlot *
 asof_key_slot(AsOfJoinState *s, Datum *keys)
 {
 	TupleTableSlot *slot = s->probe_slot;
@@ -1041,7 +681,7 @@ asof_within_tolerance(AsOfJoinState *s, Datum itime, ExprContext *econtext)
  *		Store the outer row's columns in the scan slot, with NULLs for the
  *		inner columns.  The outer expressions are evaluated on this slot.
  */
-static TupleTableSlot *
+TupleTableSlot *
 asof_form_values(AsOfJoinState *s, Datum *values, bool *isnull)
 {
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
@@ -1053,7 +693,7 @@ asof_form_values(AsOfJoinState *s, Datum *values, bool *isnull)
 	return ExecStoreVirtualTuple(scan);
 }
 
-static TupleTableSlot *
+TupleTableSlot *
 asof_form(AsOfJoinState *s, TupleTableSlot *outer)
 {
 	slot_getallattrs(outer);
@@ -1061,305 +701,10 @@ asof_form(AsOfJoinState *s, TupleTableSlot *outer)
 }
 
 /*
- * asof_byref_size
- *		Bytes needed to keep a copy of the by-reference values among the
- *		first natts columns of a slot (attributes already extracted),
- *		each MAXALIGNed; expanded objects count at their flat size.
- */
-static Size
-asof_byref_size(TupleTableSlot *slot, int natts)
-{
-	TupleDesc	desc = slot->tts_tupleDescriptor;
-	Size		size = 0;
-	int			i;
-
-	for (i = 0; i < natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Datum		v = slot->tts_values[i];
-
-		if (slot->tts_isnull[i] || att->attbyval)
-			continue;
-		if (att->attlen == -1 &&
-			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
-			size += MAXALIGN(EOH_get_flat_size(DatumGetEOHP(v)));
-		else
-			size += MAXALIGN(datumGetSize(v, false, att->attlen));
-	}
-	return size;
-}
-
-/*
- * asof_flatten_values
- *		Set values[] to the first natts columns of a slot (attributes
- *		already extracted), copying each by-reference value into data,
- *		which has room for asof_byref_size() bytes.  NULLs become 0.
- */
-static void
-asof_flatten_values(TupleTableSlot *slot, int natts, Datum *values,
-					char *data)
-{
-	TupleDesc	desc = slot->tts_tupleDescriptor;
-	int			i;
-
-	for (i = 0; i < natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Datum		v = slot->tts_values[i];
-		Size		len;
-
-		if (slot->tts_isnull[i] || att->attbyval)
-		{
-			values[i] = slot->tts_isnull[i] ? (Datum) 0 : v;
-			continue;
-		}
-		if (att->attlen == -1 &&
-			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
-		{
-			ExpandedObjectHeader *eoh = DatumGetEOHP(v);
-
-			len = EOH_get_flat_size(eoh);
-			EOH_flatten_into(eoh, data, len);
-		}
-		else
-		{
-			len = datumGetSize(v, false, att->attlen);
-			memcpy(data, DatumGetPointer(v), len);
-		}
-		values[i] = PointerGetDatum(data);
-		data += MAXALIGN(len);
-	}
-}
-
-/*
- * asof_copy_values
- *		Copy a row's columns to values/isnull, its by-reference values into
- *		one allocation in the current memory context.
- */
-static void
-asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
-				 bool *isnull)
-{
-	Size		size;
-
-	slot_getallattrs(slot);
-	size = asof_byref_size(slot, natts);
-	memcpy(isnull, slot->tts_isnull, natts * sizeof(bool));
-	asof_flatten_values(slot, natts, values,
-						size > 0 ? palloc(size) : NULL);
-}
-
-/*
- * asof_dense_alloc
- *		Space for a version record, carved out of large blocks of hashcxt.
- */
-static char *
-asof_dense_alloc(AsOfJoinState *s, Size size)
-{
-	char	   *p;
-
-	size = MAXALIGN(size);
-	if (size > ASOF_DENSE_MIN / 8)
-		return MemoryContextAlloc(s->hashcxt, size);
-	if (size > s->dense_free)
-	{
-		/* blocks grow like an AllocSet's, so small tables stay small */
-		if (s->dense_next == 0)
-			s->dense_next = ASOF_DENSE_MIN;
-		s->dense_ptr = MemoryContextAlloc(s->hashcxt, s->dense_next);
-		s->dense_free = s->dense_next;
-		s->dense_next = Min(s->dense_next * 2, ASOF_DENSE_MAX);
-	}
-	p = s->dense_ptr;
-	s->dense_ptr += size;
-	s->dense_free -= size;
-	return p;
-}
-
-/*
- * asof_time_int64
- *		A version time (or outer time) as the int64 the fast binary search
- *		compares, when s->time_int64.
- */
-static inline int64
-asof_time_int64(AsOfJoinState *s, Datum d)
-{
-	if (s->time_cmp.ssup.comparator == ssup_datum_int32_cmp)
-		return (int64) DatumGetInt32(d);
-	return DatumGetInt64(d);
-}
-
-/*
- * asof_lookup_put
- *		Lookup strategy: append the inner row to the versions of its key.
- */
-static void
-asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
-{
-	TupleHashEntry entry;
-	AsOfVersions *vl;
-	MemoryContext oldcxt;
-	Datum	   *values;
-	bool		isnew;
-	Size		size;
-	char	   *rec;
-	int			i;
-
-	slot_getallattrs(inner);
-	for (i = 0; i < s->nkeys; i++)
-		s->ikeys[i] = inner->tts_values[s->inner_key_attno[i] - 1];
-	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->ikeys),
-								 &isnew, NULL);
-
-	oldcxt = MemoryContextSwitchTo(s->hashcxt);
-	if (isnew)
-	{
-		vl = palloc(sizeof(AsOfVersions));
-		vl->n = 0;
-		vl->cap = 2 * ASOF_FENCE;
-		vl->v = palloc(sizeof(AsOfVersion) * vl->cap);
-		vl->fences = NULL;
-		vl->super = NULL;
-		vl->nullrec = NULL;
-		if (s->time_int64)
-		{
-			vl->fences = palloc(sizeof(int64) * (vl->cap / ASOF_FENCE));
-			vl->super = palloc(sizeof(int64) *
-							   (vl->cap / ASOF_FENCE / ASOF_FENCE + 1));
-		}
-		entry->additional = vl;
-	}
-	else
-		vl = (AsOfVersions *) entry->additional;
-	MemoryContextSwitchTo(oldcxt);
-
-	/*
-	 * a version with a NULL time: its key has versions, none matches
-	 * (except in the nearest direction without tolerance: kept below)
-	 */
-	if (asof_inner_time_null(s, inner) && !s->near_keep_nulls)
-		return;
-
-
-	oldcxt = MemoryContextSwitchTo(s->hashcxt);
-	if (vl->n == vl->cap)
-	{
-		if (vl->cap > INT_MAX / 2)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many versions of one key for AsOfJoin")));
-		vl->cap *= 2;
-		vl->v = repalloc_huge(vl->v, sizeof(AsOfVersion) * (Size) vl->cap);
-		if (vl->fences)
-		{
-			vl->fences = repalloc_huge(vl->fences,
-									   sizeof(int64) * (Size) (vl->cap / ASOF_FENCE));
-			vl->super = repalloc_huge(vl->super,
-									  sizeof(int64) *
-									  (Size) (vl->cap / ASOF_FENCE / ASOF_FENCE + 1));
-		}
-	}
-	MemoryContextSwitchTo(oldcxt);
-
-	/* The record: Datums, nulls, then the by-reference values */
-	size = s->rec_header + asof_byref_size(inner, s->ninner);
-	rec = asof_dense_alloc(s, size);
-	values = (Datum *) rec;
-	memcpy(rec + s->ninner * sizeof(Datum), inner->tts_isnull,
-		   s->ninner * sizeof(bool));
-	asof_flatten_values(inner, s->ninner, values, rec + s->rec_header);
-
-	/* nearest: a version with a NULL time serves only a key without others */
-	if (s->nearest && inner->tts_isnull[s->inner_time_attno - 1])
-	{
-		vl->nullrec = rec;
-		wj_state_add(&s->stats, size);
-		return;
-	}
-
-	if (s->time_int64)
-	{
-		int64		t = asof_time_int64(s, values[s->inner_time_attno - 1]);
-
-		vl->v[vl->n].time = Int64GetDatum(t);
-		if (vl->n % ASOF_FENCE == 0)
-			vl->fences[vl->n / ASOF_FENCE] = t;
-		if (vl->n % (ASOF_FENCE * ASOF_FENCE) == 0)
-			vl->super[vl->n / (ASOF_FENCE * ASOF_FENCE)] = t;
-	}
-	else
-		vl->v[vl->n].time = values[s->inner_time_attno - 1];
-	vl->v[vl->n].rec = rec;
-	vl->n++;
-	wj_state_add(&s->stats, size);
-}
-
-/*
- * asof_sort_outer
- *		Lookup strategy's fallback: read every outer row into a tuplesort,
- *		with its time as an extra column, ordered as the sweep needs.
- */
-static void
-asof_sort_outer(AsOfJoinState *s)
-{
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	AttrNumber	attno = s->nouter + 1;
-	bool		nulls_first = false;
-	TupleTableSlot *in = s->sort_in_slot;
-	int			i;
-
-	s->outer_sort = tuplesort_begin_heap(s->sort_desc, 1, &attno,
-										 &s->time_sortop, &s->time_collation,
-										 &nulls_first, work_mem, NULL,
-										 TUPLESORT_NONE);
-	for (;;)
-	{
-		TupleTableSlot *outer;
-		TupleTableSlot *scan;
-
-		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
-		outer = ExecProcNode(s->outer_ps);
-		if (TupIsNull(outer))
-			break;
-		scan = asof_form(s, outer);
-		econtext->ecxt_scantuple = scan;
-		ExecClearTuple(in);
-		memcpy(in->tts_values, scan->tts_values, s->nouter * sizeof(Datum));
-		memcpy(in->tts_isnull, scan->tts_isnull, s->nouter * sizeof(bool));
-
-		/*
-		 * Rows with a NULL key match nothing: no time (sorted last).  A
-		 * shifted time sorts like its base, which cannot be out of range.
-		 */
-		in->tts_values[s->nouter] = (Datum) 0;
-		in->tts_isnull[s->nouter] = true;
-		for (i = 0; i < s->nkeys; i++)
-		{
-			bool		isnull;
-
-			(void) ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-											 &isnull);
-			if (isnull)
-				break;
-		}
-		if (i == s->nkeys)
-			in->tts_values[s->nouter] =
-				ExecEvalExprSwitchContext(s->has_shift ? s->time_base :
-										  s->outer_time, econtext,
-										  &in->tts_isnull[s->nouter]);
-		ExecStoreVirtualTuple(in);
-		tuplesort_puttupleslot(s->outer_sort, in);
-	}
-	ResetExprContext(econtext);
-	tuplesort_performsort(s->outer_sort);
-}
-
-/*
  * asof_lookup_discard
  *		Forget the table's contents (versions or current versions).
  */
-static void
+void
 asof_lookup_discard(AsOfJoinState *s)
 {
 	ResetTupleHashTable(s->hashtable);
@@ -1368,295 +713,6 @@ asof_lookup_discard(AsOfJoinState *s)
 	s->dense_free = 0;
 	s->dense_next = 0;
 	wj_state_clear(&s->stats);
-}
-
-/*
- * asof_lookup_load
- *		Lookup strategy: read every version into the table, appended to the
- *		versions of its key in the inner child's order.  If the table grows
- *		beyond the memory limit (work_mem times hash_mem_multiplier, as for
- *		a Hash Join), fall back to the sweep: forget the versions, restart
- *		the inner child (sorted by time, as the sweep needs) and sort the
- *		outer rows by time.
- */
-static void
-asof_lookup_load(AsOfJoinState *s)
-{
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *inner;
-
-	s->loaded = true;
-	s->fallback = false;
-	while ((inner = asof_peek_inner(s)) != NULL)
-	{
-		ResetExprContext(econtext);
-		asof_lookup_put(s, inner);
-		asof_fetch_inner(s);
-		if (MemoryContextMemAllocated(s->metacxt, true) > s->mem_limit)
-		{
-			asof_lookup_discard(s);
-			s->fallback = true;
-			s->fell_back = true;
-			ExecReScan(s->inner_ps);
-			s->next = NULL;
-			s->inner_done = false;
-			if (s->nearest)
-				asof_nearest_sort_outer(s);
-			else
-				asof_sort_outer(s);
-			break;
-		}
-	}
-	ResetExprContext(econtext);
-}
-
-/*
- * asof_count_reached
- *		Number of leading elements of a[0..n-1] (int64 times, every stride-th
- *		int64 of the array) that are reached: a[i] <= t (or < t) when they
- *		ascend (backward), a[i] >= t (or > t) when they descend (forward).
- *		Branch-free binary search.
- */
-static inline int
-asof_count_reached(const int64 *a, int stride, int n, int64 t, bool forward,
-				   bool strict)
-{
-	int			base = 0;
-	int			len = n;
-
-#define ASOF_SEARCH(REACHED) \
-	do { \
-		if (len == 0) \
-			return 0; \
-		while (len > 1) \
-		{ \
-			int			half = len / 2; \
-			int64		x = a[(base + half - 1) * stride]; \
-			base = (REACHED) ? base + half : base; \
-			len -= half; \
-		} \
-		{ \
-			int64		x = a[base * stride]; \
-			return base + ((REACHED) ? 1 : 0); \
-		} \
-	} while (0)
-
-	if (!forward)
-	{
-		if (strict)
-			ASOF_SEARCH(x < t);
-		else
-			ASOF_SEARCH(x <= t);
-	}
-	else
-	{
-		if (strict)
-			ASOF_SEARCH(x > t);
-		else
-			ASOF_SEARCH(x >= t);
-	}
-#undef ASOF_SEARCH
-}
-
-/*
- * asof_lookup_start
- *		Lookup strategy, first phase for the current outer time (s->otime)
- *		among its key's versions vl (maybe none): with int64 times, find
- *		the line of fences leading to the answer, and prefetch it.  (Other
- *		times: the answer, by a plain binary search.)  The
- *		versions reached by the outer time (time <= (<) outer time backward,
- *		>= (>) forward) are a prefix of the key's list; the last of them is
- *		the one the sweep would keep, ties included.
- */
-static void
-asof_lookup_start(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl)
-{
-	probe->vl = NULL;
-	probe->rec = NULL;
-	if (s->time_int64)
-	{
-		int64		t = asof_time_int64(s, s->otime);
-		int			nf = (vl->n + ASOF_FENCE - 1) / ASOF_FENCE;
-		int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
-		int			sf;
-
-		/*
-		 * sf entries of super[] reached: the last fence reached is among
-		 * fences[(sf-1)*8 .. sf*8-1], and the first of those is reached.
-		 */
-		sf = asof_count_reached(vl->super, 1, ns, t, s->forward, s->strict);
-		if (sf == 0)
-			return;
-		probe->t = t;
-		probe->from = (sf - 1) * ASOF_FENCE + 1;
-		probe->to = Min(sf * ASOF_FENCE, nf);
-		ASOF_PREFETCH(&vl->fences[probe->from - 1]);
-		ASOF_PREFETCH(&vl->fences[probe->to - 1]);
-	}
-	else
-	{
-		int			lo = 0;
-		int			hi = vl->n;
-
-		while (lo < hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-			int			c = asof_compare(&s->time_cmp, s->otime,
-										 vl->v[mid].time);
-
-			if (s->forward)
-				c = -c;
-			if (s->strict ? c > 0 : c >= 0)
-				lo = mid + 1;	/* reached */
-			else
-				hi = mid;
-		}
-		if (lo == 0)
-			return;
-		probe->rec = (Datum *) vl->v[lo - 1].rec;
-		ASOF_PREFETCH(probe->rec);
-		return;
-	}
-	probe->vl = vl;
-}
-
-/*
- * asof_lookup_block
- *		Lookup strategy, second phase (int64 times): the block of versions
- *		holding the answer, from the line of fences found by the first
- *		phase; prefetch it.
- */
-static void
-asof_lookup_block(AsOfJoinState *s, AsOfProbe *probe)
-{
-	AsOfVersions *vl = probe->vl;
-	int			f;
-
-	f = probe->from +
-		asof_count_reached(vl->fences + probe->from, 1,
-						   probe->to - probe->from, probe->t,
-						   s->forward, s->strict);
-	/* f fences reached: the answer is in the block after fence f-1 */
-	probe->from = (f - 1) * ASOF_FENCE + 1;
-	probe->to = Min(f * ASOF_FENCE, vl->n);
-	ASOF_PREFETCH(&vl->v[probe->from - 1]);
-	ASOF_PREFETCH(&vl->v[probe->to - 1]);
-}
-
-/*
- * asof_lookup_finish
- *		Lookup strategy, last phase: the version in its block (int64
- *		times), and a prefetch of its record.
- */
-static void
-asof_lookup_finish(AsOfJoinState *s, AsOfProbe *probe)
-{
-	AsOfVersions *vl = probe->vl;
-	int			lo;
-
-	StaticAssertStmt(sizeof(AsOfVersion) == 2 * sizeof(int64),
-					 "AsOfVersion is not two int64 wide");
-	lo = probe->from +
-		asof_count_reached((int64 *) (vl->v + probe->from), 2,
-						   probe->to - probe->from, probe->t,
-						   s->forward, s->strict);
-	probe->rec = (Datum *) vl->v[lo - 1].rec;
-	ASOF_PREFETCH(probe->rec);
-	ASOF_PREFETCH((char *) probe->rec + 64);
-}
-
-/*
- * asof_lookup_fill
- *		Lookup strategy: read the next batch of outer rows (copies, as their
- *		child may reuse its slot) and find their versions.
- */
-static void
-asof_lookup_fill(AsOfJoinState *s)
-{
-	ExprContext *econtext = s->batch_econtext;
-	MemoryContext oldcxt = CurrentMemoryContext;
-	int			n = 0;
-	int			i;
-
-	ResetExprContext(econtext);
-	while (n < s->batch_size && !s->outer_done)
-	{
-		TupleTableSlot *outer;
-		TupleTableSlot *scan;
-		AsOfProbe  *probe = &s->probes[n];
-		bool		isnull;
-		bool		anynull = false;
-
-		CHECK_FOR_INTERRUPTS();
-		outer = ExecProcNode(s->outer_ps);
-		if (TupIsNull(outer))
-		{
-			s->outer_done = true;
-			break;
-		}
-		MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-		asof_copy_values(outer, s->nouter,
-						 s->batch_values + n * s->nouter,
-						 s->batch_isnull + n * s->nouter);
-		MemoryContextSwitchTo(oldcxt);
-
-		/* Outer expressions see the scan slot, where our expressions live */
-		scan = asof_form_values(s, s->batch_values + n * s->nouter,
-								s->batch_isnull + n * s->nouter);
-		econtext->ecxt_scantuple = scan;
-		for (i = 0; i < s->nkeys; i++)
-		{
-			s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-													&isnull);
-			anynull |= isnull;
-		}
-		probe->vl = NULL;
-		probe->rec = NULL;
-
-		/*
-		 * The outer time only when the keys have versions: PostgreSQL's
-		 * plan compares it with versions of the keys alone, so it never
-		 * evaluates it otherwise (near the end of the range, o.t +
-		 * interval '1 hour' would raise an error).
-		 */
-		if (!anynull)
-		{
-			TupleHashEntry entry;
-
-			entry = LookupTupleHashEntry(s->hashtable,
-										 asof_key_slot(s, s->okeys),
-										 NULL, NULL);
-			if (entry != NULL)
-			{
-				s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext,
-													 &isnull);
-				if (s->nearest)
-				{
-					s->near_time_null = isnull;
-					asof_nearest_probe(s, probe,
-									   (AsOfVersions *) entry->additional,
-									   econtext);
-				}
-				else if (!isnull)
-					asof_lookup_start(s, probe,
-									  (AsOfVersions *) entry->additional);
-			}
-		}
-		n++;
-	}
-	for (i = 0; i < n; i++)
-	{
-		if (s->probes[i].vl != NULL)
-			asof_lookup_block(s, &s->probes[i]);
-	}
-	for (i = 0; i < n; i++)
-	{
-		if (s->probes[i].vl != NULL)
-			asof_lookup_finish(s, &s->probes[i]);
-	}
-	s->batch_n = n;
-	s->batch_pos = 0;
-	s->batch_size = Min(s->batch_size * 2, ASOF_BATCH);
 }
 
 /*
@@ -1676,32 +732,6 @@ asof_set_inner(AsOfJoinState *s, TupleTableSlot *scan, Datum *values,
 	}
 	else
 		memset(scan->tts_isnull + s->nouter, true, s->ninner * sizeof(bool));
-}
-
-/*
- * asof_next_looked_up
- *		Lookup strategy: the next outer row of the batch, in the scan slot,
- *		with its version (Datums then nulls) in *values, NULL if none.
- *		Returns NULL when the outer rows are exhausted.
- */
-static TupleTableSlot *
-asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
-{
-	TupleTableSlot *scan;
-	int			i;
-
-	if (s->batch_pos == s->batch_n)
-	{
-		asof_lookup_fill(s);
-		if (s->batch_n == 0)
-			return NULL;
-	}
-	i = s->batch_pos++;
-	scan = asof_form_values(s, s->batch_values + i * s->nouter,
-							s->batch_isnull + i * s->nouter);
-	*values = s->probes[i].rec;
-	*nulls = *values ? (bool *) (*values + s->ninner) : NULL;
-	return scan;
 }
 
 /*
@@ -2077,13 +1107,12 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *meta = (List *) linitial(cscan->custom_private);
 	List	   *context;
 	List	   *show_keys;
 	List	   *show_tol;
 	List	   *joinquals;
-	bool		forward = list_nth_int(meta, ASOF_META_FORWARD) != 0;
-	JoinType	jointype = (JoinType) list_nth_int(meta, ASOF_META_JOINTYPE);
+	bool		forward = s->info.forward;
+	JoinType	jointype = s->info.jointype;
 
 	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
 									   ancestors);
@@ -2109,7 +1138,7 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Tolerance", wj_deparse_exprs(show_tol, context), es);
 	if (list_length(show_keys) > 0)
 	{
-		int			strategy = list_nth_int(meta, ASOF_META_STRATEGY);
+		int			strategy = s->info.strategy;
 
 		ExplainPropertyText("Strategy",
 							strategy == ASOF_STRATEGY_LOOKUP ?
@@ -2132,7 +1161,7 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyText("Fallback", "none", es);
 		}
 	}
-	if (list_length(cscan->custom_private) > 4)
+	if (s->info.nearest)
 		ExplainPropertyText("Direction",
 							"nearest (closest version before or after, the earlier at equal distance)",
 							es);
@@ -2176,722 +1205,4 @@ asof_shutdown(CustomScanState *node)
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
 	wj_instr_shutdown(&s->pinstr, &node->ss.ps, &s->stats);
-}
-
-
-/*
- * Nearest
- *
- * The closest version of the outer row's keys by btree_gist's distance
- * |version time - outer time|, which is monotone in the version time on
- * each side of the outer time (the planner accepts only such types): the
- * answer is one of the two neighbours of the outer time, the latest
- * version at or before it and the earliest one after it.  Each neighbour
- * must pass the tolerance bounds (the planner made sure that the window
- * holds the outer time, so the closest version in it is still a
- * neighbour); of the two left, the strictly closer one wins, the earlier
- * at equal distance.  Among versions of equal keys and time, the one whose
- * output row sorts last stands for them all, as in the other directions.
- *
- * merge: the inner child arrives sorted by (keys, time ascending with NULLs
- *	last, tie breakers), the outer one by (keys, time).  The state is the
- *	latest version behind the outer time (PREV) and the group read ahead
- *	(AHEAD, the next version not yet passed, kept as the last row of its
- *	equal (keys, time) group); for each outer row groups are read until one
- *	lies beyond it.
- *
- * lookup: the key's versions in time order (asof_lookup_put); a binary
- *	search counts the versions at or before the outer time, the next one
- *	(the last of its equal-time run) is the other neighbour.  If the
- *	versions exceed the memory limit, the outer rows are sorted by (keys,
- *	time) and merged instead (asof_nearest_sort_outer).
- *
- * Without tolerance, NULL times take part as in PostgreSQL's plan, where
- * the ORDER BY puts NULL distances last: an outer row with a NULL time gets
- * the latest version of its key (PostgreSQL's plan may return any of
- * them), and a version with a NULL time (the last such, NREC) is returned
- * only for a key without any other version.
- *
- * Distances are compared as PostgreSQL compares them: integer differences
- * when they are exactly what btree_gist's function returns, else by calling
- * that function and comparing its results with the ORDER BY's operator
- * (infinite timestamps are at the largest interval from everything, and
- * the function's errors, e.g. an integer out of range, are raised).
- */
-
-/*
- * asof_nearest_begin
- *		BeginCustomScan's part for the nearest direction: the distance
- *		function and its ordering, the bounds' sides, the version slots and
- *		the lookup fallback's sort of outer rows by (keys, time).
- */
-static void
-asof_nearest_begin(AsOfJoinState *s, CustomScan *cscan, EState *estate)
-{
-	List	   *near = (List *) list_nth(cscan->custom_private, 4);
-	List	   *oids = (List *) linitial(near);
-	List	   *ints = (List *) lsecond(near);
-	List	   *cmps = (List *) lsecond(cscan->custom_private);
-	TupleDesc	innerdesc = ExecGetResultType(s->inner_ps);
-	int			i;
-
-	s->nearest = true;
-	fmgr_info(linitial_oid(oids), &s->dist_flinfo);
-	memset(&s->dist_ssup, 0, sizeof(SortSupportData));
-	s->dist_ssup.ssup_cxt = CurrentMemoryContext;
-	s->dist_ssup.ssup_collation = InvalidOid;
-	s->dist_ssup.ssup_nulls_first = false;
-	PrepareSortSupportFromOrderingOp(lsecond_oid(oids), &s->dist_ssup);
-	s->near_type = lthird_oid(oids);
-	s->near_inner_first = linitial_int(ints) != 0;
-	s->near_keep_nulls = lsecond_int(ints) != 0;
-	s->tol_upper = palloc0(sizeof(bool) * Max(s->ntol, 1));
-	for (i = 0; i < s->ntol; i++)
-		s->tol_upper[i] = list_nth_int(ints, 2 + i) != 0;
-	s->near_bounds = palloc0(sizeof(Datum) * Max(s->ntol, 1));
-
-	s->near_key_icmp = palloc0(sizeof(AsOfCmp) * Max(s->nkeys, 1));
-	for (i = 0; i < s->nkeys; i++)
-	{
-		Oid			innertype = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 2);
-
-		asof_init_cmp(&s->near_key_icmp[i],
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH),
-					  innertype, innertype,
-					  list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3));
-	}
-	for (i = 0; i < 4; i++)
-	{
-		s->near_slot[i] = ExecInitExtraTupleSlot(estate, innerdesc,
-												 &TTSOpsMinimalTuple);
-		s->near_have[i] = false;
-		s->near_bytes[i] = 0;
-	}
-
-	if (s->strategy == ASOF_STRATEGY_LOOKUP)
-	{
-		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
-		int			nsort = s->nkeys + 1;
-
-		s->sort_desc = CreateTemplateTupleDesc(s->nouter + nsort);
-		for (i = 0; i < s->nouter; i++)
-			TupleDescCopyEntry(s->sort_desc, i + 1, outerdesc, i + 1);
-		s->near_sortattnos = palloc(sizeof(AttrNumber) * nsort);
-		s->near_sortops = palloc(sizeof(Oid) * nsort);
-		s->near_sortcolls = palloc(sizeof(Oid) * nsort);
-		s->near_nullsfirst = palloc0(sizeof(bool) * nsort);
-		for (i = 0; i < nsort; i++)
-		{
-			Oid			opfamily = list_nth_oid(cmps, i * ASOF_CMP_WIDTH);
-			Oid			outertype = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 1);
-			Oid			coll = list_nth_oid(cmps, i * ASOF_CMP_WIDTH + 3);
-
-			s->near_sortattnos[i] = s->nouter + 1 + i;
-			s->near_sortops[i] = get_opfamily_member(opfamily, outertype,
-													 outertype,
-													 BTLessStrategyNumber);
-			if (!OidIsValid(s->near_sortops[i]))
-				elog(ERROR, "missing sort operator for type %u in opfamily %u",
-					 outertype, opfamily);
-			s->near_sortcolls[i] = coll;
-			TupleDescInitEntry(s->sort_desc, s->nouter + 1 + i, "asof_sort",
-							   outertype, -1, 0);
-			TupleDescInitEntryCollation(s->sort_desc, s->nouter + 1 + i, coll);
-		}
-		s->sort_in_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
-												 &TTSOpsVirtual);
-		s->sort_out_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
-												  &TTSOpsMinimalTuple);
-	}
-}
-
-/* Forget the version kept in near_slot[i] */
-static void
-asof_nearest_drop(AsOfJoinState *s, int i)
-{
-	if (s->near_have[i])
-	{
-		wj_state_remove(&s->stats, s->near_bytes[i]);
-		ExecClearTuple(s->near_slot[i]);
-	}
-	s->near_have[i] = false;
-	s->near_bytes[i] = 0;
-}
-
-/* Keep a copy of an inner row in near_slot[i] */
-static void
-asof_nearest_set(AsOfJoinState *s, int i, TupleTableSlot *inner)
-{
-	asof_nearest_drop(s, i);
-	ExecCopySlot(s->near_slot[i], inner);
-	s->near_bytes[i] = ((MinimalTupleTableSlot *) s->near_slot[i])->mintuple->t_len;
-	s->near_have[i] = true;
-	wj_state_add(&s->stats, s->near_bytes[i]);
-}
-
-/* Move the version kept in near_slot[from] to near_slot[to] */
-static void
-asof_nearest_move(AsOfJoinState *s, int from, int to)
-{
-	TupleTableSlot *tmp;
-
-	asof_nearest_drop(s, to);
-	tmp = s->near_slot[to];
-	s->near_slot[to] = s->near_slot[from];
-	s->near_slot[from] = tmp;
-	s->near_have[to] = s->near_have[from];
-	s->near_bytes[to] = s->near_bytes[from];
-	s->near_have[from] = false;
-	s->near_bytes[from] = 0;
-}
-
-/*
- * asof_nearest_forget
- *		Forget every version the nearest merge keeps (rescan).
- */
-static void
-asof_nearest_forget(AsOfJoinState *s)
-{
-	int			i;
-
-	if (!s->nearest)
-		return;
-	for (i = 0; i < 4; i++)
-		asof_nearest_drop(s, i);
-}
-
-/* True if two inner rows have equal keys and time (NULL times equal) */
-static bool
-asof_nearest_same(AsOfJoinState *s, TupleTableSlot *a, TupleTableSlot *b)
-{
-	Datum		da;
-	Datum		db;
-	bool		na;
-	bool		nb;
-	int			i;
-
-	for (i = 0; i < s->nkeys; i++)
-	{
-		da = slot_getattr(a, s->inner_key_attno[i], &na);
-		db = slot_getattr(b, s->inner_key_attno[i], &nb);
-		if (asof_compare(&s->near_key_icmp[i], da, db) != 0)
-			return false;
-	}
-	da = slot_getattr(a, s->inner_time_attno, &na);
-	db = slot_getattr(b, s->inner_time_attno, &nb);
-	if (na || nb)
-		return na && nb;
-	return asof_compare(&s->time_cmp, da, db) == 0;
-}
-
-/*
- * asof_nearest_read_group
- *		Merge: read the next group of inner rows with equal keys and time
- *		into AHEAD, which keeps the last of them (the one whose output row
- *		sorts last).  False when the inner rows are exhausted.
- */
-static bool
-asof_nearest_read_group(AsOfJoinState *s)
-{
-	TupleTableSlot *inner = asof_peek_inner(s);
-
-	if (inner == NULL)
-		return false;
-	asof_nearest_set(s, ASOF_NEAR_AHEAD, inner);
-	asof_fetch_inner(s);
-	while ((inner = asof_peek_inner(s)) != NULL &&
-		   asof_nearest_same(s, s->near_slot[ASOF_NEAR_AHEAD], inner))
-	{
-		asof_nearest_set(s, ASOF_NEAR_AHEAD, inner);
-		asof_fetch_inner(s);
-	}
-	return true;
-}
-
-/*
- * asof_nearest_bounds
- *		Evaluate the current outer row's tolerance bounds (in the scan slot
- *		of econtext).  False if one is NULL: then no version is in range.
- */
-static bool
-asof_nearest_bounds(AsOfJoinState *s, ExprContext *econtext)
-{
-	bool		isnull;
-	int			i;
-
-	for (i = 0; i < s->ntol; i++)
-	{
-		s->near_bounds[i] = ExecEvalExprSwitchContext(s->tol_bound[i],
-													  econtext, &isnull);
-		if (isnull)
-			return false;
-	}
-	return true;
-}
-
-/* True if a version time passes every tolerance bound */
-static bool
-asof_nearest_within(AsOfJoinState *s, Datum itime)
-{
-	int			i;
-
-	for (i = 0; i < s->ntol; i++)
-	{
-		/* < 0: the bound is below the version time */
-		int			c = asof_compare(&s->tol_cmp[i], s->near_bounds[i], itime);
-
-		if (s->tol_upper[i] ? (c < 0 || (c == 0 && s->tol_strict[i])) :
-			(c > 0 || (c == 0 && s->tol_strict[i])))
-			return false;
-	}
-	return true;
-}
-
-/*
- * asof_nearest_fast
- *		|version time - outer time| as an int64, when that is exactly what
- *		btree_gist's distance function returns (finite, no overflow); false
- *		when the function must be asked.
- */
-static bool
-asof_nearest_fast(AsOfJoinState *s, Datum x, int64 *d)
-{
-	int64		a;
-	int64		b;
-	int64		r;
-
-	switch (s->near_type)
-	{
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			a = DatumGetInt64(x);
-			b = DatumGetInt64(s->otime);
-			if (TIMESTAMP_NOT_FINITE(a) || TIMESTAMP_NOT_FINITE(b) ||
-				pg_sub_s64_overflow(a, b, &r) || r == PG_INT64_MIN)
-				return false;
-			break;
-		case INT8OID:
-			a = DatumGetInt64(x);
-			b = DatumGetInt64(s->otime);
-			if (pg_sub_s64_overflow(a, b, &r) || r == PG_INT64_MIN)
-				return false;
-			break;
-		case DATEOID:
-			if (DATE_NOT_FINITE(DatumGetDateADT(x)) ||
-				DATE_NOT_FINITE(DatumGetDateADT(s->otime)))
-				return false;
-			r = (int64) DatumGetDateADT(x) - (int64) DatumGetDateADT(s->otime);
-			break;
-		case INT4OID:
-			r = (int64) DatumGetInt32(x) - (int64) DatumGetInt32(s->otime);
-			if (r > PG_INT32_MAX || r <= PG_INT32_MIN)
-				return false;
-			break;
-		case INT2OID:
-			r = (int64) DatumGetInt16(x) - (int64) DatumGetInt16(s->otime);
-			if (r > PG_INT16_MAX || r <= PG_INT16_MIN)
-				return false;
-			break;
-		default:
-			return false;
-	}
-	*d = (r < 0) ? -r : r;
-	return true;
-}
-
-/* btree_gist's distance between a version time and the outer time */
-static Datum
-asof_nearest_dist(AsOfJoinState *s, Datum t)
-{
-	if (s->near_inner_first)
-		return FunctionCall2Coll(&s->dist_flinfo, InvalidOid, t, s->otime);
-	return FunctionCall2Coll(&s->dist_flinfo, InvalidOid, s->otime, t);
-}
-
-/* The same, computed in econtext's per-tuple memory */
-static Datum
-asof_nearest_dist_in(AsOfJoinState *s, Datum t, ExprContext *econtext)
-{
-	MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	Datum		d = asof_nearest_dist(s, t);
-
-	MemoryContextSwitchTo(oldcxt);
-	return d;
-}
-
-/*
- * asof_nearest_choose
- *		Of the neighbours (the one at or before the outer time, the one
- *		after it, each if present), drop those out of the tolerance bounds
- *		(evaluated already) and return which is closer: 0 the earlier one
- *		(also at equal distance), 1 the later one, -1 neither.
- */
-static int
-asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,
-					bool have_next, Datum tnext, ExprContext *econtext)
-{
-	MemoryContext oldcxt;
-	int64		dp;
-	int64		dn;
-	int			c;
-
-	if (s->ntol > 0)
-	{
-		if (have_prev && !asof_nearest_within(s, tprev))
-			have_prev = false;
-		if (have_next && !asof_nearest_within(s, tnext))
-			have_next = false;
-	}
-	if (!have_prev || !have_next)
-	{
-		/* the function's errors (date infinity, overflow) as PostgreSQL's */
-		if (have_prev && !asof_nearest_fast(s, tprev, &dp))
-			(void) asof_nearest_dist_in(s, tprev, econtext);
-		if (have_next && !asof_nearest_fast(s, tnext, &dn))
-			(void) asof_nearest_dist_in(s, tnext, econtext);
-		return have_prev ? 0 : have_next ? 1 : -1;
-	}
-
-	if (asof_nearest_fast(s, tprev, &dp) && asof_nearest_fast(s, tnext, &dn))
-		return (dn < dp) ? 1 : 0;
-	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	c = ApplySortComparator(asof_nearest_dist(s, tnext), false,
-							asof_nearest_dist(s, tprev), false,
-							&s->dist_ssup);
-	MemoryContextSwitchTo(oldcxt);
-	return (c < 0) ? 1 : 0;
-}
-
-/*
- * asof_nearest_infinite
- *		True if the outer time is an infinite timestamp: btree_gist puts it
- *		at the same (largest) distance from every version.
- */
-static bool
-asof_nearest_infinite(AsOfJoinState *s)
-{
-	return (s->near_type == TIMESTAMPOID || s->near_type == TIMESTAMPTZOID) &&
-		TIMESTAMP_NOT_FINITE(DatumGetTimestamp(s->otime));
-}
-
-/*
- * asof_nearest_advance
- *		Merge: read on for the current outer keys (s->okeys) until a version
- *		lies beyond the outer time (or, with all, until the keys' last
- *		version): PREV becomes the latest version at or before it, FIRST the
- *		keys' earliest one read, NULL the last with a NULL time.  Returns
- *		true if AHEAD holds the keys' next version after the outer time.
- */
-static bool
-asof_nearest_advance(AsOfJoinState *s, bool all)
-{
-	/* Forget the versions of other keys */
-	if (s->near_have[ASOF_NEAR_PREV] &&
-		asof_compare_keys(s, s->near_slot[ASOF_NEAR_PREV]) != 0)
-		asof_nearest_drop(s, ASOF_NEAR_PREV);
-	if (s->near_have[ASOF_NEAR_NULL] &&
-		asof_compare_keys(s, s->near_slot[ASOF_NEAR_NULL]) != 0)
-		asof_nearest_drop(s, ASOF_NEAR_NULL);
-	if (s->near_have[ASOF_NEAR_FIRST] &&
-		asof_compare_keys(s, s->near_slot[ASOF_NEAR_FIRST]) != 0)
-		asof_nearest_drop(s, ASOF_NEAR_FIRST);
-
-	for (;;)
-	{
-		TupleTableSlot *ahead;
-		int			c;
-
-		if (!s->near_have[ASOF_NEAR_AHEAD] && !asof_nearest_read_group(s))
-			return false;
-		ahead = s->near_slot[ASOF_NEAR_AHEAD];
-		c = asof_compare_keys(s, ahead);
-		if (c > 0)
-		{
-			asof_nearest_drop(s, ASOF_NEAR_AHEAD);	/* an earlier key */
-			continue;
-		}
-		if (c < 0)
-			return false;		/* a later key: wait for the outer side */
-		if (slot_attisnull(ahead, s->inner_time_attno))
-			asof_nearest_move(s, ASOF_NEAR_AHEAD, ASOF_NEAR_NULL);
-		else if (!all && asof_compare_time(s, ahead) < 0)
-			return true;		/* after the outer time: keep it ahead */
-		else
-		{
-			if (!s->near_have[ASOF_NEAR_FIRST])
-				asof_nearest_set(s, ASOF_NEAR_FIRST, ahead);
-			asof_nearest_move(s, ASOF_NEAR_AHEAD, ASOF_NEAR_PREV);
-		}
-	}
-}
-
-/*
- * asof_nearest_key_seen
- *		Merge: do the current outer keys have any version (also one with a
- *		NULL time)?  Asked for an outer row whose shifted time is out of
- *		range; reads every version of the keys.
- */
-static bool
-asof_nearest_key_seen(AsOfJoinState *s)
-{
-	(void) asof_nearest_advance(s, true);
-	return s->near_have[ASOF_NEAR_PREV] || s->near_have[ASOF_NEAR_NULL] ||
-		s->near_have[ASOF_NEAR_FIRST];
-}
-
-/*
- * asof_nearest_merge
- *		Merge (and the lookup's fallback): the version closest to the
- *		current outer row (s->okeys, none NULL; s->otime, NULL when
- *		s->near_time_null), NULL if none.  The tolerance bounds are computed
- *		only when the keys have a version, as PostgreSQL's plan does.
- */
-static TupleTableSlot *
-asof_nearest_merge(AsOfJoinState *s, ExprContext *econtext)
-{
-	bool		time_null = s->near_time_null;
-	bool		next;
-	int			which;
-	bool		isnull;
-
-	if (time_null && !s->near_keep_nulls)
-		return NULL;
-	next = asof_nearest_advance(s, time_null);
-	if (!s->near_have[ASOF_NEAR_PREV] && !next)
-	{
-		/* no version with a time: its version with NULL time, if kept */
-		return (s->near_keep_nulls && s->near_have[ASOF_NEAR_NULL]) ?
-			s->near_slot[ASOF_NEAR_NULL] : NULL;
-	}
-	if (!time_null && s->ntol > 0 && !asof_nearest_bounds(s, econtext))
-		return NULL;
-
-	/* Every version at the same distance: the earliest */
-	if (time_null || asof_nearest_infinite(s))
-	{
-		TupleTableSlot *first = s->near_have[ASOF_NEAR_FIRST] ?
-		s->near_slot[ASOF_NEAR_FIRST] : next ?
-		s->near_slot[ASOF_NEAR_AHEAD] : NULL;
-
-		if (first != NULL &&
-			(time_null ||
-			 asof_nearest_within(s, slot_getattr(first, s->inner_time_attno,
-												 &isnull))))
-			return first;
-		if (s->near_have[ASOF_NEAR_PREV] &&
-			asof_nearest_within(s, slot_getattr(s->near_slot[ASOF_NEAR_PREV],
-												s->inner_time_attno, &isnull)))
-			return s->near_slot[ASOF_NEAR_PREV];
-		return NULL;
-	}
-
-	which = asof_nearest_choose(s, s->near_have[ASOF_NEAR_PREV],
-								s->near_have[ASOF_NEAR_PREV] ?
-								slot_getattr(s->near_slot[ASOF_NEAR_PREV],
-											 s->inner_time_attno, &isnull) : 0,
-								next,
-								next ?
-								slot_getattr(s->near_slot[ASOF_NEAR_AHEAD],
-											 s->inner_time_attno, &isnull) : 0,
-								econtext);
-	if (which == 0)
-		return s->near_slot[ASOF_NEAR_PREV];
-	if (which == 1)
-		return s->near_slot[ASOF_NEAR_AHEAD];
-	return NULL;
-}
-
-/* The time of a lookup record */
-#define ASOF_REC_TIME(s, rec) (((Datum *) (rec))[(s)->inner_time_attno - 1])
-
-/*
- * asof_nearest_first
- *		Lookup: the earliest of a key's versions (the last of those at the
- *		earliest time).
- */
-static int
-asof_nearest_first(AsOfJoinState *s, AsOfVersions *vl)
-{
-	int			first = 0;
-
-	while (first + 1 < vl->n &&
-		   asof_compare(&s->time_cmp, vl->v[first + 1].time,
-						vl->v[first].time) == 0)
-		first++;
-	return first;
-}
-
-/*
- * asof_nearest_probe
- *		Lookup: the version closest to the current outer row (s->otime, a
- *		NULL time when s->near_time_null) among its keys' versions vl, in
- *		probe->rec, NULL if none.
-
- */
-static void
-asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
-				   ExprContext *econtext)
-{
-	int			n = vl->n;
-	int			lo;
-	int			next;
-	int			which;
-
-	probe->vl = NULL;
-	probe->rec = NULL;
-	if (s->near_time_null && !s->near_keep_nulls)
-		return;
-	if (n == 0)
-	{
-		probe->rec = (Datum *) vl->nullrec;
-		return;
-	}
-	if (s->near_time_null)
-	{
-		probe->rec = (Datum *) vl->v[asof_nearest_first(s, vl)].rec;
-		return;
-	}
-	if (s->ntol > 0 && !asof_nearest_bounds(s, econtext))
-		return;
-
-	/*
-	 * lo: the number of versions at or before the outer time; with int64
-	 * times through super[] and fences[] (see AsOfVersions), as the
-	 * backward lookup does
-	 */
-	if (s->time_int64)
-	{
-		int64		t = asof_time_int64(s, s->otime);
-		int			nf = (n + ASOF_FENCE - 1) / ASOF_FENCE;
-		int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
-		int			from;
-		int			to;
-		int			f;
-
-		f = asof_count_reached(vl->super, 1, ns, t, false, false);
-		if (f == 0)
-			lo = 0;
-		else
-		{
-			from = (f - 1) * ASOF_FENCE + 1;
-			to = Min(f * ASOF_FENCE, nf);
-			f = from + asof_count_reached(vl->fences + from, 1, to - from, t,
-										  false, false);
-			from = (f - 1) * ASOF_FENCE + 1;
-			to = Min(f * ASOF_FENCE, n);
-			lo = from + asof_count_reached((int64 *) (vl->v + from), 2,
-										   to - from, t, false, false);
-		}
-	}
-	else
-
-	{
-		int			hi = n;
-
-		lo = 0;
-		while (lo < hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-
-			if (asof_compare(&s->time_cmp, s->otime, vl->v[mid].time) >= 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	}
-
-	/* Every version at the same distance: the earliest, if in range */
-	if (asof_nearest_infinite(s))
-	{
-		int			first = asof_nearest_first(s, vl);
-
-		if (asof_nearest_within(s, ASOF_REC_TIME(s, vl->v[first].rec)))
-			probe->rec = (Datum *) vl->v[first].rec;
-		else if (lo > 0 &&
-				 asof_nearest_within(s, ASOF_REC_TIME(s, vl->v[lo - 1].rec)))
-			probe->rec = (Datum *) vl->v[lo - 1].rec;
-		return;
-	}
-
-	/* the version after: the last of its run of equal times */
-	next = lo;
-	while (next + 1 < n &&
-		   (s->time_int64 ?
-			DatumGetInt64(vl->v[next + 1].time) == DatumGetInt64(vl->v[next].time) :
-			asof_compare(&s->time_cmp, vl->v[next + 1].time,
-						 vl->v[next].time) == 0))
-		next++;
-
-	which = asof_nearest_choose(s, lo > 0,
-								lo > 0 ? ASOF_REC_TIME(s, vl->v[lo - 1].rec) : 0,
-								next < n,
-								next < n ? ASOF_REC_TIME(s, vl->v[next].rec) : 0,
-								econtext);
-	if (which == 0)
-		probe->rec = (Datum *) vl->v[lo - 1].rec;
-	else if (which == 1)
-		probe->rec = (Datum *) vl->v[next].rec;
-	if (probe->rec != NULL)
-		ASOF_PREFETCH(probe->rec);
-}
-
-/*
- * asof_nearest_sort_outer
- *		Lookup's fallback: read every outer row into a tuplesort, with its
- *		keys and time as extra columns, ordered by them (NULLs last) as the
- *		merge needs.
- */
-static void
-asof_nearest_sort_outer(AsOfJoinState *s)
-{
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *in = s->sort_in_slot;
-	bool		anynull;
-	int			i;
-
-	s->outer_sort = tuplesort_begin_heap(s->sort_desc, s->nkeys + 1,
-										 s->near_sortattnos, s->near_sortops,
-										 s->near_sortcolls, s->near_nullsfirst,
-										 work_mem, NULL, TUPLESORT_NONE);
-	for (;;)
-	{
-		TupleTableSlot *outer;
-		TupleTableSlot *scan;
-
-		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
-		outer = ExecProcNode(s->outer_ps);
-		if (TupIsNull(outer))
-			break;
-		scan = asof_form(s, outer);
-		econtext->ecxt_scantuple = scan;
-		ExecClearTuple(in);
-		memcpy(in->tts_values, scan->tts_values, s->nouter * sizeof(Datum));
-		memcpy(in->tts_isnull, scan->tts_isnull, s->nouter * sizeof(bool));
-		anynull = false;
-		for (i = 0; i < s->nkeys; i++)
-		{
-			in->tts_values[s->nouter + i] =
-				ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-										  &in->tts_isnull[s->nouter + i]);
-			anynull |= in->tts_isnull[s->nouter + i];
-		}
-
-		/*
-		 * As in asof_sort_outer: no time for rows with a NULL key, and a
-		 * shifted time sorts like its base
-		 */
-		in->tts_values[s->nouter + s->nkeys] = (Datum) 0;
-		in->tts_isnull[s->nouter + s->nkeys] = true;
-		if (!anynull)
-			in->tts_values[s->nouter + s->nkeys] =
-				ExecEvalExprSwitchContext(s->has_shift ? s->time_base :
-										  s->outer_time, econtext,
-										  &in->tts_isnull[s->nouter + s->nkeys]);
-		ExecStoreVirtualTuple(in);
-
-		tuplesort_puttupleslot(s->outer_sort, in);
-	}
-	ResetExprContext(econtext);
-	tuplesort_performsort(s->outer_sort);
 }

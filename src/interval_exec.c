@@ -293,46 +293,37 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *priv = cscan->custom_private;
-	List	   *scalars = (List *) list_nth(priv, IJ_PRIV_SCALARS);
-	List	   *okeys = (List *) list_nth(priv, IJ_PRIV_OUTER_KEYS);
-	List	   *ikeys = (List *) list_nth(priv, IJ_PRIV_INNER_KEYS);
-	List	   *opfamilies = (List *) list_nth(priv, IJ_PRIV_OPFAMILIES);
-	List	   *collations = (List *) list_nth(priv, IJ_PRIV_COLLATIONS);
-	List	   *otypes = (List *) list_nth(priv, IJ_PRIV_OUTER_TYPES);
-	List	   *itypes = (List *) list_nth(priv, IJ_PRIV_INNER_TYPES);
+	IntervalJoinPlanInfo info;
 	int			child_eflags;
 	int			i;
 
-	Assert((list_length(priv) == IJ_PRIV_COUNT ||
-			list_length(priv) == IJ_PRIV_KP_PARTS + 1) &&
-		   list_length(scalars) == IJ_S_COUNT);
+	interval_join_info_from_private(cscan->custom_private, &info);
 	/* key-partitioned (a partial path for a Gather): the partition Param */
 	st->kp.bucket = -1;
-	if (list_length(priv) > IJ_PRIV_COUNT)
+	if (info.key_partitioned)
 	{
-		st->kp.param = intVal(list_nth(priv, IJ_PRIV_KP_PARAM));
-		st->kp.parts = intVal(list_nth(priv, IJ_PRIV_KP_PARTS));
+		st->kp.param = info.kp_param;
+		st->kp.parts = info.kp_parts;
 	}
 
-	st->jointype = (JoinType) list_nth_int(scalars, IJ_S_JOINTYPE);
+	st->jointype = info.jointype;
 	st->emit_outer = (st->jointype == JOIN_LEFT || st->jointype == JOIN_FULL ||
 					  st->jointype == JOIN_ANTI);
 	st->first_match_only = (st->jointype == JOIN_SEMI ||
 							st->jointype == JOIN_ANTI);
 	st->emit_inner = (st->jointype == JOIN_RIGHT || st->jointype == JOIN_FULL);
-	st->outer_timecol = list_nth_int(scalars, IJ_S_OUTER_TIME);
-	st->inner_timecol = list_nth_int(scalars, IJ_S_INNER_TIME);
-	st->time_type = (Oid) list_nth_int(scalars, IJ_S_TIME_TYPE);
-	st->lo_incl = list_nth_int(scalars, IJ_S_LO_INCL) != 0;
-	st->hi_incl = list_nth_int(scalars, IJ_S_HI_INCL) != 0;
-	st->outer_ncols = list_nth_int(scalars, IJ_S_OUTER_NCOLS);
+	st->outer_timecol = info.outer_time;
+	st->inner_timecol = info.inner_time;
+	st->time_type = info.time_type;
+	st->lo_incl = info.lo_incl;
+	st->hi_incl = info.hi_incl;
+	st->outer_ncols = info.outer_ncols;
 	st->inner_ncols = list_length(cscan->custom_scan_tlist) - st->outer_ncols;
-	st->lo = DatumGetInt64(((Const *) list_nth(priv, IJ_PRIV_LO))->constvalue);
-	st->hi = DatumGetInt64(((Const *) list_nth(priv, IJ_PRIV_HI))->constvalue);
+	st->lo = info.lo;
+	st->hi = info.hi;
 
 	/* keys and their comparators */
-	st->nkeys = list_length(okeys);
+	st->nkeys = list_length(info.outer_keys);
 	st->outer_keycol = palloc(sizeof(AttrNumber) * (st->nkeys + 1));
 	st->inner_keycol = palloc(sizeof(AttrNumber) * (st->nkeys + 1));
 	st->outer_keytype = palloc(sizeof(Oid) * (st->nkeys + 1));
@@ -348,13 +339,13 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	st->prev_ikey_null = palloc0(sizeof(bool) * (st->nkeys + 1));
 	for (i = 0; i < st->nkeys; i++)
 	{
-		Oid			opf = list_nth_oid(opfamilies, i);
-		Oid			coll = list_nth_oid(collations, i);
-		Oid			ot = list_nth_oid(otypes, i);
-		Oid			it = list_nth_oid(itypes, i);
+		Oid			opf = list_nth_oid(info.opfamilies, i);
+		Oid			coll = list_nth_oid(info.collations, i);
+		Oid			ot = list_nth_oid(info.outer_types, i);
+		Oid			it = list_nth_oid(info.inner_types, i);
 
-		st->outer_keycol[i] = list_nth_int(okeys, i);
-		st->inner_keycol[i] = list_nth_int(ikeys, i);
+		st->outer_keycol[i] = list_nth_int(info.outer_keys, i);
+		st->inner_keycol[i] = list_nth_int(info.inner_keys, i);
 		st->outer_keytype[i] = ot;
 		ij_prepare_cmp(&st->cmp_oi[i], opf, coll, ot, it);
 		ij_prepare_cmp(&st->cmp_oo[i], opf, coll, ot, ot);
@@ -1377,11 +1368,8 @@ static void
 ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *scalars = (List *) list_nth(cscan->custom_private,
-											IJ_PRIV_SCALARS);
 
-	wj_explain_join_type((JoinType) list_nth_int(scalars, IJ_S_JOINTYPE), es);
+	wj_explain_join_type(st->jointype, es);
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_KEYS, "Join Keys");
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_BAND, "Band");
 	ij_show_exprs(node, ancestors, es, IJ_EXPR_JOINQUAL, "Join Filter");
@@ -1396,10 +1384,8 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							 nloops > 0 ? nfiltered / nloops : 0, 0, es);
 	}
 	wj_explain_state(&st->stats, es);
-	if (list_length(cscan->custom_private) > IJ_PRIV_COUNT)
-		ExplainPropertyInteger("Key Partitions", NULL,
-							   intVal(list_nth(cscan->custom_private, IJ_PRIV_KP_PARTS)),
-							   es);
+	if (st->kp.parts > 0)		/* key-partitioned (join_common.h) */
+		ExplainPropertyInteger("Key Partitions", NULL, st->kp.parts, es);
 	wj_explain_workers(&st->pinstr, &node->ss.ps, &st->stats, es);
 }
 

@@ -17,7 +17,7 @@
  * a pair matches; conditions from WHERE stay in plan.qual), the fourth
  * instead of the third for pairs near an end of the time range.
  *
- * custom_private is the list indexed by the IJ_PRIV_* constants below.
+ * custom_private encodes an IntervalJoinPlanInfo (below; plan_private.h).
  *
  * src/interval_join.h
  *
@@ -30,36 +30,45 @@
 
 #define IJ_NAME "IntervalJoin"
 
-/* custom_private members */
-#define IJ_PRIV_SCALARS		0	/* IntList, see IJ_S_* */
-#define IJ_PRIV_OUTER_KEYS	1	/* IntList: key columns of the outer child */
-#define IJ_PRIV_INNER_KEYS	2	/* IntList: key columns of the inner child */
-#define IJ_PRIV_OPFAMILIES	3	/* OidList: btree opfamily per key */
-#define IJ_PRIV_COLLATIONS	4	/* OidList: collation per key */
-#define IJ_PRIV_OUTER_TYPES 5	/* OidList: outer input type per key */
-#define IJ_PRIV_INNER_TYPES 6	/* OidList: inner input type per key */
-#define IJ_PRIV_LO			7	/* Const int8: lower offset */
-#define IJ_PRIV_HI			8	/* Const int8: upper offset */
-#define IJ_PRIV_COUNT		9
-/* only when key-partitioned (a partial path under a Gather): */
-#define IJ_PRIV_KP_PARAM	IJ_PRIV_COUNT	/* Integer: PARAM_EXEC of the partition */
-#define IJ_PRIV_KP_PARTS	(IJ_PRIV_COUNT + 1)	/* Integer: number of partitions */
-
-/* members of the IJ_PRIV_SCALARS IntList */
-#define IJ_S_JOINTYPE		0
-#define IJ_S_OUTER_TIME		1	/* time column of the outer child */
-#define IJ_S_INNER_TIME		2	/* time column of the inner child */
-#define IJ_S_TIME_TYPE		3	/* type of both time columns */
-#define IJ_S_LO_INCL		4	/* lower bound inclusive? */
-#define IJ_S_HI_INCL		5	/* upper bound inclusive? */
-#define IJ_S_OUTER_NCOLS	6	/* columns of the outer child's tuple */
-#define IJ_S_COUNT			7
+/*
+ * What the executor needs from the planner, kept in CustomScan.custom_private
+ * through interval_join_info_to_private() and read back by
+ * interval_join_info_from_private() (interval_planner.c; plan_private.h).
+ * Columns are numbers in a child's output.
+ */
+typedef struct IntervalJoinPlanInfo
+{
+	JoinType	jointype;
+	AttrNumber	outer_time;		/* time column of the outer child */
+	AttrNumber	inner_time;		/* time column of the inner child */
+	Oid			time_type;		/* type of both time columns */
+	bool		lo_incl;		/* lower bound inclusive? */
+	bool		hi_incl;		/* upper bound inclusive? */
+	int			outer_ncols;	/* columns of the outer child's tuple */
+	int64		lo;				/* lower offset */
+	int64		hi;				/* upper offset */
+	List	   *outer_keys;		/* integer list: key columns of the outer child */
+	List	   *inner_keys;		/* integer list: key columns of the inner child */
+	List	   *opfamilies;		/* OID list: btree opfamily per key */
+	List	   *collations;		/* OID list: collation per key */
+	List	   *outer_types;	/* OID list: outer input type per key */
+	List	   *inner_types;	/* OID list: inner input type per key */
+	bool		key_partitioned;	/* split by key partitions under a
+									 * Gather (join_common.h)? */
+	int			kp_param;		/* if so: PARAM_EXEC of the partition */
+	int			kp_parts;		/* if so: number of partitions */
+} IntervalJoinPlanInfo;
 
 /* custom_exprs members */
 #define IJ_EXPR_KEYS		0
 #define IJ_EXPR_BAND		1
 #define IJ_EXPR_JOINQUAL	2
 #define IJ_EXPR_PG_FILTER	3	/* band and joinquals in PostgreSQL's order */
+
+/* interval_planner.c */
+extern List *interval_join_info_to_private(const IntervalJoinPlanInfo *info);
+extern void interval_join_info_from_private(List *priv,
+										   IntervalJoinPlanInfo *info);
 
 /* interval_exec.c */
 extern const CustomScanMethods wj_interval_scan_methods;

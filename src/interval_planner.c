@@ -70,6 +70,7 @@
 
 #include "interval_join.h"
 #include "join_common.h"
+#include "plan_private.h"
 #include "stats_common.h"
 #include "window_arith.h"
 #include "windowjoin.h"
@@ -99,7 +100,11 @@ typedef struct IJBound
 	int64		d;
 } IJBound;
 
-/* Everything the plan needs, carried from the path in custom_private */
+/*
+ * Everything the plan needs, carried from the path: the path's
+ * custom_private is list_make1() of a pointer to this struct (a
+ * planner-only C struct, not a node; plan_private.h).
+ */
 typedef struct IJInfo
 {
 	JoinType	jointype;
@@ -800,15 +805,19 @@ ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	int			parts = wj_keypart_parts(&best_path->path);
 	Oid			ohash,
 				ihash;
-	int			paramid;
+	IntervalJoinPlanInfo plan_info;
 
 	if (!ij_key_hashfns(k, &ohash, &ihash))
 		elog(ERROR, "no hash functions for the key of a key-partitioned interval join");
-	paramid = wj_keypart_plan(root, parts,
-							  linitial(cscan->custom_plans), k->outer_expr, ohash,
-							  lsecond(cscan->custom_plans), k->inner_expr, ihash);
-	cscan->custom_private = lappend(cscan->custom_private, makeInteger(paramid));
-	cscan->custom_private = lappend(cscan->custom_private, makeInteger(parts));
+	interval_join_info_from_private(cscan->custom_private, &plan_info);
+	plan_info.key_partitioned = true;
+	plan_info.kp_parts = parts;
+	plan_info.kp_param = wj_keypart_plan(root, parts,
+										 linitial(cscan->custom_plans),
+										 k->outer_expr, ohash,
+										 lsecond(cscan->custom_plans),
+										 k->inner_expr, ihash);
+	cscan->custom_private = interval_join_info_to_private(&plan_info);
 	return &cscan->scan.plan;
 }
 
@@ -871,17 +880,6 @@ ij_child_column(Plan **plan, Expr *expr)
 										   NULL, true));
 	*plan = change_plan_targetlist(*plan, tlist, (*plan)->parallel_safe);
 	return resno;
-}
-
-/*
- * ij_int8_const
- *		An int8 Const carrying a value in custom_private.
- */
-static Const *
-ij_int8_const(int64 v)
-{
-	return makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-					 Int64GetDatum(v), false, FLOAT8PASSBYVAL);
 }
 
 /*
@@ -950,6 +948,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
 	Plan	   *inner_plan = (Plan *) lsecond(custom_plans);
 	CustomScan *cscan = makeNode(CustomScan);
+	IntervalJoinPlanInfo plan_info;
 	List	   *outer_keys = NIL,
 			   *inner_keys = NIL,
 			   *opfamilies = NIL,
@@ -957,8 +956,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 			   *outer_types = NIL,
 			   *inner_types = NIL,
 			   *key_clauses = NIL,
-			   *scan_tlist = NIL,
-			   *scalars;
+			   *scan_tlist = NIL;
 	AttrNumber	outer_time,
 				inner_time;
 	AttrNumber	resno = 1;
@@ -994,15 +992,24 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 							 makeTargetEntry((Expr *) copyObject(((TargetEntry *) lfirst(lc))->expr),
 											 resno++, NULL, false));
 
-	scalars = list_make1_int((int) info->jointype);
-	scalars = lappend_int(scalars, outer_time);
-	scalars = lappend_int(scalars, inner_time);
-	scalars = lappend_int(scalars, (int) info->lower->ttype);
-	scalars = lappend_int(scalars,
-						  info->lower->strategy == BTGreaterEqualStrategyNumber);
-	scalars = lappend_int(scalars,
-						  info->upper->strategy == BTLessEqualStrategyNumber);
-	scalars = lappend_int(scalars, list_length(outer_plan->targetlist));
+	plan_info.jointype = info->jointype;
+	plan_info.outer_time = outer_time;
+	plan_info.inner_time = inner_time;
+	plan_info.time_type = info->lower->ttype;
+	plan_info.lo_incl = info->lower->strategy == BTGreaterEqualStrategyNumber;
+	plan_info.hi_incl = info->upper->strategy == BTLessEqualStrategyNumber;
+	plan_info.outer_ncols = list_length(outer_plan->targetlist);
+	plan_info.lo = info->lower->d;
+	plan_info.hi = info->upper->d;
+	plan_info.outer_keys = outer_keys;
+	plan_info.inner_keys = inner_keys;
+	plan_info.opfamilies = opfamilies;
+	plan_info.collations = collations;
+	plan_info.outer_types = outer_types;
+	plan_info.inner_types = inner_types;
+	plan_info.key_partitioned = false;	/* see ij_plan_keypart */
+	plan_info.kp_param = 0;
+	plan_info.kp_parts = 0;
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = info->otherquals;
@@ -1015,19 +1022,75 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 									 info->joinquals,
 									 ij_filter_in_pg_order(root,
 														   info->filter_rinfos));
-	cscan->custom_private = list_make5(scalars, outer_keys, inner_keys,
-									   opfamilies, collations);
-	cscan->custom_private = lappend(cscan->custom_private, outer_types);
-	cscan->custom_private = lappend(cscan->custom_private, inner_types);
-	cscan->custom_private = lappend(cscan->custom_private,
-									ij_int8_const(info->lower->d));
-	cscan->custom_private = lappend(cscan->custom_private,
-									ij_int8_const(info->upper->d));
+	cscan->custom_private = interval_join_info_to_private(&plan_info);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &wj_interval_scan_methods;
 
 	return &cscan->scan.plan;
+}
+
+/*
+ * interval_join_info_to_private
+ *		Encode an IntervalJoinPlanInfo as CustomScan.custom_private
+ *		(plan_private.h).  interval_join_info_from_private reads the fields
+ *		in the same order.
+ */
+List *
+interval_join_info_to_private(const IntervalJoinPlanInfo *info)
+{
+	List	   *priv = NIL;
+
+	wj_private_put_int(&priv, (int) info->jointype);
+	wj_private_put_int(&priv, info->outer_time);
+	wj_private_put_int(&priv, info->inner_time);
+	wj_private_put_oid(&priv, info->time_type);
+	wj_private_put_bool(&priv, info->lo_incl);
+	wj_private_put_bool(&priv, info->hi_incl);
+	wj_private_put_int(&priv, info->outer_ncols);
+	wj_private_put_int64(&priv, info->lo);
+	wj_private_put_int64(&priv, info->hi);
+	wj_private_put_int_list(&priv, info->outer_keys);
+	wj_private_put_int_list(&priv, info->inner_keys);
+	wj_private_put_oid_list(&priv, info->opfamilies);
+	wj_private_put_oid_list(&priv, info->collations);
+	wj_private_put_oid_list(&priv, info->outer_types);
+	wj_private_put_oid_list(&priv, info->inner_types);
+	wj_private_put_bool(&priv, info->key_partitioned);
+	wj_private_put_int(&priv, info->kp_param);
+	wj_private_put_int(&priv, info->kp_parts);
+	return priv;
+}
+
+/*
+ * interval_join_info_from_private
+ *		Decode CustomScan.custom_private into *info.
+ */
+void
+interval_join_info_from_private(List *priv, IntervalJoinPlanInfo *info)
+{
+	WjPrivateReader r;
+
+	wj_private_reader_init(&r, priv, IJ_NAME);
+	info->jointype = (JoinType) wj_private_get_int(&r);
+	info->outer_time = (AttrNumber) wj_private_get_int(&r);
+	info->inner_time = (AttrNumber) wj_private_get_int(&r);
+	info->time_type = wj_private_get_oid(&r);
+	info->lo_incl = wj_private_get_bool(&r);
+	info->hi_incl = wj_private_get_bool(&r);
+	info->outer_ncols = wj_private_get_int(&r);
+	info->lo = wj_private_get_int64(&r);
+	info->hi = wj_private_get_int64(&r);
+	info->outer_keys = wj_private_get_int_list(&r);
+	info->inner_keys = wj_private_get_int_list(&r);
+	info->opfamilies = wj_private_get_oid_list(&r);
+	info->collations = wj_private_get_oid_list(&r);
+	info->outer_types = wj_private_get_oid_list(&r);
+	info->inner_types = wj_private_get_oid_list(&r);
+	info->key_partitioned = wj_private_get_bool(&r);
+	info->kp_param = wj_private_get_int(&r);
+	info->kp_parts = wj_private_get_int(&r);
+	wj_private_reader_done(&r);
 }
 
 /*

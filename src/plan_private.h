@@ -25,6 +25,12 @@
  * setrefs.c does not look into custom_private, so they go to custom_exprs
  * (or the scan tlist) and the struct holds their positions.
  *
+ * The path side needs no encoding: a node's CustomPath carries what its
+ * PlanCustomPath needs as list_make1() of a pointer to a C struct (a
+ * planner-only one such as WjPathInfo or IJInfo beside the node's planner,
+ * or the XxxPlanInfo itself when the path already knows all of it), which
+ * is never copied or written out; PlanCustomPath encodes the XxxPlanInfo.
+ *
  * src/plan_private.h
  *
  *-------------------------------------------------------------------------

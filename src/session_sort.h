@@ -14,19 +14,26 @@
 
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+#include "nodes/primnodes.h"
 
 /*
- * custom_private of a SessionSort CustomScan: a list of these lists, in this
- * order.  The sort keys are the partition keys followed by the time key
- * (timestamp or timestamptz, ascending, NULLS LAST), each a column of the
- * child's output.
+ * What the executor needs from the planner, kept in CustomScan.custom_private
+ * through session_sort_info_to_private() and read back by
+ * session_sort_info_from_private() (session_sort_planner.c;
+ * plan_private.h).  The sort keys are the partition keys followed by the
+ * time key (timestamp or timestamptz, ascending, NULLS LAST), each a column
+ * of the child's output; the lists have one element per key.
  */
-#define WJ_SSORT_PRIVATE_ATTNOS		0	/* IntList: column numbers */
-#define WJ_SSORT_PRIVATE_SORTOPS	1	/* OidList: "<" or ">" operators */
-#define WJ_SSORT_PRIVATE_EQOPS		2	/* OidList: hashable "=" operators */
-#define WJ_SSORT_PRIVATE_COLLS		3	/* OidList: collations */
-#define WJ_SSORT_PRIVATE_NULLSFIRST 4	/* IntList: NULLS FIRST flags */
-#define WJ_SSORT_PRIVATE_GAP		5	/* SessionWindow: session()'s gap Const */
+typedef struct SessionSortPlanInfo
+{
+	List	   *attnos;			/* integer list: column numbers */
+	List	   *sortops;		/* OID list: "<" or ">" operators */
+	List	   *eqops;			/* OID list: hashable "=" operators */
+	List	   *colls;			/* OID list: collations */
+	List	   *nullsfirst;		/* integer list: NULLS FIRST flags */
+	bool		has_gap;		/* a SessionWindow (computes session())? */
+	Const	   *gap;			/* if so: session()'s gap, else NULL */
+} SessionSortPlanInfo;
 
 extern PGDLLIMPORT CustomScanMethods wj_session_sort_scan_methods;
 extern PGDLLIMPORT CustomScanMethods wj_session_window_scan_methods;
@@ -34,5 +41,8 @@ extern PGDLLIMPORT CustomScanMethods wj_session_window_scan_methods;
 extern void wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									  RelOptInfo *output_rel);
 extern void wj_session_sort_register(void);
+extern List *session_sort_info_to_private(const SessionSortPlanInfo *info);
+extern void session_sort_info_from_private(List *priv,
+										   SessionSortPlanInfo *info);
 
 #endif							/* SESSION_SORT_H */

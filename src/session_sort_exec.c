@@ -361,16 +361,13 @@ static Node *
 ssort_create_state(CustomScan *cscan)
 {
 	SessionSortState *state = palloc0(sizeof(SessionSortState));
-	List	   *attnos = list_nth(cscan->custom_private, WJ_SSORT_PRIVATE_ATTNOS);
-	List	   *sortops = list_nth(cscan->custom_private, WJ_SSORT_PRIVATE_SORTOPS);
-	List	   *eqops = list_nth(cscan->custom_private, WJ_SSORT_PRIVATE_EQOPS);
-	List	   *colls = list_nth(cscan->custom_private, WJ_SSORT_PRIVATE_COLLS);
-	List	   *nullsfirst = list_nth(cscan->custom_private, WJ_SSORT_PRIVATE_NULLSFIRST);
+	SessionSortPlanInfo info;
 	int			i;
 
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &session_sort_exec_methods;
-	state->nkeys = list_length(attnos);
+	session_sort_info_from_private(cscan->custom_private, &info);
+	state->nkeys = list_length(info.attnos);
 	state->npart = state->nkeys - 1;
 	state->attnos = palloc(sizeof(AttrNumber) * state->nkeys);
 	state->sortops = palloc(sizeof(Oid) * state->nkeys);
@@ -379,15 +376,15 @@ ssort_create_state(CustomScan *cscan)
 	state->nullsfirst = palloc(sizeof(bool) * state->nkeys);
 	for (i = 0; i < state->nkeys; i++)
 	{
-		state->attnos[i] = list_nth_int(attnos, i);
-		state->sortops[i] = list_nth_oid(sortops, i);
-		state->eqops[i] = list_nth_oid(eqops, i);
-		state->colls[i] = list_nth_oid(colls, i);
-		state->nullsfirst[i] = list_nth_int(nullsfirst, i);
+		state->attnos[i] = list_nth_int(info.attnos, i);
+		state->sortops[i] = list_nth_oid(info.sortops, i);
+		state->eqops[i] = list_nth_oid(info.eqops, i);
+		state->colls[i] = list_nth_oid(info.colls, i);
+		state->nullsfirst[i] = list_nth_int(info.nullsfirst, i);
 	}
 	state->time_attno = state->attnos[state->npart];
-	if (list_length(cscan->custom_private) > WJ_SSORT_PRIVATE_GAP)
-		state->gap_const = list_nth(cscan->custom_private, WJ_SSORT_PRIVATE_GAP);
+	if (info.has_gap)
+		state->gap_const = info.gap;
 	return (Node *) state;
 }
 

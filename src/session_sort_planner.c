@@ -56,6 +56,7 @@
 
 #include "catalog_cache.h"
 #include "join_common.h"
+#include "plan_private.h"
 #include "session_sort.h"
 #include "window_expand.h"
 
@@ -179,6 +180,18 @@ keys_supported(List *pathkeys, List *exprs, List **part_exprs, Expr **time_expr)
 }
 
 /*
+ * What a SessionSort or SessionWindow path hands its PlanCustomPath: the
+ * path's custom_private is list_make1() of a pointer to this struct (a
+ * planner-only C struct, not a node; plan_private.h).
+ */
+typedef struct SessionSortPathInfo
+{
+	WindowFunc *session;		/* SessionWindow: the session() call, else
+								 * NULL */
+	Const	   *gap;			/* SessionWindow: its constant gap */
+} SessionSortPathInfo;
+
+/*
  * plan_session_sort
  *		PlanCustomPath: a CustomScan over the input plan that returns the
  *		input's columns, with the sort keys as column numbers.
@@ -188,13 +201,10 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				  List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
+	SessionSortPathInfo *pinfo = linitial(best_path->custom_private);
 	Plan	   *child = (Plan *) linitial(custom_plans);
 	List	   *scan_tlist = NIL;
-	List	   *attnos = NIL;
-	List	   *sortops = NIL;
-	List	   *eqops = NIL;
-	List	   *colls = NIL;
-	List	   *nullsfirst = NIL;
+	SessionSortPlanInfo info;
 	ListCell   *lc;
 
 	foreach(lc, child->targetlist)
@@ -206,12 +216,13 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 											 NULL, false));
 	}
 	/* SessionWindow: the session() call is the scan tuple's last column */
-	if (best_path->custom_private != NIL)
+	if (pinfo->session != NULL)
 		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry(copyObject(linitial(best_path->custom_private)),
+							 makeTargetEntry((Expr *) copyObject(pinfo->session),
 											 list_length(scan_tlist) + 1,
 											 NULL, false));
 
+	memset(&info, 0, sizeof(info));
 	foreach(lc, best_path->path.pathkeys)
 	{
 		PathKey    *pk = (PathKey *) lfirst(lc);
@@ -222,11 +233,11 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 		if (em == NULL || !key_operators(pk, em, &sortop, &eqop))
 			elog(ERROR, "SessionSort key not found in its input");
-		attnos = lappend_int(attnos, pos);
-		sortops = lappend_oid(sortops, sortop);
-		eqops = lappend_oid(eqops, eqop);
-		colls = lappend_oid(colls, pk->pk_eclass->ec_collation);
-		nullsfirst = lappend_int(nullsfirst, pk->pk_nulls_first);
+		info.attnos = lappend_int(info.attnos, pos);
+		info.sortops = lappend_oid(info.sortops, sortop);
+		info.eqops = lappend_oid(info.eqops, eqop);
+		info.colls = lappend_oid(info.colls, pk->pk_eclass->ec_collation);
+		info.nullsfirst = lappend_int(info.nullsfirst, pk->pk_nulls_first);
 	}
 
 	cscan->scan.plan.targetlist = tlist;
@@ -235,16 +246,16 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_make5(attnos, sortops, eqops, colls, nullsfirst);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &wj_session_sort_scan_methods;
-	if (best_path->custom_private != NIL)
+	if (pinfo->session != NULL)
 	{
-		cscan->custom_private = lappend(cscan->custom_private,
-										copyObject(lsecond(best_path->custom_private)));
+		info.has_gap = true;
+		info.gap = copyObject(pinfo->gap);
 		cscan->methods = &wj_session_window_scan_methods;
 	}
+	cscan->custom_private = session_sort_info_to_private(&info);
 	return &cscan->scan.plan;
 }
 
@@ -336,7 +347,7 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 	cpath->path.pathkeys = pathkeys;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(subpath);
-	cpath->custom_private = NIL;
+	cpath->custom_private = list_make1(palloc0(sizeof(SessionSortPathInfo)));
 	cpath->methods = &session_sort_path_methods;
 	return &cpath->path;
 }
@@ -488,9 +499,11 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			CustomPath *swin = (CustomPath *)
 			create_session_sort_path(root, output_rel, sort->subpath,
 									 sort->path.pathkeys, part_exprs, time_expr);
+			SessionSortPathInfo *pinfo = linitial(swin->custom_private);
 
 			swin->methods = &session_window_path_methods;
-			swin->custom_private = list_make2(wfunc, gap);
+			pinfo->session = wfunc;
+			pinfo->gap = gap;
 			swin->path.pathtarget = wpath->path.pathtarget;
 			/* its target is the window's output: that must be safe too */
 			swin->path.parallel_safe =
@@ -506,4 +519,45 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	foreach(lc, new_paths)
 		add_path(output_rel, (Path *) lfirst(lc));
+}
+
+/*
+ * session_sort_info_to_private
+ *		Encode a SessionSortPlanInfo as CustomScan.custom_private
+ *		(plan_private.h).  session_sort_info_from_private reads the fields in
+ *		the same order.
+ */
+List *
+session_sort_info_to_private(const SessionSortPlanInfo *info)
+{
+	List	   *priv = NIL;
+
+	wj_private_put_int_list(&priv, info->attnos);
+	wj_private_put_oid_list(&priv, info->sortops);
+	wj_private_put_oid_list(&priv, info->eqops);
+	wj_private_put_oid_list(&priv, info->colls);
+	wj_private_put_int_list(&priv, info->nullsfirst);
+	wj_private_put_bool(&priv, info->has_gap);
+	wj_private_put_node(&priv, info->gap);
+	return priv;
+}
+
+/*
+ * session_sort_info_from_private
+ *		Decode CustomScan.custom_private into *info.
+ */
+void
+session_sort_info_from_private(List *priv, SessionSortPlanInfo *info)
+{
+	WjPrivateReader r;
+
+	wj_private_reader_init(&r, priv, "SessionSort");
+	info->attnos = wj_private_get_int_list(&r);
+	info->sortops = wj_private_get_oid_list(&r);
+	info->eqops = wj_private_get_oid_list(&r);
+	info->colls = wj_private_get_oid_list(&r);
+	info->nullsfirst = wj_private_get_int_list(&r);
+	info->has_gap = wj_private_get_bool(&r);
+	info->gap = castNode(Const, wj_private_get_node(&r));
+	wj_private_reader_done(&r);
 }

@@ -23,14 +23,20 @@ typedef enum WindowExpandKind
 } WindowExpandKind;
 
 /*
- * custom_private of a WindowExpand CustomScan: a list of five int8 Consts,
- * in this order.
+ * What the executor needs from the planner, kept in CustomScan.custom_private
+ * through window_expand_info_to_private() and read back by
+ * window_expand_info_from_private() (window_expand_planner.c;
+ * plan_private.h).  Durations are in microseconds.  The path carries the
+ * same struct: its custom_private is list_make1() of a pointer to one.
  */
-#define WJ_EXPAND_PRIVATE_KIND		0	/* WindowExpandKind */
-#define WJ_EXPAND_PRIVATE_EVERY		1	/* slide (hop) or step (cumulate) */
-#define WJ_EXPAND_PRIVATE_SIZE		2	/* window size */
-#define WJ_EXPAND_PRIVATE_OFFSET	3	/* window offset */
-#define WJ_EXPAND_PRIVATE_PANE		4	/* pane width */
+typedef struct WindowExpandPlanInfo
+{
+	WindowExpandKind kind;
+	int64		every;			/* slide (hop) or step (cumulate) */
+	int64		size;			/* window size */
+	int64		offset;			/* window offset */
+	int64		pane;			/* pane width */
+} WindowExpandPlanInfo;
 
 extern PGDLLIMPORT CustomScanMethods wj_window_expand_scan_methods;
 
@@ -40,5 +46,8 @@ extern void wj_window_expand_add_paths(PlannerInfo *root,
 									   RelOptInfo *input_rel,
 									   RelOptInfo *output_rel, void *extra);
 extern void wj_window_expand_register(void);
+extern List *window_expand_info_to_private(const WindowExpandPlanInfo *info);
+extern void window_expand_info_from_private(List *priv,
+											WindowExpandPlanInfo *info);
 
 #endif							/* WINDOW_EXPAND_H */

@@ -67,31 +67,24 @@ static CustomExecMethods window_expand_exec_methods = {
 };
 
 /*
- * private_int64
- *		Fetch one of the int8 Consts of custom_private.
- */
-static int64
-private_int64(CustomScan *cscan, int n)
-{
-	return DatumGetInt64(((Const *) list_nth(cscan->custom_private, n))->constvalue);
-}
-
-/*
  * create_window_expand_state
- *		CreateCustomScanState: allocate the node state.
+ *		CreateCustomScanState: allocate the node state and read the plan's
+ *		private data.
  */
 static Node *
 create_window_expand_state(CustomScan *cscan)
 {
 	WindowExpandState *state = palloc0(sizeof(WindowExpandState));
+	WindowExpandPlanInfo info;
 
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &window_expand_exec_methods;
-	state->kind = (WindowExpandKind) private_int64(cscan, WJ_EXPAND_PRIVATE_KIND);
-	state->every = private_int64(cscan, WJ_EXPAND_PRIVATE_EVERY);
-	state->size = private_int64(cscan, WJ_EXPAND_PRIVATE_SIZE);
-	state->offset = private_int64(cscan, WJ_EXPAND_PRIVATE_OFFSET);
-	state->pane = private_int64(cscan, WJ_EXPAND_PRIVATE_PANE);
+	window_expand_info_from_private(cscan->custom_private, &info);
+	state->kind = info.kind;
+	state->every = info.every;
+	state->size = info.size;
+	state->offset = info.offset;
+	state->pane = info.pane;
 	return (Node *) state;
 }
 

@@ -74,6 +74,7 @@
 
 #include "catalog_cache.h"
 #include "join_common.h"
+#include "plan_private.h"
 #include "stats_common.h"
 #include "window_expand.h"
 #include "window_arith.h"
@@ -733,6 +734,7 @@ make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
 				 WindowAggSpec *spec, Path *path, PathTarget *expand_target)
 {
 	CustomPath *cpath;
+	WindowExpandPlanInfo *info;
 	double		windows_per_pane;
 
 	if (spec->kind == WJ_EXPAND_HOP)
@@ -757,11 +759,13 @@ make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
 	cpath->custom_paths = list_make1(path);
-	cpath->custom_private = list_make5(makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->kind), false, true),
-									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->every), false, true),
-									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->size), false, true),
-									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->offset), false, true),
-									   makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(spec->pane), false, true));
+	info = palloc(sizeof(WindowExpandPlanInfo));
+	info->kind = spec->kind;
+	info->every = spec->every;
+	info->size = spec->size;
+	info->offset = spec->offset;
+	info->pane = spec->pane;
+	cpath->custom_private = list_make1(info);
 	cpath->methods = &window_expand_path_methods;
 	return cpath;
 }
@@ -817,7 +821,8 @@ plan_window_expand(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = best_path->custom_private;
+	cscan->custom_private =
+		window_expand_info_to_private(linitial(best_path->custom_private));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &wj_window_expand_scan_methods;
@@ -828,3 +833,40 @@ static CustomPathMethods window_expand_path_methods = {
 	.CustomName = "WindowExpand",
 	.PlanCustomPath = plan_window_expand,
 };
+
+/*
+ * window_expand_info_to_private
+ *		Encode a WindowExpandPlanInfo as CustomScan.custom_private
+ *		(plan_private.h).  window_expand_info_from_private reads the fields
+ *		in the same order.
+ */
+List *
+window_expand_info_to_private(const WindowExpandPlanInfo *info)
+{
+	List	   *priv = NIL;
+
+	wj_private_put_int(&priv, (int) info->kind);
+	wj_private_put_int64(&priv, info->every);
+	wj_private_put_int64(&priv, info->size);
+	wj_private_put_int64(&priv, info->offset);
+	wj_private_put_int64(&priv, info->pane);
+	return priv;
+}
+
+/*
+ * window_expand_info_from_private
+ *		Decode CustomScan.custom_private into *info.
+ */
+void
+window_expand_info_from_private(List *priv, WindowExpandPlanInfo *info)
+{
+	WjPrivateReader r;
+
+	wj_private_reader_init(&r, priv, "WindowExpand");
+	info->kind = (WindowExpandKind) wj_private_get_int(&r);
+	info->every = wj_private_get_int64(&r);
+	info->size = wj_private_get_int64(&r);
+	info->offset = wj_private_get_int64(&r);
+	info->pane = wj_private_get_int64(&r);
+	wj_private_reader_done(&r);
+}

@@ -24,6 +24,7 @@
 #define WINDOW_JOIN_H
 
 #include "nodes/extensible.h"
+#include "nodes/primnodes.h"
 
 #define WJ_WINDOW_JOIN_NAME		"WindowJoin"
 
@@ -54,27 +55,32 @@ typedef enum WjWindowKind
 	WJ_KIND_COLUMNS = 4			/* window columns of windowed subqueries */
 } WjWindowKind;
 
-/* Positions in CustomScan.custom_private (a List) */
-enum
+/*
+ * What the executor needs from the planner, kept in CustomScan.custom_private
+ * through window_join_info_to_private() and read back by
+ * window_join_info_from_private() (window_join_planner.c; plan_private.h).
+ */
+typedef struct WindowJoinPlanInfo
 {
-	WJ_PRIV_JOINTYPE = 0,		/* Integer: JoinType */
-	WJ_PRIV_MODE,				/* Integer: WjMode */
-	WJ_PRIV_KIND,				/* Integer: WjWindowKind */
-	WJ_PRIV_OUTER_NCOLS,		/* Integer: width of the outer child's tlist */
-	WJ_PRIV_INNER_NCOLS,		/* Integer: width of the inner child's tlist */
-	WJ_PRIV_OUTER_EXTRA_EXPR,	/* List of Integer: extra is an expression? */
-	WJ_PRIV_INNER_EXTRA_EXPR,	/* List of Integer */
-	WJ_PRIV_EVERY,				/* Const interval (slide/step) or NULL */
-	WJ_PRIV_SIZE,				/* Const interval or NULL */
-	WJ_PRIV_OFFSET,				/* Const interval or NULL */
-	WJ_PRIV_OUTER_HASHFN,		/* OID list: hash functions of outer keys */
-	WJ_PRIV_INNER_HASHFN,		/* OID list: hash functions of inner keys */
-	WJ_PRIV_KEY_COLL,			/* OID list: collations of the keys */
-	WJ_PRIV_NITEMS,
-	/* only when key-partitioned (a right or full join under a Gather): */
-	WJ_PRIV_KP_PARAM = WJ_PRIV_NITEMS,	/* Integer: PARAM_EXEC of the partition */
-	WJ_PRIV_KP_PARTS			/* Integer: number of partitions */
-};
+	JoinType	jointype;
+	WjMode		mode;
+	WjWindowKind kind;
+	int			outer_ncols;	/* width of the outer child's tlist */
+	int			inner_ncols;	/* width of the inner child's tlist */
+	List	   *outer_extra_is_expr;	/* integer list: per outer extra,
+										 * 1 if it is an expression */
+	List	   *inner_extra_is_expr;	/* integer list: the same, inner */
+	Const	   *every;			/* interval: slide/step (TIME), else NULL */
+	Const	   *size;			/* interval, NULL for window columns */
+	Const	   *offset;			/* interval, NULL for window columns */
+	List	   *outer_hashfn;	/* OID list: hash functions of outer keys */
+	List	   *inner_hashfn;	/* OID list: hash functions of inner keys */
+	List	   *key_coll;		/* OID list: collations of the keys */
+	bool		key_partitioned;	/* split by key partitions under a
+									 * Gather (join_common.h)? */
+	int			kp_param;		/* if so: PARAM_EXEC of the partition */
+	int			kp_parts;		/* if so: number of partitions */
+} WindowJoinPlanInfo;
 
 /* Positions in CustomScan.custom_exprs (a List of Lists) */
 enum
@@ -100,6 +106,10 @@ enum
  * with WjRow.
  */
 #define WJ_STATE_ROW_OVERHEAD	104
+
+/* window_join_planner.c */
+extern List *window_join_info_to_private(const WindowJoinPlanInfo *info);
+extern void window_join_info_from_private(List *priv, WindowJoinPlanInfo *info);
 
 /* window_join_exec.c */
 extern CustomScanMethods wj_window_join_scan_methods;

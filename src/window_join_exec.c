@@ -232,6 +232,7 @@ typedef struct WjScanState
 {
 	CustomScanState css;
 
+	WindowJoinPlanInfo info;	/* the plan's private data */
 	JoinType	jointype;
 	WjMode		mode;
 	WjWindowKind kind;
@@ -346,6 +347,7 @@ window_join_create_state(CustomScan *cscan)
 												 T_CustomScanState);
 
 	state->css.methods = &wj_exec_methods;
+	window_join_info_from_private(cscan->custom_private, &state->info);
 	return (Node *) state;
 }
 
@@ -415,36 +417,31 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	WjScanState *state = (WjScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *priv = cscan->custom_private;
+	WindowJoinPlanInfo *info = &state->info;
 	List	   *exprs = cscan->custom_exprs;
-	int			outer_ncols = intVal(list_nth(priv, WJ_PRIV_OUTER_NCOLS));
-	int			inner_ncols = intVal(list_nth(priv, WJ_PRIV_INNER_NCOLS));
-	List	   *outer_is_expr = list_nth(priv, WJ_PRIV_OUTER_EXTRA_EXPR);
-	List	   *inner_is_expr = list_nth(priv, WJ_PRIV_INNER_EXTRA_EXPR);
-	Const	   *c_every = list_nth(priv, WJ_PRIV_EVERY);
-	Const	   *c_size = list_nth(priv, WJ_PRIV_SIZE);
-	Const	   *c_offset = list_nth(priv, WJ_PRIV_OFFSET);
-	List	   *coll = list_nth(priv, WJ_PRIV_KEY_COLL);
+	int			outer_ncols = info->outer_ncols;
+	int			inner_ncols = info->inner_ncols;
+	List	   *coll = info->key_coll;
 	ListCell   *lc;
 	int			i;
 
 	/* no backward scans or mark/restore */
 	Assert(!(eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)));
 
-	state->jointype = (JoinType) intVal(list_nth(priv, WJ_PRIV_JOINTYPE));
-	if (list_length(priv) > WJ_PRIV_NITEMS)
+	state->jointype = info->jointype;
+	if (info->key_partitioned)
 	{
-		state->kp.param = intVal(list_nth(priv, WJ_PRIV_KP_PARAM));
-		state->kp.parts = intVal(list_nth(priv, WJ_PRIV_KP_PARTS));
+		state->kp.param = info->kp_param;
+		state->kp.parts = info->kp_parts;
 	}
 	state->kp.bucket = -1;
-	state->mode = (WjMode) intVal(list_nth(priv, WJ_PRIV_MODE));
-	state->kind = (WjWindowKind) intVal(list_nth(priv, WJ_PRIV_KIND));
+	state->mode = info->mode;
+	state->kind = info->kind;
 	if (state->mode == WJ_MODE_TIME)
 	{
-		state->every = wj_interval_duration(DatumGetIntervalP(c_every->constvalue), "slide");
-		state->size = wj_interval_duration(DatumGetIntervalP(c_size->constvalue), "size");
-		state->offset = wj_interval_offset(DatumGetIntervalP(c_offset->constvalue));
+		state->every = wj_interval_duration(DatumGetIntervalP(info->every->constvalue), "slide");
+		state->size = wj_interval_duration(DatumGetIntervalP(info->size->constvalue), "size");
+		state->offset = wj_interval_offset(DatumGetIntervalP(info->offset->constvalue));
 	}
 
 	state->key_coll = palloc0(sizeof(Oid) * Max(list_length(coll), 1));
@@ -456,16 +453,16 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 			  eflags, 0, outer_ncols,
 			  list_nth(exprs, WJ_EXPR_OUTER_KEYS),
 			  list_nth(exprs, WJ_EXPR_OUTER_WINDOW),
-			  list_nth(exprs, WJ_EXPR_OUTER_EXTRAS), outer_is_expr,
+			  list_nth(exprs, WJ_EXPR_OUTER_EXTRAS), info->outer_extra_is_expr,
 			  outer_ncols + inner_ncols,
-			  list_nth(priv, WJ_PRIV_OUTER_HASHFN));
+			  info->outer_hashfn);
 	init_side(state, &state->inner, lsecond(cscan->custom_plans), estate,
 			  eflags, outer_ncols, inner_ncols,
 			  list_nth(exprs, WJ_EXPR_INNER_KEYS),
 			  list_nth(exprs, WJ_EXPR_INNER_WINDOW),
-			  list_nth(exprs, WJ_EXPR_INNER_EXTRAS), inner_is_expr,
-			  outer_ncols + inner_ncols + list_length(outer_is_expr),
-			  list_nth(priv, WJ_PRIV_INNER_HASHFN));
+			  list_nth(exprs, WJ_EXPR_INNER_EXTRAS), info->inner_extra_is_expr,
+			  outer_ncols + inner_ncols + list_length(info->outer_extra_is_expr),
+			  info->inner_hashfn);
 	state->inner.is_inner = true;
 	state->outer.preserved = (state->jointype == JOIN_LEFT ||
 							  state->jointype == JOIN_FULL ||
@@ -1946,11 +1943,10 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WjScanState *state = (WjScanState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *priv = cscan->custom_private;
 	List	   *exprs = cscan->custom_exprs;
-	Const	   *c_every = list_nth(priv, WJ_PRIV_EVERY);
-	Const	   *c_size = list_nth(priv, WJ_PRIV_SIZE);
-	Const	   *c_offset = list_nth(priv, WJ_PRIV_OFFSET);
+	Const	   *c_every = state->info.every;
+	Const	   *c_size = state->info.size;
+	Const	   *c_offset = state->info.offset;
 	Interval   *offset = c_offset ? DatumGetIntervalP(c_offset->constvalue) : NULL;
 	List	   *context;
 
@@ -2012,9 +2008,9 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										 state->spill_chunks, kb),
 								es);
 	}
-	if (list_length(priv) > WJ_PRIV_NITEMS)
+	if (state->info.key_partitioned)
 		ExplainPropertyInteger("Key Partitions", NULL,
-							   intVal(list_nth(priv, WJ_PRIV_KP_PARTS)), es);
+							   state->info.kp_parts, es);
 	wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
 }
 

@@ -103,6 +103,7 @@
 
 #include "catalog_cache.h"
 #include "join_common.h"
+#include "plan_private.h"
 #include "stats_common.h"
 #include "window_arith.h"
 #include "window_join.h"
@@ -143,29 +144,32 @@ typedef struct WjBoundInfo
 	int64		offset;			/* TUMBLE: offset mod size */
 } WjBoundInfo;
 
-/* Positions in CustomPath.custom_private */
-enum
+/*
+ * What a WindowJoin path hands its PlanCustomPath: the path's
+ * custom_private is list_make1() of a pointer to this struct.  It is a
+ * planner-only C struct, not a node, like every windowjoin node's path-side
+ * data (plan_private.h): paths are never copied or written out.
+ */
+typedef struct WjPathInfo
 {
-	WJ_PATH_JOINTYPE = 0,
-	WJ_PATH_MODE,
-	WJ_PATH_KIND,
-	WJ_PATH_WINDOW_CLAUSES,		/* RestrictInfos implemented by windows */
-	WJ_PATH_WINDOW_OUTER_LEFT,	/* Integer list: outer side is the left arg */
-	WJ_PATH_KEY_CLAUSES,		/* RestrictInfos used as hash keys */
-	WJ_PATH_KEY_OUTER_LEFT,		/* Integer list */
-	WJ_PATH_JOIN_CLAUSES,		/* RestrictInfos evaluated per pair */
-	WJ_PATH_OTHER_CLAUSES,		/* pushed-down quals, after the join */
-	WJ_PATH_OUTER_TIME,			/* TIME: Var */
-	WJ_PATH_INNER_TIME,
-	WJ_PATH_OUTER_EXTRAS,		/* TIME: List of Var/PlaceHolderVar */
-	WJ_PATH_INNER_EXTRAS,
-	WJ_PATH_EVERY,				/* Consts (or NULL) for EXPLAIN/executor */
-	WJ_PATH_SIZE,
-	WJ_PATH_OFFSET,
-	WJ_PATH_GROUP_CLAUSES,		/* GROUP: the window clauses to group by */
-	WJ_PATH_GROUP_OUTER_LEFT,	/* Integer list */
-	WJ_PATH_NITEMS
-};
+	JoinType	jointype;
+	WjMode		mode;
+	WjWindowKind kind;
+	List	   *wclauses;		/* RestrictInfos implemented by windows */
+	List	   *kclauses;		/* RestrictInfos used as hash keys */
+	List	   *kouter_left;	/* per key clause: outer side is the left arg */
+	List	   *jclauses;		/* RestrictInfos evaluated per pair */
+	List	   *oclauses;		/* pushed-down quals, after the join */
+	Var		   *outer_time;		/* TIME: the time columns */
+	Var		   *inner_time;
+	List	   *outer_extras;	/* TIME: Vars/PlaceHolderVars we supply */
+	List	   *inner_extras;
+	Const	   *c_every;		/* slide/step (TIME only), else NULL */
+	Const	   *c_size;			/* NULL for window columns */
+	Const	   *c_offset;
+	List	   *gclauses;		/* GROUP: the window clauses to group by */
+	List	   *gouter_left;	/* per group clause: outer side is left */
+} WjPathInfo;
 
 /*
  * Why a join got no WindowJoin path, at DEBUG2 (SET client_min_messages =
@@ -186,7 +190,7 @@ enum
 static Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
 								JoinType jointype, Path *outer_path,
 								Path *inner_path, double wpr,
-								List *custom_private, List *node_exprs,
+								WjPathInfo *pinfo, List *node_exprs,
 								double state_bytes);
 static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
@@ -201,7 +205,7 @@ static void wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
 								JoinType jointype, WjSideInfo *outer,
 								WjSideInfo *inner, List *outer_pk,
 								List *inner_pk, double wpr,
-								List *custom_private, List *node_exprs,
+								WjPathInfo *pinfo, List *node_exprs,
 								double state_bytes);
 static Plan *window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 									  CustomPath *best_path, List *tlist,
@@ -756,7 +760,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	Path	   *inner_path;
 	ListCell   *lc;
 	double		wpr = 1.0;
-	List	   *custom_private;
+	WjPathInfo *pinfo;
 	List	   *node_exprs;
 	double		state_bytes = 0;
 
@@ -979,38 +983,37 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	else if (kind == WJ_KIND_CUMULATE)
 		wpr = ((double) (outer.size / outer.every) + 1.0) / 2.0;
 
-	custom_private = list_make5(makeInteger(jointype),
-								makeInteger(mode),
-								makeInteger(kind),
-								wclauses,
-								wouter_left);
-	custom_private = lappend(custom_private, kclauses);
-	custom_private = lappend(custom_private, kouter_left);
-	custom_private = lappend(custom_private, jclauses);
-	custom_private = lappend(custom_private, oclauses);
-	custom_private = lappend(custom_private, outer.time_var);
-	custom_private = lappend(custom_private, inner.time_var);
-	custom_private = lappend(custom_private, outer.extras);
-	custom_private = lappend(custom_private, inner.extras);
+	pinfo = palloc0(sizeof(WjPathInfo));
+	pinfo->jointype = jointype;
+	pinfo->mode = mode;
+	pinfo->kind = kind;
+	pinfo->wclauses = wclauses;
+	pinfo->kclauses = kclauses;
+	pinfo->kouter_left = kouter_left;
+	pinfo->jclauses = jclauses;
+	pinfo->oclauses = oclauses;
+	pinfo->outer_time = outer.time_var;
+	pinfo->inner_time = inner.time_var;
+	pinfo->outer_extras = outer.extras;
+	pinfo->inner_extras = inner.extras;
 	if (mode == WJ_MODE_TIME)
 	{
-		custom_private = lappend(custom_private, outer.c_every);
-		custom_private = lappend(custom_private, outer.c_size);
-		custom_private = lappend(custom_private, outer.c_offset);
+		pinfo->c_every = outer.c_every;
+		pinfo->c_size = outer.c_size;
+		pinfo->c_offset = outer.c_offset;
 	}
 	else
 	{
-		custom_private = lappend(custom_private, NULL);
-		custom_private = lappend(custom_private, first_tumble.c_size);
-		custom_private = lappend(custom_private, first_tumble.c_offset);
+		pinfo->c_every = NULL;
+		pinfo->c_size = first_tumble.c_size;
+		pinfo->c_offset = first_tumble.c_offset;
 	}
-	custom_private = lappend(custom_private, gclauses);
-	custom_private = lappend(custom_private, gouter_left);
-	Assert(list_length(custom_private) == WJ_PATH_NITEMS);
+	pinfo->gclauses = gclauses;
+	pinfo->gouter_left = gouter_left;
 
 	node_exprs = list_concat(list_copy(outer.extras), inner.extras);
 	add_path(joinrel, wj_make_join_path(root, joinrel, jointype, outer_path,
-										inner_path, wpr, custom_private,
+										inner_path, wpr, pinfo,
 										node_exprs, state_bytes));
 
 	/*
@@ -1030,7 +1033,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			add_partial_path(joinrel,
 							 wj_make_join_path(root, joinrel, jointype,
 											   outer_path, inner_path, wpr,
-											   custom_private, node_exprs,
+											   pinfo, node_exprs,
 											   state_bytes));
 	}
 
@@ -1042,7 +1045,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (wj_enable_key_partitioning && joinrel->consider_parallel &&
 		kclauses != NIL)
 		wj_add_keypart_path(root, joinrel, jointype, &outer, &inner,
-							outer_pk, inner_pk, wpr, custom_private,
+							outer_pk, inner_pk, wpr, pinfo,
 							node_exprs, state_bytes);
 }
 
@@ -1061,13 +1064,11 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 static void
 wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 					WjSideInfo *outer, WjSideInfo *inner, List *outer_pk,
-					List *inner_pk, double wpr, List *custom_private,
+					List *inner_pk, double wpr, WjPathInfo *pinfo,
 					List *node_exprs, double state_bytes)
 {
-	List	   *kclauses = list_nth(custom_private, WJ_PATH_KEY_CLAUSES);
-	List	   *kouter_left = list_nth(custom_private, WJ_PATH_KEY_OUTER_LEFT);
-	OpExpr	   *op = (OpExpr *) linitial_node(RestrictInfo, kclauses)->clause;
-	bool		outer_left = linitial_int(kouter_left) != 0;
+	OpExpr	   *op = (OpExpr *) linitial_node(RestrictInfo, pinfo->kclauses)->clause;
+	bool		outer_left = linitial_int(pinfo->kouter_left) != 0;
 	Node	   *okey = outer_left ? linitial(op->args) : lsecond(op->args);
 	Node	   *ikey = outer_left ? lsecond(op->args) : linitial(op->args);
 	Path	   *outer_path;
@@ -1101,7 +1102,7 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 		return;
 
 	path = wj_make_join_path(root, joinrel, jointype, outer_path, inner_path,
-							 wpr, custom_private, node_exprs, state_bytes);
+							 wpr, pinfo, node_exprs, state_bytes);
 	if (!path->parallel_safe)
 		return;
 	wj_keypart_make_partial(path, outer_path, inner_path, joinrel, workers);
@@ -1122,23 +1123,23 @@ window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 {
 	CustomScan *cscan;
 	List	   *exprs;
-	List	   *priv;
+	WindowJoinPlanInfo info;
 	int			parts = wj_keypart_parts(&best_path->path);
-	int			paramid;
 
 	cscan = (CustomScan *) window_join_plan_path(root, rel, best_path, tlist,
 												 clauses, custom_plans);
 	exprs = cscan->custom_exprs;
-	priv = cscan->custom_private;
-	paramid = wj_keypart_plan(root, parts,
-							  linitial(cscan->custom_plans),
-							  linitial(list_nth(exprs, WJ_EXPR_OUTER_KEYS)),
-							  linitial_oid(list_nth(priv, WJ_PRIV_OUTER_HASHFN)),
-							  lsecond(cscan->custom_plans),
-							  linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
-							  linitial_oid(list_nth(priv, WJ_PRIV_INNER_HASHFN)));
-	cscan->custom_private = lappend(cscan->custom_private, makeInteger(paramid));
-	cscan->custom_private = lappend(cscan->custom_private, makeInteger(parts));
+	window_join_info_from_private(cscan->custom_private, &info);
+	info.key_partitioned = true;
+	info.kp_parts = parts;
+	info.kp_param = wj_keypart_plan(root, parts,
+									linitial(cscan->custom_plans),
+									linitial(list_nth(exprs, WJ_EXPR_OUTER_KEYS)),
+									linitial_oid(info.outer_hashfn),
+									lsecond(cscan->custom_plans),
+									linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
+									linitial_oid(info.inner_hashfn));
+	cscan->custom_private = window_join_info_to_private(&info);
 	return &cscan->scan.plan;
 }
 
@@ -1158,11 +1159,11 @@ window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 static Path *
 wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 				  Path *outer_path, Path *inner_path, double wpr,
-				  List *custom_private, List *node_exprs, double state_bytes)
+				  WjPathInfo *pinfo, List *node_exprs, double state_bytes)
 {
-	List	   *kclauses = list_nth(custom_private, WJ_PATH_KEY_CLAUSES);
-	List	   *jclauses = list_nth(custom_private, WJ_PATH_JOIN_CLAUSES);
-	List	   *gclauses = list_nth(custom_private, WJ_PATH_GROUP_CLAUSES);
+	List	   *kclauses = pinfo->kclauses;
+	List	   *jclauses = pinfo->jclauses;
+	List	   *gclauses = pinfo->gclauses;
 	bool		partial = outer_path->parallel_workers > 0;
 	double		outer_rows = outer_path->rows;
 	double		inner_rows = inner_path->rows;
@@ -1237,7 +1238,7 @@ wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
 	cpath->methods = &wj_window_join_path_methods;
-	cpath->custom_private = custom_private;
+	cpath->custom_private = list_make1(pinfo);
 
 	elog(DEBUG2, "windowjoin: window join %spath cost %.2f..%.2f rows %.0f (inputs %.2f, %.2f)",
 		 partial ? "partial " : "",
@@ -1331,22 +1332,21 @@ window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 					List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	List	   *priv = best_path->custom_private;
-	JoinType	jointype = (JoinType) intVal(list_nth(priv, WJ_PATH_JOINTYPE));
-	WjMode		mode = (WjMode) intVal(list_nth(priv, WJ_PATH_MODE));
-	List	   *wclauses = list_nth(priv, WJ_PATH_WINDOW_CLAUSES);
-	List	   *kclauses = list_nth(priv, WJ_PATH_KEY_CLAUSES);
-	List	   *kouter_left = list_nth(priv, WJ_PATH_KEY_OUTER_LEFT);
-	List	   *jclauses = list_nth(priv, WJ_PATH_JOIN_CLAUSES);
-	List	   *oclauses = list_nth(priv, WJ_PATH_OTHER_CLAUSES);
-	List	   *outer_extras = list_nth(priv, WJ_PATH_OUTER_EXTRAS);
-	List	   *inner_extras = list_nth(priv, WJ_PATH_INNER_EXTRAS);
+	WjPathInfo *pinfo = (WjPathInfo *) linitial(best_path->custom_private);
+	List	   *wclauses = pinfo->wclauses;
+	List	   *kclauses = pinfo->kclauses;
+	List	   *kouter_left = pinfo->kouter_left;
+	List	   *jclauses = pinfo->jclauses;
+	List	   *oclauses = pinfo->oclauses;
+	List	   *outer_extras = pinfo->outer_extras;
+	List	   *inner_extras = pinfo->inner_extras;
 	Plan	   *outer_plan = linitial(custom_plans);
 	Plan	   *inner_plan = lsecond(custom_plans);
 	List	   *scan_tlist = NIL;
 	List	   *outer_hashfn = NIL;
 	List	   *inner_hashfn = NIL;
 	List	   *key_coll = NIL;
+	WindowJoinPlanInfo info;
 	List	   *outer_window;
 	List	   *inner_window;
 	List	   *outer_extra_is_expr;
@@ -1384,18 +1384,15 @@ window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			filter = lappend(filter, lfirst_node(RestrictInfo, lc1)->clause);
 	}
 
-	if (mode == WJ_MODE_GROUP)
+	if (pinfo->mode == WJ_MODE_GROUP)
 	{
-		List	   *gclauses = list_nth(priv, WJ_PATH_GROUP_CLAUSES);
-		List	   *gouter_left = list_nth(priv, WJ_PATH_GROUP_OUTER_LEFT);
-
-		outer_window = clause_args(gclauses, gouter_left, true);
-		inner_window = clause_args(gclauses, gouter_left, false);
+		outer_window = clause_args(pinfo->gclauses, pinfo->gouter_left, true);
+		inner_window = clause_args(pinfo->gclauses, pinfo->gouter_left, false);
 	}
 	else
 	{
-		outer_window = list_make1(copyObject(list_nth(priv, WJ_PATH_OUTER_TIME)));
-		inner_window = list_make1(copyObject(list_nth(priv, WJ_PATH_INNER_TIME)));
+		outer_window = list_make1(copyObject(pinfo->outer_time));
+		inner_window = list_make1(copyObject(pinfo->inner_time));
 	}
 	outer_extra_exprs = extra_exprs(outer_extras, &outer_extra_is_expr);
 	inner_extra_exprs = extra_exprs(inner_extras, &inner_extra_is_expr);
@@ -1426,29 +1423,83 @@ window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_exprs = lappend(cscan->custom_exprs, filter);
 	Assert(list_length(cscan->custom_exprs) == WJ_EXPR_NITEMS);
 
-	cscan->custom_private = NIL;
-	cscan->custom_private = lappend(cscan->custom_private, makeInteger(jointype));
-	cscan->custom_private = lappend(cscan->custom_private, makeInteger(mode));
-	cscan->custom_private = lappend(cscan->custom_private,
-									makeInteger(intVal(list_nth(priv, WJ_PATH_KIND))));
-	cscan->custom_private = lappend(cscan->custom_private,
-									makeInteger(list_length(outer_plan->targetlist)));
-	cscan->custom_private = lappend(cscan->custom_private,
-									makeInteger(list_length(inner_plan->targetlist)));
-	cscan->custom_private = lappend(cscan->custom_private, outer_extra_is_expr);
-	cscan->custom_private = lappend(cscan->custom_private, inner_extra_is_expr);
-	cscan->custom_private = lappend(cscan->custom_private,
-									copyObject(list_nth(priv, WJ_PATH_EVERY)));
-	cscan->custom_private = lappend(cscan->custom_private,
-									copyObject(list_nth(priv, WJ_PATH_SIZE)));
-	cscan->custom_private = lappend(cscan->custom_private,
-									copyObject(list_nth(priv, WJ_PATH_OFFSET)));
-	cscan->custom_private = lappend(cscan->custom_private, outer_hashfn);
-	cscan->custom_private = lappend(cscan->custom_private, inner_hashfn);
-	cscan->custom_private = lappend(cscan->custom_private, key_coll);
-	Assert(list_length(cscan->custom_private) == WJ_PRIV_NITEMS);
+	memset(&info, 0, sizeof(info));
+	info.jointype = pinfo->jointype;
+	info.mode = pinfo->mode;
+	info.kind = pinfo->kind;
+	info.outer_ncols = list_length(outer_plan->targetlist);
+	info.inner_ncols = list_length(inner_plan->targetlist);
+	info.outer_extra_is_expr = outer_extra_is_expr;
+	info.inner_extra_is_expr = inner_extra_is_expr;
+	info.every = copyObject(pinfo->c_every);
+	info.size = copyObject(pinfo->c_size);
+	info.offset = copyObject(pinfo->c_offset);
+	info.outer_hashfn = outer_hashfn;
+	info.inner_hashfn = inner_hashfn;
+	info.key_coll = key_coll;
+	info.key_partitioned = false;	/* see window_join_plan_keypart */
+	cscan->custom_private = window_join_info_to_private(&info);
 
 	return &cscan->scan.plan;
+}
+
+/*
+ * window_join_info_to_private
+ *		Encode a WindowJoinPlanInfo as CustomScan.custom_private
+ *		(plan_private.h).  window_join_info_from_private reads the fields in
+ *		the same order.
+ */
+List *
+window_join_info_to_private(const WindowJoinPlanInfo *info)
+{
+	List	   *priv = NIL;
+
+	wj_private_put_int(&priv, (int) info->jointype);
+	wj_private_put_int(&priv, (int) info->mode);
+	wj_private_put_int(&priv, (int) info->kind);
+	wj_private_put_int(&priv, info->outer_ncols);
+	wj_private_put_int(&priv, info->inner_ncols);
+	wj_private_put_int_list(&priv, info->outer_extra_is_expr);
+	wj_private_put_int_list(&priv, info->inner_extra_is_expr);
+	wj_private_put_node(&priv, info->every);
+	wj_private_put_node(&priv, info->size);
+	wj_private_put_node(&priv, info->offset);
+	wj_private_put_oid_list(&priv, info->outer_hashfn);
+	wj_private_put_oid_list(&priv, info->inner_hashfn);
+	wj_private_put_oid_list(&priv, info->key_coll);
+	wj_private_put_bool(&priv, info->key_partitioned);
+	wj_private_put_int(&priv, info->kp_param);
+	wj_private_put_int(&priv, info->kp_parts);
+	return priv;
+}
+
+/*
+ * window_join_info_from_private
+ *		Decode CustomScan.custom_private into *info.
+ */
+void
+window_join_info_from_private(List *priv, WindowJoinPlanInfo *info)
+{
+	WjPrivateReader r;
+
+	wj_private_reader_init(&r, priv, WJ_WINDOW_JOIN_NAME);
+	info->jointype = (JoinType) wj_private_get_int(&r);
+	info->mode = (WjMode) wj_private_get_int(&r);
+	info->kind = (WjWindowKind) wj_private_get_int(&r);
+	info->outer_ncols = wj_private_get_int(&r);
+	info->inner_ncols = wj_private_get_int(&r);
+	info->outer_extra_is_expr = wj_private_get_int_list(&r);
+	info->inner_extra_is_expr = wj_private_get_int_list(&r);
+	info->every = castNode(Const, wj_private_get_node(&r));
+	info->size = castNode(Const, wj_private_get_node(&r));
+	info->offset = castNode(Const, wj_private_get_node(&r));
+	info->outer_hashfn = wj_private_get_oid_list(&r);
+	info->inner_hashfn = wj_private_get_oid_list(&r);
+	info->key_coll = wj_private_get_oid_list(&r);
+	info->key_partitioned = wj_private_get_bool(&r);
+	info->kp_param = wj_private_get_int(&r);
+	info->kp_parts = wj_private_get_int(&r);
+	wj_private_reader_done(&r);
 }
 
 /*

@@ -1,0 +1,444 @@
+/*-------------------------------------------------------------------------
+ *
+ * asof_plan.c
+ *	  PlanCustomPath of the AsOfJoin custom scan: the CustomScan node of the
+ *	  chosen path, with the rewritten subquery's plan as its inner child.
+ *
+ * The outer child was planned by PostgreSQL (custom_plans); the inner child
+ * is a SubqueryScan of the rewritten subquery, planned here with the
+ * subroot the path was costed with, only now that the path won.  The node
+ * keeps its expressions in custom_exprs (so that setrefs.c fixes them) and
+ * the rest in an AsOfPlanInfo encoded into custom_private (asof.h,
+ * asof_private.c).
+ *
+ * src/asof_plan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/nbtree.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "asof.h"
+#include "asof_planner_internal.h"
+#include "join_common.h"
+#include "time_shift.h"
+#include "windowjoin.h"
+
+static Expr *asof_nearest_show(AsOfSpec *spec, Var *var);
+static void asof_nearest_info(AsOfSpec *spec, AsOfPlanInfo *info);
+static void asof_adopt_rewritten_subquery(PlannerInfo *root, AsOfPath *apath);
+
+/*
+ * asof_add_inner_var
+ *		Position (1-based) of Var (relid, attno) in the inner child's target
+ *		list, appending it when missing.
+ */
+static AttrNumber
+asof_add_inner_var(List **tlist, Index relid, AttrNumber attno, Oid type,
+				   int32 typmod, Oid collation)
+{
+	ListCell   *lc;
+
+	foreach(lc, *tlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (var->varno == relid && var->varattno == attno)
+			return tle->resno;
+	}
+	*tlist = lappend(*tlist,
+					 makeTargetEntry((Expr *) makeVar(relid, attno, type,
+													  typmod, collation, 0),
+									 list_length(*tlist) + 1, NULL, false));
+	return list_length(*tlist);
+}
+
+/*
+ * asof_inner_var
+ *		The parent-level Var naming the rewritten subquery's column that
+ *		outputs cond's inner expression.
+ */
+static Var *
+asof_inner_var(Index relid, AsOfCond *cond)
+{
+	return makeVar(relid, cond->resno, exprType((Node *) cond->inner),
+				   exprTypmod((Node *) cond->inner),
+				   exprCollation((Node *) cond->inner), 0);
+}
+
+/*
+ * asof_set_cmp
+ *		Describe cond's comparison for the executor.
+ */
+static void
+asof_set_cmp(AsOfCmpInfo *cmp, AsOfCond *cond)
+{
+	cmp->opfamily = cond->opfamily;
+	cmp->outertype = cond->outertype;
+	cmp->innertype = cond->innertype;
+	cmp->collation = cond->collation;
+}
+
+/*
+ * asof_adopt_rewritten_subquery
+ *		Make the rewritten subquery, planned as apath->subroot, the subquery
+ *		of the inner relation for the rest of planning.  This is the only
+ *		place where AsOfJoin changes planner state that PostgreSQL built:
+ *		the inner relation's RelOptInfo.subroot and its range table entry's
+ *		eref.  Called from PlanCustomPath, i.e. only for the path that won.
+ *
+ * Why: the inner child is a SubqueryScan whose scanrelid is the subquery
+ * relation's index in the parent query, and PostgreSQL 15 reaches the
+ * planner state of a SubqueryScan's subplan only through that relation,
+ * find_base_rel(root, scanrelid)->subroot:
+ *
+ *	setrefs.c, set_subqueryscan_references: set_plan_references(rel->subroot,
+ *		plan->subplan) fixes the subplan's Vars against the subquery's range
+ *		table and appends that range table (where the executor checks
+ *		permissions) to the final flat one.
+ *	setrefs.c, add_rtes_to_flat_rtable: decides from rel->subroot whether
+ *		the relation's subquery is planned into the tree.
+ *	subselect.c, finalize_plan (T_SubqueryScan): finalize_plan(rel->subroot,
+ *		...) with rel->subroot->outer_params computes the subplan's params.
+ *
+ * There is no other way to give a SubqueryScan its subroot: a CustomScan's
+ * custom_plans are fixed with the parent's root (set_customscan_references),
+ * and the relation cannot be given a second RelOptInfo or range table entry
+ * during the join search.  Replacing the subroot is safe because a base
+ * relation is scanned once in a plan and this path is the one chosen for
+ * it: PostgreSQL's own paths of the relation, which belong to the original
+ * subroot, are never turned into plans.
+ *
+ * EXPLAIN names a SubqueryScan's columns from its range table entry's
+ * eref->colnames (ruleutils.c, set_relation_column_names, for a non-table
+ * entry), so the columns added to the rewritten subquery (keys and time not
+ * already output, spec->new_colnames) are appended there -- before setrefs.c
+ * copies the entry into the final range table.  Only a copy of eref is
+ * changed, in the query being planned, which is the planner's to change:
+ * plan caching (plancache.c, BuildCachedPlan) hands the planner a fresh
+ * copy of the cached query for every planning, so a re-plan starts from the
+ * original subquery.
+ *
+ * sql/asof_subquery.sql covers what depends on this: EXPLAIN VERBOSE of the
+ * added columns (without the eref change it fails with "invalid attnum"),
+ * generic and re-planned prepared statements, the idiom twice in a query
+ * and through a view used twice, rescans, and plans shipped to a parallel
+ * worker.  The subroot replacement has no visible effect while the
+ * rewritten subquery's range table equals the original's, as planning the
+ * two copies gives today; it keeps the plan with the PlannerInfo it was
+ * made from for everything setrefs.c and subselect.c take from the latter
+ * (range table, params, the subroots of subqueries nested in it).
+ */
+static void
+asof_adopt_rewritten_subquery(PlannerInfo *root, AsOfPath *apath)
+{
+	RelOptInfo *innerrel = find_base_rel(root, apath->inner_relid);
+	RangeTblEntry *rte = planner_rt_fetch(apath->inner_relid, root);
+	List	   *new_colnames = apath->spec->new_colnames;
+
+	if (innerrel->rtekind != RTE_SUBQUERY || rte->rtekind != RTE_SUBQUERY ||
+		innerrel->subroot == NULL)
+		elog(ERROR, "AsOfJoin inner relation %u is not a planned subquery",
+			 apath->inner_relid);
+
+	innerrel->subroot = apath->subroot;
+	if (new_colnames != NIL)
+	{
+		Alias	   *eref = copyObject(rte->eref);
+
+		eref->colnames = list_concat(eref->colnames,
+									 copyObject(new_colnames));
+		rte->eref = eref;
+	}
+}
+
+/*
+ * asof_plan_path
+ *		PlanCustomPath: build the CustomScan from the chosen AsOfPath.  The
+ *		outer child was planned by PostgreSQL (custom_plans); the inner child
+ *		is planned here, only now that this path won.
+ */
+Plan *
+asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	AsOfPath   *apath = (AsOfPath *) best_path;
+	AsOfSpec   *spec = apath->spec;
+	Index		relid = apath->inner_relid;
+	RelOptInfo *innerrel = find_base_rel(root, relid);
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
+	Plan	   *subplan;
+	SubqueryScan *inner_plan;
+	List	   *inner_tlist = NIL;
+	List	   *scan_tlist = NIL;
+	List	   *joinquals = NIL;
+	List	   *otherquals = NIL;
+	List	   *vars;
+	AsOfPlanInfo info;
+	int			nkeys = list_length(spec->keys);
+	int			ntol = list_length(spec->tolerances);
+	int			i;
+	List	   *outer_keys = NIL;
+	List	   *tol_bounds = NIL;
+	List	   *show_keys = NIL;
+	List	   *show_tol = NIL;
+	ListCell   *lc;
+	int			resno;
+
+	memset(&info, 0, sizeof(AsOfPlanInfo));
+	info.key_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(nkeys, 1));
+	info.key_attnos = palloc0(sizeof(AttrNumber) * Max(nkeys, 1));
+	info.key_hashfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
+	info.key_eqfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
+	info.tol_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(ntol, 1));
+	info.tol_strict = palloc0(sizeof(bool) * Max(ntol, 1));
+	info.tol_upper = palloc0(sizeof(bool) * Max(ntol, 1));
+
+	/* Split the conditions: a LEFT join's match conditions, then filters */
+	foreach(lc, apath->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (apath->jointype == JOIN_LEFT &&
+			(bms_is_subset(rinfo->required_relids, innerrel->relids) ||
+			 !RINFO_IS_PUSHED_DOWN(rinfo, rel->relids)))
+			joinquals = lappend(joinquals, rinfo->clause);
+		else
+			otherquals = lappend(otherquals, rinfo->clause);
+	}
+
+	/* The inner child's plan, under the subroot that setrefs.c will use */
+	asof_adopt_rewritten_subquery(root, apath);
+	subplan = create_plan(apath->subroot, apath->inner_path);
+
+	/*
+	 * The inner child outputs every column of the subquery used above it,
+	 * then the keys and the time.  (tlist may be empty when a projection
+	 * will replace it, so the join's target is what tells what is used.)
+	 */
+	vars = pull_var_clause((Node *) list_make3(best_path->path.pathtarget->exprs,
+											   joinquals, otherquals),
+						   PVC_RECURSE_AGGREGATES |
+						   PVC_RECURSE_WINDOWFUNCS |
+						   PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		if (var->varno == relid && var->varlevelsup == 0)
+			(void) asof_add_inner_var(&inner_tlist, relid, var->varattno,
+									  var->vartype, var->vartypmod,
+									  var->varcollid);
+	}
+	i = 0;
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Var		   *var = asof_inner_var(relid, c);
+
+		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
+								   var->vartype, var->vartypmod,
+								   var->varcollid);
+		info.key_attnos[i] = resno;
+		outer_keys = lappend(outer_keys, c->outer);
+		show_keys = lappend(show_keys,
+							make_opclause(c->opno, BOOLOID, false,
+										  (Expr *) var, c->outer,
+										  InvalidOid, c->collation));
+		asof_set_cmp(&info.key_cmps[i], c);
+		if (spec->hashed || spec->near_hashable)
+		{
+			Oid			hashproc;
+			Oid			dummy;
+
+			if (!get_op_hash_functions(c->opno, &hashproc, &dummy))
+				elog(ERROR, "could not find hash function for operator %u",
+					 c->opno);
+			info.key_hashfuncs[i] = hashproc;
+			info.key_eqfuncs[i] = get_opcode(c->opno);
+		}
+		i++;
+	}
+	{
+		Var		   *var = asof_inner_var(relid, spec->time);
+
+		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
+								   var->vartype, var->vartypmod,
+								   var->varcollid);
+		info.time_attno = resno;
+		asof_set_cmp(&info.time_cmp, spec->time);
+		i = 0;
+		foreach(lc, spec->tolerances)
+		{
+			AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+			tol_bounds = lappend(tol_bounds, c->outer);
+			show_tol = lappend(show_tol,
+							   make_opclause(c->opno, BOOLOID, false,
+											 (Expr *) copyObject(var),
+											 c->outer, InvalidOid,
+											 c->collation));
+			info.tol_strict[i] = (c->strategy == BTLessStrategyNumber ||
+								  c->strategy == BTGreaterStrategyNumber);
+			asof_set_cmp(&info.tol_cmps[i], c);
+			i++;
+		}
+		cscan->custom_exprs = list_make1(outer_keys);
+		cscan->custom_exprs = lappend(cscan->custom_exprs,
+									  list_make1(spec->time->outer));
+		cscan->custom_exprs = lappend(cscan->custom_exprs, tol_bounds);
+		cscan->custom_exprs = lappend(cscan->custom_exprs, joinquals);
+		cscan->custom_exprs = lappend(cscan->custom_exprs, show_keys);
+		if (spec->nearest)
+			cscan->custom_exprs = lappend(cscan->custom_exprs,
+										  list_make1(asof_nearest_show(spec, var)));
+		else
+			cscan->custom_exprs = lappend(cscan->custom_exprs,
+										  list_make1(make_opclause(spec->time->opno,
+																   BOOLOID, false,
+																   (Expr *) var,
+																   spec->time->outer,
+																   InvalidOid,
+																   spec->time->collation)));
+		cscan->custom_exprs = lappend(cscan->custom_exprs, show_tol);
+	}
+
+	/* The inner child: a SubqueryScan of the rewritten subquery */
+	inner_plan = makeNode(SubqueryScan);
+	inner_plan->scan.plan.targetlist = inner_tlist;
+	inner_plan->scan.plan.qual = NIL;
+	inner_plan->scan.plan.lefttree = NULL;
+	inner_plan->scan.plan.righttree = NULL;
+	inner_plan->scan.scanrelid = relid;
+	inner_plan->subplan = subplan;
+	inner_plan->scanstatus = SUBQUERY_SCAN_UNKNOWN;
+	inner_plan->scan.plan.startup_cost = apath->inner_path->startup_cost;
+	inner_plan->scan.plan.total_cost = apath->inner_path->total_cost +
+		cpu_tuple_cost * apath->inner_path->rows;
+	inner_plan->scan.plan.plan_rows = apath->inner_path->rows;
+	inner_plan->scan.plan.plan_width = apath->inner_path->pathtarget->width;
+	inner_plan->scan.plan.parallel_aware = false;
+	inner_plan->scan.plan.parallel_safe = apath->inner_path->parallel_safe;
+
+	/* The scan tuple: outer child's columns, then inner child's */
+	resno = 1;
+	foreach(lc, outer_plan->targetlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(tle->expr),
+											 resno++, NULL, false));
+	}
+	foreach(lc, inner_tlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(tle->expr),
+											 resno++, NULL, false));
+	}
+
+	info.jointype = apath->jointype;
+	info.forward = spec->forward;
+	info.strict = spec->strict;
+	info.strategy = apath->strategy;
+	info.nouter = list_length(outer_plan->targetlist);
+	info.nkeys = nkeys;
+	info.ntol = ntol;
+	if (spec->nearest)
+		asof_nearest_info(spec, &info);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = otherquals;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = list_make2(outer_plan, inner_plan);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = asof_info_to_private(&info);
+	cscan->methods = &wj_asof_scan_methods;
+
+	return &cscan->scan.plan;
+}
+
+/*
+ * asof_nearest_show
+ *		EXPLAIN's "Time Cond" of a nearest join: the distance ordering, as
+ *		written.
+ */
+static Expr *
+asof_nearest_show(AsOfSpec *spec, Var *var)
+{
+	Expr	   *inner = (Expr *) var;
+	Expr	   *outer = spec->time->outer;
+	Oid			restype = get_op_rettype(spec->near_opno);
+
+	if (spec->near_inner_first)
+		return make_opclause(spec->near_opno, restype, false, inner, outer,
+							 InvalidOid, InvalidOid);
+	return make_opclause(spec->near_opno, restype, false, outer, inner,
+						 InvalidOid, InvalidOid);
+}
+
+/*
+ * asof_nearest_info
+ *		The plan info fields of a nearest join: the distance function, "<"
+ *		on its results, the time type, the distance's argument order,
+ *		whether NULL times take part, and per tolerance bound whether it is
+ *		an upper bound.
+ */
+static void
+asof_nearest_info(AsOfSpec *spec, AsOfPlanInfo *info)
+{
+	ListCell   *lc;
+
+	info->nearest = true;
+	info->near_distfunc = spec->near_func;
+	info->near_ltop = spec->near_ltop;
+	info->near_type = spec->near_type;
+	info->near_inner_first = spec->near_inner_first;
+	info->near_keep_nulls = spec->near_keep_nulls;
+	foreach(lc, spec->tolerances)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		info->tol_upper[foreach_current_index(lc)] =
+			(c->strategy == BTLessStrategyNumber ||
+			 c->strategy == BTLessEqualStrategyNumber);
+	}
+}
