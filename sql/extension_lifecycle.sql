@@ -71,7 +71,9 @@ SELECT md5(string_agg(b::text, ',' ORDER BY window_start)) = :'before_update' AS
 FROM bid_hop b;
 SELECT feature, active FROM windowjoin_status();
 -- 0.2 qualifies them: every window function works with an empty
--- search_path and are still inlined (the plan scans wj_hop_starts directly)
+-- search_path and are still inlined (the plan's pane aggregation,
+-- WindowExpand, recognises only the inlined wj_hop_starts, and finds the
+-- extension's wj_tumble_start for the panes whatever the search_path)
 SET search_path = '';
 SELECT * FROM public.bid_hop ORDER BY window_start;
 SELECT count(*) FROM public.bid, public.tumble(bidtime, interval '10 minutes');

@@ -76,6 +76,19 @@ SET windowjoin.max_windows_per_row = 5;
 SELECT count(*) FROM (SELECT window_start, count(*) FROM bids, hop(bidtime, interval '1 minute', interval '10 minutes') GROUP BY 1) x;
 RESET windowjoin.max_windows_per_row;
 
+-- A table never analysed: without statistics the panes are estimated as
+-- PostgreSQL estimates any grouping (its default guesses, the ones its own
+-- plan's aggregation is costed with), and the pane aggregation is chosen;
+-- 'Partial HashAggregate' over 'Seq Scan on bids_fresh' is its plan
+CREATE TABLE bids_fresh WITH (autovacuum_enabled = false) AS SELECT * FROM bids;
+SELECT count(*) AS statistics_rows FROM pg_stats WHERE tablename = 'bids_fresh';
+EXPLAIN (COSTS OFF)
+SELECT window_start, window_end, count(*), sum(price) FROM bids_fresh, hop(bidtime, interval '10 minutes', interval '1 hour') GROUP BY 1, 2;
+SELECT q, on_off(q) FROM (VALUES
+  ($$SELECT window_start, window_end, count(*), sum(price) FROM bids_fresh, hop(bidtime, interval '10 minutes', interval '1 hour') GROUP BY 1, 2$$),
+  ($$SELECT window_start, window_end, item, count(*), max(price) FROM bids_fresh, cumulate(bidtime, interval '1 hour', interval '1 day') GROUP BY 1, 2, 3$$)
+) AS v(q);
+
 -- Infinite times are errors on both paths
 INSERT INTO bids VALUES ('infinity', 1.00, 1);
 SELECT count(*) FROM (SELECT window_start, count(*) FROM bids, hop(bidtime, interval '1 minute', interval '10 minutes') GROUP BY 1) x;

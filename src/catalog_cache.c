@@ -24,16 +24,32 @@
  * when they process the invalidation messages.  The callback is
  * registered on first use, so that every backend registers its own.
  *
+ * The other direction -- the OID of one of our functions with given
+ * argument types, for a planner that builds a call of it -- goes by the
+ * same identity, not by name: among the members of the extension that owns
+ * a function of ours the query already calls (pg_depend's extension
+ * dependencies, read through its reference index), the one that wj_func_of
+ * recognises as the wanted symbol with exactly those argument types.  The
+ * answers are kept in a small array that the same callback empties on any
+ * change to pg_proc.
+ *
  * src/catalog_cache.c
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_depend.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
@@ -76,6 +92,23 @@ typedef struct WjFuncEntry
 static HTAB *wj_func_cache = NULL;
 static bool wj_func_callback_registered = false;
 
+/* One remembered answer of wj_func_oid */
+#define WJ_MAX_ARGS 3
+#define WJ_OID_CACHE_SIZE 16
+typedef struct WjFuncOidEntry
+{
+	WjFunc		func;
+	Oid			extension;		/* the extension it was searched in */
+	int			nargs;
+	Oid			argtypes[WJ_MAX_ARGS];
+	Oid			funcid;			/* the answer; InvalidOid: none */
+} WjFuncOidEntry;
+
+static WjFuncOidEntry wj_func_oid_cache[WJ_OID_CACHE_SIZE];
+static int	wj_func_oid_cached = 0;
+
+static void wj_func_register_callback(void);
+
 /*
  * wj_func_cache_invalidate
  *		PROCOID syscache callback: forget the answers for the pg_proc rows
@@ -86,6 +119,9 @@ wj_func_cache_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 {
 	HASH_SEQ_STATUS status;
 	WjFuncEntry *entry;
+
+	/* the reverse answers are few: forget them all */
+	wj_func_oid_cached = 0;
 
 	if (wj_func_cache == NULL)
 		return;
@@ -169,12 +205,7 @@ wj_func_of(Oid funcid)
 	if (!OidIsValid(funcid))
 		return WJF_NONE;
 
-	if (!wj_func_callback_registered)
-	{
-		CacheRegisterSyscacheCallback(PROCOID, wj_func_cache_invalidate,
-									  (Datum) 0);
-		wj_func_callback_registered = true;
-	}
+	wj_func_register_callback();
 	if (wj_func_cache == NULL)
 	{
 		HASHCTL		ctl;
@@ -202,4 +233,114 @@ wj_func_of(Oid funcid)
 											 ObjectIdGetDatum(funcid));
 	entry->func = func;
 	return entry->func;
+}
+
+/*
+ * wj_func_register_callback
+ *		Register the PROCOID invalidation callback, once per backend.
+ */
+static void
+wj_func_register_callback(void)
+{
+	if (!wj_func_callback_registered)
+	{
+		CacheRegisterSyscacheCallback(PROCOID, wj_func_cache_invalidate,
+									  (Datum) 0);
+		wj_func_callback_registered = true;
+	}
+}
+
+/*
+ * search_extension
+ *		Scan the members of extension extoid for our function func taking
+ *		exactly argtypes; InvalidOid if there is none.
+ */
+static Oid
+search_extension(Oid extoid, WjFunc func, int nargs, const Oid *argtypes)
+{
+	Relation	rel;
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			result = InvalidOid;
+
+	rel = table_open(DependRelationId, AccessShareLock);
+	ScanKeyInit(&key[0], Anum_pg_depend_refclassid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(ExtensionRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_refobjid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, DependReferenceIndexId, true, NULL, 2, key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend dep = (Form_pg_depend) GETSTRUCT(tup);
+		HeapTuple	proctup;
+		bool		match = false;
+
+		if (dep->classid != ProcedureRelationId ||
+			dep->deptype != DEPENDENCY_EXTENSION ||
+			wj_func_of(dep->objid) != func)
+			continue;
+		proctup = SearchSysCache1(PROCOID, ObjectIdGetDatum(dep->objid));
+		if (HeapTupleIsValid(proctup))
+		{
+			Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(proctup);
+
+			match = proc->pronargs == nargs &&
+				memcmp(proc->proargtypes.values, argtypes,
+					   nargs * sizeof(Oid)) == 0;
+			ReleaseSysCache(proctup);
+		}
+		if (match)
+		{
+			result = dep->objid;
+			break;
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
+/*
+ * wj_func_oid
+ *		The OID of our C function func taking exactly argtypes, from the
+ *		extension that owns like_funcid (a function of ours the query
+ *		calls); InvalidOid when like_funcid belongs to no extension or the
+ *		extension has no such function.
+ */
+Oid
+wj_func_oid(WjFunc func, Oid like_funcid, int nargs, const Oid *argtypes)
+{
+	Oid			extoid;
+	Oid			result;
+	WjFuncOidEntry *entry;
+
+	if (nargs > WJ_MAX_ARGS)
+		elog(ERROR, "too many arguments for wj_func_oid: %d", nargs);
+	extoid = getExtensionOfObject(ProcedureRelationId, like_funcid);
+	if (!OidIsValid(extoid))
+		return InvalidOid;
+
+	wj_func_register_callback();
+	for (int i = 0; i < wj_func_oid_cached; i++)
+	{
+		entry = &wj_func_oid_cache[i];
+		if (entry->func == func && entry->extension == extoid &&
+			entry->nargs == nargs &&
+			memcmp(entry->argtypes, argtypes, nargs * sizeof(Oid)) == 0)
+			return entry->funcid;
+	}
+
+	/* as in wj_func_of: the answer first, then the entry */
+	result = search_extension(extoid, func, nargs, argtypes);
+	if (wj_func_oid_cached < WJ_OID_CACHE_SIZE)
+	{
+		entry = &wj_func_oid_cache[wj_func_oid_cached++];
+		entry->func = func;
+		entry->extension = extoid;
+		entry->nargs = nargs;
+		memcpy(entry->argtypes, argtypes, nargs * sizeof(Oid));
+		entry->funcid = result;
+	}
+	return result;
 }

@@ -41,4 +41,12 @@ typedef enum WjFunc
  */
 extern WjFunc wj_func_of(Oid funcid);
 
+/*
+ * The OID of our C function func taking exactly argtypes, found by the
+ * same identity among the members of the extension owning like_funcid (a
+ * function of ours); InvalidOid if there is none.  Remembered per backend.
+ */
+extern Oid	wj_func_oid(WjFunc func, Oid like_funcid, int nargs,
+						const Oid *argtypes);
+
 #endif							/* CATALOG_CACHE_H */

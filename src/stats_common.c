@@ -17,6 +17,13 @@
  * timestamp and timestamptz are int64 microseconds; integer "times"
  * (int2, int4, int8) are taken as they are.
  *
+ * The pane aggregation asks another question of the same histogram: into
+ * how many cells of a given width do the values fall?  Each of the
+ * histogram's buckets holds about rows / nbuckets rows spread over its
+ * range, so it contributes at most that many cells and at most its width
+ * over the cell width, plus one; a few outliers far apart (which stretch
+ * one bucket each) thus do not inflate the count the way the span would.
+ *
  * src/stats_common.c
  *
  *-------------------------------------------------------------------------
@@ -58,6 +65,17 @@ stat_value_int64(Oid type, Datum d, int64 *result)
 		default:
 			return false;
 	}
+}
+
+/*
+ * time_type_read
+ *		Is type one whose statistics values stat_value_int64 reads?
+ */
+static bool
+time_type_read(Oid type)
+{
+	return type == INT2OID || type == INT4OID || type == INT8OID ||
+		type == TIMESTAMPOID || type == TIMESTAMPTZOID;
 }
 
 /*
@@ -115,4 +133,46 @@ wj_stats_time_span(PlannerInfo *root, Node *expr, bool with_mcv)
 	if (!found)
 		return -1;
 	return (double) hi - (double) lo;
+}
+
+/*
+ * wj_stats_time_cells
+ *		Into how many cells of the given width (in the expression's units)
+ *		the values of rows rows of expr fall, according to its histogram;
+ *		-1 when it has none (or not of a time type).  A bucket with an
+ *		infinite bound counts one cell per row it holds.
+ */
+double
+wj_stats_time_cells(PlannerInfo *root, Node *expr, double width, double rows)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	double		cells = -1;
+
+	examine_variable(root, expr, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple) &&
+		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM,
+						 InvalidOid, ATTSTATSSLOT_VALUES))
+	{
+		if (sslot.nvalues >= 2 && time_type_read(sslot.valuetype))
+		{
+			double		per_bucket = rows / (sslot.nvalues - 1);
+
+			cells = 0;
+			for (int i = 1; i < sslot.nvalues; i++)
+			{
+				int64		lo;
+				int64		hi;
+				double		n = per_bucket;
+
+				if (stat_value_int64(sslot.valuetype, sslot.values[i - 1], &lo) &&
+					stat_value_int64(sslot.valuetype, sslot.values[i], &hi))
+					n = Min(n, ((double) hi - (double) lo) / width + 1.0);
+				cells += n;
+			}
+		}
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+	return cells;
 }

@@ -21,4 +21,11 @@
  */
 extern double wj_stats_time_span(PlannerInfo *root, Node *expr, bool with_mcv);
 
+/*
+ * Into how many cells of the given width expr's values fall among rows
+ * rows, according to its histogram (bucket by bucket); -1 without one.
+ */
+extern double wj_stats_time_cells(PlannerInfo *root, Node *expr, double width,
+								  double rows);
+
 #endif							/* STATS_COMMON_H */

@@ -57,7 +57,6 @@
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
-#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "common/int.h"
 #include "nodes/makefuncs.h"
@@ -68,7 +67,6 @@
 #include "optimizer/planner.h"
 #include "optimizer/prep.h"
 #include "optimizer/tlist.h"
-#include "parser/parse_func.h"
 #include "parser/parse_oper.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -79,6 +77,7 @@
 #include "catalog_cache.h"
 #include "join_common.h"
 #include "plan_private.h"
+#include "stats_common.h"
 #include "window_expand.h"
 #include "window_arith.h"
 #include "windowjoin.h"
@@ -93,11 +92,12 @@ typedef struct WindowAggSpec
 	RelOptInfo *data_rel;		/* the windowed relation */
 	Expr	   *time_expr;		/* its time argument */
 	Oid			time_type;		/* timestamp or timestamptz */
-	Oid			fn_namespace;	/* where the extension's functions live */
+	Oid			fn_funcid;		/* wj_hop_starts or wj_cumulate_ends */
 	int64		every;			/* slide or step */
 	int64		size;
 	int64		offset;
 	int64		pane;			/* pane width */
+	double		groups;			/* PostgreSQL's estimate of the groups, or 0 */
 } WindowAggSpec;
 
 static CustomPathMethods window_expand_path_methods;
@@ -116,7 +116,8 @@ static CustomPath *make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
 									WindowAggSpec *spec, Path *path,
 									PathTarget *expand_target);
 static Path *make_final_path(PlannerInfo *root, RelOptInfo *output_rel,
-							 Path *path, PathTarget *grouping_target,
+							 WindowAggSpec *spec, Path *path,
+							 PathTarget *grouping_target,
 							 GroupPathExtraData *extra,
 							 AggClauseCosts *final_costs);
 
@@ -238,7 +239,7 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 		return false;
 
 	spec->fn_relid = fn_relid;
-	spec->fn_namespace = get_func_namespace(fexpr->funcid);
+	spec->fn_funcid = fexpr->funcid;
 	return true;
 }
 
@@ -327,20 +328,20 @@ time_not_null(PlannerInfo *root, WindowAggSpec *spec)
 
 /*
  * make_pane_expr
- *		wj_tumble_start(time, pane, offset): the pane of a row.
+ *		wj_tumble_start(time, pane, offset): the pane of a row.  The function
+ *		is the extension's own, found by its C symbol among the members of
+ *		the extension that provides the hop/cumulate function (whatever its
+ *		schema or SQL name); NULL if there is none.
  */
 static Expr *
 make_pane_expr(WindowAggSpec *spec)
 {
 	Oid			argtypes[3] = {spec->time_type, INTERVALOID, INTERVALOID};
-	List	   *name;
 	Oid			funcid;
 	Interval   *pane = palloc0(sizeof(Interval));
 	Interval   *offset = palloc0(sizeof(Interval));
 
-	name = list_make2(makeString(get_namespace_name(spec->fn_namespace)),
-					  makeString("wj_tumble_start"));
-	funcid = LookupFuncName(name, 3, argtypes, true);
+	funcid = wj_func_oid(WJF_TUMBLE_START, spec->fn_funcid, 3, argtypes);
 	if (!OidIsValid(funcid))
 		return NULL;
 
@@ -380,50 +381,32 @@ constant_per_pane(WindowAggSpec *spec, Expr *expr)
 
 /*
  * estimate_panes
- *		Number of distinct (pane, keys) groups among rows input rows.  Each
- *		bucket of the time column's histogram holds about rows/nbuckets rows
- *		spread over its range, so it contributes at most that many panes and
- *		at most its width over the pane width (plus one); a few outliers far
- *		apart thus do not inflate the estimate.  Times the distinct keys, at
- *		most one per row.  Without statistics: one per row.
+ *		Number of distinct (pane, keys) groups among rows input rows: the
+ *		groups of the partial aggregation.
+ *
+ * With statistics on the time column, the panes its values occupy
+ * according to the histogram (wj_stats_time_cells: a few outliers far
+ * apart do not inflate it), times the distinct keys, at most one group per
+ * row.  Without (a table never analysed), PostgreSQL's own estimate of
+ * the number of groups of "GROUP BY pane, keys" -- its default guesses, the
+ * same ones its own plan's aggregation is costed with.  Counting a pane
+ * per row instead would cost the partial aggregation as if nothing were
+ * grouped (spilling every row at a small work_mem) while PostgreSQL's
+ * aggregation of the size/slide copies of every row is costed with a
+ * handful of groups, and the path would lose on never-analysed tables
+ * whatever the data.
  */
 static double
-estimate_panes(PlannerInfo *root, WindowAggSpec *spec, List *key_exprs,
-			   double rows)
+estimate_panes(PlannerInfo *root, WindowAggSpec *spec, Expr *pane_expr,
+			   List *key_exprs, double rows)
 {
-	VariableStatData vardata;
-	AttStatsSlot sslot;
-	double		panes = rows;
+	double		panes;
 
-	examine_variable(root, (Node *) spec->time_expr, 0, &vardata);
-	if (HeapTupleIsValid(vardata.statsTuple) &&
-		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM,
-						 InvalidOid, ATTSTATSSLOT_VALUES))
-	{
-		if (sslot.nvalues >= 2 &&
-			(sslot.valuetype == TIMESTAMPOID || sslot.valuetype == TIMESTAMPTZOID))
-		{
-			double		per_bucket = rows / (sslot.nvalues - 1);
-			int			i;
-
-			panes = 0;
-			for (i = 1; i < sslot.nvalues; i++)
-			{
-				int64		lo = DatumGetInt64(sslot.values[i - 1]);
-				int64		hi = DatumGetInt64(sslot.values[i]);
-				double		width;
-
-				if (TIMESTAMP_NOT_FINITE(lo) || TIMESTAMP_NOT_FINITE(hi))
-					width = per_bucket;
-				else
-					width = ((double) hi - (double) lo) / (double) spec->pane + 1.0;
-				panes += Min(width, per_bucket);
-			}
-		}
-		free_attstatsslot(&sslot);
-	}
-	ReleaseVariableStats(vardata);
-
+	panes = wj_stats_time_cells(root, (Node *) spec->time_expr,
+								(double) spec->pane, rows);
+	if (panes < 0)
+		return estimate_num_groups(root, lcons(pane_expr, key_exprs), rows,
+								   NULL, NULL);
 	if (key_exprs != NIL)
 		panes *= estimate_num_groups(root, key_exprs, rows, NULL, NULL);
 	return clamp_row_est(Min(panes, rows));
@@ -516,7 +499,6 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	Path	   *data_path;
 	Path	   *path;
 	CustomPath *cpath;
-	double		final_groups;
 	ListCell   *lc;
 	int			i;
 
@@ -677,6 +659,12 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	get_agg_clause_costs(root, AGGSPLIT_INITIAL_SERIAL, &partial_costs);
 	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
 
+	/* PostgreSQL's estimate of the groups: the rows of its own paths */
+	if (output_rel->rows > 0)
+		spec.groups = output_rel->rows;
+	else if (output_rel->pathlist != NIL)
+		spec.groups = ((Path *) linitial(output_rel->pathlist))->rows;
+
 	/* Partial aggregation per pane over the relation's cheapest path */
 	data_path = spec.data_rel->cheapest_total_path;
 	path = make_pane_path(root, &spec, data_path, pane_input, pane_target,
@@ -684,16 +672,9 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
 
 	/* Final aggregation per window */
-	final_groups = Min(output_rel->rows > 0 ? output_rel->rows : cpath->path.rows,
-					   cpath->path.rows);
-	path = (Path *) create_agg_path(root, output_rel, &cpath->path,
-									grouping_target, AGG_HASHED,
-									AGGSPLIT_FINAL_DESERIAL,
-									parse->groupClause,
-									(List *) extra->havingQual,
-									&final_costs,
-									clamp_row_est(final_groups));
-	add_path(output_rel, path);
+	add_path(output_rel,
+			 make_final_path(root, output_rel, &spec, &cpath->path, grouping_target,
+							 extra, &final_costs));
 
 	/*
 	 * In parallel: each participant aggregates the panes of its share of
@@ -728,7 +709,7 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			path = (Path *) create_gather_path(root, output_rel, &cpath->path,
 											   expand_target, NULL, &gathered);
 			add_path(output_rel,
-					 make_final_path(root, output_rel, path, grouping_target,
+					 make_final_path(root, output_rel, &spec, path, grouping_target,
 									 extra, &final_costs));
 		}
 
@@ -739,7 +720,7 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 										   pane_target, NULL, &gathered);
 		cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
 		add_path(output_rel,
-				 make_final_path(root, output_rel, &cpath->path,
+				 make_final_path(root, output_rel, &spec, &cpath->path,
 								 grouping_target, extra, &final_costs));
 
 		/*
@@ -786,15 +767,22 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 /*
  * make_final_path
- *		The final aggregation per window over the expanded pane states.
+ *		The final aggregation per window over the expanded pane states.  It
+ *		yields the query's groups: as many as PostgreSQL's own aggregation
+ *		paths said before ours were added (spec->groups: its estimate of
+ *		the number of groups, so that both plans' top aggregation is costed
+ *		alike), at most one per input row.
  */
 static Path *
-make_final_path(PlannerInfo *root, RelOptInfo *output_rel, Path *path,
+make_final_path(PlannerInfo *root, RelOptInfo *output_rel,
+				WindowAggSpec *spec, Path *path,
 				PathTarget *grouping_target, GroupPathExtraData *extra,
 				AggClauseCosts *final_costs)
 {
-	double		groups = Min(output_rel->rows > 0 ? output_rel->rows : path->rows,
-							 path->rows);
+	double		groups = path->rows;
+
+	if (spec->groups > 0)
+		groups = Min(groups, spec->groups);
 
 	return (Path *) create_agg_path(root, output_rel, path, grouping_target,
 									AGG_HASHED, AGGSPLIT_FINAL_DESERIAL,
@@ -818,7 +806,9 @@ make_pane_path(PlannerInfo *root, WindowAggSpec *spec, Path *data_path,
 
 	path = (Path *) create_projection_path(root, spec->data_rel, data_path,
 										   pane_input);
-	pane_groups = estimate_panes(root, spec, key_exprs, data_path->rows);
+	pane_groups = estimate_panes(root, spec,
+								 (Expr *) linitial(pane_input->exprs),
+								 key_exprs, data_path->rows);
 	return (Path *) create_agg_path(root, spec->data_rel, path, pane_target,
 									AGG_HASHED, AGGSPLIT_INITIAL_SERIAL,
 									pane_group, NIL, partial_costs,

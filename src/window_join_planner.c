@@ -296,7 +296,7 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 /*
  * analyse_side
  *		Work out how rel is windowed.  It must be one base relation (a table
- *		or a subquery), possibly beside empty RTE_RESULTs left over from
+ *		or a subquery, or a partition in a child join), possibly beside empty RTE_RESULTs left over from
  *		inlining tumble(), and at most one lateral wj_hop_starts or
  *		wj_cumulate_ends Function Scan over the relation's time column
  *		(TIME mode; otherwise GROUP mode, the kind being decided by the join
@@ -318,7 +318,13 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 	memset(side, 0, sizeof(WjSideInfo));
 	side->rel = rel;
 
-	if (rel->reloptkind == RELOPT_BASEREL)
+	/*
+	 * A base relation, or one partition of a partitioned table when the
+	 * planner joins partition pairs (enable_partitionwise_join): a child
+	 * join's sides are the partitions, its clauses translated to them.
+	 */
+	if (rel->reloptkind == RELOPT_BASEREL ||
+		rel->reloptkind == RELOPT_OTHER_MEMBER_REL)
 	{
 		if (!bms_is_empty(rel->lateral_relids) || rel->cheapest_total_path == NULL)
 			WJ_REJECT("the relation has lateral references or no unparameterized path");

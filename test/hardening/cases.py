@@ -206,6 +206,10 @@ MEMORY_CASES = [
      "SELECT k, t, session(t, interval '5 minutes') "
      "OVER (PARTITION BY k ORDER BY t) AS w FROM ms_sess",
      "Session", ["ms_sess"]),
+    ("SessionSort under WindowAgg, 200,000 partitions", "2MB", "",
+     "SELECT k, t, session(t, interval '5 minutes') OVER w AS sw, count(*) OVER w AS n "
+     "FROM ms_sess WINDOW w AS (PARTITION BY k ORDER BY t)",
+     "SessionSort", ["ms_sess"]),
     ("WindowExpand hop panes 10 min / 1 hour", "2MB", "",
      "SELECT window_start, window_end, count(*) AS n, sum(v) AS s FROM ms_a, "
      "hop(t, interval '10 minutes', interval '1 hour') GROUP BY 1, 2",
