@@ -84,7 +84,7 @@ CREATE TABLE bids_fresh WITH (autovacuum_enabled = false) AS SELECT * FROM bids;
 SELECT count(*) AS statistics_rows FROM pg_stats WHERE tablename = 'bids_fresh';
 EXPLAIN (COSTS OFF)
 SELECT window_start, window_end, count(*), sum(price) FROM bids_fresh, hop(bidtime, interval '10 minutes', interval '1 hour') GROUP BY 1, 2;
-SELECT q, on_off(q) FROM (VALUES
+SELECT q, wj_test.on_off(q, 'window_aggregate', 'WindowExpand') FROM (VALUES
   ($$SELECT window_start, window_end, count(*), sum(price) FROM bids_fresh, hop(bidtime, interval '10 minutes', interval '1 hour') GROUP BY 1, 2$$),
   ($$SELECT window_start, window_end, item, count(*), max(price) FROM bids_fresh, cumulate(bidtime, interval '1 hour', interval '1 day') GROUP BY 1, 2, 3$$)
 ) AS v(q);
