@@ -7,6 +7,9 @@
 -- do not fit.  work_mem = 64kB on tables never analysed forces that; every
 -- join form must give PostgreSQL's rows.
 --
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
@@ -37,64 +40,10 @@ SELECT i,
        i % 40
 FROM generate_series(1, 1500) i;
 
--- sp_check(q): the query with the node and without it; the strategy the
--- node ran, whether it spilled to batches, and whether the rows are equal
--- (as multisets).  EXPLAIN ANALYZE runs in this backend (the node's
--- figures are kept by the process that runs it).
-CREATE FUNCTION sp_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  saved text := current_setting('force_parallel_mode');
-  line text;
-  strategy text := 'no AsOfJoin';
-  spilled bool := false;
-  n_on bigint;
-  n_off bigint;
-  d1 bigint;
-  d2 bigint;
-BEGIN
-  PERFORM set_config('force_parallel_mode', 'off', true);
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line LIKE '%Strategy:%' THEN
-      strategy := trim(split_part(line, 'Strategy:', 2));
-    END IF;
-    IF line LIKE '%Fallback: versions%' THEN
-      strategy := strategy || ', fell back';
-    END IF;
-    spilled := spilled OR line LIKE '%Spilled:%';
-  END LOOP;
-  PERFORM set_config('force_parallel_mode', saved, true);
-  EXECUTE 'CREATE TEMP TABLE sp_on AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE sp_off AS ' || q;
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  SELECT count(*) INTO n_on FROM sp_on;
-  SELECT count(*) INTO n_off FROM sp_off;
-  SELECT count(*) INTO d1 FROM (SELECT * FROM sp_on EXCEPT ALL SELECT * FROM sp_off) x;
-  SELECT count(*) INTO d2 FROM (SELECT * FROM sp_off EXCEPT ALL SELECT * FROM sp_on) x;
-  DROP TABLE sp_on, sp_off;
-  RETURN strategy || CASE WHEN spilled THEN ', spilled' ELSE ', in memory' END
-    || ': ' || n_on || ' rows, '
-    || CASE WHEN n_on = n_off AND d1 = 0 AND d2 = 0 THEN 'same as node off'
-            ELSE 'DIFFERENT from node off (' || n_off || ' rows, ' || d1 || '/' || d2 || ' differ)' END;
-END $$;
-
--- EXPLAIN ANALYZE with byte counts masked
-CREATE FUNCTION sp_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  PERFORM set_config('force_parallel_mode', 'off', true);
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line LIKE '%Sort Method%' OR line LIKE '%Peak State%' THEN
-      CONTINUE;
-    END IF;
-    RETURN NEXT regexp_replace(regexp_replace(line,
-        'Disk: \d+ kB', 'Disk: N kB'), '\d+ batches, Batch Depth: \d+',
-        'N batches, Batch Depth: N');
-  END LOOP;
-END $$;
-
+-- wj_test.on_off(q, 'asof_join', ..., analyze_plan => true): the rows with the
+-- node and without it (as multisets), and the strategy the node ran, whether
+-- it fell back and whether it spilled to batches, from EXPLAIN ANALYZE in this
+-- backend (the node's figures are kept by the process that runs it)
 -- The plan: both inputs sorted by time, no order promised above the node
 -- (a parent that needs the outer time order sorts again).
 EXPLAIN (COSTS OFF)
@@ -103,10 +52,10 @@ JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
               ORDER BY r.t DESC LIMIT 1) r ON true
 ORDER BY o.t;
 
-SELECT * FROM sp_explain($q$
+SELECT * FROM wj_test.explain_analyze($q$
 SELECT o.id, r.val FROM spo o
 JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
-              ORDER BY r.t DESC LIMIT 1) r ON true$q$);
+              ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'spill');
 
 -- the same in JSON: the figures are always there
 CREATE FUNCTION sp_json(q text) RETURNS json LANGUAGE plpgsql AS $$
@@ -126,51 +75,51 @@ JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
               ORDER BY r.t DESC LIMIT 1) r ON true$q$) p;
 
 -- Every join form, spilled, against PostgreSQL's plan
-SELECT sp_check($q$SELECT o.id, r.val, r.note FROM spo o
+SELECT wj_test.on_off($q$SELECT o.id, r.val, r.note FROM spo o
   JOIN LATERAL (SELECT val, note FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS inner_backward;
-SELECT sp_check($q$SELECT o.id, r.val, r.note FROM spo o
+                ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS inner_backward;
+SELECT wj_test.on_off($q$SELECT o.id, r.val, r.note FROM spo o
   LEFT JOIN LATERAL (SELECT val, note FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS left_backward;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_backward;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t < o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS left_strict;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_strict;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t >= o.t
-                     ORDER BY r.t LIMIT 1) r ON true$q$) AS left_forward;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_forward;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t > o.t
-                ORDER BY r.t LIMIT 1) r ON true$q$) AS inner_forward_strict;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS inner_forward_strict;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                        AND r.t >= o.t - interval '90 minutes'
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS left_tolerance;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_tolerance;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t >= o.t
                   AND r.t <= o.t + interval '3 hours'
-                ORDER BY r.t LIMIT 1) r ON true$q$) AS inner_forward_tolerance;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS inner_forward_tolerance;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                        AND r.val % 3 = 0
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS left_inner_filter;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_inner_filter;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON r.val > o.lim$q$) AS left_join_filter;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t DESC LIMIT 1) r ON r.val > o.lim$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_join_filter;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                 ORDER BY r.t DESC LIMIT 1) r ON true
-  WHERE r.val > o.lim$q$) AS inner_where_filter;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+  WHERE r.val > o.lim$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS inner_where_filter;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.k2 = o.k2
                        AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS left_two_keys;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_two_keys;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k2 = o.k2 AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS left_few_keys;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_few_keys;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k
                        AND r.t <= o.t + interval '1 hour'
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS left_shifted_time;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_shifted_time;
 
 -- A shifted outer time out of range is an error only if its key has a
 -- version (PostgreSQL evaluates it only then); such rows are checked in
@@ -178,14 +127,14 @@ SELECT sp_check($q$SELECT o.id, r.val FROM spo o
 INSERT INTO spo
 SELECT 9000 + i, 3000 + i, 'k1', timestamp '294276-12-31 23:00:00', 0
 FROM generate_series(1, 40) i;		-- keys without versions
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k
                        AND r.t <= o.t + interval '2 hours'
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS shifted_out_of_range_no_version;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS shifted_out_of_range_no_version;
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k
                   AND r.t <= o.t + interval '2 hours'
-                ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS shifted_out_of_range_inner;
+                ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS shifted_out_of_range_inner;
 -- keys with versions: an error, as in PostgreSQL's plan
 INSERT INTO spo
 SELECT 9100 + i, i * 61, 'k1', timestamp '294276-12-31 23:00:00', 0
@@ -205,17 +154,17 @@ DELETE FROM spo WHERE id > 9000;
 
 -- Rescans: a correlated subquery (parameters change) and a nested loop
 -- that rescans the node unchanged.
-SELECT sp_check($q$SELECT g, (SELECT sum(r.val) FROM spo o
+SELECT wj_test.on_off($q$SELECT g, (SELECT sum(r.val) FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                 ORDER BY r.t DESC LIMIT 1) r ON true
-  WHERE o.id % 3 = g) FROM generate_series(0, 2) g$q$) AS rescan_param;
+  WHERE o.id % 3 = g) FROM generate_series(0, 2) g$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS rescan_param;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_material = off;
-SELECT sp_check($q$SELECT g, a.id, a.val FROM (VALUES (1), (2)) v(g),
+SELECT wj_test.on_off($q$SELECT g, a.id, a.val FROM (VALUES (1), (2)) v(g),
   (SELECT o.id, r.val FROM spo o
    LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                      ORDER BY r.t DESC LIMIT 1) r ON true OFFSET 0) a$q$) AS rescan_plain;
+                      ORDER BY r.t DESC LIMIT 1) r ON true OFFSET 0) a$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS rescan_plain;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
@@ -235,9 +184,9 @@ INSERT INTO spv2 SELECT i % 10, timestamp '2024-01-01' + i * interval '1 minute'
   FROM generate_series(1, 20) i;
 ANALYZE spv2;
 INSERT INTO spv2 SELECT k, t, val FROM spv;
-SELECT sp_check($q$SELECT o.id, r.val FROM spo o
+SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS lookup_fallback;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS lookup_fallback;
 
 -- A parallel partial outer side: every participant sweeps (and spills) on
 -- its own share of the outer rows.  The node's figures under EXPLAIN
@@ -256,13 +205,13 @@ EXPLAIN (COSTS OFF)
 SELECT o.id, r.val FROM spo_p o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                      ORDER BY r.t DESC LIMIT 1) r ON true;
-SELECT regexp_replace(sp_check($q$SELECT o.id, r.val FROM spo_p o
+SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$),
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_left;
-SELECT regexp_replace(sp_check($q$SELECT o.id, r.val FROM spo_p o
+SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t >= o.t
-                ORDER BY r.t LIMIT 1) r ON true$q$),
+                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_inner_forward;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -272,6 +221,6 @@ DROP INDEX spv_k_t_idx;
 
 -- With enough memory the same queries do not spill
 SET work_mem = '4MB';
-SELECT sp_check($q$SELECT o.id, r.val, r.note FROM spo o
+SELECT wj_test.on_off($q$SELECT o.id, r.val, r.note FROM spo o
   LEFT JOIN LATERAL (SELECT val, note FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$) AS left_4mb;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_4mb;
