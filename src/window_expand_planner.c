@@ -98,9 +98,12 @@ typedef struct WindowAggSpec
 	int64		offset;
 	int64		pane;			/* pane width */
 	double		groups;			/* PostgreSQL's estimate of the groups, or 0 */
+	double		pane_groups;	/* our estimate of the (pane, keys) groups */
 } WindowAggSpec;
 
 static CustomPathMethods window_expand_path_methods;
+
+static double final_groups(WindowAggSpec *spec, double rows);
 
 /*
  * Cost of writing a pane row into the window partitions' shared files and
@@ -475,7 +478,7 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 {
 	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
 	Query	   *parse = root->parse;
-	WindowAggSpec spec;
+	WindowAggSpec spec = {0};
 	PathTarget *grouping_target = output_rel->reltarget;
 	PathTarget *pane_input;
 	PathTarget *pane_target;
@@ -669,6 +672,7 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	data_path = spec.data_rel->cheapest_total_path;
 	path = make_pane_path(root, &spec, data_path, pane_input, pane_target,
 						  pane_group, key_exprs, &partial_costs);
+	spec.pane_groups = path->rows;
 	cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
 
 	/* Final aggregation per window */
@@ -745,10 +749,8 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 					WJ_EXPAND_EXCHANGE_COST * cpu_tuple_cost +
 					2.0 * seq_page_cost *
 					ceil(exchanged * pane_target->width / BLCKSZ);
-				groups = clamp_row_est((output_rel->rows > 0 ?
-										output_rel->rows : cpath->path.rows) /
-									   divisor);
-				groups = Min(groups, cpath->path.rows);
+				groups = clamp_row_est(final_groups(&spec, cpath->path.rows *
+													divisor) / divisor);
 				path = (Path *) create_agg_path(root, output_rel, &cpath->path,
 												grouping_target, AGG_HASHED,
 												AGGSPLIT_FINAL_DESERIAL,
@@ -767,11 +769,8 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 /*
  * make_final_path
- *		The final aggregation per window over the expanded pane states.  It
- *		yields the query's groups: as many as PostgreSQL's own aggregation
- *		paths said before ours were added (spec->groups: its estimate of
- *		the number of groups, so that both plans' top aggregation is costed
- *		alike), at most one per input row.
+ *		The final aggregation per window over the expanded pane states,
+ *		yielding final_groups() groups.
  */
 static Path *
 make_final_path(PlannerInfo *root, RelOptInfo *output_rel,
@@ -779,16 +778,32 @@ make_final_path(PlannerInfo *root, RelOptInfo *output_rel,
 				PathTarget *grouping_target, GroupPathExtraData *extra,
 				AggClauseCosts *final_costs)
 {
-	double		groups = path->rows;
-
-	if (spec->groups > 0)
-		groups = Min(groups, spec->groups);
-
 	return (Path *) create_agg_path(root, output_rel, path, grouping_target,
 									AGG_HASHED, AGGSPLIT_FINAL_DESERIAL,
 									root->parse->groupClause,
 									(List *) extra->havingQual,
-									final_costs, clamp_row_est(groups));
+									final_costs,
+									clamp_row_est(final_groups(spec, path->rows)));
+}
+
+/*
+ * final_groups
+ *		The groups of the final aggregation over rows expanded pane states:
+ *		a window starts at every pane, so there are about as many (window,
+ *		keys) groups as (pane, keys) groups (our estimate, from the time
+ *		column's statistics or PostgreSQL's default guesses), or as many as
+ *		PostgreSQL's own estimate when it says more (its estimate of a
+ *		grouping over hop() columns is a default guess, often a handful);
+ *		at most one per expanded row.
+ */
+static double
+final_groups(WindowAggSpec *spec, double rows)
+{
+	double		groups = Max(spec->groups, spec->pane_groups);
+
+	if (groups <= 0)
+		groups = rows;
+	return Min(groups, rows);
 }
 
 /*
