@@ -300,6 +300,44 @@ SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL J
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 RESET max_parallel_workers;
 
+-- Key partitioning and the leader: from two workers on there is one
+-- partition per worker and the leader only gathers; when fewer workers
+-- start than planned, the leader claims the partition left over.
+-- kp_leader(q): the partitions, the workers launched, and whether the
+-- leader returned rows, from EXPLAIN ANALYZE.
+CREATE FUNCTION kp_leader(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  m text[];
+  parts int;
+  launched int;
+  leader numeric;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, 'Workers Launched: (\d+)');
+    IF m IS NOT NULL THEN launched := m[1]::int; END IF;
+    m := regexp_match(line, 'Key Partitions: (\d+)');
+    IF m IS NOT NULL THEN parts := m[1]::int; END IF;
+    m := regexp_match(line, 'Leader Rows: (\d+)');
+    IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
+  END LOOP;
+  RETURN format('key partitions: %s, workers launched: %s, leader rows: %s',
+                parts, launched, CASE WHEN leader > 0 THEN 'some' ELSE leader::text END);
+END $$;
+SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SET max_parallel_workers = 1;
+SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+RESET max_parallel_workers;
+SET max_parallel_workers_per_gather = 1;
+SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SET max_parallel_workers_per_gather = 2;
+DROP FUNCTION kp_leader(text);
+
 -- The same with the leader not participating: only the workers run the node
 SET parallel_leader_participation = off;
 SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b

@@ -9,13 +9,20 @@
  * subplans: a child whose parameters changed rescans itself at its next
  * call, any other one is rescanned now.
  *
+ * Under a Gather, the leader of a key-partitioned node claims partitions
+ * only in the cases wj_leader_takes_share lists; finding whether a
+ * Parallel Append lies between the node and its Gather takes a walk of the
+ * plan tree from the top, as the node has no link to its parents.
+ *
  * src/exec_common.c
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 
 #include "exec_common.h"
 
@@ -31,3 +38,102 @@ wj_rescan_child(CustomScanState *node, PlanState *child)
 	if (child->chgParam == NULL)
 		ExecReScan(child);
 }
+
+/*
+ * find_in_plan
+ *		Search the plan tree under plan for target; when found, set
+ *		*pappend to whether a parallel-aware Append lies between target and
+ *		the nearest Gather or Gather Merge above it (pappend: whether one
+ *		lies between plan and that Gather), and return true.
+ */
+static bool
+find_in_plan(Plan *plan, Plan *target, bool pappend, bool *result)
+{
+	List	   *children = NIL;
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	check_stack_depth();
+	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
+		pappend = false;
+	else if (IsA(plan, Append) && plan->parallel_aware)
+		pappend = true;
+	if (plan == target)
+	{
+		*result = pappend;
+		return true;
+	}
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		case T_SubqueryScan:
+			children = list_make1(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_CustomScan:
+			children = ((CustomScan *) plan)->custom_plans;
+			break;
+		default:
+			break;
+	}
+	if (find_in_plan(plan->lefttree, target, pappend, result) ||
+		find_in_plan(plan->righttree, target, pappend, result))
+		return true;
+	foreach(lc, children)
+	{
+		if (find_in_plan((Plan *) lfirst(lc), target, pappend, result))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * wj_leader_takes_share
+ *		Executor side of wj_parallel_participants (join_common.c): whether
+ *		this process takes a share of the work of node, a key-partitioned
+ *		node planned for that many participants (partitions).  Workers
+ *		always do.  The leader (pcxt: the parallel context of the Gather
+ *		above, from the node's InitializeDSMCustomScan; NULL when the node
+ *		runs alone) does when fewer workers launched than participants --
+ *		none, or fewer than planned -- so that no share is left undone; and
+ *		always below a Parallel Append, which takes a participant's empty
+ *		result for a sign that the subplan's work is all handed out and lets
+ *		no one else start it.  Gather and Gather Merge launch their workers
+ *		before they first run the leader's copy of the plan, so the count is
+ *		final when this is asked, at the start of a scan.
+ */
+bool
+wj_leader_takes_share(PlanState *node, ParallelContext *pcxt,
+					  int participants)
+{
+	PlannedStmt *stmt;
+	bool		pappend = true;
+	ListCell   *lc;
+
+	if (IsParallelWorker() || pcxt == NULL ||
+		pcxt->nworkers_launched < participants)
+		return true;
+	stmt = node->state->es_plannedstmt;
+	if (!find_in_plan(stmt->planTree, node->plan, false, &pappend))
+	{
+		foreach(lc, stmt->subplans)
+		{
+			if (find_in_plan((Plan *) lfirst(lc), node->plan, false,
+							 &pappend))
+				break;
+		}
+	}
+	return pappend;
+}
+

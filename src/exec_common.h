@@ -11,9 +11,14 @@
 #ifndef EXEC_COMMON_H
 #define EXEC_COMMON_H
 
+#include "access/parallel.h"
 #include "nodes/execnodes.h"
 
 /* Rescan one child of node (a member of its custom_ps) */
 extern void wj_rescan_child(CustomScanState *node, PlanState *child);
+
+/* Whether this process takes a share of a parallel-aware node's work */
+extern bool wj_leader_takes_share(PlanState *node, ParallelContext *pcxt,
+								  int participants);
 
 #endif							/* EXEC_COMMON_H */

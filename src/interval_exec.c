@@ -1412,6 +1412,8 @@ ij_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 
 	st->kp.counter = (pg_atomic_uint32 *) coordinate;
 	pg_atomic_init_u32(st->kp.counter, 0);
+	st->kp.node = &node->ss.ps;
+	st->kp.pcxt = pcxt;
 	wj_instr_init_dsm(&st->pinstr, pcxt,
 					  (char *) coordinate + IJ_DSM_COUNTER_SIZE);
 }

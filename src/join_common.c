@@ -24,6 +24,7 @@
 #include "optimizer/paths.h"
 #include "utils/fmgroids.h"
 
+#include "exec_common.h"
 #include "join_common.h"
 
 /*
@@ -81,6 +82,7 @@ wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel, List *child_paths,
  *		processes, as the planner's own costing assumes: one per worker,
  *		plus what the leader contributes when it participates (it spends
  *		part of its time gathering, the less the more workers there are).
+ *		A key-partitioned node's share is wj_node_divisor's.
  */
 double
 wj_parallel_divisor(Path *path)
@@ -95,6 +97,47 @@ wj_parallel_divisor(Path *path)
 			divisor += leader;
 	}
 	return Max(divisor, 1.0);
+}
+
+/*
+ * wj_parallel_participants
+ *		The participants a key-partitioned node plans its partitions for,
+ *		given the workers of its path (docs/parallel.md, "Key partitioning
+ *		and the leader"): every worker, and the leader too only below
+ *		WJ_LEADER_SITS_OUT workers (and when parallel_leader_participation
+ *		lets it run the plan at all).
+ *
+ * Each participant of a key-partitioned node reads both inputs in full,
+ * whatever the size of its partitions.  PostgreSQL's own model credits the
+ * leader with 1 - 0.3 * workers of a worker (0.4 with two workers, as it
+ * spends the rest gathering), which no longer pays for those two scans; and
+ * a partition the leader claims is a partition whose rows all wait for it.
+ * So from two workers on there is one partition per worker and the leader
+ * only gathers (wj_leader_takes_share); with one worker, the leader takes
+ * the second partition.
+ */
+int
+wj_parallel_participants(int workers)
+{
+	if (workers >= WJ_LEADER_SITS_OUT || !parallel_leader_participation)
+		return Max(workers, 1);
+	return workers + 1;
+}
+
+/*
+ * wj_node_divisor
+ *		The share of a key-partitioned path's total rows that one
+ *		participant processes: one partition's, out of
+ *		wj_parallel_participants(); wj_parallel_divisor's while the leader
+ *		takes part.
+ */
+double
+wj_node_divisor(Path *path)
+{
+	if (wj_parallel_participants(path->parallel_workers) ==
+		path->parallel_workers)
+		return Max(path->parallel_workers, 1);
+	return wj_parallel_divisor(path);
 }
 
 /*
@@ -194,7 +237,7 @@ wj_keypart_make_partial(Path *path, Path *outer, Path *inner,
 	path->parallel_aware = true;
 	path->parallel_workers = workers;
 	path->pathkeys = NIL;
-	divisor = wj_parallel_divisor(path);
+	divisor = wj_node_divisor(path);
 	scans = wj_keypart_scan(outer)->total_cost +
 		wj_keypart_scan(inner)->total_cost;
 	path->rows = clamp_row_est(joinrel->rows / divisor);
@@ -224,13 +267,12 @@ wj_keypart_scan(Path *path)
 /*
  * wj_keypart_parts
  *		The number of key partitions of a key-partitioned path: one per
- *		planned participant.
+ *		planned participant (wj_parallel_participants).
  */
 int
 wj_keypart_parts(Path *path)
 {
-	return Max(path->parallel_workers +
-			   (parallel_leader_participation ? 1 : 0), 1);
+	return wj_parallel_participants(path->parallel_workers);
 }
 
 /*
@@ -352,16 +394,20 @@ wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
  * wj_keypart_claim
  *		Claim the next unclaimed partition into kp->bucket (from the shared
  *		counter, or a local one without a DSM segment); false, and
- *		kp->finished set, when every partition has been claimed.  For a node
- *		that filters its input rows itself (SessionSort, SessionWindow)
- *		rather than through a parameter of its children's scans.
+ *		kp->finished set, when every partition has been claimed or this is
+ *		a leader that only gathers (wj_leader_takes_share).  For a node that
+ *		filters its input rows itself (SessionSort, SessionWindow) rather
+ *		than through a parameter of its children's scans.
  */
 bool
 wj_keypart_claim(WjKeyPart *kp)
 {
 	uint32		b;
 
-	if (kp->counter != NULL)
+	if (kp->counter != NULL &&
+		!wj_leader_takes_share(kp->node, kp->pcxt, kp->parts))
+		b = (uint32) kp->parts;
+	else if (kp->counter != NULL)
 		b = pg_atomic_fetch_add_u32(kp->counter, 1);
 	else
 		b = kp->local++;

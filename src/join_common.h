@@ -11,6 +11,7 @@
 #ifndef JOIN_COMMON_H
 #define JOIN_COMMON_H
 
+#include "access/parallel.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "port/atomics.h"
@@ -54,6 +55,15 @@ extern Path *wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel,
 extern double wj_parallel_divisor(Path *path);
 
 /*
+ * The participants of a key-partitioned node (docs/parallel.md): from
+ * WJ_LEADER_SITS_OUT workers on, one partition per worker, and the leader
+ * only gathers; and the share of the rows of one of them.
+ */
+#define WJ_LEADER_SITS_OUT	2
+extern int	wj_parallel_participants(int workers);
+extern double wj_node_divisor(Path *path);
+
+/*
  * Key partitioning (docs/parallel.md): a partial path whose participants
  * each read both inputs in full but keep only the rows of the key partition
  * they are joining, claimed one after the other from a shared counter.
@@ -79,6 +89,8 @@ typedef struct WjKeyPart
 	bool		finished;		/* no partition left to claim */
 	uint32		local;			/* counter when there is no DSM segment */
 	pg_atomic_uint32 *counter;	/* shared counter, or NULL */
+	PlanState  *node;			/* the node (wj_leader_takes_share) */
+	ParallelContext *pcxt;		/* leader: the Gather's context, or NULL */
 } WjKeyPart;
 
 /* Claim the next partition and point the children at it; false: none left */

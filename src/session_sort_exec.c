@@ -2546,6 +2546,8 @@ ssort_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 
 	state->kp.counter = (pg_atomic_uint32 *) coordinate;
 	pg_atomic_init_u32(state->kp.counter, 0);
+	state->kp.node = &node->ss.ps;
+	state->kp.pcxt = pcxt;
 	wj_instr_init_dsm(&state->pinstr, pcxt,
 					  (char *) coordinate + SSORT_DSM_COUNTER_SIZE);
 }

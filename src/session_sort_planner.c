@@ -415,7 +415,7 @@ make_keypart_path(Path *path, Path *subpath, int workers, int npart)
 
 	path->parallel_aware = true;
 	path->parallel_workers = workers;
-	divisor = wj_parallel_divisor(path);
+	divisor = wj_node_divisor(path);
 	path->rows = clamp_row_est(path->rows / divisor);
 	path->startup_cost = input + startup_rest / divisor;
 	path->total_cost = path->startup_cost + run / divisor;
@@ -797,7 +797,7 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		Path	   *partial = (Path *) lfirst(lc);
 
 		add_gathered(root, output_rel, partial,
-					 partial->rows * wj_parallel_divisor(partial));
+					 partial->rows * wj_node_divisor(partial));
 	}
 }
 

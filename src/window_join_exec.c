@@ -2038,6 +2038,8 @@ window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordin
 
 	state->kp.counter = (pg_atomic_uint32 *) coordinate;
 	pg_atomic_init_u32(state->kp.counter, 0);
+	state->kp.node = &node->ss.ps;
+	state->kp.pcxt = pcxt;
 	wj_instr_init_dsm(&state->pinstr, pcxt,
 					  (char *) coordinate + WJ_DSM_COUNTER_SIZE);
 }

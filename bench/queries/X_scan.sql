@@ -1,0 +1,1 @@
+SELECT count(*) || '|' || sum(o.amount * 1.5) FROM orders o
