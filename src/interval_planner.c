@@ -114,6 +114,7 @@ typedef struct IJInfo
 	List	   *joinquals;		/* bare clauses deciding a match */
 	List	   *otherquals;		/* bare clauses filtering the result */
 	List	   *filter_rinfos;	/* the band and joinquals' RestrictInfos */
+	double		rows;			/* the join's rows (ij_estimate_rows) */
 } IJInfo;
 
 static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
@@ -549,6 +550,99 @@ ij_recognise(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 }
 
 /*
+ * ij_inner_sjinfo
+ *		A SpecialJoinInfo of the join's two sides with JOIN_INNER semantics,
+ *		as approx_tuple_count() makes for hash joins.
+ */
+static void
+ij_inner_sjinfo(SpecialJoinInfo *sjinfo, RelOptInfo *outerrel,
+				RelOptInfo *innerrel)
+{
+	memset(sjinfo, 0, sizeof(*sjinfo));
+	sjinfo->type = T_SpecialJoinInfo;
+	sjinfo->min_lefthand = outerrel->relids;
+	sjinfo->min_righthand = innerrel->relids;
+	sjinfo->syn_lefthand = outerrel->relids;
+	sjinfo->syn_righthand = innerrel->relids;
+	sjinfo->jointype = JOIN_INNER;
+}
+
+/*
+ * ij_band_fraction
+ *		The fraction of inner rows inside one outer row's band: its width
+ *		over the time column's range when the statistics tell that range
+ *		(*from_stats set), PostgreSQL's own selectivity of the two
+ *		comparisons otherwise.
+ */
+static Selectivity
+ij_band_fraction(PlannerInfo *root, IJInfo *info, SpecialJoinInfo *sjinfo,
+				 bool *from_stats)
+{
+	double		width = (double) info->upper->d - (double) info->lower->d;
+	double		span;
+	Selectivity bandfrac;
+
+	span = wj_stats_time_span(root, (Node *) info->lower->inner_t, false);
+	if (span <= 0)
+		span = wj_stats_time_span(root, (Node *) info->lower->outer_t, false);
+	*from_stats = (span > 0);
+	if (span > 0)
+		bandfrac = Max(width, 1.0) / span;
+	else
+		bandfrac = clauselist_selectivity(root,
+										  list_make2(info->lower->rinfo,
+													 info->upper->rinfo),
+										  0, JOIN_INNER, sjinfo);
+	if (width < 0)
+		bandfrac = 0;
+	CLAMP_PROBABILITY(bandfrac);
+	return bandfrac;
+}
+
+/*
+ * ij_estimate_rows
+ *		The join's rows as the node estimates them: PostgreSQL's estimate
+ *		for the join relation, with the two band comparisons' selectivity
+ *		(taken as independent inequalities, 1/3 each, so that a band of two
+ *		seconds over a month of rows is estimated to keep a ninth of all
+ *		pairs) replaced by the band fraction of ij_band_fraction when the
+ *		statistics give it.  Outer joins keep at least their preserved
+ *		side's rows, as PostgreSQL's estimate does; semi and anti joins,
+ *		whose estimate does not grow with the pairs, keep PostgreSQL's.
+ *
+ * The node's paths carry this estimate rather than the relation's, so
+ * that what is planned above them (an aggregate's cost, and with it the
+ * decision to JIT-compile the plan) sees rows of the right magnitude.
+ */
+static double
+ij_estimate_rows(PlannerInfo *root, IJInfo *info, RelOptInfo *joinrel,
+				 RelOptInfo *outerrel, RelOptInfo *innerrel)
+{
+	SpecialJoinInfo sjinfo;
+	Selectivity band;
+	Selectivity pg_band;
+	bool		from_stats;
+	double		rows;
+
+	if (info->jointype == JOIN_SEMI || info->jointype == JOIN_ANTI)
+		return joinrel->rows;
+	ij_inner_sjinfo(&sjinfo, outerrel, innerrel);
+	band = ij_band_fraction(root, info, &sjinfo, &from_stats);
+	pg_band = clauselist_selectivity(root,
+									 list_make2(info->lower->rinfo,
+												info->upper->rinfo),
+									 0, JOIN_INNER, &sjinfo);
+	if (!from_stats || pg_band <= 0 || band >= pg_band)
+		return joinrel->rows;
+	rows = joinrel->rows * (band / pg_band);
+	if (info->jointype == JOIN_LEFT || info->jointype == JOIN_FULL)
+		rows = Max(rows, outerrel->rows);
+	if (info->jointype == JOIN_RIGHT || info->jointype == JOIN_FULL)
+		rows = Max(rows, innerrel->rows);
+	return clamp_row_est(Min(rows, joinrel->rows));
+}
+
+/*
  * ij_cost_path
  *		Estimate the cost of the interval join over two sorted inputs.
  *
@@ -572,42 +666,21 @@ ij_cost_path(PlannerInfo *root, CustomPath *cpath, IJInfo *info,
 	List	   *keyrinfos = NIL;
 	Selectivity keysel = 1.0;
 	Selectivity bandfrac;
-	double		span;
-	double		width;
+	bool		from_stats;
 	double		candidates;
 	QualCost	jq,
 				oq;
 	Cost		run;
 	ListCell   *lc;
 
-	/* JOIN_INNER semantics, as approx_tuple_count() does for hash joins */
-	memset(&sjinfo, 0, sizeof(sjinfo));
-	sjinfo.type = T_SpecialJoinInfo;
-	sjinfo.min_lefthand = outer->parent->relids;
-	sjinfo.min_righthand = inner->parent->relids;
-	sjinfo.syn_lefthand = outer->parent->relids;
-	sjinfo.syn_righthand = inner->parent->relids;
-	sjinfo.jointype = JOIN_INNER;
+	ij_inner_sjinfo(&sjinfo, outer->parent, inner->parent);
 
 	foreach(lc, info->keys)
 		keyrinfos = lappend(keyrinfos, ((IJKey *) lfirst(lc))->rinfo);
 	if (keyrinfos != NIL)
 		keysel = clauselist_selectivity(root, keyrinfos, 0, JOIN_INNER, &sjinfo);
 
-	width = (double) info->upper->d - (double) info->lower->d;
-	span = wj_stats_time_span(root, (Node *) info->lower->inner_t, false);
-	if (span <= 0)
-		span = wj_stats_time_span(root, (Node *) info->lower->outer_t, false);
-	if (span > 0)
-		bandfrac = Max(width, 1.0) / span;
-	else
-		bandfrac = clauselist_selectivity(root,
-										  list_make2(info->lower->rinfo,
-													 info->upper->rinfo),
-										  0, JOIN_INNER, &sjinfo);
-	if (width < 0)
-		bandfrac = 0;
-	CLAMP_PROBABILITY(bandfrac);
+	bandfrac = ij_band_fraction(root, info, &sjinfo, &from_stats);
 	candidates = clamp_row_est(orows * irows * keysel * bandfrac);
 
 	cost_qual_eval(&jq, info->joinquals, root);
@@ -663,6 +736,7 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 						extra->restrictlist);
 	if (info == NULL)
 		return;
+	info->rows = ij_estimate_rows(root, info, joinrel, outerrel, innerrel);
 
 	/* sort orders: (keys..., time) on each side */
 	foreach(lc, info->keys)
@@ -783,7 +857,7 @@ ij_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 	path = ij_make_path(root, joinrel, info, outer, inner, outer_pks);
 	if (!path->parallel_safe)
 		return;
-	wj_keypart_make_partial(path, outer, inner, joinrel, workers);
+	wj_keypart_make_partial(path, outer, inner, workers);
 	((CustomPath *) path)->methods = &ij_keypart_path_methods;
 	add_partial_path(joinrel, path);
 }
@@ -843,9 +917,9 @@ ij_make_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 	cpath->path.parallel_safe =
 		wj_path_parallel_safe(root, joinrel, list_make2(outer, inner), NIL);
 	cpath->path.parallel_workers = outer->parallel_workers;
-	cpath->path.rows = joinrel->rows;
+	cpath->path.rows = info->rows;
 	if (partial)
-		cpath->path.rows = clamp_row_est(joinrel->rows /
+		cpath->path.rows = clamp_row_est(info->rows /
 										 wj_parallel_divisor(outer));
 	/* all but right and full joins emit rows in the outer input's order */
 	if (info->jointype != JOIN_RIGHT && info->jointype != JOIN_FULL)

@@ -222,14 +222,14 @@ wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel)
 /*
  * wj_keypart_make_partial
  *		Turn a parallel-safe path over the complete inputs outer and inner
- *		into a key-partitioned partial path of joinrel: every participant
+ *		into a key-partitioned partial path (its rows shared among the
+ *		participants, wj_node_divisor): every participant
  *		scans both inputs in full, the rest of the work (sorts, the join) is
  *		split among them.  Partitions come out one after the other, so the
  *		path has no order.
  */
 void
-wj_keypart_make_partial(Path *path, Path *outer, Path *inner,
-						RelOptInfo *joinrel, int workers)
+wj_keypart_make_partial(Path *path, Path *outer, Path *inner, int workers)
 {
 	Cost		scans;
 	double		divisor;
@@ -240,7 +240,7 @@ wj_keypart_make_partial(Path *path, Path *outer, Path *inner,
 	divisor = wj_node_divisor(path);
 	scans = wj_keypart_scan(outer)->total_cost +
 		wj_keypart_scan(inner)->total_cost;
-	path->rows = clamp_row_est(joinrel->rows / divisor);
+	path->rows = clamp_row_est(path->rows / divisor);
 	if (path->startup_cost > scans)
 		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
 	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;

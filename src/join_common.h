@@ -74,7 +74,7 @@ extern double wj_node_divisor(Path *path);
 extern Path *wj_keypart_scan(Path *path);
 extern int	wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel);
 extern void wj_keypart_make_partial(Path *path, Path *outer, Path *inner,
-									RelOptInfo *joinrel, int workers);
+									int workers);
 extern int	wj_keypart_parts(Path *path);
 extern int	wj_keypart_plan(PlannerInfo *root, int parts,
 							Plan *outer_plan, Expr *outer_key, Oid outer_hash,

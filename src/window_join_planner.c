@@ -1105,7 +1105,7 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 							 wpr, pinfo, node_exprs, state_bytes);
 	if (!path->parallel_safe)
 		return;
-	wj_keypart_make_partial(path, outer_path, inner_path, joinrel, workers);
+	wj_keypart_make_partial(path, outer_path, inner_path, workers);
 	((CustomPath *) path)->methods = &wj_window_join_keypart_path_methods;
 	add_partial_path(joinrel, path);
 }
