@@ -300,11 +300,12 @@ SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL J
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 RESET max_parallel_workers;
 
--- Key partitioning and the leader: from two workers on there is one
--- partition per worker and the leader only gathers; when fewer workers
--- start than planned, the leader claims the partition left over.
--- kp_leader(q): the partitions, the workers launched, and whether the
--- leader returned rows, from EXPLAIN ANALYZE.
+-- Key partitioning and the leader: one partition per worker and a smaller
+-- one for the leader, its share as PostgreSQL's costing counts it (24 units
+-- for two workers: 10 + 10 + 4); when fewer workers start than planned,
+-- the leader also claims the worker partition left over.  kp_leader(q):
+-- the partitions, the workers launched, and whether the leader returned
+-- rows, from EXPLAIN ANALYZE.
 CREATE FUNCTION kp_leader(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   line text;

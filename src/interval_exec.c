@@ -302,8 +302,7 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	st->kp.bucket = -1;
 	if (info.key_partitioned)
 	{
-		st->kp.param = info.kp_param;
-		st->kp.parts = info.kp_parts;
+		wj_keypart_setup(&st->kp, info.kp_parts, info.kp_param);
 	}
 
 	st->jointype = info.jointype;
@@ -1337,6 +1336,7 @@ ij_rescan(CustomScanState *node)
 	ij_reset_run(st);
 	st->kp.bucket = -1;
 	st->kp.finished = false;
+	st->kp.leader_tried = false;
 	st->kp.local = 0;
 }
 

@@ -876,7 +876,7 @@ ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	CustomScan *cscan = (CustomScan *) ij_plan_custom_path(root, rel, best_path,
 														   tlist, clauses,
 														   custom_plans);
-	int			parts = wj_keypart_parts(&best_path->path);
+	int			parts = wj_keypart_units(best_path->path.parallel_workers);
 	Oid			ohash,
 				ihash;
 	IntervalJoinPlanInfo plan_info;

@@ -12,6 +12,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -82,7 +84,6 @@ wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel, List *child_paths,
  *		processes, as the planner's own costing assumes: one per worker,
  *		plus what the leader contributes when it participates (it spends
  *		part of its time gathering, the less the more workers there are).
- *		A key-partitioned node's share is wj_node_divisor's.
  */
 double
 wj_parallel_divisor(Path *path)
@@ -97,47 +98,6 @@ wj_parallel_divisor(Path *path)
 			divisor += leader;
 	}
 	return Max(divisor, 1.0);
-}
-
-/*
- * wj_parallel_participants
- *		The participants a key-partitioned node plans its partitions for,
- *		given the workers of its path (docs/parallel.md, "Key partitioning
- *		and the leader"): every worker, and the leader too only below
- *		WJ_LEADER_SITS_OUT workers (and when parallel_leader_participation
- *		lets it run the plan at all).
- *
- * Each participant of a key-partitioned node reads both inputs in full,
- * whatever the size of its partitions.  PostgreSQL's own model credits the
- * leader with 1 - 0.3 * workers of a worker (0.4 with two workers, as it
- * spends the rest gathering), which no longer pays for those two scans; and
- * a partition the leader claims is a partition whose rows all wait for it.
- * So from two workers on there is one partition per worker and the leader
- * only gathers (wj_leader_takes_share); with one worker, the leader takes
- * the second partition.
- */
-int
-wj_parallel_participants(int workers)
-{
-	if (workers >= WJ_LEADER_SITS_OUT || !parallel_leader_participation)
-		return Max(workers, 1);
-	return workers + 1;
-}
-
-/*
- * wj_node_divisor
- *		The share of a key-partitioned path's total rows that one
- *		participant processes: one partition's, out of
- *		wj_parallel_participants(); wj_parallel_divisor's while the leader
- *		takes part.
- */
-double
-wj_node_divisor(Path *path)
-{
-	if (wj_parallel_participants(path->parallel_workers) ==
-		path->parallel_workers)
-		return Max(path->parallel_workers, 1);
-	return wj_parallel_divisor(path);
 }
 
 /*
@@ -223,7 +183,7 @@ wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel)
  * wj_keypart_make_partial
  *		Turn a parallel-safe path over the complete inputs outer and inner
  *		into a key-partitioned partial path (its rows shared among the
- *		participants, wj_node_divisor): every participant
+ *		participants as wj_keypart_units divides them): every participant
  *		scans both inputs in full, the rest of the work (sorts, the join) is
  *		split among them.  Partitions come out one after the other, so the
  *		path has no order.
@@ -237,7 +197,7 @@ wj_keypart_make_partial(Path *path, Path *outer, Path *inner, int workers)
 	path->parallel_aware = true;
 	path->parallel_workers = workers;
 	path->pathkeys = NIL;
-	divisor = wj_node_divisor(path);
+	divisor = wj_parallel_divisor(path);
 	scans = wj_keypart_scan(outer)->total_cost +
 		wj_keypart_scan(inner)->total_cost;
 	path->rows = clamp_row_est(path->rows / divisor);
@@ -265,26 +225,70 @@ wj_keypart_scan(Path *path)
 }
 
 /*
- * wj_keypart_parts
- *		The number of key partitions of a key-partitioned path: one per
- *		planned participant (wj_parallel_participants).
+ * wj_keypart_units
+ *		The key space of a key-partitioned path with this many workers, in
+ *		units of a tenth of a worker's share: WJ_KEYPART_SHARE units per
+ *		worker, and the leader's contribution as PostgreSQL's costing counts
+ *		it (1 - 0.3 * workers of a worker, when parallel_leader_participation
+ *		is on) in units too.  A row's partition is its key's hash modulo the
+ *		units, divided by WJ_KEYPART_SHARE: one partition per worker, and a
+ *		smaller last one, the leader's (docs/parallel.md).
+ *
+ * Partitions sized to the participants, rather than one equal partition
+ * each: the leader gathers the workers' rows besides, and a leader joining
+ * an equal share would finish long after the workers.  The shares then add
+ * up to wj_parallel_divisor() (to a tenth), so the path is costed as any
+ * partial path.
  */
 int
-wj_keypart_parts(Path *path)
+wj_keypart_units(int workers)
 {
-	return wj_parallel_participants(path->parallel_workers);
+	int			units = WJ_KEYPART_SHARE * Max(workers, 1);
+
+	if (parallel_leader_participation && workers < 4)
+		units += (int) rint(WJ_KEYPART_SHARE * (1.0 - 0.3 * workers));
+	return units;
+}
+
+/*
+ * wj_keypart_setup
+ *		Executor side: set up a node's partition state from its plan (the
+ *		units of wj_keypart_units, and the partition parameter).
+ */
+void
+wj_keypart_setup(WjKeyPart *kp, int units, int param)
+{
+	kp->units = units;
+	kp->parts = (units + WJ_KEYPART_SHARE - 1) / WJ_KEYPART_SHARE;
+	kp->leader_part = (units % WJ_KEYPART_SHARE) != 0;
+	kp->param = param;
+	kp->bucket = -1;
+}
+
+/*
+ * wj_keypart_of_hash
+ *		The partition of a key's hash value (SessionSort and SessionWindow,
+ *		which partition their input themselves; the scans' filter of
+ *		wj_partition_filter computes the same).
+ */
+int
+wj_keypart_of_hash(WjKeyPart *kp, uint32 hash)
+{
+	return (int) ((hash & PG_INT32_MAX) % (uint32) kp->units) / WJ_KEYPART_SHARE;
 }
 
 /*
  * wj_partition_filter
- *		"COALESCE((hash(key) & 0x7fffffff) % parts, 0) = $param": the rows of
- *		the key partition in param, NULL keys in partition 0.
+ *		"COALESCE((hash(key) & 0x7fffffff) % units, 0) / 10 = $param": the
+ *		rows of the key partition in param (wj_keypart_units), NULL keys in
+ *		partition 0.
  */
 static Expr *
-wj_partition_filter(Expr *key, Oid hashfn, int parts, Param *param)
+wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
 {
 	Expr	   *h;
 	CoalesceExpr *ce = makeNode(CoalesceExpr);
+	Expr	   *part;
 	OpExpr	   *eq;
 
 	h = (Expr *) makeFuncExpr(hashfn, INT4OID, list_make1(copyObject(key)),
@@ -297,7 +301,7 @@ wj_partition_filter(Expr *key, Oid hashfn, int parts, Param *param)
 							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 	h = (Expr *) makeFuncExpr(F_INT4MOD, INT4OID,
 							  list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
-													  Int32GetDatum(parts),
+													  Int32GetDatum(units),
 													  false, true)),
 							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 	ce->coalescetype = INT4OID;
@@ -305,8 +309,13 @@ wj_partition_filter(Expr *key, Oid hashfn, int parts, Param *param)
 	ce->args = list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
 									   Int32GetDatum(0), false, true));
 	ce->location = -1;
+	part = (Expr *) makeFuncExpr(F_INT4DIV, INT4OID,
+								 list_make2(ce, makeConst(INT4OID, -1, InvalidOid, 4,
+														  Int32GetDatum(WJ_KEYPART_SHARE),
+														  false, true)),
+								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 	eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
-								  (Expr *) ce, (Expr *) param,
+								  part, (Expr *) param,
 								  InvalidOid, InvalidOid);
 	eq->opfuncid = F_INT4EQ;
 	return (Expr *) eq;
@@ -347,7 +356,7 @@ wj_keypart_add_filter(Plan *plan, Expr *filter)
  * outer_params are final by the time its plan is made.
  */
 int
-wj_keypart_plan(PlannerInfo *root, int parts,
+wj_keypart_plan(PlannerInfo *root, int units,
 				Plan *outer_plan, Expr *outer_key, Oid outer_hash,
 				Plan *inner_plan, Expr *inner_key, Oid inner_hash)
 {
@@ -358,9 +367,9 @@ wj_keypart_plan(PlannerInfo *root, int parts,
 		proot->outer_params = bms_add_member(proot->outer_params,
 											 param->paramid);
 	wj_keypart_add_filter(outer_plan,
-						  wj_partition_filter(outer_key, outer_hash, parts, param));
+						  wj_partition_filter(outer_key, outer_hash, units, param));
 	wj_keypart_add_filter(inner_plan,
-						  wj_partition_filter(inner_key, inner_hash, parts, param));
+						  wj_partition_filter(inner_key, inner_hash, units, param));
 	return param->paramid;
 }
 
@@ -392,30 +401,63 @@ wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 
 /*
  * wj_keypart_claim
- *		Claim the next unclaimed partition into kp->bucket (from the shared
- *		counter, or a local one without a DSM segment); false, and
- *		kp->finished set, when every partition has been claimed or this is
- *		a leader that only gathers (wj_leader_takes_share).  For a node that
- *		filters its input rows itself (SessionSort, SessionWindow) rather
- *		than through a parameter of its children's scans.
+ *		Claim the next partition into kp->bucket (from the shared counter,
+ *		or a local one without a DSM segment); false, and kp->finished set,
+ *		when none is left for this process.  For a node that filters its
+ *		input rows itself (SessionSort, SessionWindow) rather than through a
+ *		parameter of its children's scans.
+ *
+ * The workers claim the workers' partitions in turn from the counter's low
+ * bits; the leader first claims the leader's partition (the smaller last
+ * one, when wj_keypart_units made one; bit WJ_KEYPART_LEADER_BIT of the
+ * counter says it is taken), and a worker's partition only when
+ * wj_leader_takes_share says so: fewer workers launched than planned, or
+ * below a Parallel Append.  A worker left without a partition of its kind
+ * takes the leader's partition if no one has.  So every partition is
+ * joined exactly once, however many processes run.
  */
 bool
 wj_keypart_claim(WjKeyPart *kp)
 {
+	int			nworker_parts = kp->parts - (kp->leader_part ? 1 : 0);
 	uint32		b;
 
-	if (kp->counter != NULL &&
-		!wj_leader_takes_share(kp->node, kp->pcxt, kp->parts))
-		b = (uint32) kp->parts;
-	else if (kp->counter != NULL)
-		b = pg_atomic_fetch_add_u32(kp->counter, 1);
-	else
-		b = kp->local++;
-	if (b >= (uint32) kp->parts)
+	if (kp->counter == NULL)
 	{
-		kp->finished = true;
-		return false;
+		/* alone: every partition in turn */
+		if (kp->local >= (uint32) kp->parts)
+			goto none;
+		kp->bucket = (int) kp->local++;
+		return true;
 	}
-	kp->bucket = (int) b;
-	return true;
+	if (!IsParallelWorker() && kp->leader_part && !kp->leader_tried)
+	{
+		kp->leader_tried = true;
+		if (!(pg_atomic_fetch_or_u32(kp->counter, WJ_KEYPART_LEADER_BIT) &
+			  WJ_KEYPART_LEADER_BIT))
+		{
+			kp->bucket = nworker_parts;
+			return true;
+		}
+	}
+	if (IsParallelWorker() ||
+		wj_leader_takes_share(kp->node, kp->pcxt, nworker_parts))
+	{
+		b = pg_atomic_fetch_add_u32(kp->counter, 1) & ~WJ_KEYPART_LEADER_BIT;
+		if (b < (uint32) nworker_parts)
+		{
+			kp->bucket = (int) b;
+			return true;
+		}
+		if (kp->leader_part &&
+			!(pg_atomic_fetch_or_u32(kp->counter, WJ_KEYPART_LEADER_BIT) &
+			  WJ_KEYPART_LEADER_BIT))
+		{
+			kp->bucket = nworker_parts;
+			return true;
+		}
+	}
+none:
+	kp->finished = true;
+	return false;
 }

@@ -54,14 +54,6 @@ extern Path *wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel,
 /* How many shares of a partial path's rows one participant sees */
 extern double wj_parallel_divisor(Path *path);
 
-/*
- * The participants of a key-partitioned node (docs/parallel.md): from
- * WJ_LEADER_SITS_OUT workers on, one partition per worker, and the leader
- * only gathers; and the share of the rows of one of them.
- */
-#define WJ_LEADER_SITS_OUT	2
-extern int	wj_parallel_participants(int workers);
-extern double wj_node_divisor(Path *path);
 
 /*
  * Key partitioning (docs/parallel.md): a partial path whose participants
@@ -75,23 +67,33 @@ extern Path *wj_keypart_scan(Path *path);
 extern int	wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel);
 extern void wj_keypart_make_partial(Path *path, Path *outer, Path *inner,
 									int workers);
-extern int	wj_keypart_parts(Path *path);
-extern int	wj_keypart_plan(PlannerInfo *root, int parts,
+extern int	wj_keypart_units(int workers);
+extern int	wj_keypart_plan(PlannerInfo *root, int units,
 							Plan *outer_plan, Expr *outer_key, Oid outer_hash,
 							Plan *inner_plan, Expr *inner_key, Oid inner_hash);
 
 /* Executor side: a node's partition state */
+#define WJ_KEYPART_SHARE		10	/* units of one worker's partition */
+#define WJ_KEYPART_LEADER_BIT	0x80000000	/* the leader's partition taken */
+
 typedef struct WjKeyPart
 {
-	int			parts;			/* 0: not key-partitioned */
+	int			parts;			/* partitions; 0: not key-partitioned */
+	int			units;			/* wj_keypart_units */
+	bool		leader_part;	/* the last partition is the leader's */
 	int			param;			/* PARAM_EXEC holding the partition */
 	int			bucket;			/* partition being joined, -1: none yet */
 	bool		finished;		/* no partition left to claim */
+	bool		leader_tried;	/* the leader tried its own partition */
 	uint32		local;			/* counter when there is no DSM segment */
 	pg_atomic_uint32 *counter;	/* shared counter, or NULL */
 	PlanState  *node;			/* the node (wj_leader_takes_share) */
 	ParallelContext *pcxt;		/* leader: the Gather's context, or NULL */
 } WjKeyPart;
+
+/* Set up from the plan's units and parameter; a hash value's partition */
+extern void wj_keypart_setup(WjKeyPart *kp, int units, int param);
+extern int	wj_keypart_of_hash(WjKeyPart *kp, uint32 hash);
 
 /* Claim the next partition and point the children at it; false: none left */
 extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,

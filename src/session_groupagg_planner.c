@@ -293,7 +293,7 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 												   root->group_pathkeys, NULL);
 		sorted->pathtarget = scan->pathtarget;
 		/* one participant's share of the rows, not the relation's */
-		divisor = wj_node_divisor(sub->subpath);
+		divisor = wj_parallel_divisor(sub->subpath);
 		own = sorted->total_cost - sub->subpath->total_cost;
 		sorted->rows = sub->subpath->rows;
 		sorted->total_cost = sub->subpath->total_cost + Max(own, 0) / divisor;

@@ -33,8 +33,8 @@ typedef struct SessionSortPlanInfo
 	List	   *nullsfirst;		/* integer list: NULLS FIRST flags */
 	bool		has_gap;		/* a SessionWindow (computes session())? */
 	Const	   *gap;			/* if so: session()'s gap, else NULL */
-	int			key_partitions; /* key-partitioned (docs/parallel.md): the
-								 * number of partitions; 0: reads all rows */
+	int			key_partitions; /* key-partitioned (docs/parallel.md): its
+								 * wj_keypart_units; 0: reads all rows */
 } SessionSortPlanInfo;
 
 extern PGDLLIMPORT CustomScanMethods wj_session_sort_scan_methods;

@@ -419,7 +419,8 @@ ssort_create_state(CustomScan *cscan)
 		state->nullsfirst[i] = list_nth_int(info.nullsfirst, i);
 	}
 	state->time_attno = state->attnos[state->npart];
-	state->kp.parts = info.key_partitions;
+	if (info.key_partitions > 0)
+		wj_keypart_setup(&state->kp, info.key_partitions, -1);
 	state->kp.bucket = -1;
 	if (info.has_gap)
 		state->gap_const = info.gap;
@@ -1951,7 +1952,8 @@ memory_full(SessionSortState *state, bool exhausted)
 /*
  * row_partition
  *		The key partition of an input row: its non-NULL partition keys'
- *		hashes combined (0 when every key is NULL), modulo the partitions.
+ *		hashes combined (0 when every key is NULL), put in a partition by
+ *		wj_keypart_of_hash.
  *		The keys' own hash functions, so rows that are equal by the
  *		partition's "=" fall in the same partition in every process.
  */
@@ -1972,7 +1974,7 @@ row_partition(SessionSortState *state, TupleTableSlot *slot)
 															  state->colls[j],
 															  slot->tts_values[attno - 1])));
 	}
-	return (int) (h % (uint32) state->kp.parts);
+	return wj_keypart_of_hash(&state->kp, h);
 }
 
 /*
@@ -2035,9 +2037,9 @@ load_source(SessionSortState *state, SSortBatch *batch)
 	state->source = batch;
 	state->src_rows = 0;
 	rows_est = batch != NULL ? batch->rows : child->plan->plan_rows;
-	/* key-partitioned: about one partition's share of the input is kept */
+	/* key-partitioned: about one worker partition's share is kept */
 	if (batch == NULL && state->kp.parts > 0 && state->kp.counter != NULL)
-		rows_est /= state->kp.parts;
+		rows_est = rows_est * WJ_KEYPART_SHARE / state->kp.units;
 	init_memory(state);
 	for (;;)
 	{
@@ -2451,6 +2453,7 @@ ssort_rescan(CustomScanState *node)
 	state->total_parts = 0;
 	state->kp.bucket = -1;
 	state->kp.finished = false;
+	state->kp.leader_tried = false;
 	state->kp.local = 0;
 	wj_state_reset(&state->stats, true);
 	wj_rescan_child(node, child);

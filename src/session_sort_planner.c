@@ -264,9 +264,9 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		info.gap = copyObject(pinfo->gap);
 		cscan->methods = &wj_session_window_scan_methods;
 	}
-	/* a partial path is key-partitioned, one partition per participant */
+	/* a partial path is key-partitioned (wj_keypart_units) */
 	info.key_partitions = best_path->path.parallel_aware ?
-		wj_keypart_parts(&best_path->path) : 0;
+		wj_keypart_units(best_path->path.parallel_workers) : 0;
 	cscan->custom_private = session_sort_info_to_private(&info);
 	return &cscan->scan.plan;
 }
@@ -415,7 +415,7 @@ make_keypart_path(Path *path, Path *subpath, int workers, int npart)
 
 	path->parallel_aware = true;
 	path->parallel_workers = workers;
-	divisor = wj_node_divisor(path);
+	divisor = wj_parallel_divisor(path);
 	path->rows = clamp_row_est(path->rows / divisor);
 	path->startup_cost = input + startup_rest / divisor;
 	path->total_cost = path->startup_cost + run / divisor;
@@ -797,7 +797,7 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		Path	   *partial = (Path *) lfirst(lc);
 
 		add_gathered(root, output_rel, partial,
-					 partial->rows * wj_node_divisor(partial));
+					 partial->rows * wj_parallel_divisor(partial));
 	}
 }
 

@@ -79,7 +79,7 @@ typedef struct WindowJoinPlanInfo
 	bool		key_partitioned;	/* split by key partitions under a
 									 * Gather (join_common.h)? */
 	int			kp_param;		/* if so: PARAM_EXEC of the partition */
-	int			kp_parts;		/* if so: number of partitions */
+	int			kp_parts;		/* if so: its wj_keypart_units */
 } WindowJoinPlanInfo;
 
 /* Positions in CustomScan.custom_exprs (a List of Lists) */

@@ -431,8 +431,7 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 	state->jointype = info->jointype;
 	if (info->key_partitioned)
 	{
-		state->kp.param = info->kp_param;
-		state->kp.parts = info->kp_parts;
+		wj_keypart_setup(&state->kp, info->kp_parts, info->kp_param);
 	}
 	state->kp.bucket = -1;
 	state->mode = info->mode;
@@ -1903,6 +1902,7 @@ window_join_rescan(CustomScanState *node)
 
 	state->kp.bucket = -1;
 	state->kp.finished = false;
+	state->kp.leader_tried = false;
 	state->kp.local = 0;
 	window_join_restart(node);
 }
@@ -2010,7 +2010,7 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (state->info.key_partitioned)
 		ExplainPropertyInteger("Key Partitions", NULL,
-							   state->info.kp_parts, es);
+							   state->kp.parts, es);
 	wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
 }
 

@@ -1124,7 +1124,7 @@ window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 	CustomScan *cscan;
 	List	   *exprs;
 	WindowJoinPlanInfo info;
-	int			parts = wj_keypart_parts(&best_path->path);
+	int			parts = wj_keypart_units(best_path->path.parallel_workers);
 
 	cscan = (CustomScan *) window_join_plan_path(root, rel, best_path, tlist,
 												 clauses, custom_plans);
