@@ -7,6 +7,10 @@ SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 -- Outer sides large enough that splitting them pays even though each worker
 -- reads the inner side complete.
 CREATE TABLE pa (k int, t timestamp, v int);
@@ -32,57 +36,11 @@ SET max_parallel_workers_per_gather = 2;
 -- the "parallel worker" context of errors raised in workers)
 SET force_parallel_mode = off;
 
--- par_check(node, query): run query with parallel plans, serial (no
--- workers) and with windowjoin's nodes off; report whether the parallel plan
--- has a Gather above the node (a partial path of the node; for WindowExpand:
--- above its pane aggregation), the row count,
--- and how many rows differ from either of the other two runs.  The run
--- with the nodes off may use every join method.
-CREATE FUNCTION par_check(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  i int := 0;
-  gather_at int := 0;
-  node_at int := 0;
-  pagg_at int := 0;
-  n bigint;
-  d_serial bigint;
-  d_off bigint;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    i := i + 1;
-    IF gather_at = 0 AND line ~ 'Gather' THEN gather_at := i; END IF;
-    IF node_at = 0 AND line LIKE '%Custom Scan (' || node || ')%' THEN node_at := i; END IF;
-    IF pagg_at = 0 AND line LIKE '%Partial HashAggregate%' THEN pagg_at := i; END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_par AS ' || q;
-  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
-  EXECUTE 'CREATE TEMP TABLE r_serial AS ' || q;
-  PERFORM set_config('windowjoin.enable_window_join', 'off', true);
-  PERFORM set_config('windowjoin.enable_interval_join', 'off', true);
-  PERFORM set_config('windowjoin.enable_asof_join', 'off', true);
-  PERFORM set_config('windowjoin.enable_window_aggregate', 'off', true);
-  PERFORM set_config('enable_hashjoin', 'on', true);
-  PERFORM set_config('enable_mergejoin', 'on', true);
-  PERFORM set_config('enable_nestloop', 'on', true);
-  EXECUTE 'CREATE TEMP TABLE r_off AS ' || q;
-  PERFORM set_config('max_parallel_workers_per_gather', '2', true);
-  PERFORM set_config('windowjoin.enable_window_join', 'on', true);
-  PERFORM set_config('windowjoin.enable_interval_join', 'on', true);
-  PERFORM set_config('windowjoin.enable_asof_join', 'on', true);
-  PERFORM set_config('windowjoin.enable_window_aggregate', 'on', true);
-  SELECT count(*) INTO n FROM r_par;
-  SELECT count(*) INTO d_serial FROM ((TABLE r_par EXCEPT ALL TABLE r_serial)
-    UNION ALL (TABLE r_serial EXCEPT ALL TABLE r_par)) d;
-  SELECT count(*) INTO d_off FROM ((TABLE r_par EXCEPT ALL TABLE r_off)
-    UNION ALL (TABLE r_off EXCEPT ALL TABLE r_par)) d;
-  DROP TABLE r_par, r_serial, r_off;
-  -- WindowExpand: the pane aggregation below the Gather (WindowExpand
-  -- itself above or below it)
-  IF node = 'WindowExpand' THEN node_at := pagg_at; END IF;
-  RETURN format('node under Gather: %s, rows: %s, differ from serial: %s, from nodes off: %s',
-                node_at > 0 AND gather_at > 0 AND gather_at < node_at, n, d_serial, d_off);
-END $$;
+-- wj_test.split_check(node, query) (sql/include/helpers.sql): the rows of
+-- query with parallel plans against those serial (no workers) and those
+-- serial with windowjoin's nodes off (every join method allowed), and, as
+-- a plan choice, whether the parallel plan has a Gather above the node (a
+-- partial path of the node; for WindowExpand: above its pane aggregation).
 
 -- First the outer split: each participant joins its share of the outer
 -- rows with all inner rows
@@ -92,27 +50,27 @@ SET windowjoin.enable_key_partitioning = off;
 EXPLAIN (COSTS OFF)
 SELECT a.v, b.v FROM pa a JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 -- semi and anti joins: PostgreSQL's hash joins are cheaper on this data
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
-SELECT par_check('IntervalJoin', $q$SELECT a.v FROM pa a WHERE EXISTS (SELECT FROM pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v FROM pa a WHERE EXISTS (SELECT FROM pb b
   WHERE a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds')$q$);
-SELECT par_check('IntervalJoin', $q$SELECT a.v FROM pa a WHERE NOT EXISTS (SELECT FROM pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v FROM pa a WHERE NOT EXISTS (SELECT FROM pb b
   WHERE a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds')$q$);
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 -- no key, a join filter
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
   ON b.t BETWEEN a.t AND a.t + interval '3 seconds' AND a.v % 3 <> b.v % 3
   WHERE b.v < 2000$q$);
 -- right and full joins have no partial path without key partitioning
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 
 -- WindowJoin: HOP (time mode) and TUMBLE (group mode)
@@ -121,19 +79,19 @@ SELECT a.v, b.v, a.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v, a.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   WHERE EXISTS (SELECT FROM (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     WHERE a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k AND b.v % 7 = 0)$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v, a.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   WHERE NOT EXISTS (SELECT FROM (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     WHERE a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k AND b.v % 7 = 0)$q$);
@@ -142,11 +100,11 @@ SELECT a.v, b.v, a.window_start
   FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
   JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
   JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
   LEFT JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
@@ -155,15 +113,15 @@ SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
 EXPLAIN (COSTS OFF)
 SELECT a.v, x.v FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true;
-SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
-SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a JOIN LATERAL (
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
-SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.t >= a.t AND pv.t < a.t + interval '10 minutes'
   ORDER BY pv.t LIMIT 1) x ON true$q$);
 SET work_mem = '64kB';	-- the versions no longer fit: no lookup strategy
-SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
 RESET work_mem;
 
@@ -176,17 +134,17 @@ ANALYZE pw;
 EXPLAIN (COSTS OFF)
 SELECT window_start, window_end, sum(v), count(*) FROM pw,
   hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2;
-SELECT par_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), count(*), max(v)
+SELECT wj_test.split_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), count(*), max(v)
   FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2$q$);
-SELECT par_check('WindowExpand', $q$SELECT k, window_start, window_end, sum(v), avg(v)
+SELECT wj_test.split_check('WindowExpand', $q$SELECT k, window_start, window_end, sum(v), avg(v)
   FROM pw, cumulate(t, interval '1 minute', interval '5 minutes') GROUP BY 1, 2, 3$q$);
 
 -- WindowExpand, parallel-aware: the pane states are exchanged through
 -- shared files partitioned by window, each participant finalizes the
 -- windows of the partitions it claims, the Gather collects finished groups.
 -- Offered only when a grouped window column identifies the window.
--- par_shared(q): whether the parallel plan has the shared WindowExpand,
--- then par_check's comparison.
+-- par_shared(q): wj_test.split_check's line, then whether the parallel
+-- plan has the shared WindowExpand (a plan choice too).
 CREATE FUNCTION par_shared(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   line text;
@@ -195,7 +153,7 @@ BEGIN
   FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
     IF line LIKE '%Pane States: shared, partitioned by window%' THEN shared := true; END IF;
   END LOOP;
-  RETURN 'shared: ' || shared || ', ' || par_check('WindowExpand', q);
+  RETURN wj_test.split_check('WindowExpand', q) || ', shared: ' || shared;
 END $$;
 CREATE TABLE pwn AS SELECT * FROM pw;
 INSERT INTO pwn VALUES (NULL, '2024-01-01 00:01:30', 7), (2, NULL, 8), (NULL, NULL, 9),
@@ -257,46 +215,46 @@ SET windowjoin.enable_key_partitioning = on;
 EXPLAIN (COSTS OFF)
 SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a RIGHT JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a RIGHT JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '3 seconds'
   AND a.v % 4 <> b.v % 4$q$);
 -- no key: no key partitioning, the right join stays serial
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a RIGHT JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a RIGHT JOIN pb b
   ON b.t BETWEEN a.t AND a.t + interval '2 seconds' WHERE b.v < 1000$q$);
 
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 EXPLAIN (COSTS OFF)
 SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start
   FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
   FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k;
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
   FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
   FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, b.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, b.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   RIGHT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   FULL JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k
     AND a.v % 5 <> b.v % 5$q$);
 
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
 
 -- No worker can start: the leader claims every partition itself
 SET max_parallel_workers = 0;
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 RESET max_parallel_workers;
 
@@ -330,7 +288,7 @@ SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
 SET max_parallel_workers = 1;
 SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 RESET max_parallel_workers;
 SET max_parallel_workers_per_gather = 1;
@@ -341,73 +299,38 @@ DROP FUNCTION kp_leader(text);
 
 -- The same with the leader not participating: only the workers run the node
 SET parallel_leader_participation = off;
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
-SELECT par_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), count(*)
+SELECT wj_test.split_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), count(*)
   FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2$q$);
-SELECT par_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start AS aws, b.window_start AS bws
   FROM (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
   FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 RESET parallel_leader_participation;
 
 -- EXPLAIN ANALYZE of a node under a Gather: the leader's rows, a line per
--- worker with its peak state and rows, and totals.  par_workers(node, q)
--- checks that the per-worker lines are there (one per launched worker) and
--- that the leader's rows plus the workers' add up to the node's rows (its
--- actual rows per loop times the loops, up to the rounding of the former).
-CREATE FUNCTION par_workers(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  m text[];
-  in_node bool := false;
-  launched int := 0;
-  node_rows numeric;
-  loops numeric;
-  leader numeric;
-  workers int := 0;
-  worker_rows numeric := 0;
-  totals int := 0;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Workers Launched: (\d+)');
-    IF m IS NOT NULL THEN launched := m[1]::int; END IF;
-    m := regexp_match(line, '^( *)(->  )?Parallel Custom Scan \(' || node || '\) \(actual rows=(\d+) loops=(\d+)\)');
-    IF m IS NOT NULL THEN
-      in_node := true;
-      node_rows := m[3]::numeric * m[4]::numeric;
-      loops := m[4]::numeric;
-      CONTINUE;
-    END IF;
-    IF in_node AND line ~ '->' THEN in_node := false; END IF;
-    IF NOT in_node THEN CONTINUE; END IF;
-    m := regexp_match(line, 'Leader Rows: (\d+)');
-    IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
-    m := regexp_match(line, 'Worker \d+:  Peak State Rows: \d+  Peak State Bytes: \d+  Rows: (\d+)');
-    IF m IS NOT NULL THEN workers := workers + 1; worker_rows := worker_rows + m[1]::numeric; END IF;
-    IF line ~ 'Total Peak State (Rows|Bytes): \d+' THEN totals := totals + 1; END IF;
-  END LOOP;
-  RETURN format('worker lines = workers launched: %s, leader + workers = node rows: %s, totals shown: %s',
-                workers = launched AND launched > 0,
-                abs(leader + worker_rows - node_rows) <= loops / 2, totals = 2);
-END $$;
-SELECT par_workers('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
+-- worker with its peak state and rows, and totals.
+-- wj_test.worker_figures(node, q) checks that the per-worker lines are
+-- there (one per launched worker) and that the leader's rows plus the
+-- workers' add up to the node's rows (its actual rows per loop times the
+-- loops, up to the rounding of the former).
+SELECT wj_test.worker_figures('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT par_workers('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.worker_figures('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM pa, hop(pa.t, interval '1 minute', interval '3 minutes')) a
   LEFT JOIN (SELECT * FROM pb, hop(pb.t, interval '1 minute', interval '3 minutes')) b
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$);
-SELECT par_workers('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+SELECT wj_test.worker_figures('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
-DROP FUNCTION par_workers(text, text);
 
 -- Rescans: a Gather above each node, in a subquery run again for every row
 -- (the SubPlan is correlated only above the Gather, so the Gather and the
@@ -485,5 +408,4 @@ SELECT count(*) FROM pa a JOIN pb b
 DELETE FROM pa WHERE v = 0;
 RESET parallel_leader_participation;
 
-DROP FUNCTION par_check(text, text);
 DROP TABLE pa, pb, pv, pw;

@@ -12,6 +12,10 @@ SET IntervalStyle = 'postgres';
 CREATE SCHEMA partitionwise;
 SET search_path = partitionwise, public;
 
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 -- hash partitions of the device key, and list partitions of it with a
 -- default partition; NULL keys and NULL times included
 CREATE TABLE ha (k int, t timestamp, v int) PARTITION BY HASH (k);
@@ -51,90 +55,31 @@ ANALYZE ha, hb, la, lb, hv;
 SET enable_partitionwise_join = on;
 SET max_parallel_workers_per_gather = 0;
 
--- pw_check(node, q): whether the plan has the node under an Append, once
--- per partition pair (how many times it appears; "Parallel Append" when
--- that is the Append); then, on a line of its own, the row count and how
--- many rows differ (in either direction) from the runs with partitionwise
--- joins off, with the nodes off, and with both off.  The runs with the
--- nodes off may use every join method.  Every setting it changes is set
--- back.
-CREATE FUNCTION pw_check(node text, q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  i int := 0;
-  append_at int := 0;
-  node_at int := 0;
-  nodes int := 0;
-  append_kind text := 'no Append';
-  n bigint;
-  d_nopw bigint;
-  d_off bigint;
-  d_both bigint;
-  gucs text[] := ARRAY['windowjoin.enable_window_join', 'windowjoin.enable_interval_join',
-                       'windowjoin.enable_asof_join', 'enable_hashjoin',
-                       'enable_mergejoin', 'enable_nestloop', 'enable_partitionwise_join'];
-  saved text[];
-  g int;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    i := i + 1;
-    IF append_at = 0 AND line ~ '(^|->  )(Parallel )?Append' THEN
-      append_at := i;
-      append_kind := CASE WHEN line ~ 'Parallel Append' THEN 'Parallel Append' ELSE 'Append' END;
-    END IF;
-    IF line LIKE '%Custom Scan (' || node || ')%' THEN
-      nodes := nodes + 1;
-      IF node_at = 0 THEN node_at := i; END IF;
-    END IF;
-  END LOOP;
-  FOR g IN 1 .. array_length(gucs, 1) LOOP
-    saved[g] := current_setting(gucs[g]);
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_on AS ' || q;
-  PERFORM set_config('enable_partitionwise_join', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE r_nopw AS ' || q;
-  PERFORM set_config('enable_partitionwise_join', saved[7], true);
-  FOR g IN 1 .. 6 LOOP
-    PERFORM set_config(gucs[g], CASE WHEN g <= 3 THEN 'off' ELSE 'on' END, true);
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_off AS ' || q;
-  PERFORM set_config('enable_partitionwise_join', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE r_both AS ' || q;
-  FOR g IN 1 .. 7 LOOP
-    PERFORM set_config(gucs[g], saved[g], true);
-  END LOOP;
-  SELECT count(*) INTO n FROM r_on;
-  SELECT count(*) INTO d_nopw FROM ((TABLE r_on EXCEPT ALL TABLE r_nopw)
-    UNION ALL (TABLE r_nopw EXCEPT ALL TABLE r_on)) d;
-  SELECT count(*) INTO d_off FROM ((TABLE r_on EXCEPT ALL TABLE r_off)
-    UNION ALL (TABLE r_off EXCEPT ALL TABLE r_on)) d;
-  SELECT count(*) INTO d_both FROM ((TABLE r_on EXCEPT ALL TABLE r_both)
-    UNION ALL (TABLE r_both EXCEPT ALL TABLE r_on)) d;
-  DROP TABLE r_on, r_nopw, r_off, r_both;
-  RETURN NEXT format('%s: %s under %s', node,
-                     CASE WHEN append_at > 0 AND node_at > append_at THEN nodes ELSE 0 END,
-                     append_kind);
-  RETURN NEXT format('rows: %s, differ from partitionwise off: %s, nodes off: %s, both off: %s',
-                     n, d_nopw, d_off, d_both);
-END $$;
+-- wj_test.split_check(node, q, 'partitionwise') (sql/include/helpers.sql):
+-- the row count and how many rows differ (in either direction) from the
+-- runs with partitionwise joins off, with the nodes off, and with both off
+-- (the runs with the nodes off may use every join method); then, as a plan
+-- choice, whether the plan has the node under an Append, once per
+-- partition pair (how many times it appears; "Parallel Append" when that
+-- is the Append).
 
 -- IntervalJoin: one per partition pair
 EXPLAIN (COSTS OFF)
 SELECT a.v, b.v FROM ha a JOIN hb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
-SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM ha a JOIN hb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM ha a LEFT JOIN hb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM la a FULL JOIN lb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '30 seconds' AND a.t$q$);
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM ha a JOIN hb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$, 'partitionwise');
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM ha a LEFT JOIN hb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$, 'partitionwise');
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM la a FULL JOIN lb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '30 seconds' AND a.t$q$, 'partitionwise');
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
-SELECT pw_check('IntervalJoin', $q$SELECT a.v FROM la a WHERE EXISTS (SELECT FROM lb b
-  WHERE a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds')$q$);
-SELECT pw_check('IntervalJoin', $q$SELECT a.v FROM ha a WHERE NOT EXISTS (SELECT FROM hb b
-  WHERE a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds')$q$);
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v FROM la a WHERE EXISTS (SELECT FROM lb b
+  WHERE a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds')$q$, 'partitionwise');
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v FROM ha a WHERE NOT EXISTS (SELECT FROM hb b
+  WHERE a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds')$q$, 'partitionwise');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
@@ -146,40 +91,40 @@ EXPLAIN (COSTS OFF)
 SELECT a.v, b.v FROM (SELECT * FROM ha, tumble(t, interval '1 minute')) a
   JOIN (SELECT * FROM hb, tumble(t, interval '1 minute')) b
   ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end;
-SELECT pw_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM ha, tumble(t, interval '1 minute')) a
   JOIN (SELECT * FROM hb, tumble(t, interval '1 minute')) b
-  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$);
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$, 'partitionwise');
 -- outer joins: the nullable side's one-row Result must be joined to its
 -- table below the outer join, and that join is not partitioned, so there
 -- are no partition pairs (PostgreSQL's own joins of this shape neither):
 -- one WindowJoin over the Appends, the same rows
-SELECT pw_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM la, tumble(t, interval '1 minute')) a
   LEFT JOIN (SELECT * FROM lb, tumble(t, interval '1 minute')) b
-  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$);
-SELECT pw_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start AS bws
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$, 'partitionwise');
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start AS bws
   FROM (SELECT * FROM ha, tumble(t, interval '1 minute')) a
   FULL JOIN (SELECT * FROM hb, tumble(t, interval '1 minute')) b
-  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$);
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$, 'partitionwise');
 -- HOP: each side joins a partitioned table with its window function scan,
 -- which is not partitioned, so there are no partition pairs: one
 -- WindowJoin over the Appends
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
-SELECT pw_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM ha, hop(t, interval '1 minute', interval '2 minutes')) a
   JOIN (SELECT * FROM hb, hop(t, interval '1 minute', interval '2 minutes')) b
-  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$);
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$, 'partitionwise');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 
 -- AsOfJoin: the versions are a LATERAL subquery, not a partitioned
 -- relation, so there are no partition pairs either
-SELECT pw_check('AsOfJoin', $q$SELECT a.v AS av, r.v AS rv FROM ha a JOIN LATERAL
-  (SELECT v FROM hv r WHERE r.k = a.k AND r.t <= a.t ORDER BY r.t DESC LIMIT 1) r ON true$q$);
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, r.v AS rv FROM ha a JOIN LATERAL
+  (SELECT v FROM hv r WHERE r.k = a.k AND r.t <= a.t ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'partitionwise');
 
 -- In parallel: the pairs' partial paths (or parallel-safe ones) under a
 -- Parallel Append below the Gather, first splitting the outer side, then
@@ -195,29 +140,29 @@ SET windowjoin.enable_key_partitioning = off;
 EXPLAIN (COSTS OFF)
 SELECT a.v, b.v FROM ha a JOIN hb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
-SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM ha a JOIN hb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM la a LEFT JOIN lb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM ha a JOIN hb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$, 'partitionwise');
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM la a LEFT JOIN lb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$, 'partitionwise');
 SET windowjoin.enable_key_partitioning = on;
 EXPLAIN (COSTS OFF)
 SELECT a.v, b.v FROM la a FULL JOIN lb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '30 seconds' AND a.t;
-SELECT pw_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM la a FULL JOIN lb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '30 seconds' AND a.t$q$);
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM la a FULL JOIN lb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '30 seconds' AND a.t$q$, 'partitionwise');
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 SET windowjoin.enable_key_partitioning = off;
-SELECT pw_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start
   FROM (SELECT * FROM ha, tumble(t, interval '1 minute')) a
   JOIN (SELECT * FROM hb, tumble(t, interval '1 minute')) b
-  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$);
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$, 'partitionwise');
 SET windowjoin.enable_key_partitioning = on;
-SELECT pw_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start AS bws
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.window_start, b.window_start AS bws
   FROM (SELECT * FROM ha, tumble(t, interval '1 minute')) a
   FULL JOIN (SELECT * FROM hb, tumble(t, interval '1 minute')) b
-  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$);
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$, 'partitionwise');
 RESET windowjoin.enable_key_partitioning;
 
 RESET search_path;

@@ -9,6 +9,10 @@ SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 -- 10 keys, times unique within a key (so that order-sensitive window
 -- functions are deterministic), gaps of 7 s with a longer gap every 50
 -- rows; NULL keys, a NULL time in some partitions.
@@ -36,50 +40,22 @@ SET max_parallel_workers_per_gather = 2;
 -- the "parallel worker" context of errors raised in workers)
 SET force_parallel_mode = off;
 
--- sp_check(node, query): run query with parallel plans, serial (no workers)
--- and with windowjoin's nodes off; report whether the parallel plan has a
--- key-partitioned node ("Parallel Custom Scan (node)") under a Gather, the
--- row count, and how many rows differ from either of the other two runs.
-CREATE FUNCTION sp_check(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  i int := 0;
-  gather_at int := 0;
-  node_at int := 0;
-  n bigint;
-  d_serial bigint;
-  d_off bigint;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    i := i + 1;
-    IF gather_at = 0 AND line ~ 'Gather' THEN gather_at := i; END IF;
-    IF node_at = 0 AND line LIKE '%Parallel Custom Scan (' || node || ')%' THEN node_at := i; END IF;
-  END LOOP;
-  EXECUTE 'CREATE TEMP TABLE r_par AS ' || q;
-  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
-  EXECUTE 'CREATE TEMP TABLE r_serial AS ' || q;
-  PERFORM set_config('windowjoin.enable_window_aggregate', 'off', true);
-  EXECUTE 'CREATE TEMP TABLE r_off AS ' || q;
-  PERFORM set_config('max_parallel_workers_per_gather', '2', true);
-  PERFORM set_config('windowjoin.enable_window_aggregate', 'on', true);
-  SELECT count(*) INTO n FROM r_par;
-  SELECT count(*) INTO d_serial FROM ((TABLE r_par EXCEPT ALL TABLE r_serial)
-    UNION ALL (TABLE r_serial EXCEPT ALL TABLE r_par)) d;
-  SELECT count(*) INTO d_off FROM ((TABLE r_par EXCEPT ALL TABLE r_off)
-    UNION ALL (TABLE r_off EXCEPT ALL TABLE r_par)) d;
-  DROP TABLE r_par, r_serial, r_off;
-  RETURN format('key-partitioned under Gather: %s, rows: %s, differ from serial: %s, from nodes off: %s',
-                node_at > 0 AND gather_at > 0 AND gather_at < node_at, n, d_serial, d_off);
-END $$;
+-- wj_test.split_check(node, query, gucs => 'window_aggregate',
+-- key_partitioned => true) (sql/include/helpers.sql): the rows of query
+-- with parallel plans against those serial (no workers) and those serial
+-- with the session nodes off, and, as a plan choice, whether the parallel
+-- plan has a key-partitioned node ("Parallel Custom Scan (node)") under a
+-- Gather.
 
 -- session() alone: SessionWindow in each participant, a Gather Merge keeps
 -- the (key, time) order
 EXPLAIN (COSTS OFF)
 SELECT k, t, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w
   FROM sp ORDER BY k, t;
-SELECT sp_check('SessionWindow', $q$SELECT k, t, v, (w).window_start, (w).window_end, (w).window_time
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, t, v, (w).window_start, (w).window_end, (w).window_time
   FROM (SELECT k, t, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w
-  FROM sp) s$q$);
+  FROM sp) s$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 -- the Gather Merge's order is the window's: the first rows of each key
 SELECT k, t, v, (w).window_start, (w).window_end FROM (
   SELECT k, t, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w
@@ -90,9 +66,10 @@ WHERE v % 2000 IN (1, 2, 3) OR v IN (-1000, -1001, -1, -300);
 EXPLAIN (COSTS OFF)
 SELECT k, t, v, session(t, interval '2 minutes') OVER w, count(*) OVER w, sum(v) OVER w
   FROM sp WINDOW w AS (PARTITION BY k ORDER BY t);
-SELECT sp_check('SessionSort', $q$SELECT k, t, v, (session(t, interval '2 minutes') OVER w).window_start,
+SELECT wj_test.split_check('SessionSort', $q$SELECT k, t, v, (session(t, interval '2 minutes') OVER w).window_start,
     count(*) OVER w AS c, sum(v) OVER w AS s, lag(v) OVER w AS l
-  FROM sp WINDOW w AS (PARTITION BY k ORDER BY t)$q$);
+  FROM sp WINDOW w AS (PARTITION BY k ORDER BY t)$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 
 -- session aggregation: the GROUP BY below the Gather, the groups being
 -- complete in each participant
@@ -100,9 +77,10 @@ EXPLAIN (COSTS OFF)
 SELECT k, (w).window_start, (w).window_end, sum(v), count(*)
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
   GROUP BY k, (w).window_start, (w).window_end;
-SELECT sp_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total, count(*) AS c
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total, count(*) AS c
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
-  GROUP BY k, (w).window_start, (w).window_end$q$);
+  GROUP BY k, (w).window_start, (w).window_end$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 -- with ORDER BY the group keys: a Gather Merge above the aggregation
 EXPLAIN (COSTS OFF)
 SELECT k, (w).window_start, (w).window_end, sum(v)
@@ -118,48 +96,58 @@ SELECT count(*) AS c, sum(total) AS total, sum(window_end - window_start) AS spa
   SELECT k, (w).window_start, (w).window_end, sum(v) AS total
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
   GROUP BY k, (w).window_start, (w).window_end) x;
-SELECT sp_check('SessionWindow', $q$SELECT count(*) AS c, sum(total) AS total, sum(window_end - window_start) AS span FROM (
+SELECT wj_test.split_check('SessionWindow', $q$SELECT count(*) AS c, sum(total) AS total, sum(window_end - window_start) AS span FROM (
   SELECT k, (w).window_start, (w).window_end, sum(v) AS total
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
-  GROUP BY k, (w).window_start, (w).window_end) x$q$);
+  GROUP BY k, (w).window_start, (w).window_end) x$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 -- HAVING, and the time key NULL for some rows (their own group)
-SELECT sp_check('SessionWindow', $q$SELECT k, (w).window_start, sum(v) AS total
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, sum(v) AS total
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
-  GROUP BY k, (w).window_start HAVING count(*) > 4$q$);
+  GROUP BY k, (w).window_start HAVING count(*) > 4$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 
 -- two partition keys, timestamptz, numeric keys equal but written apart
 -- (each row keeps its own, both land in one partition)
-SELECT sp_check('SessionWindow', $q$SELECT a, n::text AS n_text, t, v, (w).window_start, (w).window_end
-  FROM (SELECT *, session(t, interval '10 minutes') OVER (PARTITION BY a, n ORDER BY t) AS w FROM sp2) s$q$);
-SELECT sp_check('SessionWindow', $q$SELECT a, n, (w).window_start, (w).window_end, count(*) AS c, sum(v) AS total
+SELECT wj_test.split_check('SessionWindow', $q$SELECT a, n::text AS n_text, t, v, (w).window_start, (w).window_end
+  FROM (SELECT *, session(t, interval '10 minutes') OVER (PARTITION BY a, n ORDER BY t) AS w FROM sp2) s$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
+SELECT wj_test.split_check('SessionWindow', $q$SELECT a, n, (w).window_start, (w).window_end, count(*) AS c, sum(v) AS total
   FROM (SELECT *, session(t, interval '10 minutes') OVER (PARTITION BY a, n ORDER BY t) AS w FROM sp2) s
-  GROUP BY a, n, (w).window_start, (w).window_end$q$);
+  GROUP BY a, n, (w).window_start, (w).window_end$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 
 -- no PARTITION BY: one partition, not split (serial under the Gather-less plan)
 EXPLAIN (COSTS OFF)
 SELECT t, v, session(t, interval '2 minutes') OVER (ORDER BY t) FROM sp;
-SELECT sp_check('SessionWindow', $q$SELECT t, v, (session(t, interval '2 minutes') OVER (ORDER BY t)).window_start FROM sp$q$);
+SELECT wj_test.split_check('SessionWindow', $q$SELECT t, v, (session(t, interval '2 minutes') OVER (ORDER BY t)).window_start FROM sp$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 -- partitioned by the time itself: not a SessionWindow, not split
-SELECT sp_check('SessionWindow', $q$SELECT k, t, (session(t, interval '2 minutes') OVER (PARTITION BY t ORDER BY t)).window_end FROM sp$q$);
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, t, (session(t, interval '2 minutes') OVER (PARTITION BY t ORDER BY t)).window_end FROM sp$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 
 -- No worker can start: the leader claims every partition itself, reading
 -- the input once for each
 SET max_parallel_workers = 0;
-SELECT sp_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
-  GROUP BY k, (w).window_start, (w).window_end$q$);
-SELECT sp_check('SessionSort', $q$SELECT k, t, count(*) OVER w AS c, (session(t, interval '2 minutes') OVER w).window_start
-  FROM sp WINDOW w AS (PARTITION BY k ORDER BY t)$q$);
+  GROUP BY k, (w).window_start, (w).window_end$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
+SELECT wj_test.split_check('SessionSort', $q$SELECT k, t, count(*) OVER w AS c, (session(t, interval '2 minutes') OVER w).window_start
+  FROM sp WINDOW w AS (PARTITION BY k ORDER BY t)$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 RESET max_parallel_workers;
 
 -- The leader not participating: only the workers run the node
 SET parallel_leader_participation = off;
-SELECT sp_check('SessionWindow', $q$SELECT k, t, v, (w).window_start, (w).window_end
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, t, v, (w).window_start, (w).window_end
   FROM (SELECT k, t, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w
-  FROM sp) s$q$);
-SELECT sp_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total
+  FROM sp) s$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
-  GROUP BY k, (w).window_start, (w).window_end$q$);
+  GROUP BY k, (w).window_start, (w).window_end$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 RESET parallel_leader_participation;
 
 -- A small work_mem: each participant splits its partitions into key-range
@@ -168,9 +156,10 @@ RESET parallel_leader_participation;
 -- about as much as the node, which is what is under test here.)
 SET work_mem = '64kB';
 SET enable_sort = off;
-SELECT sp_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
-  GROUP BY k, (w).window_start, (w).window_end$q$);
+  GROUP BY k, (w).window_start, (w).window_end$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
 RESET enable_sort;
 RESET work_mem;
 
@@ -183,53 +172,17 @@ SELECT k, (w).window_start, (w).window_end, sum(v)
 RESET windowjoin.enable_key_partitioning;
 
 -- EXPLAIN ANALYZE: Key Partitions, the leader's rows, a line per worker
--- with its peak state and rows, and totals.  sp_workers(node, q) checks
--- that there is a line per launched worker and that the leader's rows plus
--- the workers' add up to the node's rows.
-CREATE FUNCTION sp_workers(node text, q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  m text[];
-  in_node bool := false;
-  launched int := 0;
-  node_rows numeric;
-  loops numeric;
-  leader numeric;
-  parts int := 0;
-  workers int := 0;
-  worker_rows numeric := 0;
-  totals int := 0;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Workers Launched: (\d+)');
-    IF m IS NOT NULL THEN launched := m[1]::int; END IF;
-    m := regexp_match(line, '^( *)(->  )?Parallel Custom Scan \(' || node || '\) \(actual rows=(\d+) loops=(\d+)\)');
-    IF m IS NOT NULL THEN
-      in_node := true;
-      node_rows := m[3]::numeric * m[4]::numeric;
-      loops := m[4]::numeric;
-      CONTINUE;
-    END IF;
-    IF in_node AND line ~ '->' THEN in_node := false; END IF;
-    IF NOT in_node THEN CONTINUE; END IF;
-    m := regexp_match(line, 'Key Partitions: (\d+)');
-    IF m IS NOT NULL THEN parts := m[1]::int; END IF;
-    m := regexp_match(line, 'Leader Rows: (\d+)');
-    IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
-    m := regexp_match(line, 'Worker \d+:  Peak State Rows: \d+  Peak State Bytes: \d+  Rows: (\d+)');
-    IF m IS NOT NULL THEN workers := workers + 1; worker_rows := worker_rows + m[1]::numeric; END IF;
-    IF line ~ 'Total Peak State (Rows|Bytes): \d+' THEN totals := totals + 1; END IF;
-  END LOOP;
-  RETURN format('key partitions: %s, worker lines = workers launched: %s, leader + workers = node rows: %s, totals shown: %s',
-                parts, workers = launched AND launched > 0,
-                abs(leader + worker_rows - node_rows) <= loops / 2, totals = 2);
-END $$;
-SELECT sp_workers('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v)
+-- with its peak state and rows, and totals.  wj_test.worker_figures(node,
+-- q, key_partitioned => true) shows the Key Partitions and checks that
+-- there is a line per launched worker and that the leader's rows plus the
+-- workers' add up to the node's rows.
+SELECT wj_test.worker_figures('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v)
   FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
-  GROUP BY k, (w).window_start, (w).window_end$q$);
-SELECT sp_workers('SessionSort', $q$SELECT k, t, count(*) OVER w, (session(t, interval '2 minutes') OVER w).window_start
-  FROM sp WINDOW w AS (PARTITION BY k ORDER BY t)$q$);
-DROP FUNCTION sp_workers(text, text);
+  GROUP BY k, (w).window_start, (w).window_end$q$,
+  key_partitioned => true);
+SELECT wj_test.worker_figures('SessionSort', $q$SELECT k, t, count(*) OVER w, (session(t, interval '2 minutes') OVER w).window_start
+  FROM sp WINDOW w AS (PARTITION BY k ORDER BY t)$q$,
+  key_partitioned => true);
 
 -- Rescans: a Gather above the nodes in a subquery run again for every row
 EXPLAIN (COSTS OFF)
@@ -277,5 +230,4 @@ SELECT count(*), sum(total) FROM (
 DELETE FROM sp WHERE v = 0;
 RESET parallel_leader_participation;
 
-DROP FUNCTION sp_check(text, text);
 DROP TABLE sp, sp2;

@@ -86,6 +86,60 @@
 --	wj_test.mask(line, mask)
 --		The masking of explain_analyze, for one line.
 --
+--	wj_test.split_check(node, q, split, gucs, key_partitioned)
+--		For a plan that splits the work of node (a custom scan name, e.g.
+--		'IntervalJoin') among parallel participants or partition pairs:
+--		runs query q as planned with the caller's settings, with the split
+--		off, with windowjoin's nodes off (in a parallel check: serial as
+--		well) and, in a partitionwise check, with both off, and counts the
+--		rows that differ (EXCEPT ALL both ways, so duplicates count)
+--		between the first run and each of the others.  Returns one line:
+--		  "rows: N, differ from serial: D1, from nodes off: D2 | plan: ..."
+--		  "rows: N, differ from partitionwise off: D1, nodes off: D2,
+--		   both off: D3 | plan: ..."
+--		Everything before " | plan:" must hold whatever plan the planner
+--		picks; what follows it is the plan check, a plan choice
+--		(test/parallel/run.sh ignores it).  An error in any run is raised.
+--		  split     'parallel' (the default): the split off is
+--		            max_parallel_workers_per_gather 0 ("serial"), and the
+--		            plan check, "node under Gather: t/f", is whether the
+--		            node's first line comes below the first Gather (for
+--		            WindowExpand: its pane aggregation, the first Partial
+--		            HashAggregate, WindowExpand itself being above or below
+--		            the Gather);
+--		            'partitionwise': the split off is enable_partitionwise_join
+--		            off, and the plan check, "NODE: K under Append" (or
+--		            "Parallel Append", or "no Append"), counts the node's
+--		            lines when its first one comes below the first Append
+--		            (one per partition pair; 0 when it is above the Append
+--		            or there is none)
+--		  gucs      which windowjoin.enable_* GUCs are off in the runs with
+--		            the nodes off, as for on_off (default 'all'); those
+--		            runs also have PostgreSQL's hash, merge and nested-loop
+--		            joins on, whatever the caller set
+--		  key_partitioned  the node must be key-partitioned: its line must
+--		            read "Parallel Custom Scan (node)", and the plan check
+--		            says "key-partitioned under Gather"
+--		Every setting it changes is restored before it returns; the
+--		comparisons run at work_mem 16MB.  Not re-entrant (it uses the
+--		temporary tables wj_test_split, wj_test_unsplit, wj_test_nodes_off
+--		and wj_test_both_off).
+--
+--	wj_test.worker_figures(node, q, key_partitioned)
+--		Runs EXPLAIN ANALYZE of q (in the caller's settings: real workers)
+--		and checks the figures of its "Parallel Custom Scan (node)" (the
+--		plan is to have one): a "Worker N:" line with its peak state and
+--		rows for each launched worker (and at least one launched), its
+--		"Leader Rows" plus the workers' rows adding up to the
+--		node's rows (its actual rows per loop times its loops, up to the
+--		rounding of the former) and both "Total Peak State" figures shown.
+--		Returns one line:
+--		  "worker lines = workers launched: t, leader + workers = node
+--		   rows: t, totals shown: t"
+--		  key_partitioned  the line starts with the node's "Key
+--		            Partitions" figure: "key partitions: K, ..." (0 when
+--		            the node shows none)
+--
 
 SELECT current_setting('client_min_messages') AS wj_test_saved_cmm \gset
 SET client_min_messages = warning;
@@ -335,6 +389,167 @@ BEGIN
 	END LOOP;
 	PERFORM wj_test.set('force_parallel_mode', old);
 	PERFORM wj_test.set('max_parallel_workers_per_gather', old_workers);
+END $$;
+
+-- the rows of temporary table a not in temporary table b plus those of b
+-- not in a, as multisets
+CREATE FUNCTION wj_test.differ(a text, b text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM ((TABLE %1$I EXCEPT ALL TABLE %2$I) '
+				   'UNION ALL (TABLE %2$I EXCEPT ALL TABLE %1$I)) d', a, b) INTO n;
+	RETURN n;
+END $$;
+
+CREATE FUNCTION wj_test.split_check(node text, q text, split text DEFAULT 'parallel',
+									gucs text DEFAULT 'all',
+									key_partitioned boolean DEFAULT false)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	names text[] := wj_test.guc_names(gucs);
+	-- the split off, and the nodes off (every join method allowed)
+	unsplit_list text := CASE split
+		WHEN 'parallel' THEN 'max_parallel_workers_per_gather=0'
+		WHEN 'partitionwise' THEN 'enable_partitionwise_join=off' END;
+	off_list text := array_to_string(array_cat(
+		ARRAY(SELECT n || '=off' FROM unnest(names) n),
+		'{enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on}'::text[]), ', ');
+	touched text[] := wj_test.names(unsplit_list) || wj_test.names(off_list) || '{work_mem}'::text[];
+	saved text[] := ARRAY(SELECT current_setting(t) FROM unnest(touched) WITH ORDINALITY u(t, i) ORDER BY i);
+	-- the node's plan line (for a parallel WindowExpand: its pane aggregation)
+	node_line text := CASE
+		WHEN split = 'parallel' AND node = 'WindowExpand' AND NOT key_partitioned
+			THEN 'Partial HashAggregate'
+		WHEN key_partitioned THEN 'Parallel Custom Scan (' || node || ')'
+		ELSE 'Custom Scan (' || node || ')' END;
+	line text;
+	i int := 0;
+	split_at int := 0;
+	split_kind text := 'no Append';
+	node_at int := 0;
+	nodes int := 0;
+	shown text;
+	n bigint;
+	d_unsplit bigint;
+	d_off bigint;
+	d_both bigint;
+BEGIN
+	IF unsplit_list IS NULL THEN
+		RAISE EXCEPTION 'wj_test.split_check: unknown split "%"', split;
+	END IF;
+
+	-- the plan check
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		i := i + 1;
+		IF split_at = 0 AND split = 'parallel' AND line ~ 'Gather' THEN
+			split_at := i;
+		END IF;
+		IF split_at = 0 AND split = 'partitionwise' AND line ~ '(^|->  )(Parallel )?Append' THEN
+			split_at := i;
+			split_kind := CASE WHEN line ~ 'Parallel Append' THEN 'Parallel Append' ELSE 'Append' END;
+		END IF;
+		IF strpos(line, node_line) > 0 THEN
+			nodes := nodes + 1;
+			IF node_at = 0 THEN node_at := i; END IF;
+		END IF;
+	END LOOP;
+	IF split = 'parallel' THEN
+		shown := format('%s under Gather: %s',
+						CASE WHEN key_partitioned THEN 'key-partitioned' ELSE 'node' END,
+						node_at > 0 AND split_at > 0 AND split_at < node_at);
+	ELSE
+		shown := format('%s: %s under %s', node,
+						CASE WHEN split_at > 0 AND node_at > split_at THEN nodes ELSE 0 END,
+						split_kind);
+	END IF;
+
+	-- the runs: as planned, with the split off, with the nodes off (in a
+	-- parallel check: serial too), with both off (partitionwise only)
+	EXECUTE 'CREATE TEMP TABLE wj_test_split AS ' || q;
+	PERFORM wj_test.apply(unsplit_list);
+	EXECUTE 'CREATE TEMP TABLE wj_test_unsplit AS ' || q;
+	IF split = 'partitionwise' THEN
+		PERFORM wj_test.restore(touched, saved);
+		PERFORM wj_test.apply(off_list);
+		EXECUTE 'CREATE TEMP TABLE wj_test_nodes_off AS ' || q;
+		PERFORM wj_test.apply(unsplit_list);
+		EXECUTE 'CREATE TEMP TABLE wj_test_both_off AS ' || q;
+	ELSE
+		PERFORM wj_test.apply(off_list);
+		EXECUTE 'CREATE TEMP TABLE wj_test_nodes_off AS ' || q;
+	END IF;
+	PERFORM wj_test.restore(touched, saved);
+
+	-- the comparisons
+	PERFORM wj_test.set('work_mem', '16MB');
+	SELECT count(*) INTO n FROM wj_test_split;
+	d_unsplit := wj_test.differ('wj_test_split', 'wj_test_unsplit');
+	d_off := wj_test.differ('wj_test_split', 'wj_test_nodes_off');
+	IF split = 'partitionwise' THEN
+		d_both := wj_test.differ('wj_test_split', 'wj_test_both_off');
+		DROP TABLE wj_test_both_off;
+	END IF;
+	DROP TABLE wj_test_split, wj_test_unsplit, wj_test_nodes_off;
+	PERFORM wj_test.restore(touched, saved);
+
+	IF split = 'parallel' THEN
+		RETURN format('rows: %s, differ from serial: %s, from nodes off: %s | plan: %s',
+					  n, d_unsplit, d_off, shown);
+	END IF;
+	RETURN format('rows: %s, differ from partitionwise off: %s, nodes off: %s, both off: %s | plan: %s',
+				  n, d_unsplit, d_off, d_both, shown);
+END $$;
+
+CREATE FUNCTION wj_test.worker_figures(node text, q text, key_partitioned boolean DEFAULT false)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	m text[];
+	in_node boolean := false;
+	launched int := 0;
+	node_rows numeric;
+	loops numeric;
+	leader numeric;
+	parts int := 0;
+	workers int := 0;
+	worker_rows numeric := 0;
+	totals int := 0;
+	result text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		m := regexp_match(line, 'Workers Launched: (\d+)');
+		IF m IS NOT NULL THEN launched := m[1]::int; END IF;
+		-- the node's line, then its properties up to the next plan node
+		m := regexp_match(line, '^( *)(->  )?Parallel Custom Scan \(' || node ||
+						  '\) \(actual rows=(\d+) loops=(\d+)\)');
+		IF m IS NOT NULL THEN
+			in_node := true;
+			node_rows := m[3]::numeric * m[4]::numeric;
+			loops := m[4]::numeric;
+			CONTINUE;
+		END IF;
+		IF in_node AND line ~ '->' THEN in_node := false; END IF;
+		IF NOT in_node THEN CONTINUE; END IF;
+		m := regexp_match(line, 'Key Partitions: (\d+)');
+		IF m IS NOT NULL THEN parts := m[1]::int; END IF;
+		m := regexp_match(line, 'Leader Rows: (\d+)');
+		IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
+		m := regexp_match(line, 'Worker \d+:  Peak State Rows: \d+  Peak State Bytes: \d+  Rows: (\d+)');
+		IF m IS NOT NULL THEN
+			workers := workers + 1;
+			worker_rows := worker_rows + m[1]::numeric;
+		END IF;
+		IF line ~ 'Total Peak State (Rows|Bytes): \d+' THEN totals := totals + 1; END IF;
+	END LOOP;
+	result := format('worker lines = workers launched: %s, leader + workers = node rows: %s, totals shown: %s',
+					 workers = launched AND launched > 0,
+					 abs(leader + worker_rows - node_rows) <= loops / 2, totals = 2);
+	IF key_partitioned THEN
+		result := format('key partitions: %s, ', parts) || result;
+	END IF;
+	RETURN result;
 END $$;
 
 SET client_min_messages = :'wj_test_saved_cmm';
