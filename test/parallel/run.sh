@@ -14,7 +14,8 @@
 # every error message must still be there, as many times.  Ignored: runs of
 # blanks (column headers are centred on the widest value, columns padded to
 # it), table rules, whether a check found the node in its plan ("node used:
-# t/f", or what follows " | plan: " in a line of wj_test.on_off) and which
+# t/f", or what follows " | plan: " in a line of wj_test.on_off or
+# wj_test.split_check) and which
 # side it made the outer one (", outer NAME"), all plan choices.  Prints one "test NAME (parallel plans forced) ... ok" line per
 # suite; exits non-zero if any differs.
 # Run it against a running server with windowjoin preloaded (make
@@ -41,7 +42,8 @@ planre='QUERY PLAN|Cache Key|Cache Mode|^[-+]+$|->|Scan|Gather|Workers|Worker [0
 # outer one, are plan choices too: a parallel plan may differ; the rows and
 # errors it compared must still agree; an error raised inside a worker
 # carries one more line, "CONTEXT:  parallel worker"; what wj_test.on_off
-# (sql/include/helpers.sql) reports after " | plan: " is a plan choice too,
+# or wj_test.split_check (sql/include/helpers.sql) reports after " | plan: "
+# is a plan choice too,
 # cut off before the comparison)
 filter() {
 	sed -e 's/ | plan: .*$//' "$1" | grep -Ev "$planre" | grep -vx 'CONTEXT:  parallel worker' |
