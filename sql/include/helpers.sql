@@ -130,9 +130,9 @@
 --		and checks the figures of its "Parallel Custom Scan (node)" (the
 --		plan is to have one): a "Worker N:" line with its peak state and
 --		rows for each launched worker (and at least one launched), its
---		"Leader Rows" plus the workers' rows adding up to the
---		node's rows (its actual rows per loop times its loops, up to the
---		rounding of the former) and both "Total Peak State" figures shown.
+--		"Leader Rows" plus the workers' rows adding up to the node's rows
+--		(its actual rows per loop times its loops, up to the rounding of
+--		the former) and both "Total Peak State" figures shown.
 --		Returns one line:
 --		  "worker lines = workers launched: t, leader + workers = node
 --		   rows: t, totals shown: t"
@@ -414,7 +414,7 @@ DECLARE
 		WHEN 'parallel' THEN 'max_parallel_workers_per_gather=0'
 		WHEN 'partitionwise' THEN 'enable_partitionwise_join=off' END;
 	off_list text := array_to_string(array_cat(
-		ARRAY(SELECT n || '=off' FROM unnest(names) n),
+		ARRAY(SELECT g || '=off' FROM unnest(names) g),
 		'{enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on}'::text[]), ', ');
 	touched text[] := wj_test.names(unsplit_list) || wj_test.names(off_list) || '{work_mem}'::text[];
 	saved text[] := ARRAY(SELECT current_setting(t) FROM unnest(touched) WITH ORDINALITY u(t, i) ORDER BY i);
