@@ -100,13 +100,13 @@ find_in_plan(Plan *plan, Plan *target, bool pappend, bool *result)
 
 /*
  * wj_leader_takes_share
- *		Executor side of wj_parallel_participants (join_common.c): whether
- *		this process takes a share of the work of node, a key-partitioned
- *		node planned for that many participants (partitions).  Workers
- *		always do.  The leader (pcxt: the parallel context of the Gather
- *		above, from the node's InitializeDSMCustomScan; NULL when the node
- *		runs alone) does when fewer workers launched than participants --
- *		none, or fewer than planned -- so that no share is left undone; and
+ *		Whether this process takes a share of the work planned for that
+ *		many workers (the worker partitions of a key-partitioned node,
+ *		wj_keypart_claim in join_common.c).  Workers always do.  The leader
+ *		(pcxt: the parallel context of the Gather above, from the node's
+ *		InitializeDSMCustomScan; NULL when the node runs alone) does when
+ *		fewer workers launched than that -- none, or fewer than planned --
+ *		so that no share is left undone; and
  *		always below a Parallel Append, which takes a participant's empty
  *		result for a sign that the subplan's work is all handed out and lets
  *		no one else start it.  Gather and Gather Merge launch their workers

@@ -17,7 +17,7 @@
 /* Rescan one child of node (a member of its custom_ps) */
 extern void wj_rescan_child(CustomScanState *node, PlanState *child);
 
-/* Whether this process takes a share of a parallel-aware node's work */
+/* Whether this process takes a share of work planned for the workers */
 extern bool wj_leader_takes_share(PlanState *node, ParallelContext *pcxt,
 								  int participants);
 

@@ -244,9 +244,10 @@ int
 wj_keypart_units(int workers)
 {
 	int			units = WJ_KEYPART_SHARE * Max(workers, 1);
+	double		leader = 1.0 - 0.3 * workers;	/* as get_parallel_divisor() */
 
-	if (parallel_leader_participation && workers < 4)
-		units += (int) rint(WJ_KEYPART_SHARE * (1.0 - 0.3 * workers));
+	if (parallel_leader_participation && leader > 0)
+		units += (int) rint(WJ_KEYPART_SHARE * leader);
 	return units;
 }
 
