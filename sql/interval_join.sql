@@ -367,11 +367,13 @@ RESET windowjoin.enable_interval_join;
 -- (from the statistics) rather than 1/3 per comparison, so a narrow band
 -- is estimated near its true rows (PostgreSQL's estimate of the same join
 -- is over 100 times too high); outer joins keep their preserved side.
--- ij_rows(q): the estimated over the actual rows of the join node.
+-- ij_rows(q): the estimated over the actual rows of the join node, in a
+-- serial plan (a partial plan's figures are per participant).
 CREATE FUNCTION ij_rows(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   p json;
 BEGIN
+  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
   EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
   p := p->0->'Plan'->'Plans'->0;
   RETURN format('%s: estimated / actual rows %s',
