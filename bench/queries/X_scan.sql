@@ -1,1 +1,0 @@
-SELECT count(*) || '|' || sum(o.amount * 1.5) FROM orders o
