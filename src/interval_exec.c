@@ -1334,10 +1334,7 @@ ij_rescan(CustomScanState *node)
 	wj_rescan_child(node, st->outer_ps);
 	wj_rescan_child(node, st->inner_ps);
 	ij_reset_run(st);
-	st->kp.bucket = -1;
-	st->kp.finished = false;
-	st->kp.leader_tried = false;
-	st->kp.local = 0;
+	wj_keypart_restart(&st->kp);
 }
 
 /*
@@ -1410,10 +1407,7 @@ ij_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
-	st->kp.counter = (pg_atomic_uint32 *) coordinate;
-	pg_atomic_init_u32(st->kp.counter, 0);
-	st->kp.node = &node->ss.ps;
-	st->kp.pcxt = pcxt;
+	wj_keypart_init_dsm(&st->kp, coordinate, &node->ss.ps, pcxt);
 	wj_instr_init_dsm(&st->pinstr, pcxt,
 					  (char *) coordinate + IJ_DSM_COUNTER_SIZE);
 }

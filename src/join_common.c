@@ -267,6 +267,36 @@ wj_keypart_setup(WjKeyPart *kp, int units, int param)
 }
 
 /*
+ * wj_keypart_init_dsm
+ *		InitializeDSMCustomScan (leader): the shared claim counter at
+ *		coordinate, zeroed, and what wj_leader_takes_share needs: the node
+ *		and the Gather's parallel context.
+ */
+void
+wj_keypart_init_dsm(WjKeyPart *kp, void *coordinate, PlanState *node,
+					ParallelContext *pcxt)
+{
+	kp->counter = (pg_atomic_uint32 *) coordinate;
+	pg_atomic_init_u32(kp->counter, 0);
+	kp->node = node;
+	kp->pcxt = pcxt;
+}
+
+/*
+ * wj_keypart_restart
+ *		ReScanCustomScan: no partition claimed yet (the shared counter is
+ *		reset by ReInitializeDSMCustomScan, when the Gather is rescanned).
+ */
+void
+wj_keypart_restart(WjKeyPart *kp)
+{
+	kp->bucket = -1;
+	kp->finished = false;
+	kp->leader_tried = false;
+	kp->local = 0;
+}
+
+/*
  * wj_keypart_of_hash
  *		The partition of a key's hash value (SessionSort and SessionWindow,
  *		which partition their input themselves; the scans' filter of
@@ -401,6 +431,22 @@ wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 }
 
 /*
+ * claim_leader_part
+ *		Take the leader's partition if no one has (WJ_KEYPART_LEADER_BIT of
+ *		the shared counter); true if this process got it.
+ */
+static bool
+claim_leader_part(WjKeyPart *kp)
+{
+	if (!kp->leader_part ||
+		(pg_atomic_fetch_or_u32(kp->counter, WJ_KEYPART_LEADER_BIT) &
+		 WJ_KEYPART_LEADER_BIT))
+		return false;
+	kp->bucket = kp->parts - 1;
+	return true;
+}
+
+/*
  * wj_keypart_claim
  *		Claim the next partition into kp->bucket (from the shared counter,
  *		or a local one without a DSM segment); false, and kp->finished set,
@@ -431,15 +477,11 @@ wj_keypart_claim(WjKeyPart *kp)
 		kp->bucket = (int) kp->local++;
 		return true;
 	}
-	if (!IsParallelWorker() && kp->leader_part && !kp->leader_tried)
+	if (!IsParallelWorker() && !kp->leader_tried)
 	{
 		kp->leader_tried = true;
-		if (!(pg_atomic_fetch_or_u32(kp->counter, WJ_KEYPART_LEADER_BIT) &
-			  WJ_KEYPART_LEADER_BIT))
-		{
-			kp->bucket = nworker_parts;
+		if (claim_leader_part(kp))
 			return true;
-		}
 	}
 	if (IsParallelWorker() ||
 		wj_leader_takes_share(kp->node, kp->pcxt, nworker_parts))
@@ -450,13 +492,8 @@ wj_keypart_claim(WjKeyPart *kp)
 			kp->bucket = (int) b;
 			return true;
 		}
-		if (kp->leader_part &&
-			!(pg_atomic_fetch_or_u32(kp->counter, WJ_KEYPART_LEADER_BIT) &
-			  WJ_KEYPART_LEADER_BIT))
-		{
-			kp->bucket = nworker_parts;
+		if (claim_leader_part(kp))
 			return true;
-		}
 	}
 none:
 	kp->finished = true;

@@ -91,8 +91,15 @@ typedef struct WjKeyPart
 	ParallelContext *pcxt;		/* leader: the Gather's context, or NULL */
 } WjKeyPart;
 
-/* Set up from the plan's units and parameter; a hash value's partition */
+/*
+ * Set up from the plan's units and parameter; the shared counter in the
+ * leader's DSM segment; forget the partitions claimed (a rescan); a hash
+ * value's partition
+ */
 extern void wj_keypart_setup(WjKeyPart *kp, int units, int param);
+extern void wj_keypart_init_dsm(WjKeyPart *kp, void *coordinate,
+								PlanState *node, ParallelContext *pcxt);
+extern void wj_keypart_restart(WjKeyPart *kp);
 extern int	wj_keypart_of_hash(WjKeyPart *kp, uint32 hash);
 
 /* Claim the next partition and point the children at it; false: none left */

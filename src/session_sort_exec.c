@@ -2451,10 +2451,7 @@ ssort_rescan(CustomScanState *node)
 	ssort_forget(state);
 	state->phase = SSORT_LOAD;
 	state->total_parts = 0;
-	state->kp.bucket = -1;
-	state->kp.finished = false;
-	state->kp.leader_tried = false;
-	state->kp.local = 0;
+	wj_keypart_restart(&state->kp);
 	wj_state_reset(&state->stats, true);
 	wj_rescan_child(node, child);
 }
@@ -2547,10 +2544,7 @@ ssort_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	SessionSortState *state = (SessionSortState *) node;
 
-	state->kp.counter = (pg_atomic_uint32 *) coordinate;
-	pg_atomic_init_u32(state->kp.counter, 0);
-	state->kp.node = &node->ss.ps;
-	state->kp.pcxt = pcxt;
+	wj_keypart_init_dsm(&state->kp, coordinate, &node->ss.ps, pcxt);
 	wj_instr_init_dsm(&state->pinstr, pcxt,
 					  (char *) coordinate + SSORT_DSM_COUNTER_SIZE);
 }

@@ -1900,10 +1900,7 @@ window_join_rescan(CustomScanState *node)
 {
 	WjScanState *state = (WjScanState *) node;
 
-	state->kp.bucket = -1;
-	state->kp.finished = false;
-	state->kp.leader_tried = false;
-	state->kp.local = 0;
+	wj_keypart_restart(&state->kp);
 	window_join_restart(node);
 }
 
@@ -2036,10 +2033,7 @@ window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordin
 {
 	WjScanState *state = (WjScanState *) node;
 
-	state->kp.counter = (pg_atomic_uint32 *) coordinate;
-	pg_atomic_init_u32(state->kp.counter, 0);
-	state->kp.node = &node->ss.ps;
-	state->kp.pcxt = pcxt;
+	wj_keypart_init_dsm(&state->kp, coordinate, &node->ss.ps, pcxt);
 	wj_instr_init_dsm(&state->pinstr, pcxt,
 					  (char *) coordinate + WJ_DSM_COUNTER_SIZE);
 }
