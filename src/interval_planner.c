@@ -115,6 +115,7 @@ typedef struct IJInfo
 	List	   *otherquals;		/* bare clauses filtering the result */
 	List	   *filter_rinfos;	/* the band and joinquals' RestrictInfos */
 	double		rows;			/* the join's rows (ij_estimate_rows) */
+	Selectivity bandfrac;		/* ij_band_fraction, for the costs */
 } IJInfo;
 
 static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
@@ -609,6 +610,8 @@ ij_band_fraction(PlannerInfo *root, IJInfo *info, SpecialJoinInfo *sjinfo,
  *		statistics give it.  Outer joins keep at least their preserved
  *		side's rows, as PostgreSQL's estimate does; semi and anti joins,
  *		whose estimate does not grow with the pairs, keep PostgreSQL's.
+ *		Also keeps the band fraction in info->bandfrac for ij_cost_path,
+ *		which costs every path of the join with it.
  *
  * The node's paths carry this estimate rather than the relation's, so
  * that what is planned above them (an aggregate's cost, and with it the
@@ -624,10 +627,11 @@ ij_estimate_rows(PlannerInfo *root, IJInfo *info, RelOptInfo *joinrel,
 	bool		from_stats;
 	double		rows;
 
-	if (info->jointype == JOIN_SEMI || info->jointype == JOIN_ANTI)
-		return joinrel->rows;
 	ij_inner_sjinfo(&sjinfo, outerrel, innerrel);
 	band = ij_band_fraction(root, info, &sjinfo, &from_stats);
+	info->bandfrac = band;
+	if (info->jointype == JOIN_SEMI || info->jointype == JOIN_ANTI)
+		return joinrel->rows;
 	pg_band = clauselist_selectivity(root,
 									 list_make2(info->lower->rinfo,
 												info->upper->rinfo),
@@ -665,8 +669,6 @@ ij_cost_path(PlannerInfo *root, CustomPath *cpath, IJInfo *info,
 	SpecialJoinInfo sjinfo;
 	List	   *keyrinfos = NIL;
 	Selectivity keysel = 1.0;
-	Selectivity bandfrac;
-	bool		from_stats;
 	double		candidates;
 	QualCost	jq,
 				oq;
@@ -680,8 +682,7 @@ ij_cost_path(PlannerInfo *root, CustomPath *cpath, IJInfo *info,
 	if (keyrinfos != NIL)
 		keysel = clauselist_selectivity(root, keyrinfos, 0, JOIN_INNER, &sjinfo);
 
-	bandfrac = ij_band_fraction(root, info, &sjinfo, &from_stats);
-	candidates = clamp_row_est(orows * irows * keysel * bandfrac);
+	candidates = clamp_row_est(orows * irows * keysel * info->bandfrac);
 
 	cost_qual_eval(&jq, info->joinquals, root);
 	cost_qual_eval(&oq, info->otherquals, root);
