@@ -18,20 +18,17 @@
  * share of the rows, so the states of one window come from every
  * participant; to let each participant's Finalize Aggregate (above this
  * node, below the Gather) see complete windows, the pane states are
- * exchanged through shared temporary files:
+ * exchanged through shared temporary files (row_exchange.c):
  *
  *	1. write: each participant reads its child (the partial pane
  *	   aggregation) to the end and writes each pane row into the window
- *	   partitions that hold one of the pane's windows (a SharedTuplestore
- *	   per partition; windows are cut into blocks of consecutive windows,
- *	   blocks dealt round-robin to the partitions, so a pane usually falls
- *	   into one partition, at most two);
- *	2. a Barrier: everyone who joined the write phase has finished it (a
- *	   participant arriving later has nothing to write: the parallel scan
- *	   below is exhausted);
- *	3. read: each participant claims partitions from a shared counter and
- *	   emits, for every pane row of a partition (from every participant),
- *	   the windows of that partition only.
+ *	   partitions that hold one of the pane's windows (windows are cut into
+ *	   blocks of consecutive windows, blocks dealt round-robin to the
+ *	   partitions, so a pane usually falls into one partition, at most two);
+ *	2. everyone who joined the write phase has finished it;
+ *	3. read: each participant claims partitions and emits, for every pane
+ *	   row of a partition (from every participant), the windows of that
+ *	   partition only.
  *
  * Each window is thus emitted by exactly one participant, with the states
  * of all its panes: the planner offers this only when the grouping has a
@@ -64,6 +61,7 @@
 
 #include "exec_common.h"
 #include "explain_common.h"
+#include "row_exchange.h"
 #include "window_expand.h"
 #include "window_arith.h"
 #include "windowjoin.h"
@@ -73,24 +71,6 @@
 #define WJ_EXPAND_MAX_PARTS				64
 /* Consecutive windows per block, in windows per pane */
 #define WJ_EXPAND_BLOCK_PANES			4
-
-/*
- * The shared state of a parallel-aware WindowExpand, in the parallel
- * query's DSM segment, followed by nparts SharedTuplestores of
- * sts_size bytes each.
- */
-typedef struct WindowExpandShared
-{
-	dsm_handle	seg;			/* the segment, for workers to attach */
-	int			nparts;			/* window partitions */
-	int			nparticipants;	/* planned workers + the leader */
-	Size		sts_size;		/* bytes per SharedTuplestore */
-	pg_atomic_uint32 next_part; /* next partition to claim */
-	Barrier		barrier;		/* phase 0: write; 1: read */
-	SharedFileSet fileset;		/* the files of the tuplestores */
-} WindowExpandShared;
-
-#define WJ_EXPAND_SHARED_SIZE	MAXALIGN(sizeof(WindowExpandShared))
 
 typedef struct WindowExpandState
 {
@@ -105,11 +85,8 @@ typedef struct WindowExpandState
 	int64		remaining;		/* windows left for the current row */
 
 	/* parallel-aware: window partitions exchanged through shared files */
-	WindowExpandShared *shared; /* NULL: emit every window */
-	SharedTuplestoreAccessor **sts;	/* one per partition */
+	WjExchange	ex;				/* ex.shared NULL: emit every window */
 	int64		block;			/* windows per block */
-	int			cur_part;		/* partition being read, or -1 */
-	bool		written;		/* write phase done (or skipped) */
 	bool		done;			/* every partition claimed and read */
 	int			nparts;			/* partitions of the last run (EXPLAIN) */
 	TupleTableSlot *read_slot;	/* a pane row read back */
@@ -170,7 +147,7 @@ create_window_expand_state(CustomScan *cscan)
 	state->size = info.size;
 	state->offset = info.offset;
 	state->pane = info.pane;
-	state->cur_part = -1;
+	state->ex.reading = -1;
 	return (Node *) state;
 }
 
@@ -254,56 +231,32 @@ window_partition(WindowExpandState *state, int64 value)
 	blk = k / state->block;
 	if (k % state->block != 0 && k < 0)
 		blk--;
-	p = blk % state->shared->nparts;
+	p = blk % state->ex.shared->nparts;
 	if (p < 0)
-		p += state->shared->nparts;
+		p += state->ex.shared->nparts;
 	return (int) p;
 }
 
 /*
- * participant_number
- *		This process's number among the participants: 0 for the leader,
- *		1 + ParallelWorkerNumber for a worker.
- */
-static int
-participant_number(void)
-{
-	return IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
-}
-
-/*
  * shared_write
- *		Parallel-aware: attach to the partitions' tuplestores and, unless
- *		the write phase is over already, write every pane row of the child
- *		into the partitions of its windows, then wait until every
- *		participant of the write phase is done.
+ *		Parallel-aware: unless the write phase is over already, write every
+ *		pane row of the child into the partitions of its windows, then wait
+ *		until every participant of the write phase is done.
  */
 static void
 shared_write(WindowExpandState *state)
 {
-	WindowExpandShared *sh = state->shared;
 	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
-	MemoryContext oldcxt;
-	int			me = participant_number();
-	int			p;
+	int			nparts = state->ex.shared->nparts;
 
-	oldcxt = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
-	state->sts = palloc(sizeof(SharedTuplestoreAccessor *) * sh->nparts);
-	for (p = 0; p < sh->nparts; p++)
-		state->sts[p] = sts_attach((SharedTuplestore *)
-								   ((char *) sh + WJ_EXPAND_SHARED_SIZE +
-									p * sh->sts_size),
-								   me, &sh->fileset);
-	MemoryContextSwitchTo(oldcxt);
-
-	if (BarrierAttach(&sh->barrier) == 0)
+	if (wj_exchange_begin_write(&state->ex,
+								state->css.ss.ps.state->es_query_cxt))
 	{
 		for (;;)
 		{
 			TupleTableSlot *slot;
 			uint64		mask = 0;
-			MinimalTuple tuple;
-			bool		should_free;
+			int			p;
 
 			CHECK_FOR_INTERRUPTS();
 			slot = ExecProcNode(child);
@@ -317,21 +270,14 @@ shared_write(WindowExpandState *state)
 				if (--state->remaining > 0)
 					state->next += state->every;
 			}
-			tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
-			for (p = 0; p < sh->nparts; p++)
+			for (p = 0; p < nparts; p++)
 			{
 				if (mask & (UINT64CONST(1) << p))
-					sts_puttuple(state->sts[p], NULL, tuple);
+					wj_exchange_put(&state->ex, p, slot);
 			}
-			if (should_free)
-				pfree(tuple);
 		}
-		for (p = 0; p < sh->nparts; p++)
-			sts_end_write(state->sts[p]);
-		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
 	}
-	BarrierDetach(&sh->barrier);
-	state->written = true;
+	wj_exchange_end_write(&state->ex);
 	state->remaining = 0;
 }
 
@@ -343,32 +289,27 @@ shared_write(WindowExpandState *state)
 static TupleTableSlot *
 shared_next_input(WindowExpandState *state)
 {
-	WindowExpandShared *sh = state->shared;
-
-	if (!state->written)
+	if (!state->ex.written)
 		shared_write(state);
 
 	while (!state->done)
 	{
-		MinimalTuple tuple;
+		TupleTableSlot *slot;
 
-		if (state->cur_part < 0)
+		if (state->ex.reading < 0)
 		{
-			uint32		p = pg_atomic_fetch_add_u32(&sh->next_part, 1);
+			int			p = wj_exchange_claim(&state->ex);
 
-			if (p >= (uint32) sh->nparts)
+			if (p < 0)
 			{
 				state->done = true;
 				break;
 			}
-			state->cur_part = (int) p;
-			sts_begin_parallel_scan(state->sts[p]);
+			wj_exchange_open(&state->ex, p);
 		}
-		tuple = sts_parallel_scan_next(state->sts[state->cur_part], NULL);
-		if (tuple != NULL)
-			return ExecStoreMinimalTuple(tuple, state->read_slot, false);
-		sts_end_parallel_scan(state->sts[state->cur_part]);
-		state->cur_part = -1;
+		slot = wj_exchange_read(&state->ex, state->read_slot);
+		if (slot != NULL)
+			return slot;
 	}
 	return NULL;
 }
@@ -395,7 +336,7 @@ expand_next(ScanState *ss)
 			TupleTableSlot *slot;
 
 			CHECK_FOR_INTERRUPTS();
-			if (state->shared != NULL)
+			if (state->ex.shared != NULL)
 				slot = shared_next_input(state);
 			else
 				slot = ExecProcNode(child);
@@ -414,8 +355,8 @@ expand_next(ScanState *ss)
 		state->remaining--;
 		if (state->remaining > 0)
 			state->next += state->every;	/* stays below a checked bound */
-		if (state->shared == NULL ||
-			window_partition(state, value) == state->cur_part)
+		if (state->ex.shared == NULL ||
+			window_partition(state, value) == state->ex.reading)
 			break;
 	}
 
@@ -451,28 +392,13 @@ exec_window_expand(CustomScanState *node)
 }
 
 /*
- * close_partition
- *		Parallel-aware: stop reading the current partition, if any (the
- *		leader may stop early, under a LIMIT).
- */
-static void
-close_partition(WindowExpandState *state)
-{
-	if (state->cur_part >= 0)
-	{
-		sts_end_parallel_scan(state->sts[state->cur_part]);
-		state->cur_part = -1;
-	}
-}
-
-/*
  * end_window_expand
  *		EndCustomScan: shut the child down.
  */
 static void
 end_window_expand(CustomScanState *node)
 {
-	close_partition((WindowExpandState *) node);
+	wj_exchange_close(&((WindowExpandState *) node)->ex);
 	ExecEndNode((PlanState *) linitial(node->custom_ps));
 }
 
@@ -488,10 +414,8 @@ rescan_window_expand(CustomScanState *node)
 
 	state->input = NULL;
 	state->remaining = 0;
-	close_partition(state);
-	state->written = false;
+	wj_exchange_restart(&state->ex);
 	state->done = false;
-	state->sts = NULL;
 	wj_rescan_child(node, child);
 }
 
@@ -534,48 +458,20 @@ expand_nparts(int nparticipants)
 
 /*
  * estimate_dsm_window_expand
- *		EstimateDSMCustomScan: the shared state and a SharedTuplestore per
- *		window partition.
+ *		EstimateDSMCustomScan: an exchange of the window partitions.
  */
 static Size
 estimate_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt)
 {
 	int			nparticipants = pcxt->nworkers + 1;
 
-	return add_size(WJ_EXPAND_SHARED_SIZE,
-					mul_size(expand_nparts(nparticipants),
-							 MAXALIGN(sts_estimate(nparticipants))));
-}
-
-/*
- * init_shared_stores
- *		(Re)initialize the barrier, the claim counter and the tuplestores.
- */
-static void
-init_shared_stores(WindowExpandShared *sh)
-{
-	int			p;
-
-	BarrierInit(&sh->barrier, 0);
-	pg_atomic_write_u32(&sh->next_part, 0);
-	for (p = 0; p < sh->nparts; p++)
-	{
-		char		name[NAMEDATALEN];
-
-		snprintf(name, sizeof(name), "wjexpand.%d", p);
-		(void) sts_initialize((SharedTuplestore *)
-							  ((char *) sh + WJ_EXPAND_SHARED_SIZE +
-							   p * sh->sts_size),
-							  sh->nparticipants, 0, 0,
-							  SHARED_TUPLESTORE_SINGLE_PASS,
-							  &sh->fileset, name);
-	}
+	return wj_exchange_estimate(nparticipants, expand_nparts(nparticipants));
 }
 
 /*
  * init_dsm_window_expand
- *		InitializeDSMCustomScan (leader): set up the shared state.  Without
- *		a real segment (no workers can start) the node runs alone and emits
+ *		InitializeDSMCustomScan (leader): set up the exchange.  Without a
+ *		real segment (no workers can start) the node runs alone and emits
  *		every window.
  */
 static void
@@ -583,19 +479,11 @@ init_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt,
 					   void *coordinate)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
-	WindowExpandShared *sh = (WindowExpandShared *) coordinate;
 
-	if (pcxt->seg == NULL)
-		return;
-	sh->seg = dsm_segment_handle(pcxt->seg);
-	sh->nparticipants = pcxt->nworkers + 1;
-	sh->nparts = expand_nparts(sh->nparticipants);
-	sh->sts_size = MAXALIGN(sts_estimate(sh->nparticipants));
-	pg_atomic_init_u32(&sh->next_part, 0);
-	SharedFileSetInit(&sh->fileset, pcxt->seg);
-	init_shared_stores(sh);
-	state->shared = sh;
-	state->nparts = sh->nparts;
+	wj_exchange_init_dsm(&state->ex, coordinate, pcxt,
+						 expand_nparts(pcxt->nworkers + 1), "wjexpand");
+	if (state->ex.shared != NULL)
+		state->nparts = state->ex.shared->nparts;
 }
 
 /*
@@ -607,32 +495,21 @@ static void
 reinit_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt,
 						 void *coordinate)
 {
-	WindowExpandState *state = (WindowExpandState *) node;
-
-	if (state->shared == NULL)
-		return;
-	close_partition(state);
-	SharedFileSetDeleteAll(&state->shared->fileset);
-	init_shared_stores(state->shared);
+	wj_exchange_reinit_dsm(&((WindowExpandState *) node)->ex);
 }
 
 /*
  * init_worker_window_expand
- *		InitializeWorkerCustomScan: attach to the shared state and files.
+ *		InitializeWorkerCustomScan: attach to the exchange.
  */
 static void
 init_worker_window_expand(CustomScanState *node, shm_toc *toc,
 						  void *coordinate)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
-	WindowExpandShared *sh = (WindowExpandShared *) coordinate;
-	dsm_segment *seg = dsm_find_mapping(sh->seg);
 
-	if (seg == NULL)
-		elog(ERROR, "WindowExpand: parallel query segment not mapped");
-	SharedFileSetAttach(&sh->fileset, seg);
-	state->shared = sh;
-	state->nparts = sh->nparts;
+	wj_exchange_init_worker(&state->ex, coordinate);
+	state->nparts = state->ex.shared->nparts;
 }
 
 /*
@@ -645,8 +522,8 @@ shutdown_window_expand(CustomScanState *node)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
 
-	close_partition(state);
-	state->shared = NULL;
+	wj_exchange_close(&state->ex);
+	state->ex.shared = NULL;
 }
 
 /*
