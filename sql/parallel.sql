@@ -297,6 +297,39 @@ SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
 SET max_parallel_workers_per_gather = 2;
 DROP FUNCTION kp_leader(text);
 
+-- Two ways to key-partition a join, chosen on cost.  In the plans above
+-- each participant reads its share of both inputs and a KeyExchange under
+-- each Sort writes the rows into their partitions' shared files, then
+-- returns the rows of the partition being joined.  An input without a
+-- partial path (parallel_workers = 0) is read in full by every participant,
+-- its scan keeping the partition's rows (a filter on the parameter).
+ALTER TABLE pb SET (parallel_workers = 0);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$,
+  key_partitioned => true);
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv FROM
+    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$,
+  key_partitioned => true);
+ALTER TABLE pb RESET (parallel_workers);
+-- A parallel plan run without parallel mode: the lazily evaluated query of
+-- a set-returning SQL function may be run again, so its Gather runs the plan
+-- in the leader alone, without shared memory; the KeyExchange then reads its
+-- input again for each partition and keeps the partition's rows
+CREATE FUNCTION kx_alone() RETURNS SETOF text LANGUAGE sql AS $f$
+  SELECT count(*) || ' ' || sum(coalesce(a.v, 0) + coalesce(b.v, 0)) FROM pa a FULL JOIN pb b
+    ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds' $f$;
+SELECT kx_alone();
+DROP FUNCTION kx_alone();
+SET max_parallel_workers_per_gather = 0;
+SELECT count(*), sum(coalesce(a.v, 0) + coalesce(b.v, 0)) FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
+SET max_parallel_workers_per_gather = 2;
+
 -- The same with the leader not participating: only the workers run the node
 SET parallel_leader_participation = off;
 SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a LEFT JOIN pb b

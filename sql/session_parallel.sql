@@ -163,6 +163,36 @@ SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, (w).w
 RESET enable_sort;
 RESET work_mem;
 
+-- Two ways to key-partition, chosen on cost: each participant reads a
+-- share of the input (a Parallel Seq Scan) and the rows are exchanged by
+-- partition through shared files ("Key Partition Input: exchanged", the
+-- plans above), or each participant reads the whole input and keeps the
+-- rows of its partitions.  Rows of about a hundred bytes cost more to
+-- write and read back than to read again from the table: the latter.
+CREATE TABLE spw AS SELECT k, t, v, repeat('x', 100) || v AS pad FROM sp;
+ANALYZE spw;
+EXPLAIN (COSTS OFF)
+SELECT k, (w).window_start, max(pad) FROM (
+  SELECT k, t, pad, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM spw) s
+  GROUP BY k, (w).window_start;
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, max(pad) AS m, count(*) AS c FROM (
+  SELECT k, t, pad, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM spw) s
+  GROUP BY k, (w).window_start$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
+-- the exchange, with the leader alone (no worker could start) and with one
+-- of two workers
+SET max_parallel_workers = 0;
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, sum(v) AS total, count(*) AS c FROM (
+  SELECT k, t, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
+  GROUP BY k, (w).window_start$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
+SET max_parallel_workers = 1;
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, sum(v) AS total, count(*) AS c FROM (
+  SELECT k, t, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
+  GROUP BY k, (w).window_start$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
+RESET max_parallel_workers;
+
 -- windowjoin.enable_key_partitioning = off: no partial path, serial nodes
 SET windowjoin.enable_key_partitioning = off;
 EXPLAIN (COSTS OFF)
@@ -230,4 +260,4 @@ SELECT count(*), sum(total) FROM (
 DELETE FROM sp WHERE v = 0;
 RESET parallel_leader_participation;
 
-DROP TABLE sp, sp2;
+DROP TABLE sp, sp2, spw;

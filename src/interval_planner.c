@@ -139,9 +139,18 @@ static Plan *ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 							 CustomPath *best_path, List *tlist,
 							 List *clauses, List *custom_plans);
 
+static Plan *ij_plan_exchange(PlannerInfo *root, RelOptInfo *rel,
+							  CustomPath *best_path, List *tlist,
+							  List *clauses, List *custom_plans);
+
 static const CustomPathMethods ij_keypart_path_methods = {
 	.CustomName = IJ_NAME,
 	.PlanCustomPath = ij_plan_keypart,
+};
+
+static const CustomPathMethods ij_exchange_path_methods = {
+	.CustomName = IJ_NAME,
+	.PlanCustomPath = ij_plan_exchange,
 };
 
 /*
@@ -818,15 +827,16 @@ ij_key_hashfns(IJKey *k, Oid *outer_hash, Oid *inner_hash)
 
 /*
  * ij_add_keypart_path
- *		A key-partitioned partial path (docs/parallel.md): every participant
- *		reads both inputs in full, but their scans keep only the rows of the
- *		key partition it is joining (the first key, hashed; NULL keys in
+ *		Key-partitioned partial paths (docs/parallel.md): the rows of both
+ *		inputs go by key partition (the first key, hashed; NULL keys in
  *		partition 0), claimed one after another at run time, so every key is
  *		joined, and every unmatched row of either side emitted, in exactly
- *		one process.  Right and full joins can only split this way; for the
- *		others it competes with the partial path above (it splits both sorts
- *		but repeats both scans).  Offered only in the top query level
- *		(wj_keypart_plan) and for a key between plain columns of two tables.
+ *		one process.  Either every participant reads both inputs in full,
+ *		their scans keeping the rows of the partition it is joining, or each
+ *		reads its share of both and the rows are exchanged by partition; the
+ *		costs decide.  Right and full joins can only split this way; for the
+ *		others it competes with the partial path above.  Offered only in the
+ *		top query level (wj_keypart_plan) and for a key between plain columns.
  */
 static void
 ij_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
@@ -846,31 +856,54 @@ ij_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 	if (!IsA(k->outer_expr, Var) || !IsA(k->inner_expr, Var) ||
 		!ij_key_hashfns(k, &ohash, &ihash))
 		return;
-	outer = wj_parallel_safe_input(root, outerrel, outer_pks);
-	inner = wj_parallel_safe_input(root, innerrel, inner_pks);
-	if (outer == NULL || inner == NULL ||
-		wj_keypart_scan(outer) == NULL || wj_keypart_scan(inner) == NULL)
-		return;
 	workers = wj_keypart_workers(outerrel, innerrel);
 	if (workers <= 0)
 		return;
 
-	path = ij_make_path(root, joinrel, info, outer, inner, outer_pks);
-	if (!path->parallel_safe)
-		return;
-	wj_keypart_make_partial(path, outer, inner, workers);
-	((CustomPath *) path)->methods = &ij_keypart_path_methods;
-	add_partial_path(joinrel, path);
+	/* every participant reads both inputs in full */
+	outer = wj_parallel_safe_input(root, outerrel, outer_pks);
+	inner = wj_parallel_safe_input(root, innerrel, inner_pks);
+	if (outer != NULL && inner != NULL &&
+		wj_keypart_scan(outer) != NULL && wj_keypart_scan(inner) != NULL)
+	{
+		path = ij_make_path(root, joinrel, info, outer, inner, outer_pks);
+		if (path->parallel_safe)
+		{
+			wj_keypart_make_partial(root, path, outer, inner,
+									(Node *) k->outer_expr, workers);
+			((CustomPath *) path)->methods = &ij_keypart_path_methods;
+			add_partial_path(joinrel, path);
+		}
+	}
+
+	/* each reads its share, the rows are exchanged */
+	outer = wj_keypart_exchange_input(root, outerrel, outer_pks);
+	inner = wj_keypart_exchange_input(root, innerrel, inner_pks);
+	if (outer != NULL && inner != NULL)
+	{
+		path = ij_make_path(root, joinrel, info, outer, inner, outer_pks);
+		if (path->parallel_safe)
+		{
+			wj_keypart_exchanged(root, path, outer, inner,
+								 (Node *) k->outer_expr,
+								 Max(outer->parallel_workers,
+									 inner->parallel_workers));
+			((CustomPath *) path)->methods = &ij_exchange_path_methods;
+			add_partial_path(joinrel, path);
+		}
+	}
 }
 
 /*
- * ij_plan_keypart
+ * ij_plan_keypart_common
  *		PlanCustomPath of a key-partitioned path: the ordinary CustomScan,
- *		whose two input scans get the partition filter.
+ *		whose two input scans get the partition filter, or whose inputs'
+ *		Sorts get a KeyExchange below them (exchange).
  */
 static Plan *
-ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-				List *tlist, List *clauses, List *custom_plans)
+ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
+					   CustomPath *best_path, List *tlist, List *clauses,
+					   List *custom_plans, bool exchange)
 {
 	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
 	IJKey	   *k = (IJKey *) linitial(info->keys);
@@ -887,13 +920,28 @@ ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	interval_join_info_from_private(cscan->custom_private, &plan_info);
 	plan_info.key_partitioned = true;
 	plan_info.kp_parts = parts;
-	plan_info.kp_param = wj_keypart_plan(root, parts,
-										 linitial(cscan->custom_plans),
-										 k->outer_expr, ohash,
-										 lsecond(cscan->custom_plans),
-										 k->inner_expr, ihash);
+	plan_info.kp_param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
+		(root, parts,
+		 linitial(cscan->custom_plans), k->outer_expr, ohash,
+		 lsecond(cscan->custom_plans), k->inner_expr, ihash);
 	cscan->custom_private = interval_join_info_to_private(&plan_info);
 	return &cscan->scan.plan;
+}
+
+static Plan *
+ij_plan_keypart(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				List *tlist, List *clauses, List *custom_plans)
+{
+	return ij_plan_keypart_common(root, rel, best_path, tlist, clauses,
+								  custom_plans, false);
+}
+
+static Plan *
+ij_plan_exchange(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				 List *tlist, List *clauses, List *custom_plans)
+{
+	return ij_plan_keypart_common(root, rel, best_path, tlist, clauses,
+								  custom_plans, true);
 }
 
 /*

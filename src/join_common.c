@@ -25,9 +25,11 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "utils/fmgroids.h"
+#include "utils/selfuncs.h"
 
 #include "exec_common.h"
 #include "join_common.h"
+#include "row_exchange.h"
 
 /*
  * wj_sorted_input
@@ -98,6 +100,42 @@ wj_parallel_divisor(Path *path)
 			divisor += leader;
 	}
 	return Max(divisor, 1.0);
+}
+
+/*
+ * wj_add_partial_paths_gathered
+ *		Add partial paths of an upper relation (which PostgreSQL does not
+ *		gather by itself), then a Gather Merge in their order and a Gather of
+ *		each one add_partial_path kept.  All are added before any is gathered:
+ *		add_partial_path frees the partial paths a new one dominates, which
+ *		a Gather made before would still point to.
+ */
+void
+wj_add_partial_paths_gathered(PlannerInfo *root, RelOptInfo *rel,
+							  List *partials)
+{
+	ListCell   *lc;
+
+	foreach(lc, partials)
+		add_partial_path(rel, (Path *) lfirst(lc));
+	foreach(lc, rel->partial_pathlist)
+	{
+		Path	   *partial = (Path *) lfirst(lc);
+		double		total_rows;
+
+		if (!list_member_ptr(partials, partial))
+			continue;
+		total_rows = partial->rows * wj_parallel_divisor(partial);
+		if (partial->pathkeys != NIL)
+			add_path(rel, (Path *)
+					 create_gather_merge_path(root, rel, partial,
+											  partial->pathtarget,
+											  partial->pathkeys, NULL,
+											  &total_rows));
+		add_path(rel, (Path *)
+				 create_gather_path(root, rel, partial, partial->pathtarget,
+									NULL, &total_rows));
+	}
 }
 
 /*
@@ -184,26 +222,55 @@ wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel)
  *		Turn a parallel-safe path over the complete inputs outer and inner
  *		into a key-partitioned partial path (its rows shared among the
  *		participants as wj_keypart_units divides them): every participant
- *		scans both inputs in full, the rest of the work (sorts, the join) is
- *		split among them.  Partitions come out one after the other, so the
- *		path has no order.
+ *		scans both inputs in full and computes each row's partition, the
+ *		rest of the work (sorts, the join) is split among them, charged at
+ *		the busiest participant's share (wj_keypart_skew).  Partitions come
+ *		out one after the other, so the path has no order.
  */
 void
-wj_keypart_make_partial(Path *path, Path *outer, Path *inner, int workers)
+wj_keypart_make_partial(PlannerInfo *root, Path *path, Path *outer,
+						Path *inner, Node *key, int workers)
 {
+	Path	   *oscan = wj_keypart_scan(outer);
+	Path	   *iscan = wj_keypart_scan(inner);
 	Cost		scans;
 	double		divisor;
+	double		skew;
 
 	path->parallel_aware = true;
 	path->parallel_workers = workers;
 	path->pathkeys = NIL;
 	divisor = wj_parallel_divisor(path);
-	scans = wj_keypart_scan(outer)->total_cost +
-		wj_keypart_scan(inner)->total_cost;
+	skew = wj_keypart_skew(root, list_make1(key), oscan->rows, workers);
+	scans = oscan->total_cost + iscan->total_cost +
+		(oscan->rows + iscan->rows) * (WJ_KEYPART_PART_OPS + 1) *
+		cpu_operator_cost;
 	path->rows = clamp_row_est(path->rows / divisor);
 	if (path->startup_cost > scans)
-		path->startup_cost = scans + (path->startup_cost - scans) / divisor;
-	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor;
+		path->startup_cost = scans +
+			(path->startup_cost - scans) / divisor * skew;
+	path->total_cost = scans + Max(path->total_cost - scans, 0) / divisor * skew;
+}
+
+/*
+ * wj_keypart_skew
+ *		How much more than its share the busiest participant of a
+ *		key-partitioned path has to do: keys fall into partitions by their
+ *		hash, so a partition expected to hold k of the keys holds about
+ *		k +- sqrt(k) of them; the split work is charged at one standard
+ *		deviation above the share.  Few keys split unevenly (50 keys into
+ *		partitions of 2 workers and the leader: 1.22), many evenly (1000:
+ *		1.05).
+ */
+double
+wj_keypart_skew(PlannerInfo *root, List *keys, double rows, int workers)
+{
+	double		ndistinct = estimate_num_groups(root, keys, Max(rows, 1.0),
+												NULL, NULL);
+	double		per_part = ndistinct * WJ_KEYPART_SHARE /
+		wj_keypart_units(workers);
+
+	return 1.0 + 1.0 / sqrt(Max(per_part, 1.0));
 }
 
 /*
@@ -222,6 +289,69 @@ wj_keypart_scan(Path *path)
 		path->parent->rtekind == RTE_RELATION)
 		return path;
 	return NULL;
+}
+
+/*
+ * wj_keypart_exchange_input
+ *		The input of an exchanged key-partitioned join (wj_keypart_exchanged):
+ *		the cheapest partial path of rel, sorted into pathkeys order by a
+ *		Sort that the plan puts above the exchange (the rows of a partition
+ *		come from every participant); NULL when rel has none.
+ */
+Path *
+wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
+{
+	ListCell   *lc;
+
+	if (!rel->consider_parallel)
+		return NULL;
+	foreach(lc, rel->partial_pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->param_info == NULL && path->parallel_safe)
+			return (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
+	}
+	return NULL;
+}
+
+/*
+ * wj_keypart_exchanged
+ *		Turn a path over two exchanged inputs (wj_keypart_exchange_input,
+ *		costed as one participant's share of each) into a key-partitioned
+ *		partial path: each participant reads its share of both inputs,
+ *		computes the rows' partitions and writes them into shared files,
+ *		then reads back the rows of each partition it joins, about as many
+ *		(row_exchange.c).  What follows the exchange is charged at the
+ *		busiest participant's share (wj_keypart_skew).  The path has no
+ *		order.
+ */
+void
+wj_keypart_exchanged(PlannerInfo *root, Path *path, Path *outer, Path *inner,
+					 Node *key, int workers)
+{
+	Path	   *oinput = ((SortPath *) outer)->subpath;
+	Path	   *iinput = ((SortPath *) inner)->subpath;
+	Cost		scans = oinput->total_cost + iinput->total_cost;
+	Cost		exchange = 0;
+	double		skew = wj_keypart_skew(root, list_make1(key),
+									   oinput->rows * wj_parallel_divisor(oinput),
+									   workers);
+	Path	   *sides[2] = {oinput, iinput};
+	int			i;
+
+	for (i = 0; i < 2; i++)
+		exchange += sides[i]->rows * WJ_KEYPART_PART_OPS * cpu_operator_cost +
+			wj_exchange_cost(sides[i]->rows, sides[i]->pathtarget->width +
+							 (int) sizeof(int32));
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	path->pathkeys = NIL;
+	if (path->startup_cost > scans)
+		path->startup_cost = scans + exchange +
+			(path->startup_cost - scans) * skew;
+	path->total_cost = scans + exchange +
+		Max(path->total_cost - scans, 0) * skew;
 }
 
 /*
@@ -309,18 +439,15 @@ wj_keypart_of_hash(WjKeyPart *kp, uint32 hash)
 }
 
 /*
- * wj_partition_filter
- *		"COALESCE((hash(key) & 0x7fffffff) % units, 0) / 10 = $param": the
- *		rows of the key partition in param (wj_keypart_units), NULL keys in
- *		partition 0.
+ * wj_partition_expr
+ *		"COALESCE((hash(key) & 0x7fffffff) % units, 0) / 10": the key
+ *		partition of a row (wj_keypart_units), NULL keys in partition 0.
  */
 static Expr *
-wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
+wj_partition_expr(Expr *key, Oid hashfn, int units)
 {
 	Expr	   *h;
 	CoalesceExpr *ce = makeNode(CoalesceExpr);
-	Expr	   *part;
-	OpExpr	   *eq;
 
 	h = (Expr *) makeFuncExpr(hashfn, INT4OID, list_make1(copyObject(key)),
 							  InvalidOid, exprCollation((Node *) key),
@@ -340,14 +467,25 @@ wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
 	ce->args = list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
 									   Int32GetDatum(0), false, true));
 	ce->location = -1;
-	part = (Expr *) makeFuncExpr(F_INT4DIV, INT4OID,
+	return (Expr *) makeFuncExpr(F_INT4DIV, INT4OID,
 								 list_make2(ce, makeConst(INT4OID, -1, InvalidOid, 4,
 														  Int32GetDatum(WJ_KEYPART_SHARE),
 														  false, true)),
 								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+/*
+ * wj_partition_filter
+ *		"wj_partition_expr = $param": the rows of the key partition in param.
+ */
+static Expr *
+wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
+{
+	OpExpr	   *eq;
+
 	eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
-								  part, (Expr *) param,
-								  InvalidOid, InvalidOid);
+								  wj_partition_expr(key, hashfn, units),
+								  (Expr *) param, InvalidOid, InvalidOid);
 	eq->opfuncid = F_INT4EQ;
 	return (Expr *) eq;
 }
@@ -373,6 +511,24 @@ wj_keypart_add_filter(Plan *plan, Expr *filter)
 }
 
 /*
+ * keypart_param
+ *		A new PARAM_EXEC for the partition a key-partitioned join is joining,
+ *		declared valid at this query level and every level above (see
+ *		wj_keypart_plan).
+ */
+static Param *
+keypart_param(PlannerInfo *root)
+{
+	Param	   *param = generate_new_exec_param(root, INT4OID, -1, InvalidOid);
+	PlannerInfo *proot;
+
+	for (proot = root; proot != NULL; proot = proot->parent_root)
+		proot->outer_params = bms_add_member(proot->outer_params,
+											 param->paramid);
+	return param;
+}
+
+/*
  * wj_keypart_plan
  *		Give both input plans' scans the partition filter on a new
  *		PARAM_EXEC, which the node sets to each partition it claims, and
@@ -391,16 +547,35 @@ wj_keypart_plan(PlannerInfo *root, int units,
 				Plan *outer_plan, Expr *outer_key, Oid outer_hash,
 				Plan *inner_plan, Expr *inner_key, Oid inner_hash)
 {
-	Param	   *param = generate_new_exec_param(root, INT4OID, -1, InvalidOid);
-	PlannerInfo *proot;
+	Param	   *param = keypart_param(root);
 
-	for (proot = root; proot != NULL; proot = proot->parent_root)
-		proot->outer_params = bms_add_member(proot->outer_params,
-											 param->paramid);
 	wj_keypart_add_filter(outer_plan,
 						  wj_partition_filter(outer_key, outer_hash, units, param));
 	wj_keypart_add_filter(inner_plan,
 						  wj_partition_filter(inner_key, inner_hash, units, param));
+	return param->paramid;
+}
+
+/*
+ * wj_keypart_plan_exchange
+ *		The same for a path whose inputs are exchanged (wj_keypart_exchanged):
+ *		each input plan's Sort gets a KeyExchange (key_exchange.c) over the
+ *		partial plan under it, which computes the rows' partitions.
+ */
+int
+wj_keypart_plan_exchange(PlannerInfo *root, int units,
+						 Plan *outer_plan, Expr *outer_key, Oid outer_hash,
+						 Plan *inner_plan, Expr *inner_key, Oid inner_hash)
+{
+	Param	   *param = keypart_param(root);
+	int			parts = (units + WJ_KEYPART_SHARE - 1) / WJ_KEYPART_SHARE;
+
+	wj_key_exchange_insert(outer_plan, outer_key,
+						   wj_partition_expr(outer_key, outer_hash, units),
+						   param, parts);
+	wj_key_exchange_insert(inner_plan, inner_key,
+						   wj_partition_expr(inner_key, inner_hash, units),
+						   (Param *) copyObject(param), parts);
 	return param->paramid;
 }
 

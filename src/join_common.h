@@ -54,6 +54,10 @@ extern Path *wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel,
 /* How many shares of a partial path's rows one participant sees */
 extern double wj_parallel_divisor(Path *path);
 
+/* Add partial paths to an upper relation, and Gathers of those it keeps */
+extern void wj_add_partial_paths_gathered(PlannerInfo *root, RelOptInfo *rel,
+										  List *partials);
+
 
 /*
  * Key partitioning (docs/parallel.md): a partial path whose participants
@@ -65,12 +69,34 @@ extern double wj_parallel_divisor(Path *path);
  */
 extern Path *wj_keypart_scan(Path *path);
 extern int	wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel);
-extern void wj_keypart_make_partial(Path *path, Path *outer, Path *inner,
+extern void wj_keypart_make_partial(PlannerInfo *root, Path *path,
+									Path *outer, Path *inner, Node *key,
 									int workers);
+extern double wj_keypart_skew(PlannerInfo *root, List *keys, double rows,
+							  int workers);
 extern int	wj_keypart_units(int workers);
 extern int	wj_keypart_plan(PlannerInfo *root, int units,
 							Plan *outer_plan, Expr *outer_key, Oid outer_hash,
 							Plan *inner_plan, Expr *inner_key, Oid inner_hash);
+
+/*
+ * Or each participant reads a share of both inputs (partial paths) and the
+ * rows are exchanged by partition (KeyExchange, key_exchange.c): the inputs,
+ * the path, the plan.  WJ_KEYPART_PART_OPS: the operators computing a
+ * row's partition (hash, mask, modulo, division), for the costs.
+ */
+#define WJ_KEYPART_PART_OPS		4
+extern Path *wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel,
+									   List *pathkeys);
+extern void wj_keypart_exchanged(PlannerInfo *root, Path *path, Path *outer,
+								 Path *inner, Node *key, int workers);
+extern int	wj_keypart_plan_exchange(PlannerInfo *root, int units,
+									 Plan *outer_plan, Expr *outer_key,
+									 Oid outer_hash, Plan *inner_plan,
+									 Expr *inner_key, Oid inner_hash);
+extern void wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr,
+								   Param *param, int nparts);
+extern void wj_key_exchange_register(void);
 
 /* Executor side: a node's partition state */
 #define WJ_KEYPART_SHARE		10	/* units of one worker's partition */

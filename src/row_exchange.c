@@ -27,15 +27,21 @@
  * segment (no workers could start) there is nothing to exchange: the
  * caller reads its child as a serial plan would (ex->shared is NULL).
  *
+ * The planner charges an exchange as PostgreSQL charges a Material that
+ * spills (wj_exchange_cost).
+ *
  * src/row_exchange.c
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/parallel.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "storage/dsm.h"
 #include "utils/memutils.h"
@@ -77,6 +83,22 @@ reset(WjExchange *ex)
 	ex->writing = false;
 	ex->written = false;
 	ex->reading = -1;
+}
+
+/*
+ * wj_exchange_cost
+ *		Planner: the cost of exchanging rows rows of width bytes, counted as
+ *		cost_material() counts a Material that spills: two operators per
+ *		row (written, read back) and every page written and read once.
+ */
+Cost
+wj_exchange_cost(double rows, int width)
+{
+	double		bytes = rows * (MAXALIGN(width) +
+								MAXALIGN(SizeofMinimalTupleHeader));
+
+	return 2.0 * cpu_operator_cost * rows +
+		2.0 * seq_page_cost * ceil(bytes / BLCKSZ);
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "access/parallel.h"
 #include "executor/tuptable.h"
+#include "nodes/nodes.h"
 #include "port/atomics.h"
 #include "storage/barrier.h"
 #include "storage/sharedfileset.h"
@@ -46,6 +47,7 @@ typedef struct WjExchange
 	int			reading;		/* partition being read, or -1 */
 } WjExchange;
 
+extern Cost wj_exchange_cost(double rows, int width);
 extern Size wj_exchange_estimate(int nparticipants, int nparts);
 extern void wj_exchange_init_dsm(WjExchange *ex, void *space,
 								 ParallelContext *pcxt, int nparts,

@@ -174,6 +174,7 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	double		num_groups;
 	List	   *group_exprs;
 	List	   *window_pathkeys;
+	List	   *partials = NIL;
 	ListCell   *lc;
 
 	if (!wj_enable_window_aggregate || extra == NULL ||
@@ -311,13 +312,7 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									   clamp_row_est(num_groups / divisor));
 		if (!agg->parallel_safe)
 			continue;
-		add_partial_path(output_rel, agg);
-		add_path(output_rel, (Path *)
-				 create_gather_merge_path(root, output_rel, agg,
-										  agg->pathtarget, agg->pathkeys,
-										  NULL, &num_groups));
-		add_path(output_rel, (Path *)
-				 create_gather_path(root, output_rel, agg, agg->pathtarget,
-									NULL, &num_groups));
+		partials = lappend(partials, agg);
 	}
+	wj_add_partial_paths_gathered(root, output_rel, partials);
 }

@@ -35,6 +35,8 @@ typedef struct SessionSortPlanInfo
 	Const	   *gap;			/* if so: session()'s gap, else NULL */
 	int			key_partitions; /* key-partitioned (docs/parallel.md): its
 								 * wj_keypart_units; 0: reads all rows */
+	bool		key_exchange;	/* the partitions' rows exchanged between
+								 * the participants (the input is partial) */
 } SessionSortPlanInfo;
 
 extern PGDLLIMPORT CustomScanMethods wj_session_sort_scan_methods;

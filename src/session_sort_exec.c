@@ -66,10 +66,14 @@
  * node reads its whole input in every participant but keeps only the rows
  * whose partition keys hash to the partition it claimed from a counter in
  * the parallel query's shared memory; at the end of the input it claims the
- * next unclaimed partition, if any, and reads the input again.  All of this
- * happens while loading, before any row is returned, so each participant's
- * output is in (keys..., time) order over all of its partitions, and every
- * partition is sessionized in exactly one process.
+ * next unclaimed partition, if any, and reads the input again.  With
+ * exchanged partitions the input is a partial path instead: each
+ * participant writes its share of the rows into their partitions' shared
+ * files, waits for the others to do the same, then reads back the rows of
+ * the partitions it claims (row_exchange.c).  All of this happens while
+ * loading, before any row is returned, so each participant's output is in
+ * (keys..., time) order over all of its partitions, and every partition is
+ * sessionized in exactly one process.
  *
  * src/session_sort_exec.c
  *
@@ -103,6 +107,7 @@
 
 #include "exec_common.h"
 #include "join_common.h"
+#include "row_exchange.h"
 #include "session_sort.h"
 #include "state_stats.h"
 #include "window_arith.h"
@@ -337,6 +342,15 @@ typedef struct SessionSortState
 	WjKeyPart	kp;
 	FmgrInfo   *kp_hashfns;		/* hash function of each partition key */
 	AttrNumber	kp_maxattno;	/* child columns to deform for them */
+
+	/*
+	 * Exchanged key partitions: the input is a partial path, each
+	 * participant writes its rows into their partitions' shared files and
+	 * then reads back the partitions it claims (row_exchange.c)
+	 */
+	bool		kp_exchange;
+	WjExchange	ex;
+	TupleTableSlot *ex_slot;	/* a row read back */
 	WjParallelInstr pinstr;		/* per-worker figures under a Gather */
 } SessionSortState;
 
@@ -422,6 +436,8 @@ ssort_create_state(CustomScan *cscan)
 	if (info.key_partitions > 0)
 		wj_keypart_setup(&state->kp, info.key_partitions, -1);
 	state->kp.bucket = -1;
+	state->kp_exchange = info.key_exchange;
+	state->ex.reading = -1;
 	if (info.has_gap)
 		state->gap_const = info.gap;
 	return (Node *) state;
@@ -563,6 +579,10 @@ ssort_begin(CustomScanState *node, EState *estate, int eflags)
 			fmgr_info(lhash, &state->kp_hashfns[j]);
 			state->kp_maxattno = Max(state->kp_maxattno, state->attnos[j]);
 		}
+		if (state->kp_exchange)
+			state->ex_slot = ExecInitExtraTupleSlot(estate,
+													ExecGetResultType(SSORT_CHILD(state)),
+													&TTSOpsMinimalTuple);
 	}
 	state->phase = SSORT_LOAD;
 	wj_state_reset(&state->stats, false);
@@ -1978,6 +1998,52 @@ row_partition(SessionSortState *state, TupleTableSlot *slot)
 }
 
 /*
+ * exchanged_input
+ *		next_input with exchanged key partitions: first write every row of
+ *		this participant's share of the input into its partition's shared
+ *		files and wait for the other participants to do the same; then the
+ *		rows of each partition this process claims, written by every
+ *		participant.
+ */
+static TupleTableSlot *
+exchanged_input(SessionSortState *state)
+{
+	PlanState  *child = SSORT_CHILD(state);
+
+	if (!state->ex.written)
+	{
+		if (wj_exchange_begin_write(&state->ex,
+									state->css.ss.ps.state->es_query_cxt))
+		{
+			for (;;)
+			{
+				TupleTableSlot *slot = ExecProcNode(child);
+
+				if (TupIsNull(slot))
+					break;
+				wj_exchange_put(&state->ex, row_partition(state, slot), slot);
+				CHECK_FOR_INTERRUPTS();
+			}
+		}
+		wj_exchange_end_write(&state->ex);
+	}
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		if (state->ex.reading < 0)
+		{
+			if (!wj_keypart_claim(&state->kp))
+				return NULL;
+			wj_exchange_open(&state->ex, state->kp.bucket);
+		}
+		slot = wj_exchange_read(&state->ex, state->ex_slot);
+		if (slot != NULL)
+			return slot;
+	}
+}
+
+/*
  * next_input
  *		The next input row to store.  Key-partitioned: the next row of the
  *		partition being read; at the end of the input claim the next
@@ -1996,6 +2062,8 @@ next_input(SessionSortState *state)
 		return ExecProcNode(child);
 	if (state->kp.finished)
 		return NULL;
+	if (state->kp_exchange)
+		return exchanged_input(state);
 	if (state->kp.bucket < 0)
 	{
 		if (!wj_keypart_claim(&state->kp))
@@ -2452,6 +2520,7 @@ ssort_rescan(CustomScanState *node)
 	state->phase = SSORT_LOAD;
 	state->total_parts = 0;
 	wj_keypart_restart(&state->kp);
+	wj_exchange_restart(&state->ex);
 	wj_state_reset(&state->stats, true);
 	wj_rescan_child(node, child);
 }
@@ -2499,7 +2568,11 @@ ssort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 													  context, false, false),
 							es);
 	if (state->kp.parts > 0)
+	{
 		ExplainPropertyInteger("Key Partitions", NULL, state->kp.parts, es);
+		if (state->kp_exchange)
+			ExplainPropertyText("Key Partition Input", "exchanged", es);
+	}
 	if (es->analyze)
 	{
 		ExplainPropertyText("Sort Method",
@@ -2528,25 +2601,48 @@ ssort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  * ssort_estimate_dsm, ssort_init_dsm, ssort_reinit_dsm, ssort_init_worker,
  * ssort_shutdown
  *		The parallel-aware plan of a key-partitioned path, under a Gather:
- *		the counter from which the participants claim partitions, and each
- *		worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		the counter from which the participants claim partitions, each
+ *		worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h),
+ *		and with exchanged partitions the exchange (row_exchange.c), whose
+ *		offset a worker cannot compute (the figures' size depends on the
+ *		planned workers) and so finds in the shared header.
  */
-#define SSORT_DSM_COUNTER_SIZE	MAXALIGN(sizeof(pg_atomic_uint32))
+typedef struct SSortShared
+{
+	pg_atomic_uint32 counter;	/* the key partitions' claim counter */
+	Size		exchange_offset;	/* where the exchange's shared state is */
+} SSortShared;
+
+#define SSORT_SHARED_SIZE	MAXALIGN(sizeof(SSortShared))
 
 static Size
 ssort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return add_size(SSORT_DSM_COUNTER_SIZE, wj_instr_estimate(pcxt));
+	SessionSortState *state = (SessionSortState *) node;
+	Size		size = add_size(SSORT_SHARED_SIZE,
+								MAXALIGN(wj_instr_estimate(pcxt)));
+
+	if (state->kp_exchange)
+		size = add_size(size, wj_exchange_estimate(pcxt->nworkers + 1,
+												   state->kp.parts));
+	return size;
 }
 
 static void
 ssort_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	SessionSortState *state = (SessionSortState *) node;
+	SSortShared *sh = (SSortShared *) coordinate;
 
-	wj_keypart_init_dsm(&state->kp, coordinate, &node->ss.ps, pcxt);
+	sh->exchange_offset = add_size(SSORT_SHARED_SIZE,
+								   MAXALIGN(wj_instr_estimate(pcxt)));
+	wj_keypart_init_dsm(&state->kp, &sh->counter, &node->ss.ps, pcxt);
 	wj_instr_init_dsm(&state->pinstr, pcxt,
-					  (char *) coordinate + SSORT_DSM_COUNTER_SIZE);
+					  (char *) coordinate + SSORT_SHARED_SIZE);
+	if (state->kp_exchange)
+		wj_exchange_init_dsm(&state->ex,
+							 (char *) coordinate + sh->exchange_offset,
+							 pcxt, state->kp.parts, "wjsession");
 }
 
 static void
@@ -2556,16 +2652,22 @@ ssort_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
 	SessionSortState *state = (SessionSortState *) node;
 
 	pg_atomic_write_u32(state->kp.counter, 0);
+	if (state->kp_exchange)
+		wj_exchange_reinit_dsm(&state->ex);
 }
 
 static void
 ssort_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	SessionSortState *state = (SessionSortState *) node;
+	SSortShared *sh = (SSortShared *) coordinate;
 
-	state->kp.counter = (pg_atomic_uint32 *) coordinate;
+	state->kp.counter = &sh->counter;
 	wj_instr_init_worker(&state->pinstr,
-						 (char *) coordinate + SSORT_DSM_COUNTER_SIZE);
+						 (char *) coordinate + SSORT_SHARED_SIZE);
+	if (state->kp_exchange)
+		wj_exchange_init_worker(&state->ex,
+								(char *) coordinate + sh->exchange_offset);
 }
 
 static void
@@ -2574,6 +2676,8 @@ ssort_shutdown(CustomScanState *node)
 	SessionSortState *state = (SessionSortState *) node;
 
 	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
+	wj_exchange_close(&state->ex);
+	state->ex.shared = NULL;
 }
 
 /*

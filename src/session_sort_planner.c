@@ -65,6 +65,7 @@
 #include "catalog_cache.h"
 #include "join_common.h"
 #include "plan_private.h"
+#include "row_exchange.h"
 #include "session_sort.h"
 #include "window_expand.h"
 #include "windowjoin.h"
@@ -198,6 +199,8 @@ typedef struct SessionSortPathInfo
 	WindowFunc *session;		/* SessionWindow: the session() call, else
 								 * NULL */
 	Const	   *gap;			/* SessionWindow: its constant gap */
+	bool		exchange;		/* key-partitioned, its partitions' rows
+								 * exchanged (make_exchange_path) */
 } SessionSortPathInfo;
 
 /*
@@ -267,6 +270,7 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	/* a partial path is key-partitioned (wj_keypart_units) */
 	info.key_partitions = best_path->path.parallel_aware ?
 		wj_keypart_units(best_path->path.parallel_workers) : 0;
+	info.key_exchange = best_path->path.parallel_aware && pinfo->exchange;
 	cscan->custom_private = session_sort_info_to_private(&info);
 	return &cscan->scan.plan;
 }
@@ -401,12 +405,16 @@ create_session_window_path(PlannerInfo *root, RelOptInfo *rel,
  *		reads the input in full and hashes every row's partition keys, but
  *		stores, sorts and returns only the rows of the partitions it claims,
  *		so the input is paid in full by each, the rest is divided by the
- *		parallel divisor.  Each participant's rows come in (keys..., time)
+ *		parallel divisor and charged at the busiest participant's share
+ *		(wj_keypart_skew).  Each participant's rows come in (keys..., time)
  *		order, so the pathkeys stay.
  */
 static void
-make_keypart_path(Path *path, Path *subpath, int workers, int npart)
+make_keypart_path(PlannerInfo *root, Path *path, Path *subpath, int workers,
+				  List *part_exprs)
 {
+	int			npart = list_length(part_exprs);
+	double		skew = wj_keypart_skew(root, part_exprs, subpath->rows, workers);
 	Cost		input = subpath->total_cost +
 		cpu_operator_cost * Max(subpath->rows, 1.0) * npart;
 	Cost		startup_rest = Max(path->startup_cost - subpath->total_cost, 0);
@@ -417,33 +425,65 @@ make_keypart_path(Path *path, Path *subpath, int workers, int npart)
 	path->parallel_workers = workers;
 	divisor = wj_parallel_divisor(path);
 	path->rows = clamp_row_est(path->rows / divisor);
-	path->startup_cost = input + startup_rest / divisor;
-	path->total_cost = path->startup_cost + run / divisor;
+	path->startup_cost = input + startup_rest / divisor * skew;
+	path->total_cost = path->startup_cost + run / divisor * skew;
 }
 
 /*
- * add_gathered
- *		A partial path of the window's relation, and the same gathered: by a
- *		Gather Merge in its order and by a Gather.  The window relation's
- *		partial paths are taken up by the query level above when this is a
- *		subquery (a partial subquery scan, and there the streaming session
- *		aggregation of session_groupagg_planner.c); in the top level only
- *		these Gathers use them.
+ * make_exchange_path
+ *		Turn a new SessionSort or SessionWindow path over a partial path of
+ *		its input into a key-partitioned partial path whose partitions' rows
+ *		are exchanged between the participants (docs/parallel.md): each
+ *		participant reads its share of the input, hashes every row's
+ *		partition keys and writes the row into its partition's shared file,
+ *		then reads back and stores, sorts and returns the rows of the
+ *		partitions it claims, about as many.  The path was costed over the
+ *		partial input, one participant's share; the exchange adds the
+ *		hashing and the exchange of that share (wj_exchange_cost), and what
+ *		follows it is charged at the busiest participant's share
+ *		(wj_keypart_skew).
  */
 static void
-add_gathered(PlannerInfo *root, RelOptInfo *rel, Path *partial,
-			 double total_rows)
+make_exchange_path(PlannerInfo *root, Path *path, Path *subpath, int workers,
+				   List *part_exprs)
 {
-	add_partial_path(rel, partial);
-	if (partial->pathkeys != NIL)
-		add_path(rel, (Path *)
-				 create_gather_merge_path(root, rel, partial,
-										  partial->pathtarget,
-										  partial->pathkeys, NULL,
-										  &total_rows));
-	add_path(rel, (Path *)
-			 create_gather_path(root, rel, partial, partial->pathtarget,
-								NULL, &total_rows));
+	double		rows = Max(subpath->rows, 1.0);
+	Cost		exchange = rows * cpu_operator_cost * list_length(part_exprs) +
+		wj_exchange_cost(rows, subpath->pathtarget->width);
+	double		skew = wj_keypart_skew(root, part_exprs,
+									   rows * wj_parallel_divisor(subpath),
+									   workers);
+	Cost		input = subpath->total_cost;
+	SessionSortPathInfo *pinfo = linitial(((CustomPath *) path)->custom_private);
+
+	pinfo->exchange = true;
+	path->parallel_aware = true;
+	path->parallel_workers = workers;
+	path->startup_cost = input + exchange +
+		Max(path->startup_cost - input, 0) * skew;
+	path->total_cost = input + exchange +
+		Max(path->total_cost - input, 0) * skew;
+}
+
+/*
+ * cheapest_partial_input
+ *		The cheapest unparameterized partial path of the window's input
+ *		relation with the given target, or NULL.
+ */
+static Path *
+cheapest_partial_input(RelOptInfo *input_rel, PathTarget *target)
+{
+	ListCell   *lc;
+
+	foreach(lc, input_rel->partial_pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->param_info == NULL && path->parallel_safe &&
+			equal(path->pathtarget->exprs, target->exprs))
+			return path;		/* the list is in cost order */
+	}
+	return NULL;
 }
 
 /*
@@ -707,23 +747,36 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		Path	   *ssort;
 		WindowFunc *wfunc;
 		Const	   *gap;
-		bool		keypart;
+		bool		kp_ok;
 		Path	   *kp_input;
+		Path	   *ex_input;
 		SortPath	kp_sort;
+		int			variant;
 
 		if (sort->subpath->param_info != NULL ||
 			!window_computes_session(wpath, &wfuncs) ||
 			!keys_supported(sort->path.pathkeys, sort->subpath->pathtarget->exprs,
 							&part_exprs, &time_expr))
 			continue;
-		/* the input each participant reads in full must run in a worker */
-		kp_input = sort->subpath;
-		if (!kp_input->parallel_safe)
-			kp_input = cheapest_safe_input(input_rel, kp_input->pathtarget);
-		keypart = workers > 0 && part_exprs != NIL && kp_input != NULL &&
+		/*
+		 * Key partitioning: either every participant reads the input in full
+		 * (which must then run in a worker), or each reads its share of a
+		 * partial path and the rows are exchanged; the costs decide.
+		 */
+		kp_ok = workers > 0 && part_exprs != NIL &&
 			is_parallel_safe(root, (Node *) lappend(list_copy(part_exprs),
 													time_expr)) &&
 			window_parallel_safe(root, input_rel, wpath, wfuncs);
+		kp_input = NULL;
+		ex_input = NULL;
+		if (kp_ok)
+		{
+			kp_input = sort->subpath;
+			if (!kp_input->parallel_safe)
+				kp_input = cheapest_safe_input(input_rel, kp_input->pathtarget);
+			ex_input = cheapest_partial_input(input_rel,
+											  sort->subpath->pathtarget);
+		}
 
 		ssort = create_session_sort_path(root, output_rel, sort->subpath,
 										 sort->path.pathkeys, part_exprs,
@@ -733,17 +786,23 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 												  wpath->path.pathtarget,
 												  wfuncs, wpath->winclause,
 												  wpath->qual, wpath->topwindow));
-		if (keypart)
+		for (variant = 0; variant < 2; variant++)
 		{
-			Path	   *kp = create_session_sort_path(root, output_rel,
-													  kp_input,
-													  sort->path.pathkeys,
-													  part_exprs, time_expr);
+			Path	   *input = variant == 0 ? kp_input : ex_input;
+			Path	   *kp;
 			Path	   *wagg;
 
+			if (input == NULL)
+				continue;
+			kp = create_session_sort_path(root, output_rel, input,
+										  sort->path.pathkeys, part_exprs,
+										  time_expr);
 			kp->parallel_safe = true;
-			make_keypart_path(kp, kp_input, workers,
-							  list_length(part_exprs));
+			if (variant == 0)
+				make_keypart_path(root, kp, input, workers, part_exprs);
+			else
+				make_exchange_path(root, kp, input, input->parallel_workers,
+								   part_exprs);
 			wagg = (Path *) create_windowagg_path(root, output_rel, kp,
 												  wpath->path.pathtarget,
 												  wfuncs, wpath->winclause,
@@ -755,28 +814,33 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		/* session() alone: compute it in the node, without the WindowAgg */
 		wfunc = session_only_window(root, wpath, wfuncs, sort->path.pathkeys,
 									&gap);
-		if (wfunc != NULL)
+		if (wfunc == NULL)
+			continue;
+		new_paths = lappend(new_paths,
+							create_session_window_path(root, output_rel,
+													   wpath, sort,
+													   part_exprs,
+													   time_expr, wfunc,
+													   gap));
+		for (variant = 0; variant < 2; variant++)
 		{
-			new_paths = lappend(new_paths,
-								create_session_window_path(root, output_rel,
-														   wpath, sort,
-														   part_exprs,
-														   time_expr, wfunc,
-														   gap));
-			if (keypart)
-			{
-				Path	   *kp;
+			Path	   *input = variant == 0 ? kp_input : ex_input;
+			Path	   *kp;
 
-				kp_sort = *sort;
-				kp_sort.subpath = kp_input;
-				kp = create_session_window_path(root, output_rel, wpath,
-												&kp_sort, part_exprs,
-												time_expr, wfunc, gap);
-				kp->parallel_safe = true;
-				make_keypart_path(kp, kp_input, workers,
-								  list_length(part_exprs));
-				partial_paths = lappend(partial_paths, kp);
-			}
+			if (input == NULL)
+				continue;
+			kp_sort = *sort;
+			kp_sort.subpath = input;
+			kp = create_session_window_path(root, output_rel, wpath,
+											&kp_sort, part_exprs,
+											time_expr, wfunc, gap);
+			kp->parallel_safe = true;
+			if (variant == 0)
+				make_keypart_path(root, kp, input, workers, part_exprs);
+			else
+				make_exchange_path(root, kp, input, input->parallel_workers,
+								   part_exprs);
+			partial_paths = lappend(partial_paths, kp);
 		}
 	}
 
@@ -792,13 +856,7 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	 * passes the partial paths on to the query level above.
 	 */
 	output_rel->consider_parallel = true;
-	foreach(lc, partial_paths)
-	{
-		Path	   *partial = (Path *) lfirst(lc);
-
-		add_gathered(root, output_rel, partial,
-					 partial->rows * wj_parallel_divisor(partial));
-	}
+	wj_add_partial_paths_gathered(root, output_rel, partial_paths);
 }
 
 /*
@@ -820,6 +878,7 @@ session_sort_info_to_private(const SessionSortPlanInfo *info)
 	wj_private_put_bool(&priv, info->has_gap);
 	wj_private_put_node(&priv, info->gap);
 	wj_private_put_int(&priv, info->key_partitions);
+	wj_private_put_bool(&priv, info->key_exchange);
 	return priv;
 }
 
@@ -841,5 +900,6 @@ session_sort_info_from_private(List *priv, SessionSortPlanInfo *info)
 	info->has_gap = wj_private_get_bool(&r);
 	info->gap = castNode(Const, wj_private_get_node(&r));
 	info->key_partitions = wj_private_get_int(&r);
+	info->key_exchange = wj_private_get_bool(&r);
 	wj_private_reader_done(&r);
 }

@@ -78,6 +78,7 @@
 #include "join_common.h"
 #include "plan_private.h"
 #include "stats_common.h"
+#include "row_exchange.h"
 #include "window_expand.h"
 #include "window_arith.h"
 #include "windowjoin.h"
@@ -104,12 +105,6 @@ typedef struct WindowAggSpec
 static CustomPathMethods window_expand_path_methods;
 
 static double final_groups(WindowAggSpec *spec, double rows);
-
-/*
- * Cost of writing a pane row into the window partitions' shared files and
- * reading it back (parallel-aware WindowExpand), per row, in cpu_tuple_cost
- */
-#define WJ_EXPAND_EXCHANGE_COST		2.0
 
 static Path *make_pane_path(PlannerInfo *root, WindowAggSpec *spec,
 							Path *data_path, PathTarget *pane_input,
@@ -745,10 +740,8 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			if (cpath->path.parallel_safe)
 			{
 				cpath->path.parallel_aware = true;
-				cpath->path.total_cost += exchanged *
-					WJ_EXPAND_EXCHANGE_COST * cpu_tuple_cost +
-					2.0 * seq_page_cost *
-					ceil(exchanged * pane_target->width / BLCKSZ);
+				cpath->path.total_cost += wj_exchange_cost(exchanged,
+														   pane_target->width);
 				groups = clamp_row_est(final_groups(&spec, cpath->path.rows *
 													divisor) / divisor);
 				path = (Path *) create_agg_path(root, output_rel, &cpath->path,

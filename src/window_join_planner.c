@@ -210,10 +210,18 @@ static void wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel,
 static Plan *window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 									  CustomPath *best_path, List *tlist,
 									  List *clauses, List *custom_plans);
+static Plan *window_join_plan_exchange(PlannerInfo *root, RelOptInfo *rel,
+									   CustomPath *best_path, List *tlist,
+									   List *clauses, List *custom_plans);
 
 static CustomPathMethods wj_window_join_keypart_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
 	.PlanCustomPath = window_join_plan_keypart,
+};
+
+static CustomPathMethods wj_window_join_exchange_path_methods = {
+	.CustomName = WJ_WINDOW_JOIN_NAME,
+	.PlanCustomPath = window_join_plan_exchange,
 };
 
 /*
@@ -1051,15 +1059,17 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 /*
  * wj_add_keypart_path
- *		A partial path by key partitioning (any join type): every
- *		participant reads both inputs in full, but their scans keep only the
- *		rows of the key partition the participant is joining (the first hash
- *		key, hashed; NULL keys in partition 0), so each key is joined, and
- *		each unmatched row emitted, in exactly one process.  The sorts and
- *		the join split; the scans do not.  Partitions are claimed from a
- *		shared counter at run time (window_join_exec.c), so the result does
- *		not depend on how many workers actually start.  Offered only in the
- *		top query level (see below).
+ *		Partial paths by key partitioning (any join type): the rows of both
+ *		inputs go by key partition (the first hash key, hashed; NULL keys in
+ *		partition 0), so each key is joined, and each unmatched row emitted,
+ *		in exactly one process.  Either every participant reads both inputs
+ *		in full, their scans keeping the rows of the partition it is joining
+ *		(the sorts and the join split, the scans do not), or each reads its
+ *		share of both and the rows are exchanged by partition; the costs
+ *		decide.  Partitions are claimed from a shared counter at run time
+ *		(window_join_exec.c), so the result does not depend on how many
+ *		workers actually start.  Offered only in the top query level (see
+ *		below).
  */
 static void
 wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
@@ -1091,35 +1101,61 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 		outer->base->rtekind != RTE_RELATION ||
 		inner->base->rtekind != RTE_RELATION)
 		return;
-	outer_path = wj_parallel_safe_input(root, outer->base, outer_pk);
-	inner_path = wj_parallel_safe_input(root, inner->base, inner_pk);
-	if (outer_path == NULL || inner_path == NULL ||
-		wj_keypart_scan(outer_path) == NULL ||
-		wj_keypart_scan(inner_path) == NULL)
-		return;
 	workers = wj_keypart_workers(outer->base, inner->base);
 	if (workers <= 0)
 		return;
 
-	path = wj_make_join_path(root, joinrel, jointype, outer_path, inner_path,
-							 wpr, pinfo, node_exprs, state_bytes);
-	if (!path->parallel_safe)
-		return;
-	wj_keypart_make_partial(path, outer_path, inner_path, workers);
-	((CustomPath *) path)->methods = &wj_window_join_keypart_path_methods;
-	add_partial_path(joinrel, path);
+	/* every participant reads both inputs in full */
+	outer_path = wj_parallel_safe_input(root, outer->base, outer_pk);
+	inner_path = wj_parallel_safe_input(root, inner->base, inner_pk);
+	if (outer_path != NULL && inner_path != NULL &&
+		wj_keypart_scan(outer_path) != NULL &&
+		wj_keypart_scan(inner_path) != NULL)
+	{
+		path = wj_make_join_path(root, joinrel, jointype, outer_path,
+								 inner_path, wpr, pinfo, node_exprs,
+								 state_bytes);
+		if (path->parallel_safe)
+		{
+			wj_keypart_make_partial(root, path, outer_path, inner_path, okey,
+									workers);
+			((CustomPath *) path)->methods = &wj_window_join_keypart_path_methods;
+			add_partial_path(joinrel, path);
+		}
+	}
+
+	/* each reads its share, the rows are exchanged */
+	outer_path = wj_keypart_exchange_input(root, outer->base, outer_pk);
+	inner_path = wj_keypart_exchange_input(root, inner->base, inner_pk);
+	if (outer_path != NULL && inner_path != NULL)
+	{
+		path = wj_make_join_path(root, joinrel, jointype, outer_path,
+								 inner_path, wpr, pinfo, node_exprs,
+								 state_bytes);
+		if (path->parallel_safe)
+		{
+			wj_keypart_exchanged(root, path, outer_path, inner_path, okey,
+								 Max(outer_path->parallel_workers,
+									 inner_path->parallel_workers));
+			((CustomPath *) path)->methods = &wj_window_join_exchange_path_methods;
+			add_partial_path(joinrel, path);
+		}
+	}
 }
 
 /*
- * window_join_plan_keypart
+ * window_join_plan_keypart_common
  *		PlanCustomPath of a key-partitioned path: the ordinary CustomScan,
  *		whose two input scans get the partition filter on a new PARAM_EXEC
- *		that the executor sets to each partition it claims.
+ *		that the executor sets to each partition it claims, or whose
+ *		inputs' Sorts get a KeyExchange below them reading the parameter
+ *		(exchange).
  */
 static Plan *
-window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
-						 CustomPath *best_path, List *tlist, List *clauses,
-						 List *custom_plans)
+window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
+								CustomPath *best_path, List *tlist,
+								List *clauses, List *custom_plans,
+								bool exchange)
 {
 	CustomScan *cscan;
 	List	   *exprs;
@@ -1132,15 +1168,34 @@ window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 	window_join_info_from_private(cscan->custom_private, &info);
 	info.key_partitioned = true;
 	info.kp_parts = parts;
-	info.kp_param = wj_keypart_plan(root, parts,
-									linitial(cscan->custom_plans),
-									linitial(list_nth(exprs, WJ_EXPR_OUTER_KEYS)),
-									linitial_oid(info.outer_hashfn),
-									lsecond(cscan->custom_plans),
-									linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
-									linitial_oid(info.inner_hashfn));
+	info.kp_param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
+		(root, parts,
+		 linitial(cscan->custom_plans),
+		 linitial(list_nth(exprs, WJ_EXPR_OUTER_KEYS)),
+		 linitial_oid(info.outer_hashfn),
+		 lsecond(cscan->custom_plans),
+		 linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
+		 linitial_oid(info.inner_hashfn));
 	cscan->custom_private = window_join_info_to_private(&info);
 	return &cscan->scan.plan;
+}
+
+static Plan *
+window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
+						 CustomPath *best_path, List *tlist, List *clauses,
+						 List *custom_plans)
+{
+	return window_join_plan_keypart_common(root, rel, best_path, tlist,
+										   clauses, custom_plans, false);
+}
+
+static Plan *
+window_join_plan_exchange(PlannerInfo *root, RelOptInfo *rel,
+						  CustomPath *best_path, List *tlist, List *clauses,
+						  List *custom_plans)
+{
+	return window_join_plan_keypart_common(root, rel, best_path, tlist,
+										   clauses, custom_plans, true);
 }
 
 /*

@@ -28,6 +28,7 @@
 #include "utils/guc.h"
 #include "utils/tuplestore.h"
 
+#include "join_common.h"
 #include "session_sort.h"
 #include "window_expand.h"
 #include "windowjoin.h"
@@ -118,6 +119,7 @@ _PG_init(void)
 	wj_interval_register();
 	wj_window_join_register();
 	wj_session_sort_register();
+	wj_key_exchange_register();
 	wj_planner_init();
 }
 

@@ -1,0 +1,440 @@
+/*-------------------------------------------------------------------------
+ *
+ * key_exchange.c
+ *	  KeyExchange: the input of a key-partitioned join read in shares by
+ *	  the participants and exchanged between them by key partition.
+ *
+ * A key-partitioned join (join_common.c, docs/parallel.md) joins one key
+ * partition after another, each in one participant: it claims a partition,
+ * sets the partition parameter and rescans its inputs, each a Sort of the
+ * rows of that partition.  Either every participant reads an input in full
+ * and its scan keeps the partition's rows (a filter on the parameter), or
+ * the input is a partial path and this node, between the Sort and the
+ * partial path, exchanges its rows (row_exchange.c):
+ *
+ *	1. on the first fetch, each participant reads its share of the input to
+ *	   the end and writes every row into its key partition's shared file
+ *	   (the partition number is a junk column the child computes, the same
+ *	   expression as the filter's), then waits for the others;
+ *	2. each fetch returns the next row of the partition in the parameter,
+ *	   from every participant's files; a rescan with the parameter changed
+ *	   moves on to the next partition, without reading the input again.
+ *
+ * The join returns no row before both inputs are sorted, so nobody waits
+ * once rows are flowing to the Gather.  Without a DSM segment (the Gather
+ * ran the plan alone) the node filters instead: it reads its input (then
+ * all of it) for every partition and returns the partition's rows.  A
+ * rescan of the Gather (ReInitializeDSMCustomScan) starts over.
+ *
+ * src/key_exchange.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planmain.h"
+#include "utils/ruleutils.h"
+
+#include "exec_common.h"
+#include "join_common.h"
+#include "row_exchange.h"
+
+typedef struct KeyExchangeState
+{
+	CustomScanState css;
+	int			paramid;		/* the partition parameter */
+	AttrNumber	part_attno;		/* the child's partition column */
+	int			nparts;
+	WjExchange	ex;				/* ex.shared NULL: filter instead */
+	TupleTableSlot *read_slot;	/* a row read back */
+	bool		part_done;		/* the partition's rows are all returned */
+} KeyExchangeState;
+
+static Node *kx_create_state(CustomScan *cscan);
+static void kx_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *kx_exec(CustomScanState *node);
+static void kx_end(CustomScanState *node);
+static void kx_rescan(CustomScanState *node);
+static void kx_explain(CustomScanState *node, List *ancestors,
+					   ExplainState *es);
+static Size kx_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void kx_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+						void *coordinate);
+static void kx_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+						  void *coordinate);
+static void kx_init_worker(CustomScanState *node, shm_toc *toc,
+						   void *coordinate);
+static void kx_shutdown(CustomScanState *node);
+
+static CustomScanMethods key_exchange_scan_methods = {
+	.CustomName = "KeyExchange",
+	.CreateCustomScanState = kx_create_state,
+};
+
+static CustomExecMethods key_exchange_exec_methods = {
+	.CustomName = "KeyExchange",
+	.BeginCustomScan = kx_begin,
+	.ExecCustomScan = kx_exec,
+	.EndCustomScan = kx_end,
+	.ReScanCustomScan = kx_rescan,
+	.ExplainCustomScan = kx_explain,
+	.EstimateDSMCustomScan = kx_estimate_dsm,
+	.InitializeDSMCustomScan = kx_init_dsm,
+	.ReInitializeDSMCustomScan = kx_reinit_dsm,
+	.InitializeWorkerCustomScan = kx_init_worker,
+	.ShutdownCustomScan = kx_shutdown,
+};
+
+/* custom_exprs: the key (for EXPLAIN), then the partition parameter */
+#define KX_EXPR_KEY		0
+#define KX_EXPR_PARAM	1
+
+/*
+ * wj_key_exchange_insert
+ *		Planner: put a KeyExchange between the Sort of a key-partitioned
+ *		join's input plan (under a projecting Result, if any) and the
+ *		partial plan under it.  part_expr, the row's partition, becomes a
+ *		junk column of that plan; the node returns the plan's other columns.
+ */
+void
+wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
+					   int nparts)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *sort = input;
+	Plan	   *child;
+	List	   *tlist;
+	List	   *scan_tlist = NIL;
+	AttrNumber	part_attno;
+	ListCell   *lc;
+
+	if (IsA(sort, Result) && sort->lefttree != NULL &&
+		((Result *) sort)->resconstantqual == NULL)
+		sort = sort->lefttree;
+	if (!IsA(sort, Sort))
+		elog(ERROR, "unexpected input plan of an exchanged key-partitioned join: %d",
+			 (int) nodeTag(sort));
+	child = sort->lefttree;
+	/* the node returns what the Sort reads: the child's columns */
+	cscan->scan.plan.targetlist = copyObject(sort->targetlist);
+
+	/* the child computes the partition as its last column */
+	tlist = list_copy(child->targetlist);
+	part_attno = list_length(tlist) + 1;
+	tlist = lappend(tlist, makeTargetEntry(part_expr, part_attno, NULL, true));
+	child = change_plan_targetlist(child, tlist, child->parallel_safe);
+
+	foreach(lc, child->targetlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(tle->expr), tle->resno,
+											 NULL, tle->resjunk));
+	}
+
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.plan.startup_cost = child->startup_cost;
+	cscan->scan.plan.total_cost = child->total_cost;
+	cscan->scan.plan.plan_rows = child->plan_rows;
+	cscan->scan.plan.plan_width = child->plan_width;
+	cscan->scan.plan.parallel_aware = true;
+	cscan->scan.plan.parallel_safe = true;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = 0;
+	cscan->custom_plans = list_make1(child);
+	cscan->custom_exprs = list_make2(copyObject(key), param);
+	cscan->custom_private = list_make3(makeInteger(param->paramid),
+									   makeInteger(part_attno),
+									   makeInteger(nparts));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = NULL;
+	cscan->methods = &key_exchange_scan_methods;
+	sort->lefttree = &cscan->scan.plan;
+}
+
+/*
+ * kx_create_state
+ *		CreateCustomScanState: the state, from the plan's private list.
+ */
+static Node *
+kx_create_state(CustomScan *cscan)
+{
+	KeyExchangeState *state = palloc0(sizeof(KeyExchangeState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &key_exchange_exec_methods;
+	state->paramid = intVal(linitial(cscan->custom_private));
+	state->part_attno = intVal(lsecond(cscan->custom_private));
+	state->nparts = intVal(lthird(cscan->custom_private));
+	state->ex.reading = -1;
+	return (Node *) state;
+}
+
+/*
+ * kx_begin
+ *		BeginCustomScan: start the child.
+ */
+static void
+kx_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	KeyExchangeState *state = (KeyExchangeState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	PlanState  *child;
+
+	child = ExecInitNode((Plan *) linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(child);
+	state->read_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(child),
+											  &TTSOpsMinimalTuple);
+}
+
+/*
+ * row_part
+ *		A child row's partition.
+ */
+static inline int
+row_part(KeyExchangeState *state, TupleTableSlot *slot)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(slot, state->part_attno, &isnull);
+
+	if (isnull)
+		elog(ERROR, "NULL key partition");
+	return DatumGetInt32(d);
+}
+
+/*
+ * write_rows
+ *		Unless the write phase is over already, write every row of this
+ *		participant's share of the input into its partition, then wait for
+ *		every participant of the write phase.
+ */
+static void
+write_rows(KeyExchangeState *state)
+{
+	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
+
+	if (wj_exchange_begin_write(&state->ex,
+								state->css.ss.ps.state->es_query_cxt))
+	{
+		for (;;)
+		{
+			TupleTableSlot *slot;
+
+			CHECK_FOR_INTERRUPTS();
+			slot = ExecProcNode(child);
+			if (TupIsNull(slot))
+				break;
+			wj_exchange_put(&state->ex, row_part(state, slot), slot);
+		}
+	}
+	wj_exchange_end_write(&state->ex);
+}
+
+/*
+ * scan_row
+ *		A row of the child's as the scan tuple, a virtual slot (the kind the
+ *		node's projection was compiled for, which reads its values without
+ *		deforming it).  Its values may point into the row read back, which
+ *		stays valid until the next read; the Sort above copies it first.
+ */
+static TupleTableSlot *
+scan_row(KeyExchangeState *state, TupleTableSlot *row)
+{
+	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
+	int			natts = scan->tts_tupleDescriptor->natts;
+
+	slot_getallattrs(row);
+	ExecClearTuple(scan);
+	memcpy(scan->tts_values, row->tts_values, natts * sizeof(Datum));
+	memcpy(scan->tts_isnull, row->tts_isnull, natts * sizeof(bool));
+	return ExecStoreVirtualTuple(scan);
+}
+
+/*
+ * kx_next
+ *		ExecScan access method: the next row of the partition in the
+ *		parameter (scan_row), or NULL at its end.
+ */
+static TupleTableSlot *
+kx_next(ScanState *ss)
+{
+	KeyExchangeState *state = (KeyExchangeState *) ss;
+	EState	   *estate = ss->ps.state;
+	ParamExecData *prm = &estate->es_param_exec_vals[state->paramid];
+	int			part;
+	TupleTableSlot *slot;
+
+	if (state->part_done)
+		return NULL;
+	if (prm->execPlan != NULL || prm->isnull)
+		elog(ERROR, "key partition parameter not set");
+	part = DatumGetInt32(prm->value);
+	if (part < 0 || part >= state->nparts)
+		elog(ERROR, "key partition %d out of range", part);
+
+	if (state->ex.shared == NULL)
+	{
+		/* alone: the input's rows of the partition */
+		PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
+
+		for (;;)
+		{
+			CHECK_FOR_INTERRUPTS();
+			slot = ExecProcNode(child);
+			if (TupIsNull(slot))
+				break;
+			if (row_part(state, slot) == part)
+				return scan_row(state, slot);
+		}
+		state->part_done = true;
+		return NULL;
+	}
+
+	if (!state->ex.written)
+		write_rows(state);
+	if (state->ex.reading < 0)
+		wj_exchange_open(&state->ex, part);
+	slot = wj_exchange_read(&state->ex, state->read_slot);
+	if (slot == NULL)
+	{
+		state->part_done = true;
+		return NULL;
+	}
+	return scan_row(state, slot);
+}
+
+/*
+ * kx_recheck
+ *		ExecScan recheck method: nothing to recheck.
+ */
+static bool
+kx_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+/*
+ * kx_exec
+ *		ExecCustomScan: the next row, without the partition column.
+ */
+static TupleTableSlot *
+kx_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, kx_next, kx_recheck);
+}
+
+/*
+ * kx_end
+ *		EndCustomScan.
+ */
+static void
+kx_end(CustomScanState *node)
+{
+	wj_exchange_close(&((KeyExchangeState *) node)->ex);
+	ExecEndNode((PlanState *) linitial(node->custom_ps));
+}
+
+/*
+ * kx_rescan
+ *		ReScanCustomScan: the join moved on to another partition.  The
+ *		exchanged rows stay (a rescan of the Gather drops them, in
+ *		kx_reinit_dsm); filtering, the input is read again.
+ */
+static void
+kx_rescan(CustomScanState *node)
+{
+	KeyExchangeState *state = (KeyExchangeState *) node;
+
+	wj_exchange_close(&state->ex);
+	state->part_done = false;
+	if (state->ex.shared == NULL)
+		wj_rescan_child(node, (PlanState *) linitial(node->custom_ps));
+}
+
+/*
+ * kx_explain
+ *		ExplainCustomScan: the key and the number of partitions.
+ */
+static void
+kx_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	KeyExchangeState *state = (KeyExchangeState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context;
+
+	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
+									   ancestors);
+	ExplainPropertyText("Partition Key",
+						deparse_expression(list_nth(cscan->custom_exprs,
+													KX_EXPR_KEY),
+										   context,
+										   list_length(es->rtable) > 1 ||
+										   es->verbose, false),
+						es);
+	ExplainPropertyInteger("Key Partitions", NULL, state->nparts, es);
+}
+
+/*
+ * kx_estimate_dsm, kx_init_dsm, kx_reinit_dsm, kx_init_worker,
+ * kx_shutdown
+ *		The exchange's shared state (row_exchange.c).  A rescan of the Gather
+ *		drops the exchanged rows and restarts this participant's share of
+ *		the input (the child's own callback resets the shared scan).
+ */
+static Size
+kx_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return wj_exchange_estimate(pcxt->nworkers + 1,
+								((KeyExchangeState *) node)->nparts);
+}
+
+static void
+kx_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	KeyExchangeState *state = (KeyExchangeState *) node;
+
+	wj_exchange_init_dsm(&state->ex, coordinate, pcxt, state->nparts,
+						 "wjkeyx");
+}
+
+static void
+kx_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	KeyExchangeState *state = (KeyExchangeState *) node;
+
+	wj_exchange_reinit_dsm(&state->ex);
+	state->part_done = false;
+	ExecReScan((PlanState *) linitial(node->custom_ps));
+}
+
+static void
+kx_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	wj_exchange_init_worker(&((KeyExchangeState *) node)->ex, coordinate);
+}
+
+static void
+kx_shutdown(CustomScanState *node)
+{
+	KeyExchangeState *state = (KeyExchangeState *) node;
+
+	wj_exchange_close(&state->ex);
+	state->ex.shared = NULL;
+}
+
+/*
+ * wj_key_exchange_register
+ *		Make the node known to parallel workers (from _PG_init).
+ */
+void
+wj_key_exchange_register(void)
+{
+	RegisterCustomScanMethods(&key_exchange_scan_methods);
+}
