@@ -466,6 +466,24 @@ make_exchange_path(PlannerInfo *root, Path *path, Path *subpath, int workers,
 }
 
 /*
+ * make_partial
+ *		Make a new path over input key-partitioned: the rows exchanged
+ *		(input is a partial path, make_exchange_path) or the input read in
+ *		full by every participant (make_keypart_path).
+ */
+static void
+make_partial(PlannerInfo *root, Path *path, Path *input, bool exchange,
+			 int workers, List *part_exprs)
+{
+	path->parallel_safe = true;
+	if (exchange)
+		make_exchange_path(root, path, input, input->parallel_workers,
+						   part_exprs);
+	else
+		make_keypart_path(root, path, input, workers, part_exprs);
+}
+
+/*
  * cheapest_partial_input
  *		The cheapest unparameterized partial path of the window's input
  *		relation with the given target, or NULL.
@@ -797,12 +815,7 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			kp = create_session_sort_path(root, output_rel, input,
 										  sort->path.pathkeys, part_exprs,
 										  time_expr);
-			kp->parallel_safe = true;
-			if (variant == 0)
-				make_keypart_path(root, kp, input, workers, part_exprs);
-			else
-				make_exchange_path(root, kp, input, input->parallel_workers,
-								   part_exprs);
+			make_partial(root, kp, input, variant == 1, workers, part_exprs);
 			wagg = (Path *) create_windowagg_path(root, output_rel, kp,
 												  wpath->path.pathtarget,
 												  wfuncs, wpath->winclause,
@@ -834,12 +847,7 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			kp = create_session_window_path(root, output_rel, wpath,
 											&kp_sort, part_exprs,
 											time_expr, wfunc, gap);
-			kp->parallel_safe = true;
-			if (variant == 0)
-				make_keypart_path(root, kp, input, workers, part_exprs);
-			else
-				make_exchange_path(root, kp, input, input->parallel_workers,
-								   part_exprs);
+			make_partial(root, kp, input, variant == 1, workers, part_exprs);
 			partial_paths = lappend(partial_paths, kp);
 		}
 	}
