@@ -140,8 +140,11 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
 	}
 
 	cscan->scan.plan.qual = NIL;
-	cscan->scan.plan.startup_cost = child->startup_cost;
-	cscan->scan.plan.total_cost = child->total_cost;
+	/* all of the child is read and exchanged before the first row */
+	cscan->scan.plan.startup_cost = child->total_cost +
+		child->plan_rows * WJ_KEYPART_PART_OPS * cpu_operator_cost +
+		wj_exchange_cost(child->plan_rows, child->plan_width);
+	cscan->scan.plan.total_cost = cscan->scan.plan.startup_cost;
 	cscan->scan.plan.plan_rows = child->plan_rows;
 	cscan->scan.plan.plan_width = child->plan_width;
 	cscan->scan.plan.parallel_aware = true;
