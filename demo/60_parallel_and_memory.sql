@@ -29,7 +29,8 @@ SET max_parallel_workers_per_gather = 2;
 
 \echo
 \echo '== interval join, +-2 s per device, with 2 workers =='
-\echo '   split by device: each participant joins the devices it claims'
+\echo '   split by device: each participant joins the devices it claims (their rows exchanged'
+\echo '   between the participants, Parallel Custom Scan (KeyExchange), or read by each)'
 EXPLAIN (COSTS OFF)
 SELECT count(*)
 FROM demo60_readings a JOIN demo60_readings b
@@ -43,6 +44,8 @@ FROM demo60_readings a JOIN demo60_readings b
 \echo
 \echo '== sessions per device (gap 30 s), with 2 workers =='
 \echo '   each participant sessionizes the devices it claims; the grouping runs below the Gather'
+\echo '   ("Key Partition Input: exchanged": each reads a share of the table, the rows go to'
+\echo '   the participant that sessionizes their device through temporary files)'
 EXPLAIN (COSTS OFF)
 SELECT count(*), max(n)
 FROM (SELECT device, (w).window_start, count(*) AS n
