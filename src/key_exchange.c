@@ -14,8 +14,8 @@
  *
  *	1. on the first fetch, each participant reads its share of the input to
  *	   the end and writes every row into its key partition's shared file
- *	   (the partition number is a junk column the child computes, the same
- *	   expression as the filter's), then waits for the others;
+ *	   (the partition computed by the same expression as the filter's),
+ *	   then waits for the others;
  *	2. each fetch returns the next row of the partition in the parameter,
  *	   from every participant's files; a rescan with the parameter changed
  *	   moves on to the next partition, without reading the input again.
@@ -49,7 +49,7 @@ typedef struct KeyExchangeState
 {
 	CustomScanState css;
 	int			paramid;		/* the partition parameter */
-	AttrNumber	part_attno;		/* the child's partition column */
+	ExprState  *part;			/* a child row's partition */
 	int			nparts;
 	WjExchange	ex;				/* ex.shared NULL: filter instead */
 	TupleTableSlot *read_slot;	/* a row read back */
@@ -91,16 +91,17 @@ static CustomExecMethods key_exchange_exec_methods = {
 	.ShutdownCustomScan = kx_shutdown,
 };
 
-/* custom_exprs: the key (for EXPLAIN), then the partition parameter */
+/* custom_exprs: the key (for EXPLAIN), the partition parameter, ... */
 #define KX_EXPR_KEY		0
 #define KX_EXPR_PARAM	1
+#define KX_EXPR_PART	2	/* and the row's partition */
 
 /*
  * wj_key_exchange_insert
  *		Planner: put a KeyExchange between the Sort of a key-partitioned
  *		join's input plan (under a projecting Result, if any) and the
- *		partial plan under it.  part_expr, the row's partition, becomes a
- *		junk column of that plan; the node returns the plan's other columns.
+ *		partial plan under it.  The node returns the plan's rows as they
+ *		are, computing each one's partition, part_expr, itself.
  */
 void
 wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
@@ -109,9 +110,7 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *sort = input;
 	Plan	   *child;
-	List	   *tlist;
 	List	   *scan_tlist = NIL;
-	AttrNumber	part_attno;
 	ListCell   *lc;
 
 	if (IsA(sort, Result) && sort->lefttree != NULL &&
@@ -121,15 +120,8 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
 		elog(ERROR, "unexpected input plan of an exchanged key-partitioned join: %d",
 			 (int) nodeTag(sort));
 	child = sort->lefttree;
-	/* the node returns what the Sort reads: the child's columns */
-	cscan->scan.plan.targetlist = copyObject(sort->targetlist);
 
-	/* the child computes the partition as its last column */
-	tlist = list_copy(child->targetlist);
-	part_attno = list_length(tlist) + 1;
-	tlist = lappend(tlist, makeTargetEntry(part_expr, part_attno, NULL, true));
-	child = change_plan_targetlist(child, tlist, child->parallel_safe);
-
+	/* the scan tuple and the output are the child's row */
 	foreach(lc, child->targetlist)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);
@@ -138,7 +130,7 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
 							 makeTargetEntry(copyObject(tle->expr), tle->resno,
 											 NULL, tle->resjunk));
 	}
-
+	cscan->scan.plan.targetlist = copyObject(scan_tlist);
 	cscan->scan.plan.qual = NIL;
 	/* all of the child is read and exchanged before the first row */
 	cscan->scan.plan.startup_cost = child->total_cost +
@@ -152,9 +144,8 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;
 	cscan->custom_plans = list_make1(child);
-	cscan->custom_exprs = list_make2(copyObject(key), param);
-	cscan->custom_private = list_make3(makeInteger(param->paramid),
-									   makeInteger(part_attno),
+	cscan->custom_exprs = list_make3(copyObject(key), param, part_expr);
+	cscan->custom_private = list_make2(makeInteger(param->paramid),
 									   makeInteger(nparts));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
@@ -174,8 +165,7 @@ kx_create_state(CustomScan *cscan)
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &key_exchange_exec_methods;
 	state->paramid = intVal(linitial(cscan->custom_private));
-	state->part_attno = intVal(lsecond(cscan->custom_private));
-	state->nparts = intVal(lthird(cscan->custom_private));
+	state->nparts = intVal(lsecond(cscan->custom_private));
 	state->ex.reading = -1;
 	return (Node *) state;
 }
@@ -195,6 +185,8 @@ kx_begin(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make1(child);
 	state->read_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(child),
 											  &TTSOpsMinimalTuple);
+	state->part = ExecInitExpr(list_nth(cscan->custom_exprs, KX_EXPR_PART),
+							   &node->ss.ps);
 }
 
 /*
@@ -204,9 +196,13 @@ kx_begin(CustomScanState *node, EState *estate, int eflags)
 static inline int
 row_part(KeyExchangeState *state, TupleTableSlot *slot)
 {
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
 	bool		isnull;
-	Datum		d = slot_getattr(slot, state->part_attno, &isnull);
+	Datum		d;
 
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	d = ExecEvalExprSwitchContext(state->part, econtext, &isnull);
 	if (isnull)
 		elog(ERROR, "NULL key partition");
 	return DatumGetInt32(d);
@@ -241,29 +237,11 @@ write_rows(KeyExchangeState *state)
 }
 
 /*
- * scan_row
- *		A row of the child's as the scan tuple, a virtual slot (the kind the
- *		node's projection was compiled for, which reads its values without
- *		deforming it).  Its values may point into the row read back, which
- *		stays valid until the next read; the Sort above copies it first.
- */
-static TupleTableSlot *
-scan_row(KeyExchangeState *state, TupleTableSlot *row)
-{
-	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
-	int			natts = scan->tts_tupleDescriptor->natts;
-
-	slot_getallattrs(row);
-	ExecClearTuple(scan);
-	memcpy(scan->tts_values, row->tts_values, natts * sizeof(Datum));
-	memcpy(scan->tts_isnull, row->tts_isnull, natts * sizeof(bool));
-	return ExecStoreVirtualTuple(scan);
-}
-
-/*
  * kx_next
  *		ExecScan access method: the next row of the partition in the
- *		parameter (scan_row), or NULL at its end.
+ *		parameter, or NULL at its end.  The node neither projects nor
+ *		filters, so ExecScan returns the slot as it is: the child's, or the
+ *		row read back (valid until the next read; the Sort above copies it).
  */
 static TupleTableSlot *
 kx_next(ScanState *ss)
@@ -294,7 +272,7 @@ kx_next(ScanState *ss)
 			if (TupIsNull(slot))
 				break;
 			if (row_part(state, slot) == part)
-				return scan_row(state, slot);
+				return slot;
 		}
 		state->part_done = true;
 		return NULL;
@@ -306,11 +284,8 @@ kx_next(ScanState *ss)
 		wj_exchange_open(&state->ex, part);
 	slot = wj_exchange_read(&state->ex, state->read_slot);
 	if (slot == NULL)
-	{
 		state->part_done = true;
-		return NULL;
-	}
-	return scan_row(state, slot);
+	return slot;
 }
 
 /*
@@ -325,7 +300,7 @@ kx_recheck(ScanState *ss, TupleTableSlot *slot)
 
 /*
  * kx_exec
- *		ExecCustomScan: the next row, without the partition column.
+ *		ExecCustomScan: the next row.
  */
 static TupleTableSlot *
 kx_exec(CustomScanState *node)
