@@ -316,6 +316,45 @@ SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv FROM
     ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$,
   key_partitioned => true);
 ALTER TABLE pb RESET (parallel_workers);
+-- The KeyExchange computes each row's partition from its child's rows,
+-- here a scan's own tuples (the tables have just the join's columns, so
+-- nothing is projected below it): the keys spread over the participants.
+CREATE TABLE kxa (k int, t timestamp);
+CREATE TABLE kxb (k int, t timestamp);
+INSERT INTO kxa SELECT i % 100, '2024-01-01'::timestamp + i * interval '1 second'
+  FROM generate_series(1, 20000) i;
+INSERT INTO kxb SELECT i % 100, '2024-01-01'::timestamp + i * interval '1 second' + interval '500 ms'
+  FROM generate_series(1, 20000) i;
+ANALYZE kxa;
+ANALYZE kxb;
+CREATE FUNCTION kx_spread(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  launched int;
+  busy int := 0;
+  exchanges int := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'Workers Launched: ' THEN
+      launched := (regexp_match(line, 'Workers Launched: (\d+)'))[1]::int;
+    END IF;
+    IF line ~ 'Parallel Custom Scan \(KeyExchange\)' THEN exchanges := exchanges + 1; END IF;
+    IF line ~ 'Leader Rows: [1-9]' OR line ~ 'Worker \d+:  Peak State.*Rows: [1-9]' THEN
+      busy := busy + 1;
+    END IF;
+  END LOOP;
+  -- the leader claims its own partition, the workers theirs (a worker done
+  -- early may take the other's, before that one starts)
+  RETURN format('exchanges: %s, workers launched: %s, more than one participant with rows: %s',
+                exchanges, launched, busy > 1);
+END $$;
+SELECT kx_spread($q$SELECT count(*) FROM kxa a FULL JOIN kxb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'$q$);
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.k AS ak, a.t AS at, b.k AS bk, b.t AS bt FROM kxa a FULL JOIN kxb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'$q$,
+  key_partitioned => true);
+DROP FUNCTION kx_spread(text);
+DROP TABLE kxa, kxb;
 -- A parallel plan run without parallel mode: the lazily evaluated query of
 -- a set-returning SQL function may be run again, so its Gather runs the plan
 -- in the leader alone, without shared memory; the KeyExchange then reads its

@@ -185,6 +185,12 @@ kx_begin(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make1(child);
 	state->read_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(child),
 											  &TTSOpsMinimalTuple);
+	/*
+	 * The partition is computed over the child's rows, of whatever slot
+	 * kind the child returns, not over the node's own (virtual) scan slot:
+	 * the expression must deform what it is given.
+	 */
+	node->ss.ps.scanopsfixed = false;
 	state->part = ExecInitExpr(list_nth(cscan->custom_exprs, KX_EXPR_PART),
 							   &node->ss.ps);
 }
