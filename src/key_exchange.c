@@ -215,31 +215,13 @@ row_part(KeyExchangeState *state, TupleTableSlot *slot)
 }
 
 /*
- * write_rows
- *		Unless the write phase is over already, write every row of this
- *		participant's share of the input into its partition, then wait for
- *		every participant of the write phase.
+ * write_row
+ *		wj_exchange_write's write_row: a child row into its key partition.
  */
 static void
-write_rows(KeyExchangeState *state)
+write_row(void *arg, WjExchange *ex, TupleTableSlot *slot)
 {
-	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
-
-	if (wj_exchange_begin_write(&state->ex,
-								state->css.ss.ps.state->es_query_cxt))
-	{
-		for (;;)
-		{
-			TupleTableSlot *slot;
-
-			CHECK_FOR_INTERRUPTS();
-			slot = ExecProcNode(child);
-			if (TupIsNull(slot))
-				break;
-			wj_exchange_put(&state->ex, row_part(state, slot), slot);
-		}
-	}
-	wj_exchange_end_write(&state->ex);
+	wj_exchange_put(ex, row_part((KeyExchangeState *) arg, slot), slot);
 }
 
 /*
@@ -285,7 +267,8 @@ kx_next(ScanState *ss)
 	}
 
 	if (!state->ex.written)
-		write_rows(state);
+		wj_exchange_write(&state->ex, (PlanState *) linitial(state->css.custom_ps),
+						  estate->es_query_cxt, write_row, state);
 	if (state->ex.reading < 0)
 		wj_exchange_open(&state->ex, part);
 	slot = wj_exchange_read(&state->ex, state->read_slot);

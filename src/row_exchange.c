@@ -39,6 +39,7 @@
 #include <math.h>
 
 #include "access/parallel.h"
+#include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
@@ -80,7 +81,6 @@ static void
 reset(WjExchange *ex)
 {
 	ex->sts = NULL;
-	ex->writing = false;
 	ex->written = false;
 	ex->reading = -1;
 }
@@ -207,14 +207,17 @@ wj_exchange_restart(WjExchange *ex)
 }
 
 /*
- * wj_exchange_begin_write
- *		Attach to the partitions' tuplestores (accessors allocated in cxt)
- *		and to the barrier; true if the write phase is still on, so that
- *		this process must write every row of its child (wj_exchange_put)
- *		before wj_exchange_end_write.
+ * wj_exchange_write
+ *		The write phase, for this process: attach to the partitions'
+ *		tuplestores (accessors allocated in cxt) and to the barrier and,
+ *		unless the phase is over already, pass every row of child to
+ *		write_row (which writes it into its partitions with wj_exchange_put),
+ *		flush the writes and wait until every participant of the phase is
+ *		done.
  */
-bool
-wj_exchange_begin_write(WjExchange *ex, MemoryContext cxt)
+void
+wj_exchange_write(WjExchange *ex, PlanState *child, MemoryContext cxt,
+				  WjExchangeWriteRow write_row, void *arg)
 {
 	WjExchangeShared *sh = ex->shared;
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
@@ -225,13 +228,30 @@ wj_exchange_begin_write(WjExchange *ex, MemoryContext cxt)
 	for (p = 0; p < sh->nparts; p++)
 		ex->sts[p] = sts_attach(exchange_sts(sh, p), me, &sh->fileset);
 	MemoryContextSwitchTo(oldcxt);
-	ex->writing = (BarrierAttach(&sh->barrier) == 0);
-	return ex->writing;
+
+	if (BarrierAttach(&sh->barrier) == 0)
+	{
+		for (;;)
+		{
+			TupleTableSlot *slot;
+
+			CHECK_FOR_INTERRUPTS();
+			slot = ExecProcNode(child);
+			if (TupIsNull(slot))
+				break;
+			write_row(arg, ex, slot);
+		}
+		for (p = 0; p < sh->nparts; p++)
+			sts_end_write(ex->sts[p]);
+		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
+	}
+	BarrierDetach(&sh->barrier);
+	ex->written = true;
 }
 
 /*
  * wj_exchange_put
- *		Write a row into partition part.
+ *		Write a row into partition part (from wj_exchange_write's write_row).
  */
 void
 wj_exchange_put(WjExchange *ex, int part, TupleTableSlot *slot)
@@ -239,33 +259,11 @@ wj_exchange_put(WjExchange *ex, int part, TupleTableSlot *slot)
 	bool		should_free;
 	MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
 
-	Assert(ex->writing && part >= 0 && part < ex->shared->nparts);
+	Assert(ex->sts != NULL && !ex->written &&
+		   part >= 0 && part < ex->shared->nparts);
 	sts_puttuple(ex->sts[part], NULL, tuple);
 	if (should_free)
 		pfree(tuple);
-}
-
-/*
- * wj_exchange_end_write
- *		The end of this process's writes: flush them, wait until every
- *		participant of the write phase is done, and detach from the barrier.
- */
-void
-wj_exchange_end_write(WjExchange *ex)
-{
-	WjExchangeShared *sh = ex->shared;
-
-	if (ex->writing)
-	{
-		int			p;
-
-		for (p = 0; p < sh->nparts; p++)
-			sts_end_write(ex->sts[p]);
-		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
-	}
-	BarrierDetach(&sh->barrier);
-	ex->writing = false;
-	ex->written = true;
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "access/parallel.h"
 #include "executor/tuptable.h"
+#include "nodes/execnodes.h"
 #include "nodes/nodes.h"
 #include "port/atomics.h"
 #include "storage/barrier.h"
@@ -42,7 +43,6 @@ typedef struct WjExchange
 {
 	WjExchangeShared *shared;	/* NULL: no exchange (no DSM segment) */
 	SharedTuplestoreAccessor **sts; /* one per partition, once attached */
-	bool		writing;		/* this process is in the write phase */
 	bool		written;		/* the write phase is over for this process */
 	int			reading;		/* partition being read, or -1 */
 } WjExchange;
@@ -56,10 +56,13 @@ extern void wj_exchange_reinit_dsm(WjExchange *ex);
 extern void wj_exchange_init_worker(WjExchange *ex, void *space);
 extern void wj_exchange_restart(WjExchange *ex);
 
-/* write phase */
-extern bool wj_exchange_begin_write(WjExchange *ex, MemoryContext cxt);
+/* write phase: write_row puts each row of the child into its partitions */
+typedef void (*WjExchangeWriteRow) (void *arg, WjExchange *ex,
+									TupleTableSlot *slot);
+extern void wj_exchange_write(WjExchange *ex, PlanState *child,
+							  MemoryContext cxt, WjExchangeWriteRow write_row,
+							  void *arg);
 extern void wj_exchange_put(WjExchange *ex, int part, TupleTableSlot *slot);
-extern void wj_exchange_end_write(WjExchange *ex);
 
 /* read phase */
 extern int	wj_exchange_claim(WjExchange *ex);

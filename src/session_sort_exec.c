@@ -1998,6 +1998,16 @@ row_partition(SessionSortState *state, TupleTableSlot *slot)
 }
 
 /*
+ * write_row
+ *		wj_exchange_write's write_row: an input row into its key partition.
+ */
+static void
+write_row(void *arg, WjExchange *ex, TupleTableSlot *slot)
+{
+	wj_exchange_put(ex, row_partition((SessionSortState *) arg, slot), slot);
+}
+
+/*
  * exchanged_input
  *		next_input with exchanged key partitions: first write every row of
  *		this participant's share of the input into its partition's shared
@@ -2008,25 +2018,10 @@ row_partition(SessionSortState *state, TupleTableSlot *slot)
 static TupleTableSlot *
 exchanged_input(SessionSortState *state)
 {
-	PlanState  *child = SSORT_CHILD(state);
-
 	if (!state->ex.written)
-	{
-		if (wj_exchange_begin_write(&state->ex,
-									state->css.ss.ps.state->es_query_cxt))
-		{
-			for (;;)
-			{
-				TupleTableSlot *slot = ExecProcNode(child);
-
-				if (TupIsNull(slot))
-					break;
-				wj_exchange_put(&state->ex, row_partition(state, slot), slot);
-				CHECK_FOR_INTERRUPTS();
-			}
-		}
-		wj_exchange_end_write(&state->ex);
-	}
+		wj_exchange_write(&state->ex, SSORT_CHILD(state),
+						  state->css.ss.ps.state->es_query_cxt,
+						  write_row, state);
 	for (;;)
 	{
 		TupleTableSlot *slot;

@@ -238,6 +238,33 @@ window_partition(WindowExpandState *state, int64 value)
 }
 
 /*
+ * write_pane
+ *		wj_exchange_write's write_row: a pane row into the partitions of its
+ *		windows.
+ */
+static void
+write_pane(void *arg, WjExchange *ex, TupleTableSlot *slot)
+{
+	WindowExpandState *state = (WindowExpandState *) arg;
+	uint64		mask = 0;
+	int			p;
+
+	if (!start_row(state, slot))
+		return;
+	while (state->remaining > 0)
+	{
+		mask |= UINT64CONST(1) << window_partition(state, state->next);
+		if (--state->remaining > 0)
+			state->next += state->every;
+	}
+	for (p = 0; p < ex->shared->nparts; p++)
+	{
+		if (mask & (UINT64CONST(1) << p))
+			wj_exchange_put(ex, p, slot);
+	}
+}
+
+/*
  * shared_write
  *		Parallel-aware: unless the write phase is over already, write every
  *		pane row of the child into the partitions of its windows, then wait
@@ -246,38 +273,8 @@ window_partition(WindowExpandState *state, int64 value)
 static void
 shared_write(WindowExpandState *state)
 {
-	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
-	int			nparts = state->ex.shared->nparts;
-
-	if (wj_exchange_begin_write(&state->ex,
-								state->css.ss.ps.state->es_query_cxt))
-	{
-		for (;;)
-		{
-			TupleTableSlot *slot;
-			uint64		mask = 0;
-			int			p;
-
-			CHECK_FOR_INTERRUPTS();
-			slot = ExecProcNode(child);
-			if (TupIsNull(slot))
-				break;
-			if (!start_row(state, slot))
-				continue;
-			while (state->remaining > 0)
-			{
-				mask |= UINT64CONST(1) << window_partition(state, state->next);
-				if (--state->remaining > 0)
-					state->next += state->every;
-			}
-			for (p = 0; p < nparts; p++)
-			{
-				if (mask & (UINT64CONST(1) << p))
-					wj_exchange_put(&state->ex, p, slot);
-			}
-		}
-	}
-	wj_exchange_end_write(&state->ex);
+	wj_exchange_write(&state->ex, (PlanState *) linitial(state->css.custom_ps),
+					  state->css.ss.ps.state->es_query_cxt, write_pane, state);
 	state->remaining = 0;
 }
 
