@@ -382,6 +382,17 @@ wj_keypart_units(int workers)
 }
 
 /*
+ * keypart_parts
+ *		The partitions of wj_keypart_units' key space: one per worker and,
+ *		when the leader has a share, its smaller one last.
+ */
+static int
+keypart_parts(int units)
+{
+	return (units + WJ_KEYPART_SHARE - 1) / WJ_KEYPART_SHARE;
+}
+
+/*
  * wj_keypart_setup
  *		Executor side: set up a node's partition state from its plan (the
  *		units of wj_keypart_units, and the partition parameter).
@@ -390,7 +401,7 @@ void
 wj_keypart_setup(WjKeyPart *kp, int units, int param)
 {
 	kp->units = units;
-	kp->parts = (units + WJ_KEYPART_SHARE - 1) / WJ_KEYPART_SHARE;
+	kp->parts = keypart_parts(units);
 	kp->leader_part = (units % WJ_KEYPART_SHARE) != 0;
 	kp->param = param;
 	kp->bucket = -1;
@@ -568,7 +579,7 @@ wj_keypart_plan_exchange(PlannerInfo *root, int units,
 						 Plan *inner_plan, Expr *inner_key, Oid inner_hash)
 {
 	Param	   *param = keypart_param(root);
-	int			parts = (units + WJ_KEYPART_SHARE - 1) / WJ_KEYPART_SHARE;
+	int			parts = keypart_parts(units);
 
 	wj_key_exchange_insert(outer_plan, outer_key,
 						   wj_partition_expr(outer_key, outer_hash, units),
