@@ -3,7 +3,9 @@
 # (pg_virtualenv sets PGHOST/PGPORT/PGUSER).  Generates the data
 # (bench/generate.sql), then times every PostgreSQL line of bench/suite.tsv,
 # each in a fresh backend (a new psql connection) so that the backend's peak
-# memory (VmHWM) belongs to that configuration alone.  Appends one
+# memory (VmHWM) belongs to that configuration alone; windowjoin's serial, 1-
+# and 2-worker configurations of a workload are timed interleaved, in rounds
+# (time_interleaved).  Appends one
 # tab-separated line per configuration to $OUT/results.tsv:
 #   workload class group size median_ms runs warmup_ms times checksum vm_hwm_kb rss_shmem_kb
 # and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/ (serial
@@ -53,7 +55,82 @@ echo "data generated in $(( $(date +%s) - t0 )) s"
 	               'effective_cache_size', 'random_page_cost') ORDER BY name" >"$OUT/pg_settings.txt"
 mkdir -p "$OUT/plans"
 
-grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size file wm; do
+# record WORKLOAD CLASS GROUP SIZE LINE: append a configuration's result
+# (LINE: wj_bench_run's columns) to results.tsv and say it on the terminal
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$OUT/results.tsv"
+	printf '  %-12s %-8s %10.1f ms  (%s run(s))  %s\n' "$1" "$2" "$(cut -f1 <<<"$5")" \
+		"$(cut -f2 <<<"$5")" "$(cut -f5 <<<"$5")"
+}
+
+# bench_run CLASS WORK_MEM QUERY RUNS SLOW ALONE: wj_bench_run in a fresh backend
+bench_run() {
+	local set_wm=
+	if [ -n "$2" ]; then set_wm="SET work_mem = '$2';"; fi
+	"${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$1") $set_wm" \
+		-c "SELECT median_ms, runs, warmup_ms, times, checksum, vm_hwm_kb, rss_shmem_kb
+		    FROM wj_bench_run(\$wjq\$$3\$wjq\$, $4, $5, $6)"
+}
+
+# explain WORKLOAD CLASS WORK_MEM QUERY: EXPLAIN ANALYZE of a windowjoin
+# configuration into plans/ (serial, and with 2 workers)
+explain() {
+	local plan=$1 set_wm=
+	[ "$2" = wj2 ] && plan=$1.2workers
+	if [ -n "$3" ]; then set_wm="SET work_mem = '$3';"; fi
+	"${PSQL[@]}" -A -t -c "$(settings "$2") $set_wm" \
+		-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $4" \
+		>"$OUT/plans/$plan.txt"
+}
+
+# time_interleaved: the windowjoin configurations of one workload that differ
+# only in their number of workers (wj, wj1, wj2: the same query), timed in
+# RUNS rounds; each round runs every configuration once, in a fresh backend,
+# after a warm-up in that backend, in an order that rotates from round to
+# round.  The machine's speed drifts over minutes (other tenants, clocks), and
+# timing one configuration's runs after the other's would put that drift into
+# the speed-up; interleaved, each configuration sees the same minutes.  The
+# median of its rounds is reported, its first warm-up, and its backends'
+# largest private peak memory.
+time_interleaved() {
+	local n=${#G_CLASS[@]} r i k line checksum
+	local -a times warm ck hwm shm
+	for ((r = 0; r < RUNS; r++)); do
+		for ((k = 0; k < n; k++)); do
+			i=$(( (k + r) % n ))
+			line=$(bench_run "${G_CLASS[$i]}" "$G_WM" "$G_Q" 1 1e12 1e12)
+			IFS=$'\t' read -r _ _ w t checksum vm sh <<<"$line"
+			times[$i]="${times[$i]:-}${times[$i]:+ }$t"
+			[ -n "${warm[$i]:-}" ] || warm[$i]=$w
+			if [ -n "${ck[$i]:-}" ] && [ "${ck[$i]}" != "$checksum" ]; then
+				echo "run_pg: ${G_WL} ${G_CLASS[$i]}: checksum $checksum differs from ${ck[$i]}" >&2
+				exit 1
+			fi
+			ck[$i]=$checksum
+			if [ -z "${hwm[$i]:-}" ] || [ $((vm - sh)) -gt $((hwm[$i] - shm[$i])) ]; then
+				hwm[$i]=$vm shm[$i]=$sh
+			fi
+		done
+	done
+	for ((i = 0; i < n; i++)); do
+		line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' \
+			"$(tr ' ' '\n' <<<"${times[$i]}" | sort -g | awk '{ a[NR] = $1 } END {
+				print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }')" \
+			"$RUNS" "${warm[$i]}" "${times[$i]}" "${ck[$i]}" "${hwm[$i]}" "${shm[$i]}")
+		record "$G_WL" "${G_CLASS[$i]}" "$G_GROUP" "$G_SIZE" "$line"
+		case "${G_CLASS[$i]}" in wj|wj2) explain "$G_WL" "${G_CLASS[$i]}" "$G_WM" "$G_Q" ;; esac
+	done
+	G_CLASS=()
+}
+
+G_CLASS=()
+while IFS=$'\t' read -r wl class group size file wm; do
+	# a pending interleaved group ends at any other line
+	if [ ${#G_CLASS[@]} -gt 0 ] &&
+		{ [ "$wl" != "$G_WL" ] || [ "$file" != "$G_FILE" ] || [ "$wm" != "$G_WM" ] ||
+		  ! [[ $class =~ ^wj[12]?$ ]]; }; then
+		time_interleaved
+	fi
 	case "$class" in
 	setup)
 		"${PSQL[@]}" -f "$BENCH/queries/$file"
@@ -63,21 +140,14 @@ grep -v '^#' "$BENCH/suite.tsv" | while IFS=$'\t' read -r wl class group size fi
 	esac
 	selected "$wl" || continue
 	q=$(query "$file")
-	slow=$SLOW_MS alone=$ALONE_MS
-	case "$class" in wj|wj1|wj2|wjslice) slow=1e12 alone=1e12 ;; esac
-	set_wm=
-	if [ -n "$wm" ]; then set_wm="SET work_mem = '$wm';"; fi
-	line=$("${PSQL[@]}" -A -t -F $'\t' -c "$(settings "$class") $set_wm" \
-		-c "SELECT median_ms, runs, warmup_ms, times, checksum, vm_hwm_kb, rss_shmem_kb
-		    FROM wj_bench_run(\$wjq\$$q\$wjq\$, $RUNS, $slow, $alone)")
-	printf '%s\t%s\t%s\t%s\t%s\n' "$wl" "$class" "$group" "$size" "$line" >>"$OUT/results.tsv"
-	printf '  %-12s %-8s %10.1f ms  (%s run(s))  %s\n' "$wl" "$class" "$(cut -f1 <<<"$line")" \
-		"$(cut -f2 <<<"$line")" "$(cut -f5 <<<"$line")"
-	if [ "$class" = wj ] || [ "$class" = wj2 ]; then
-		plan=$wl
-		[ "$class" = wj2 ] && plan=$wl.2workers
-		"${PSQL[@]}" -A -t -c "$(settings "$class") $set_wm" \
-			-c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $q" \
-			>"$OUT/plans/$plan.txt"
-	fi
-done
+	case "$class" in
+	wj|wj1|wj2)
+		G_WL=$wl G_GROUP=$group G_SIZE=$size G_FILE=$file G_WM=$wm G_Q=$q
+		G_CLASS+=("$class")
+		continue ;;
+	wjslice) slow=1e12 alone=1e12 ;;
+	*) slow=$SLOW_MS alone=$ALONE_MS ;;
+	esac
+	record "$wl" "$class" "$group" "$size" "$(bench_run "$class" "$wm" "$q" "$RUNS" "$slow" "$alone")"
+done < <(grep -v '^#' "$BENCH/suite.tsv")
+[ ${#G_CLASS[@]} -eq 0 ] || time_interleaved
