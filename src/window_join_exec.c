@@ -294,6 +294,7 @@ typedef struct WjScanState
 	WjRow	   *outer_cur;
 	bool		probe_started;
 	bool		probe_matched;
+	bool		outer_filled;	/* outer_cur is in the scan tuple */
 	WjRow	   *chain_cur;
 	/* INNER_UNMATCHED position */
 	WjRow	   *inner_cur;
@@ -1715,7 +1716,13 @@ window_join_exec(CustomScanState *node)
 							if (chain)
 								state->chain_cur = chain->head;
 						}
-						fill_from_row(state, &state->outer, orow);
+
+						/*
+						 * The outer row goes into the scan tuple only when
+						 * it is needed: most rows of a window have no inner
+						 * row of their key hash in it.
+						 */
+						state->outer_filled = false;
 					}
 
 					while (state->chain_cur != NULL)
@@ -1726,6 +1733,11 @@ window_join_exec(CustomScanState *node)
 						state->chain_cur = irow->chain_next;
 						if (irow->hash != orow->hash)
 							continue;
+						if (!state->outer_filled)
+						{
+							fill_from_row(state, &state->outer, orow);
+							state->outer_filled = true;
+						}
 						fill_from_row(state, &state->inner, irow);
 						ResetExprContext(econtext);
 						econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
@@ -1769,6 +1781,8 @@ window_join_exec(CustomScanState *node)
 						emit_outer = !state->probe_matched && state->outer.preserved;
 					if (emit_outer)
 					{
+						if (!state->outer_filled)
+							fill_from_row(state, &state->outer, orow);
 						fill_nulls(state, &state->inner);
 						result = emit(state);
 						if (result)
