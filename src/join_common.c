@@ -292,6 +292,28 @@ wj_keypart_scan(Path *path)
 }
 
 /*
+ * wj_cheapest_partial_path
+ *		The cheapest unparameterized parallel-safe partial path of rel (the
+ *		list is in cost order), computing target when target is not NULL;
+ *		NULL when there is none.
+ */
+Path *
+wj_cheapest_partial_path(RelOptInfo *rel, PathTarget *target)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->partial_pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->param_info == NULL && path->parallel_safe &&
+			(target == NULL || equal(path->pathtarget->exprs, target->exprs)))
+			return path;
+	}
+	return NULL;
+}
+
+/*
  * wj_keypart_exchange_input
  *		The input of an exchanged key-partitioned join (wj_keypart_exchanged):
  *		the cheapest partial path of rel, sorted into pathkeys order by a
@@ -301,18 +323,14 @@ wj_keypart_scan(Path *path)
 Path *
 wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 {
-	ListCell   *lc;
+	Path	   *path;
 
 	if (!rel->consider_parallel)
 		return NULL;
-	foreach(lc, rel->partial_pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-
-		if (path->param_info == NULL && path->parallel_safe)
-			return (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
-	}
-	return NULL;
+	path = wj_cheapest_partial_path(rel, NULL);
+	if (path == NULL)
+		return NULL;
+	return (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
 }
 
 /*

@@ -86,6 +86,7 @@ extern int	wj_keypart_plan(PlannerInfo *root, int units,
  * row's partition (hash, mask, modulo, division), for the costs.
  */
 #define WJ_KEYPART_PART_OPS		4
+extern Path *wj_cheapest_partial_path(RelOptInfo *rel, PathTarget *target);
 extern Path *wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel,
 									   List *pathkeys);
 extern void wj_keypart_exchanged(PlannerInfo *root, Path *path, Path *outer,

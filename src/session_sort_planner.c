@@ -484,27 +484,6 @@ make_partial(PlannerInfo *root, Path *path, Path *input, bool exchange,
 }
 
 /*
- * cheapest_partial_input
- *		The cheapest unparameterized partial path of the window's input
- *		relation with the given target, or NULL.
- */
-static Path *
-cheapest_partial_input(RelOptInfo *input_rel, PathTarget *target)
-{
-	ListCell   *lc;
-
-	foreach(lc, input_rel->partial_pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-
-		if (path->param_info == NULL && path->parallel_safe &&
-			equal(path->pathtarget->exprs, target->exprs))
-			return path;		/* the list is in cost order */
-	}
-	return NULL;
-}
-
-/*
  * wj_session_keypart_path
  *		Is the path (through a projection and a WindowAgg) a key-partitioned
  *		SessionSort or SessionWindow, whose participants each return whole
@@ -792,8 +771,8 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			kp_input = sort->subpath;
 			if (!kp_input->parallel_safe)
 				kp_input = cheapest_safe_input(input_rel, kp_input->pathtarget);
-			ex_input = cheapest_partial_input(input_rel,
-											  sort->subpath->pathtarget);
+			ex_input = wj_cheapest_partial_path(input_rel,
+												sort->subpath->pathtarget);
 		}
 
 		ssort = create_session_sort_path(root, output_rel, sort->subpath,
