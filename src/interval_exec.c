@@ -302,7 +302,8 @@ ij_begin(CustomScanState *node, EState *estate, int eflags)
 	st->kp.bucket = -1;
 	if (info.key_partitioned)
 	{
-		wj_keypart_setup(&st->kp, info.kp_parts, info.kp_param);
+		wj_keypart_setup(&st->kp, info.kp_parts, info.kp_grain,
+						  info.kp_param);
 	}
 
 	st->jointype = info.jointype;

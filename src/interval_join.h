@@ -57,6 +57,7 @@ typedef struct IntervalJoinPlanInfo
 									 * Gather (join_common.h)? */
 	int			kp_param;		/* if so: PARAM_EXEC of the partition */
 	int			kp_parts;		/* if so: its wj_keypart_units */
+	int			kp_grain;		/* and units per partition */
 } IntervalJoinPlanInfo;
 
 /* custom_exprs members */

@@ -920,6 +920,7 @@ ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 	interval_join_info_from_private(cscan->custom_private, &plan_info);
 	plan_info.key_partitioned = true;
 	plan_info.kp_parts = parts;
+	plan_info.kp_grain = exchange ? WJ_KEYPART_EXCHANGE_GRAIN : WJ_KEYPART_SHARE;
 	plan_info.kp_param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
 		(root, parts,
 		 linitial(cscan->custom_plans), k->outer_expr, ohash,
@@ -1133,6 +1134,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	plan_info.key_partitioned = false;	/* see ij_plan_keypart */
 	plan_info.kp_param = 0;
 	plan_info.kp_parts = 0;
+	plan_info.kp_grain = 0;
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = info->otherquals;
@@ -1182,6 +1184,7 @@ interval_join_info_to_private(const IntervalJoinPlanInfo *info)
 	wj_private_put_bool(&priv, info->key_partitioned);
 	wj_private_put_int(&priv, info->kp_param);
 	wj_private_put_int(&priv, info->kp_parts);
+	wj_private_put_int(&priv, info->kp_grain);
 	return priv;
 }
 
@@ -1213,6 +1216,7 @@ interval_join_info_from_private(List *priv, IntervalJoinPlanInfo *info)
 	info->key_partitioned = wj_private_get_bool(&r);
 	info->kp_param = wj_private_get_int(&r);
 	info->kp_parts = wj_private_get_int(&r);
+	info->kp_grain = wj_private_get_int(&r);
 	wj_private_reader_done(&r);
 }
 

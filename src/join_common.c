@@ -400,26 +400,47 @@ wj_keypart_units(int workers)
 }
 
 /*
- * keypart_parts
- *		The partitions of wj_keypart_units' key space: one per worker and,
- *		when the leader has a share, its smaller one last.
+ * keypart_worker_parts
+ *		The partitions of the workers' part of wj_keypart_units' key space,
+ *		grain units each: WJ_KEYPART_SHARE / grain per worker.
  */
 static int
-keypart_parts(int units)
+keypart_worker_parts(int units, int grain)
 {
-	return (units + WJ_KEYPART_SHARE - 1) / WJ_KEYPART_SHARE;
+	return (units - units % WJ_KEYPART_SHARE) / grain;
+}
+
+/*
+ * keypart_parts
+ *		All partitions of the key space: the workers' and, when the leader
+ *		has a share (the units beyond the workers'), its smaller one last.
+ *
+ * A partition per worker (grain WJ_KEYPART_SHARE) when every partition
+ * costs a pass over the inputs (their scans filter on it); finer ones,
+ * claimed in turn, when the inputs are exchanged and a partition is only
+ * the reading of its files: with few keys, whole-share partitions come out
+ * unequal (50 keys: a worker with a third more than the other), and the
+ * worker done first then takes the next partition instead of waiting.
+ */
+static int
+keypart_parts(int units, int grain)
+{
+	return keypart_worker_parts(units, grain) +
+		(units % WJ_KEYPART_SHARE != 0 ? 1 : 0);
 }
 
 /*
  * wj_keypart_setup
  *		Executor side: set up a node's partition state from its plan (the
- *		units of wj_keypart_units, and the partition parameter).
+ *		units of wj_keypart_units, the units per partition, and the
+ *		partition parameter).
  */
 void
-wj_keypart_setup(WjKeyPart *kp, int units, int param)
+wj_keypart_setup(WjKeyPart *kp, int units, int grain, int param)
 {
 	kp->units = units;
-	kp->parts = keypart_parts(units);
+	kp->grain = grain;
+	kp->parts = keypart_parts(units, grain);
 	kp->leader_part = (units % WJ_KEYPART_SHARE) != 0;
 	kp->param = param;
 	kp->bucket = -1;
@@ -464,19 +485,26 @@ wj_keypart_restart(WjKeyPart *kp)
 int
 wj_keypart_of_hash(WjKeyPart *kp, uint32 hash)
 {
-	return (int) ((hash & PG_INT32_MAX) % (uint32) kp->units) / WJ_KEYPART_SHARE;
+	int			part = (int) ((hash & PG_INT32_MAX) % (uint32) kp->units) /
+		kp->grain;
+
+	return Min(part, keypart_worker_parts(kp->units, kp->grain));
 }
 
 /*
  * wj_partition_expr
- *		"COALESCE((hash(key) & 0x7fffffff) % units, 0) / 10": the key
+ *		"COALESCE((hash(key) & 0x7fffffff) % units, 0) / grain": the key
  *		partition of a row (wj_keypart_units), NULL keys in partition 0.
+ *		With partitions finer than a worker's share, the leader's units
+ *		make one partition: "LEAST(..., workers' partitions)".
  */
 static Expr *
-wj_partition_expr(Expr *key, Oid hashfn, int units)
+wj_partition_expr(Expr *key, Oid hashfn, int units, int grain)
 {
 	Expr	   *h;
+	Expr	   *part;
 	CoalesceExpr *ce = makeNode(CoalesceExpr);
+	MinMaxExpr *least;
 
 	h = (Expr *) makeFuncExpr(hashfn, INT4OID, list_make1(copyObject(key)),
 							  InvalidOid, exprCollation((Node *) key),
@@ -496,11 +524,24 @@ wj_partition_expr(Expr *key, Oid hashfn, int units)
 	ce->args = list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
 									   Int32GetDatum(0), false, true));
 	ce->location = -1;
-	return (Expr *) makeFuncExpr(F_INT4DIV, INT4OID,
+	part = (Expr *) makeFuncExpr(F_INT4DIV, INT4OID,
 								 list_make2(ce, makeConst(INT4OID, -1, InvalidOid, 4,
-														  Int32GetDatum(WJ_KEYPART_SHARE),
+														  Int32GetDatum(grain),
 														  false, true)),
 								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	if (grain == WJ_KEYPART_SHARE)
+		return part;			/* units / grain is at most the leader's */
+	least = makeNode(MinMaxExpr);
+	least->minmaxtype = INT4OID;
+	least->minmaxcollid = InvalidOid;
+	least->inputcollid = InvalidOid;
+	least->op = IS_LEAST;
+	least->args = list_make2(part,
+							 makeConst(INT4OID, -1, InvalidOid, 4,
+									   Int32GetDatum(keypart_worker_parts(units, grain)),
+									   false, true));
+	least->location = -1;
+	return (Expr *) least;
 }
 
 /*
@@ -513,7 +554,8 @@ wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
 	OpExpr	   *eq;
 
 	eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
-								  wj_partition_expr(key, hashfn, units),
+								  wj_partition_expr(key, hashfn, units,
+													WJ_KEYPART_SHARE),
 								  (Expr *) param, InvalidOid, InvalidOid);
 	eq->opfuncid = F_INT4EQ;
 	return (Expr *) eq;
@@ -597,13 +639,14 @@ wj_keypart_plan_exchange(PlannerInfo *root, int units,
 						 Plan *inner_plan, Expr *inner_key, Oid inner_hash)
 {
 	Param	   *param = keypart_param(root);
-	int			parts = keypart_parts(units);
+	int			grain = WJ_KEYPART_EXCHANGE_GRAIN;
+	int			parts = keypart_parts(units, grain);
 
 	wj_key_exchange_insert(outer_plan, outer_key,
-						   wj_partition_expr(outer_key, outer_hash, units),
+						   wj_partition_expr(outer_key, outer_hash, units, grain),
 						   param, parts);
 	wj_key_exchange_insert(inner_plan, inner_key,
-						   wj_partition_expr(inner_key, inner_hash, units),
+						   wj_partition_expr(inner_key, inner_hash, units, grain),
 						   (Param *) copyObject(param), parts);
 	return param->paramid;
 }
@@ -662,10 +705,11 @@ claim_leader_part(WjKeyPart *kp)
  * bits; the leader first claims the leader's partition (the smaller last
  * one, when wj_keypart_units made one; bit WJ_KEYPART_LEADER_BIT of the
  * counter says it is taken), and a worker's partition only when
- * wj_leader_takes_share says so: fewer workers launched than planned, or
- * below a Parallel Append.  A worker left without a partition of its kind
- * takes the leader's partition if no one has.  So every partition is
- * joined exactly once, however many processes run.
+ * wj_leader_takes_share says so: fewer workers launched than planned
+ * (units / WJ_KEYPART_SHARE), or below a Parallel Append.  A worker left
+ * without a partition of its kind takes the leader's partition if no one
+ * has.  So every partition is joined exactly once, however many processes
+ * run.
  */
 bool
 wj_keypart_claim(WjKeyPart *kp)
@@ -675,7 +719,19 @@ wj_keypart_claim(WjKeyPart *kp)
 
 	if (kp->counter == NULL)
 	{
-		/* alone: every partition in turn */
+		/*
+		 * Alone: every partition in turn; or, when the inputs are exchanged
+		 * (finer partitions), all of them at once, "partition" parts, which
+		 * KeyExchange filters as every row: it reads its input for each.
+		 */
+		if (kp->grain != WJ_KEYPART_SHARE)
+		{
+			if (kp->local > 0)
+				goto none;
+			kp->local = 1;
+			kp->bucket = kp->parts;
+			return true;
+		}
 		if (kp->local >= (uint32) kp->parts)
 			goto none;
 		kp->bucket = (int) kp->local++;
@@ -688,7 +744,8 @@ wj_keypart_claim(WjKeyPart *kp)
 			return true;
 	}
 	if (IsParallelWorker() ||
-		wj_leader_takes_share(kp->node, kp->pcxt, nworker_parts))
+		wj_leader_takes_share(kp->node, kp->pcxt,
+							  kp->units / WJ_KEYPART_SHARE))
 	{
 		b = pg_atomic_fetch_add_u32(kp->counter, 1) & ~WJ_KEYPART_LEADER_BIT;
 		if (b < (uint32) nworker_parts)

@@ -100,13 +100,15 @@ extern void wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr,
 extern void wj_key_exchange_register(void);
 
 /* Executor side: a node's partition state */
-#define WJ_KEYPART_SHARE		10	/* units of one worker's partition */
+#define WJ_KEYPART_SHARE		10	/* units of one worker's share */
+#define WJ_KEYPART_EXCHANGE_GRAIN 2	/* units per partition, exchanged */
 #define WJ_KEYPART_LEADER_BIT	0x80000000	/* the leader's partition taken */
 
 typedef struct WjKeyPart
 {
 	int			parts;			/* partitions; 0: not key-partitioned */
 	int			units;			/* wj_keypart_units */
+	int			grain;			/* units per partition of the workers */
 	bool		leader_part;	/* the last partition is the leader's */
 	int			param;			/* PARAM_EXEC holding the partition */
 	int			bucket;			/* partition being joined, -1: none yet */
@@ -123,7 +125,7 @@ typedef struct WjKeyPart
  * leader's DSM segment; forget the partitions claimed (a rescan); a hash
  * value's partition
  */
-extern void wj_keypart_setup(WjKeyPart *kp, int units, int param);
+extern void wj_keypart_setup(WjKeyPart *kp, int units, int grain, int param);
 extern void wj_keypart_init_dsm(WjKeyPart *kp, void *coordinate,
 								PlanState *node, ParallelContext *pcxt);
 extern void wj_keypart_restart(WjKeyPart *kp);

@@ -22,8 +22,8 @@
  *
  * The join returns no row before both inputs are sorted, so nobody waits
  * once rows are flowing to the Gather.  Without a DSM segment (the Gather
- * ran the plan alone) the node filters instead: it reads its input (then
- * all of it) for every partition and returns the partition's rows.  A
+ * ran the plan alone) the join takes all partitions at once, in one pass
+ * (wj_keypart_claim), and the node returns every row of its input.  A
  * rescan of the Gather (ReInitializeDSMCustomScan) starts over.
  *
  * src/key_exchange.c
@@ -245,12 +245,17 @@ kx_next(ScanState *ss)
 	if (prm->execPlan != NULL || prm->isnull)
 		elog(ERROR, "key partition parameter not set");
 	part = DatumGetInt32(prm->value);
-	if (part < 0 || part >= state->nparts)
+	if (part < 0 || part > state->nparts ||
+		(part == state->nparts && state->ex.shared != NULL))
 		elog(ERROR, "key partition %d out of range", part);
 
 	if (state->ex.shared == NULL)
 	{
-		/* alone: the input's rows of the partition */
+		/*
+		 * alone: the input's rows of the partition, or all of them when the
+		 * join takes every partition at once (part == nparts,
+		 * wj_keypart_claim)
+		 */
 		PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
 
 		for (;;)
@@ -259,7 +264,7 @@ kx_next(ScanState *ss)
 			slot = ExecProcNode(child);
 			if (TupIsNull(slot))
 				break;
-			if (row_part(state, slot) == part)
+			if (part == state->nparts || row_part(state, slot) == part)
 				return slot;
 		}
 		state->part_done = true;

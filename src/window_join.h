@@ -80,6 +80,7 @@ typedef struct WindowJoinPlanInfo
 									 * Gather (join_common.h)? */
 	int			kp_param;		/* if so: PARAM_EXEC of the partition */
 	int			kp_parts;		/* if so: its wj_keypart_units */
+	int			kp_grain;		/* and units per partition */
 } WindowJoinPlanInfo;
 
 /* Positions in CustomScan.custom_exprs (a List of Lists) */

@@ -432,7 +432,8 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 	state->jointype = info->jointype;
 	if (info->key_partitioned)
 	{
-		wj_keypart_setup(&state->kp, info->kp_parts, info->kp_param);
+		wj_keypart_setup(&state->kp, info->kp_parts, info->kp_grain,
+						  info->kp_param);
 	}
 	state->kp.bucket = -1;
 	state->mode = info->mode;

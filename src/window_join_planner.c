@@ -1168,6 +1168,7 @@ window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 	window_join_info_from_private(cscan->custom_private, &info);
 	info.key_partitioned = true;
 	info.kp_parts = parts;
+	info.kp_grain = exchange ? WJ_KEYPART_EXCHANGE_GRAIN : WJ_KEYPART_SHARE;
 	info.kp_param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
 		(root, parts,
 		 linitial(cscan->custom_plans),
@@ -1525,6 +1526,7 @@ window_join_info_to_private(const WindowJoinPlanInfo *info)
 	wj_private_put_bool(&priv, info->key_partitioned);
 	wj_private_put_int(&priv, info->kp_param);
 	wj_private_put_int(&priv, info->kp_parts);
+	wj_private_put_int(&priv, info->kp_grain);
 	return priv;
 }
 
@@ -1554,6 +1556,7 @@ window_join_info_from_private(List *priv, WindowJoinPlanInfo *info)
 	info->key_partitioned = wj_private_get_bool(&r);
 	info->kp_param = wj_private_get_int(&r);
 	info->kp_parts = wj_private_get_int(&r);
+	info->kp_grain = wj_private_get_int(&r);
 	wj_private_reader_done(&r);
 }
 
