@@ -38,7 +38,10 @@
  *
  * Joining one window: every outer row of the window probes the inner hash
  * chain of its key hash; each candidate is checked with the join quals
- * (which include the key equalities), and matches are emitted.  Outer rows
+ * (which include the key equalities), and matches are emitted.  The outer
+ * row is deformed into the scan tuple only at its first candidate (or when
+ * it is emitted alone): in a HOP window most rows have none, and a row is
+ * in size/slide windows.  Outer rows
  * without a match are emitted null-extended for LEFT/FULL/ANTI, outer rows
  * with one are emitted once for SEMI; for RIGHT/FULL the inner rows of the
  * window not matched in this window (each inner row remembers the last
