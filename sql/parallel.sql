@@ -261,10 +261,14 @@ RESET max_parallel_workers;
 -- Key partitioning and the leader: one partition per worker and a smaller
 -- one for the leader, its share as PostgreSQL's costing counts it (24 units
 -- for two workers: 10 + 10 + 4); when fewer workers start than planned,
--- the leader also claims the worker partition left over.  kp_leader(q):
--- the partitions, the workers launched, and whether the leader returned
--- rows, from EXPLAIN ANALYZE.
-CREATE FUNCTION kp_leader(q text) RETURNS text LANGUAGE plpgsql AS $$
+-- the leader also claims the worker partition left over.  With the rows
+-- exchanged, the workers' share is cut finer (five partitions of 2 units
+-- per worker, the leader's 4 units one more: 11), and the leader still
+-- joins only its own partition when every worker started.  kp_leader(q,
+-- own): the partitions, the workers launched, and whether the leader
+-- returned rows (exactly own, the rows of the leader's partition: "its
+-- own"), from EXPLAIN ANALYZE.
+CREATE FUNCTION kp_leader(q text, own bigint DEFAULT NULL) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   line text;
   m text[];
@@ -281,10 +285,16 @@ BEGIN
     IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
   END LOOP;
   RETURN format('key partitions: %s, workers launched: %s, leader rows: %s',
-                parts, launched, CASE WHEN leader > 0 THEN 'some' ELSE leader::text END);
+                parts, launched, CASE WHEN leader = own THEN 'its own'
+                                      WHEN leader > 0 THEN 'some' ELSE leader::text END);
 END $$;
+SELECT count(*) AS own_rows FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'
+  WHERE LEAST(COALESCE((hashint4(COALESCE(a.k, b.k)) & 2147483647) % 24, 0) / 2, 10) = 10 \gset
+SELECT :own_rows > 0 AS leader_partition_has_rows;
 SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$,
+  :own_rows);
 SET max_parallel_workers = 1;
 SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
@@ -295,7 +305,7 @@ SET max_parallel_workers_per_gather = 1;
 SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
 SET max_parallel_workers_per_gather = 2;
-DROP FUNCTION kp_leader(text);
+DROP FUNCTION kp_leader(text, bigint);
 
 -- Two ways to key-partition a join, chosen on cost.  In the plans above
 -- each participant reads its share of both inputs and a KeyExchange under
