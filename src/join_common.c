@@ -720,9 +720,10 @@ wj_keypart_claim(WjKeyPart *kp)
 	if (kp->counter == NULL)
 	{
 		/*
-		 * Alone: every partition in turn; or, when the inputs are exchanged
-		 * (finer partitions), all of them at once, "partition" parts, which
-		 * KeyExchange filters as every row: it reads its input for each.
+		 * Alone: every partition in turn, each a pass over the inputs; or,
+		 * when the inputs are exchanged (partitions finer than a share),
+		 * all of them at once as the pseudo-partition "parts", for which
+		 * the KeyExchanges return every row: one pass in all.
 		 */
 		if (kp->grain != WJ_KEYPART_SHARE)
 		{

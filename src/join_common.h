@@ -108,7 +108,8 @@ typedef struct WjKeyPart
 {
 	int			parts;			/* partitions; 0: not key-partitioned */
 	int			units;			/* wj_keypart_units */
-	int			grain;			/* units per partition of the workers */
+	int			grain;			/* units per partition of the workers:
+								 * finer than a share only when exchanged */
 	bool		leader_part;	/* the last partition is the leader's */
 	int			param;			/* PARAM_EXEC holding the partition */
 	int			bucket;			/* partition being joined, -1: none yet */
