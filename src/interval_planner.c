@@ -920,7 +920,7 @@ ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 	interval_join_info_from_private(cscan->custom_private, &plan_info);
 	plan_info.key_partitioned = true;
 	plan_info.kp_parts = parts;
-	plan_info.kp_grain = exchange ? WJ_KEYPART_EXCHANGE_GRAIN : WJ_KEYPART_SHARE;
+	plan_info.kp_grain = wj_keypart_grain(exchange);
 	plan_info.kp_param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
 		(root, parts,
 		 linitial(cscan->custom_plans), k->outer_expr, ohash,

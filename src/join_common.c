@@ -400,6 +400,18 @@ wj_keypart_units(int workers)
 }
 
 /*
+ * wj_keypart_grain
+ *		The units per partition of the workers' share (keypart_parts): a
+ *		whole share when every partition is a pass over the inputs, finer
+ *		when the inputs are exchanged.
+ */
+int
+wj_keypart_grain(bool exchanged)
+{
+	return exchanged ? WJ_KEYPART_EXCHANGE_GRAIN : WJ_KEYPART_SHARE;
+}
+
+/*
  * keypart_worker_parts
  *		The partitions of the workers' part of wj_keypart_units' key space,
  *		grain units each: WJ_KEYPART_SHARE / grain per worker.
@@ -555,7 +567,7 @@ wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
 
 	eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
 								  wj_partition_expr(key, hashfn, units,
-													WJ_KEYPART_SHARE),
+													wj_keypart_grain(false)),
 								  (Expr *) param, InvalidOid, InvalidOid);
 	eq->opfuncid = F_INT4EQ;
 	return (Expr *) eq;
@@ -639,7 +651,7 @@ wj_keypart_plan_exchange(PlannerInfo *root, int units,
 						 Plan *inner_plan, Expr *inner_key, Oid inner_hash)
 {
 	Param	   *param = keypart_param(root);
-	int			grain = WJ_KEYPART_EXCHANGE_GRAIN;
+	int			grain = wj_keypart_grain(true);
 	int			parts = keypart_parts(units, grain);
 
 	wj_key_exchange_insert(outer_plan, outer_key,

@@ -87,6 +87,7 @@ extern int	wj_keypart_plan(PlannerInfo *root, int units,
  */
 #define WJ_KEYPART_PART_OPS		4
 extern Path *wj_cheapest_partial_path(RelOptInfo *rel, PathTarget *target);
+extern int	wj_keypart_grain(bool exchanged);
 extern Path *wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel,
 									   List *pathkeys);
 extern void wj_keypart_exchanged(PlannerInfo *root, Path *path, Path *outer,

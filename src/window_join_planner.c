@@ -1168,7 +1168,7 @@ window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 	window_join_info_from_private(cscan->custom_private, &info);
 	info.key_partitioned = true;
 	info.kp_parts = parts;
-	info.kp_grain = exchange ? WJ_KEYPART_EXCHANGE_GRAIN : WJ_KEYPART_SHARE;
+	info.kp_grain = wj_keypart_grain(exchange);
 	info.kp_param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
 		(root, parts,
 		 linitial(cscan->custom_plans),
