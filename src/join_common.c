@@ -726,7 +726,7 @@ claim_leader_part(WjKeyPart *kp)
 bool
 wj_keypart_claim(WjKeyPart *kp)
 {
-	int			nworker_parts = kp->parts - (kp->leader_part ? 1 : 0);
+	int			nworker_parts = keypart_worker_parts(kp->units, kp->grain);
 	uint32		b;
 
 	if (kp->counter == NULL)
