@@ -190,7 +190,8 @@ SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
 
 -- A parallel partial outer side: every participant sweeps (and spills) on
 -- its own share of the outer rows.  The node's figures under EXPLAIN
--- ANALYZE are the leader's; the workers' rows are compared here.
+-- ANALYZE are the leader's (so the leader takes a share here, whatever the
+-- server's CPUs); the workers' rows are compared here.
 CREATE TABLE spo_p (id int, k int, t timestamp) WITH (autovacuum_enabled = false);
 INSERT INTO spo_p
 SELECT i, CASE WHEN i % 101 = 0 THEN NULL ELSE (i * 37) % 3100 END,
@@ -201,6 +202,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+SET windowjoin.leader_participation = on;
 EXPLAIN (COSTS OFF)
 SELECT o.id, r.val FROM spo_p o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
@@ -213,9 +215,25 @@ SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t >= o.t
                 ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_inner_forward;
+-- The lookup strategy falling back under a Gather: the participant that
+-- loads the versions finds they do not fit; the others fall back at once
+EXPLAIN (COSTS OFF)
+SELECT o.id, r.val FROM spo_p o
+  LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t
+                     ORDER BY r.t DESC LIMIT 1) r ON true;
+SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
+  LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
+  ', (spilled|in memory)', '') AS parallel_lookup_fallback;
+SET windowjoin.leader_participation = off;
+SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
+  LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy', analyze_plan => true),
+  ', (spilled|in memory)', '') AS parallel_lookup_fallback_workers;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
+RESET windowjoin.leader_participation;
 SET max_parallel_workers_per_gather = 0;
 DROP INDEX spv_k_t_idx;
 

@@ -414,6 +414,45 @@ SELECT wj_test.worker_figures('WindowJoin', $q$SELECT a.v AS av, b.v AS bv, a.wi
 SELECT wj_test.worker_figures('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
 
+-- windowjoin.leader_participation = off: the leader of the Gather leaves its
+-- share of the AsOfJoin's outer rows to the workers (no rows of its own),
+-- and the versions are loaded once: by one worker, the other using its
+-- image (its peak state is none), so that the participants hold one copy
+-- in all, every version of pv.  The rows are those of the node off.
+CREATE FUNCTION asof_shares(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  m text[];
+  launched int;
+  leader numeric;
+  loaders int := 0;
+  total bigint;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, 'Workers Launched: (\d+)');
+    IF m IS NOT NULL THEN launched := m[1]::int; END IF;
+    m := regexp_match(line, 'Leader Rows: (\d+)');
+    IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
+    m := regexp_match(line, 'Worker \d+:  Peak State Rows: (\d+)');
+    IF m IS NOT NULL AND m[1]::bigint > 0 THEN loaders := loaders + 1; END IF;
+    m := regexp_match(line, 'Total Peak State Rows: (\d+)');
+    IF m IS NOT NULL THEN total := m[1]::bigint; END IF;
+  END LOOP;
+  RETURN format('workers launched: %s, leader rows: %s, workers that loaded the versions: %s, versions held in all: %s',
+                launched, leader, loaders, total);
+END $$;
+SET windowjoin.leader_participation = off;
+SELECT asof_shares($q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
+SELECT count(*) AS versions FROM pv WHERE t IS NOT NULL AND k IS NOT NULL;
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
+-- the same for the pane aggregation: the workers aggregate every pane
+SELECT wj_test.split_check('WindowExpand', $q$SELECT window_start, window_end, sum(v), count(*)
+  FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, 2$q$);
+RESET windowjoin.leader_participation;
+DROP FUNCTION asof_shares(text);
+
 -- Rescans: a Gather above each node, in a subquery run again for every row
 -- (the SubPlan is correlated only above the Gather, so the Gather and the
 -- node below it are rescanned, not the subquery planned with parameters)

@@ -117,6 +117,7 @@
 
 #include "asof.h"
 #include "asof_exec_internal.h"
+#include "exec_common.h"
 #include "explain_common.h"
 #include "state_stats.h"
 #include "time_shift.h"
@@ -132,6 +133,8 @@ static void asof_explain(CustomScanState *node, List *ancestors,
 static Size asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 static void asof_init_dsm(CustomScanState *node, ParallelContext *pcxt,
 						   void *coordinate);
+static void asof_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+							void *coordinate);
 static void asof_init_worker(CustomScanState *node, shm_toc *toc,
 							  void *coordinate);
 static void asof_shutdown(CustomScanState *node);
@@ -150,6 +153,7 @@ static CustomExecMethods asof_exec_methods = {
 	.ExplainCustomScan = asof_explain,
 	.EstimateDSMCustomScan = asof_estimate_dsm,
 	.InitializeDSMCustomScan = asof_init_dsm,
+	.ReInitializeDSMCustomScan = asof_reinit_dsm,
 	.InitializeWorkerCustomScan = asof_init_worker,
 	.ShutdownCustomScan = asof_shutdown,
 };
@@ -644,6 +648,7 @@ asof_lookup_discard(AsOfJoinState *s)
 {
 	ResetTupleHashTable(s->hashtable);
 	MemoryContextReset(s->hashcxt);
+	s->image_base = NULL;
 	s->dense_ptr = NULL;
 	s->dense_free = 0;
 	s->dense_next = 0;
@@ -826,8 +831,15 @@ asof_next(ScanState *ss)
 	ExprContext *econtext = ss->ps.ps_ExprContext;
 	bool		lookup;
 
+	if (!s->share_checked)
+	{
+		s->share_checked = true;
+		s->stepped_back = wj_leader_steps_back(&ss->ps, s->pcxt);
+	}
+	if (s->stepped_back)
+		return ExecClearTuple(ss->ss_ScanTupleSlot);
 	if (s->strategy == ASOF_STRATEGY_LOOKUP && !s->loaded)
-		asof_lookup_load(s);
+		asof_shared_load(s);
 	lookup = (s->strategy == ASOF_STRATEGY_LOOKUP && !s->fallback);
 
 	for (;;)
@@ -971,8 +983,10 @@ asof_rescan(CustomScanState *node)
 	s->batch_pos = 0;
 	s->batch_size = 1;
 	s->outer_done = false;
+	s->share_checked = false;
 	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
-			!s->fallback && s->inner_ps->chgParam == NULL);
+			!s->fallback && s->inner_ps->chgParam == NULL &&
+			s->image_base == NULL);
 	if (!keep)
 	{
 		if (s->hashed)
@@ -1038,6 +1052,10 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							strategy == ASOF_STRATEGY_SWEEP ?
 							"hashed keys, inputs in time order" :
 							"inputs sorted by keys and time", es);
+		if (strategy == ASOF_STRATEGY_LOOKUP &&
+			node->ss.ps.plan->parallel_aware && s->time_int64)
+			ExplainPropertyText("Versions",
+								"loaded once, shared by the participants", es);
 		if (es->analyze && strategy == ASOF_STRATEGY_LOOKUP)
 		{
 			if (s->fell_back)
@@ -1069,28 +1087,50 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * asof_estimate_dsm, asof_init_dsm, asof_init_worker, asof_shutdown
- *		The parallel-aware plan of a partial path, under a Gather: collect
- *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
- *		The node shares nothing else: every participant joins its share of
- *		the outer rows on its own.
+ * asof_estimate_dsm, asof_init_dsm, asof_reinit_dsm, asof_init_worker,
+ * asof_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather.  Every
+ *		participant joins its share of the outer rows on its own; the
+ *		lookup strategy loads the versions once for all (AsOfShared,
+ *		asof_shared.c).  Each worker's peak state and rows are collected
+ *		for EXPLAIN ANALYZE (state_stats.h).  The segment holds the
+ *		AsOfShared, then the figures.
  */
 static Size
 asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return wj_instr_estimate(pcxt);
+	return add_size(asof_shared_estimate(), wj_instr_estimate(pcxt));
 }
 
 static void
 asof_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	wj_instr_init_dsm(&((AsOfJoinState *) node)->pinstr, pcxt, coordinate);
+	AsOfJoinState *s = (AsOfJoinState *) node;
+
+	s->pcxt = pcxt;
+	s->shared = (AsOfShared *) coordinate;
+	asof_shared_init(s->shared);
+	wj_instr_init_dsm(&s->pinstr, pcxt,
+					  (char *) coordinate + asof_shared_estimate());
+}
+
+static void
+asof_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+				void *coordinate)
+{
+	AsOfJoinState *s = (AsOfJoinState *) node;
+
+	asof_shared_reinit(s->shared, node->ss.ps.state->es_query_dsa);
 }
 
 static void
 asof_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	wj_instr_init_worker(&((AsOfJoinState *) node)->pinstr, coordinate);
+	AsOfJoinState *s = (AsOfJoinState *) node;
+
+	s->shared = (AsOfShared *) coordinate;
+	wj_instr_init_worker(&s->pinstr,
+						 (char *) coordinate + asof_shared_estimate());
 }
 
 static void
@@ -1099,4 +1139,13 @@ asof_shutdown(CustomScanState *node)
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
 	wj_instr_shutdown(&s->pinstr, &node->ss.ps, &s->stats);
+
+	/* the segment and the DSA area go away, and the image with them */
+	s->pcxt = NULL;
+	s->shared = NULL;
+	if (s->image_base != NULL)
+	{
+		asof_lookup_discard(s);
+		s->loaded = false;
+	}
 }

@@ -13,6 +13,8 @@
  *	asof_lookup.c	the lookup strategy (versions hashed by key, binary
  *					search per outer row) and its run-time fallback, also
  *					for the nearest direction
+ *	asof_shared.c	the lookup strategy under a Gather: the versions loaded
+ *					by one participant, copied by the others
  *	asof_nearest.c	what the nearest direction's merge and lookup share:
  *					its setup, tolerance window and the choice between the
  *					two neighbours of the outer time
@@ -24,9 +26,13 @@
 #ifndef ASOF_EXEC_INTERNAL_H
 #define ASOF_EXEC_INTERNAL_H
 
+#include "access/parallel.h"
 #include "nodes/execnodes.h"
 #include "fmgr.h"
 #include "nodes/extensible.h"
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+#include "utils/dsa.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
@@ -34,6 +40,18 @@
 #include "asof.h"
 #include "state_stats.h"
 #include "time_shift.h"
+
+/*
+ * Lookup strategy under a Gather: the versions loaded by one participant
+ * and shared with the others (asof_shared.c), in the DSM segment
+ */
+typedef struct AsOfShared
+{
+	slock_t		mutex;			/* protects state */
+	int			state;			/* ASOF_SHARED_* (asof_shared.c) */
+	dsa_pointer image;			/* the versions' image, once ready */
+	ConditionVariable cv;		/* the builder wakes the others */
+} AsOfShared;
 
 /* A comparison of an outer value with an inner value */
 typedef struct AsOfCmp
@@ -157,6 +175,18 @@ typedef struct AsOfJoinState
 	Oid		   *near_sortcolls;
 	bool	   *near_nullsfirst;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
+	ParallelContext *pcxt;		/* leader under a Gather: its context */
+	bool		share_checked;	/* this scan asked wj_leader_steps_back */
+	bool		stepped_back;	/* the leader leaves its share to workers */
+	AsOfShared *shared;			/* lookup under a Gather: the versions
+								 * loaded once, or NULL */
+	char	   *image_base;		/* their image, if the table points into it
+								 * (asof_shared.c): AsOfVersion.rec is then
+								 * an offset from here, and so are the
+								 * by-reference Datums of the records */
+	int		   *image_byref;	/* the inner columns passed by reference */
+	int			image_nbyref;
+	Datum	   *image_values;	/* a match's Datums made pointers */
 
 	/* sweep: keys in batches on disk (asof_sweep.c) */
 	struct AsOfSpill *spill;
@@ -231,6 +261,13 @@ typedef struct AsOfProbe
 #define ASOF_PREFETCH(p)	((void) (p))
 #endif
 
+/* The record of a version: its rec, a pointer or an offset in the image */
+static inline Datum *
+asof_rec(AsOfJoinState *s, char *rec)
+{
+	return (Datum *) (s->image_base != NULL ? s->image_base + (Size) rec : rec);
+}
+
 /* Compare an outer value with an inner one: <0, 0, >0 as outer is less */
 static inline int
 asof_compare(AsOfCmp *cmp, Datum outer, Datum inner)
@@ -265,8 +302,16 @@ extern bool asof_nearest_key_seen(AsOfJoinState *s);
 extern TupleTableSlot *asof_nearest_merge(AsOfJoinState *s,
 										  ExprContext *econtext);
 
+/* asof_shared.c */
+extern Size asof_shared_estimate(void);
+extern void asof_shared_init(AsOfShared *sh);
+extern void asof_shared_reinit(AsOfShared *sh, dsa_area *area);
+extern void asof_shared_load(AsOfJoinState *s);
+extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
+
 /* asof_lookup.c */
 extern void asof_lookup_load(AsOfJoinState *s);
+extern void asof_lookup_fall_back(AsOfJoinState *s);
 extern TupleTableSlot *asof_next_looked_up(AsOfJoinState *s, Datum **values,
 										   bool **nulls);
 

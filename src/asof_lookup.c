@@ -373,20 +373,32 @@ asof_lookup_load(AsOfJoinState *s)
 		asof_fetch_inner(s);
 		if (MemoryContextMemAllocated(s->metacxt, true) > s->mem_limit)
 		{
-			asof_lookup_discard(s);
-			s->fallback = true;
-			s->fell_back = true;
-			ExecReScan(s->inner_ps);
-			s->next = NULL;
-			s->inner_done = false;
-			if (s->nearest)
-				asof_nearest_sort_outer(s);
-			else
-				asof_sort_outer(s);
+			asof_lookup_fall_back(s);
 			break;
 		}
 	}
 	ResetExprContext(econtext);
+}
+
+/*
+ * asof_lookup_fall_back
+ *		Lookup strategy: the versions do not fit; forget those loaded,
+ *		restart the inner child (sorted by time, as the sweep needs) and
+ *		sort the outer rows as the sweep (or the nearest merge) needs.
+ */
+void
+asof_lookup_fall_back(AsOfJoinState *s)
+{
+	asof_lookup_discard(s);
+	s->fallback = true;
+	s->fell_back = true;
+	ExecReScan(s->inner_ps);
+	s->next = NULL;
+	s->inner_done = false;
+	if (s->nearest)
+		asof_nearest_sort_outer(s);
+	else
+		asof_sort_outer(s);
 }
 
 /*
@@ -492,7 +504,7 @@ asof_lookup_start(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl)
 		}
 		if (lo == 0)
 			return;
-		probe->rec = (Datum *) vl->v[lo - 1].rec;
+		probe->rec = asof_rec(s, vl->v[lo - 1].rec);
 		ASOF_PREFETCH(probe->rec);
 		return;
 	}
@@ -539,7 +551,7 @@ asof_lookup_finish(AsOfJoinState *s, AsOfProbe *probe)
 		asof_count_reached((int64 *) (vl->v + probe->from), 2,
 						   probe->to - probe->from, probe->t,
 						   s->forward, s->strict);
-	probe->rec = (Datum *) vl->v[lo - 1].rec;
+	probe->rec = asof_rec(s, vl->v[lo - 1].rec);
 	ASOF_PREFETCH(probe->rec);
 	ASOF_PREFETCH((char *) probe->rec + 64);
 }
@@ -661,6 +673,8 @@ asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
 							s->batch_isnull + i * s->nouter);
 	*values = s->probes[i].rec;
 	*nulls = *values ? (bool *) (*values + s->ninner) : NULL;
+	if (*values != NULL && s->image_base != NULL)
+		*values = asof_image_values(s, *values);
 	return scan;
 }
 
@@ -711,7 +725,7 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 	}
 	if (s->near_time_null)
 	{
-		probe->rec = (Datum *) vl->v[asof_nearest_first(s, vl)].rec;
+		probe->rec = asof_rec(s, vl->v[asof_nearest_first(s, vl)].rec);
 		return;
 	}
 	if (s->ntol > 0 && !asof_nearest_bounds(s, econtext))
@@ -768,11 +782,11 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 	{
 		int			first = asof_nearest_first(s, vl);
 
-		if (asof_nearest_within(s, ASOF_REC_TIME(s, vl->v[first].rec)))
-			probe->rec = (Datum *) vl->v[first].rec;
+		if (asof_nearest_within(s, ASOF_REC_TIME(s, asof_rec(s, vl->v[first].rec))))
+			probe->rec = asof_rec(s, vl->v[first].rec);
 		else if (lo > 0 &&
-				 asof_nearest_within(s, ASOF_REC_TIME(s, vl->v[lo - 1].rec)))
-			probe->rec = (Datum *) vl->v[lo - 1].rec;
+				 asof_nearest_within(s, ASOF_REC_TIME(s, asof_rec(s, vl->v[lo - 1].rec))))
+			probe->rec = asof_rec(s, vl->v[lo - 1].rec);
 		return;
 	}
 
@@ -786,14 +800,14 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 		next++;
 
 	which = asof_nearest_choose(s, lo > 0,
-								lo > 0 ? ASOF_REC_TIME(s, vl->v[lo - 1].rec) : 0,
+								lo > 0 ? ASOF_REC_TIME(s, asof_rec(s, vl->v[lo - 1].rec)) : 0,
 								next < n,
-								next < n ? ASOF_REC_TIME(s, vl->v[next].rec) : 0,
+								next < n ? ASOF_REC_TIME(s, asof_rec(s, vl->v[next].rec)) : 0,
 								econtext);
 	if (which == 0)
-		probe->rec = (Datum *) vl->v[lo - 1].rec;
+		probe->rec = asof_rec(s, vl->v[lo - 1].rec);
 	else if (which == 1)
-		probe->rec = (Datum *) vl->v[next].rec;
+		probe->rec = asof_rec(s, vl->v[next].rec);
 	if (probe->rec != NULL)
 		ASOF_PREFETCH(probe->rec);
 }

@@ -10,9 +10,11 @@
  * call, any other one is rescanned now.
  *
  * Under a Gather, the leader of a key-partitioned node claims partitions
- * only in the cases wj_leader_takes_share lists; finding whether a
- * Parallel Append lies between the node and its Gather takes a walk of the
- * plan tree from the top, as the node has no link to its parents.
+ * only in the cases wj_leader_takes_share lists, and the leader of a node
+ * that splits a partial outer input may leave its share to the workers
+ * (wj_leader_steps_back); finding whether a Parallel Append lies between
+ * the node and its Gather takes a walk of the plan tree from the top, as
+ * the node has no link to its parents.
  *
  * src/exec_common.c
  *
@@ -20,11 +22,15 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+#include <unistd.h>
+
 #include "access/parallel.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 
 #include "exec_common.h"
+#include "windowjoin.h"
 
 /*
  * wj_rescan_child
@@ -99,6 +105,30 @@ find_in_plan(Plan *plan, Plan *target, bool pappend, bool *result)
 }
 
 /*
+ * below_parallel_append
+ *		Whether a Parallel Append lies between node and the Gather (or
+ *		Gather Merge) above it; true if the node is not found.
+ */
+static bool
+below_parallel_append(PlanState *node)
+{
+	PlannedStmt *stmt = node->state->es_plannedstmt;
+	bool		pappend = true;
+	ListCell   *lc;
+
+	if (!find_in_plan(stmt->planTree, node->plan, false, &pappend))
+	{
+		foreach(lc, stmt->subplans)
+		{
+			if (find_in_plan((Plan *) lfirst(lc), node->plan, false,
+							 &pappend))
+				break;
+		}
+	}
+	return pappend;
+}
+
+/*
  * wj_leader_takes_share
  *		Whether this process takes a share of the work planned for that
  *		many workers (the worker partitions of a key-partitioned node,
@@ -117,23 +147,58 @@ bool
 wj_leader_takes_share(PlanState *node, ParallelContext *pcxt,
 					  int participants)
 {
-	PlannedStmt *stmt;
-	bool		pappend = true;
-	ListCell   *lc;
-
 	if (IsParallelWorker() || pcxt == NULL ||
 		pcxt->nworkers_launched < participants)
 		return true;
-	stmt = node->state->es_plannedstmt;
-	if (!find_in_plan(stmt->planTree, node->plan, false, &pappend))
-	{
-		foreach(lc, stmt->subplans)
-		{
-			if (find_in_plan((Plan *) lfirst(lc), node->plan, false,
-							 &pappend))
-				break;
-		}
-	}
-	return pappend;
+	return below_parallel_append(node);
 }
 
+/*
+ * wj_online_cpus
+ *		The CPUs the server's machine has online, INT_MAX if unknown.
+ */
+static int
+wj_online_cpus(void)
+{
+	static int	ncpus = 0;
+
+	if (ncpus == 0)
+	{
+		long		n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		ncpus = (n > 0 && n < INT_MAX) ? (int) n : INT_MAX;
+	}
+	return ncpus;
+}
+
+/*
+ * wj_leader_steps_back
+ *		Whether the leader of the Gather above a node that splits a partial
+ *		outer input among the participants (pcxt: the Gather's parallel
+ *		context, from the node's InitializeDSMCustomScan; NULL when the node
+ *		runs alone) leaves its share to the workers, returning no rows,
+ *		after windowjoin.leader_participation:
+ *
+ *		on		never, as PostgreSQL's own nodes;
+ *		off		whenever a worker started;
+ *		auto	when as many workers started as the machine has CPUs.  Each
+ *				participant of such a node repeats some work in full (reading
+ *				the inner side, building its table), and a third process on
+ *				two CPUs only slows the other two down: measured, two workers
+ *				alone on two CPUs are faster than with the leader
+ *				(docs/parallel.md).
+ *
+ *		Never below a Parallel Append (see wj_leader_takes_share).  This is
+ *		asked at the start of a scan, when the count of workers is final.
+ */
+bool
+wj_leader_steps_back(PlanState *node, ParallelContext *pcxt)
+{
+	if (IsParallelWorker() || pcxt == NULL || pcxt->nworkers_launched == 0 ||
+		wj_leader_participation == WJ_LEADER_ON)
+		return false;
+	if (wj_leader_participation == WJ_LEADER_AUTO &&
+		pcxt->nworkers_launched < wj_online_cpus())
+		return false;
+	return !below_parallel_append(node);
+}

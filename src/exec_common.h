@@ -21,4 +21,7 @@ extern void wj_rescan_child(CustomScanState *node, PlanState *child);
 extern bool wj_leader_takes_share(PlanState *node, ParallelContext *pcxt,
 								  int participants);
 
+/* Whether the leader leaves its share of a partial outer input to workers */
+extern bool wj_leader_steps_back(PlanState *node, ParallelContext *pcxt);
+
 #endif							/* EXEC_COMMON_H */

@@ -88,6 +88,9 @@ typedef struct WindowExpandState
 	WjExchange	ex;				/* ex.shared NULL: emit every window */
 	int64		block;			/* windows per block */
 	bool		done;			/* every partition claimed and read */
+	ParallelContext *pcxt;		/* leader under a Gather: its context */
+	bool		share_checked;	/* this scan asked wj_leader_steps_back */
+	bool		stepped_back;	/* the leader leaves its share to workers */
 	int			nparts;			/* partitions of the last run (EXPLAIN) */
 	TupleTableSlot *read_slot;	/* a pane row read back */
 } WindowExpandState;
@@ -326,6 +329,14 @@ expand_next(ScanState *ss)
 	int			natts = scan->tts_tupleDescriptor->natts;
 	int64		value;
 
+	if (!state->share_checked)
+	{
+		state->share_checked = true;
+		state->stepped_back = wj_leader_steps_back(&ss->ps, state->pcxt);
+	}
+	if (state->stepped_back)
+		return ExecClearTuple(scan);
+
 	for (;;)
 	{
 		while (state->input == NULL || state->remaining <= 0)
@@ -411,6 +422,7 @@ rescan_window_expand(CustomScanState *node)
 
 	state->input = NULL;
 	state->remaining = 0;
+	state->share_checked = false;
 	wj_exchange_restart(&state->ex);
 	state->done = false;
 	wj_rescan_child(node, child);
@@ -477,6 +489,7 @@ init_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt,
 {
 	WindowExpandState *state = (WindowExpandState *) node;
 
+	state->pcxt = pcxt;
 	wj_exchange_init_dsm(&state->ex, coordinate, pcxt,
 						 expand_nparts(pcxt->nworkers + 1), "wjexpand");
 	if (state->ex.shared != NULL)
@@ -521,6 +534,7 @@ shutdown_window_expand(CustomScanState *node)
 
 	wj_exchange_close(&state->ex);
 	state->ex.shared = NULL;
+	state->pcxt = NULL;
 }
 
 /*

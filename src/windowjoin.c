@@ -40,6 +40,14 @@ bool		wj_enable_interval_join = true;
 bool		wj_enable_asof_join = true;
 bool		wj_enable_key_partitioning = true;
 int			wj_max_windows_per_row = 100000;
+int			wj_leader_participation = WJ_LEADER_AUTO;
+
+static const struct config_enum_entry wj_leader_options[] = {
+	{"auto", WJ_LEADER_AUTO, false},
+	{"on", WJ_LEADER_ON, false},
+	{"off", WJ_LEADER_OFF, false},
+	{NULL, 0, false}
+};
 
 /* was the library loaded through shared_preload_libraries? */
 static bool wj_preloaded = false;
@@ -98,6 +106,16 @@ _PG_init(void)
 							 "Each parallel participant then scans the inputs and joins (or sessionizes) the keys of the partitions it claims (docs/parallel.md).",
 							 &wj_enable_key_partitioning,
 							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomEnumVariable("windowjoin.leader_participation",
+							 "Whether the leader of a Gather takes a share of the outer rows of a node split among the parallel participants.",
+							 "auto: only when fewer workers started than the server has CPUs; on: always, as PostgreSQL's own nodes do; off: never when a worker started (docs/parallel.md).",
+							 &wj_leader_participation,
+							 WJ_LEADER_AUTO,
+							 wj_leader_options,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -22,6 +22,12 @@ extern bool wj_enable_interval_join;
 extern bool wj_enable_asof_join;
 extern int	wj_max_windows_per_row;
 extern bool wj_enable_key_partitioning;
+extern int	wj_leader_participation;
+
+/* windowjoin.leader_participation */
+#define WJ_LEADER_AUTO	0
+#define WJ_LEADER_ON	1
+#define WJ_LEADER_OFF	2
 
 /* planner.c: installs the chained set_join_pathlist_hook */
 extern void wj_planner_init(void);
