@@ -831,12 +831,7 @@ asof_next(ScanState *ss)
 	ExprContext *econtext = ss->ps.ps_ExprContext;
 	bool		lookup;
 
-	if (!s->share_checked)
-	{
-		s->share_checked = true;
-		s->stepped_back = wj_leader_steps_back(&ss->ps, s->pcxt);
-	}
-	if (s->stepped_back)
+	if (wj_leader_leaves_share(&s->leader, &ss->ps))
 		return ExecClearTuple(ss->ss_ScanTupleSlot);
 	if (s->strategy == ASOF_STRATEGY_LOOKUP && !s->loaded)
 		asof_shared_load(s);
@@ -983,7 +978,7 @@ asof_rescan(CustomScanState *node)
 	s->batch_pos = 0;
 	s->batch_size = 1;
 	s->outer_done = false;
-	s->share_checked = false;
+	s->leader.asked = false;
 	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
 			!s->fallback && s->inner_ps->chgParam == NULL &&
 			s->image_base == NULL);
@@ -1107,7 +1102,7 @@ asof_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
-	s->pcxt = pcxt;
+	s->leader.pcxt = pcxt;
 	s->shared = (AsOfShared *) coordinate;
 	asof_shared_init(s->shared);
 	wj_instr_init_dsm(&s->pinstr, pcxt,
@@ -1141,7 +1136,7 @@ asof_shutdown(CustomScanState *node)
 	wj_instr_shutdown(&s->pinstr, &node->ss.ps, &s->stats);
 
 	/* the segment and the DSA area go away, and the image with them */
-	s->pcxt = NULL;
+	s->leader.pcxt = NULL;
 	s->shared = NULL;
 	if (s->image_base != NULL)
 	{

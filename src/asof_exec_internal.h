@@ -26,7 +26,6 @@
 #ifndef ASOF_EXEC_INTERNAL_H
 #define ASOF_EXEC_INTERNAL_H
 
-#include "access/parallel.h"
 #include "nodes/execnodes.h"
 #include "fmgr.h"
 #include "nodes/extensible.h"
@@ -38,6 +37,7 @@
 #include "utils/tuplestore.h"
 
 #include "asof.h"
+#include "exec_common.h"
 #include "state_stats.h"
 #include "time_shift.h"
 
@@ -175,9 +175,7 @@ typedef struct AsOfJoinState
 	Oid		   *near_sortcolls;
 	bool	   *near_nullsfirst;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
-	ParallelContext *pcxt;		/* leader under a Gather: its context */
-	bool		share_checked;	/* this scan asked wj_leader_steps_back */
-	bool		stepped_back;	/* the leader leaves its share to workers */
+	WjLeaderShare leader;		/* the leader's share under a Gather */
 	AsOfShared *shared;			/* lookup under a Gather: the versions
 								 * loaded once, or NULL */
 	char	   *image_base;		/* their image, if the table points into it

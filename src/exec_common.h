@@ -24,4 +24,28 @@ extern bool wj_leader_takes_share(PlanState *node, ParallelContext *pcxt,
 /* Whether the leader leaves its share of a partial outer input to workers */
 extern bool wj_leader_steps_back(PlanState *node, ParallelContext *pcxt);
 
+/*
+ * A node's side of that choice, made once per scan: a node that splits a
+ * partial outer input sets pcxt in its InitializeDSMCustomScan (NULL again
+ * at shutdown), clears asked on rescan, and returns no rows while
+ * wj_leader_leaves_share says so.
+ */
+typedef struct WjLeaderShare
+{
+	ParallelContext *pcxt;		/* the leader's under a Gather, or NULL */
+	bool		asked;			/* this scan has asked */
+	bool		left;			/* its share is left to the workers */
+} WjLeaderShare;
+
+static inline bool
+wj_leader_leaves_share(WjLeaderShare *ls, PlanState *node)
+{
+	if (!ls->asked)
+	{
+		ls->asked = true;
+		ls->left = wj_leader_steps_back(node, ls->pcxt);
+	}
+	return ls->left;
+}
+
 #endif							/* EXEC_COMMON_H */

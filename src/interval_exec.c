@@ -194,6 +194,8 @@ typedef struct IntervalJoinState
 	WjStateStats stats;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
+	WjLeaderShare leader;		/* otherwise, the leader's share under a
+								 * Gather (exec_common.h) */
 } IntervalJoinState;
 
 static void ij_init_band_check(IntervalJoinState *st, List *band);
@@ -1272,6 +1274,10 @@ ij_exec(CustomScanState *node)
 	/* key-partitioned: claim a partition before reading */
 	if (st->kp.parts > 0 && st->kp.bucket < 0 && !st->kp.finished)
 		(void) ij_next_partition(st);
+	/* a partial outer input: the leader may leave its share to workers */
+	else if (st->kp.parts == 0 && wj_leader_leaves_share(&st->leader, &node->ss.ps))
+		return ExecClearTuple(proj != NULL ? proj->pi_state.resultslot :
+							  node->ss.ss_ScanTupleSlot);
 
 	for (;;)
 	{
@@ -1336,6 +1342,7 @@ ij_rescan(CustomScanState *node)
 	wj_rescan_child(node, st->inner_ps);
 	ij_reset_run(st);
 	wj_keypart_restart(&st->kp);
+	st->leader.asked = false;
 }
 
 /*
@@ -1409,6 +1416,7 @@ ij_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
 	wj_keypart_init_dsm(&st->kp, coordinate, &node->ss.ps, pcxt);
+	st->leader.pcxt = pcxt;
 	wj_instr_init_dsm(&st->pinstr, pcxt,
 					  (char *) coordinate + IJ_DSM_COUNTER_SIZE);
 }
@@ -1437,6 +1445,7 @@ ij_shutdown(CustomScanState *node)
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
 	wj_instr_shutdown(&st->pinstr, &node->ss.ps, &st->stats);
+	st->leader.pcxt = NULL;
 }
 
 /*

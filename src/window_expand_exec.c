@@ -88,9 +88,7 @@ typedef struct WindowExpandState
 	WjExchange	ex;				/* ex.shared NULL: emit every window */
 	int64		block;			/* windows per block */
 	bool		done;			/* every partition claimed and read */
-	ParallelContext *pcxt;		/* leader under a Gather: its context */
-	bool		share_checked;	/* this scan asked wj_leader_steps_back */
-	bool		stepped_back;	/* the leader leaves its share to workers */
+	WjLeaderShare leader;		/* the leader's share under a Gather */
 	int			nparts;			/* partitions of the last run (EXPLAIN) */
 	TupleTableSlot *read_slot;	/* a pane row read back */
 } WindowExpandState;
@@ -329,12 +327,7 @@ expand_next(ScanState *ss)
 	int			natts = scan->tts_tupleDescriptor->natts;
 	int64		value;
 
-	if (!state->share_checked)
-	{
-		state->share_checked = true;
-		state->stepped_back = wj_leader_steps_back(&ss->ps, state->pcxt);
-	}
-	if (state->stepped_back)
+	if (wj_leader_leaves_share(&state->leader, &ss->ps))
 		return ExecClearTuple(scan);
 
 	for (;;)
@@ -422,7 +415,7 @@ rescan_window_expand(CustomScanState *node)
 
 	state->input = NULL;
 	state->remaining = 0;
-	state->share_checked = false;
+	state->leader.asked = false;
 	wj_exchange_restart(&state->ex);
 	state->done = false;
 	wj_rescan_child(node, child);
@@ -489,7 +482,7 @@ init_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt,
 {
 	WindowExpandState *state = (WindowExpandState *) node;
 
-	state->pcxt = pcxt;
+	state->leader.pcxt = pcxt;
 	wj_exchange_init_dsm(&state->ex, coordinate, pcxt,
 						 expand_nparts(pcxt->nworkers + 1), "wjexpand");
 	if (state->ex.shared != NULL)
@@ -534,7 +527,7 @@ shutdown_window_expand(CustomScanState *node)
 
 	wj_exchange_close(&state->ex);
 	state->ex.shared = NULL;
-	state->pcxt = NULL;
+	state->leader.pcxt = NULL;
 }
 
 /*

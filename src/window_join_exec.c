@@ -255,6 +255,8 @@ typedef struct WjScanState
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 
 	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
+	WjLeaderShare leader;		/* otherwise, the leader's share under a
+								 * Gather (exec_common.h) */
 
 	/* memory bound and spilling */
 	MemoryContext nodecxt;		/* the node's own (files, arrays) */
@@ -1623,6 +1625,13 @@ window_join_exec(CustomScanState *node)
 					state->phase = WJ_PHASE_DONE;
 					return NULL;
 				}
+				/* a partial outer input: the leader may leave its share */
+				if (state->kp.parts == 0 &&
+					wj_leader_leaves_share(&state->leader, &node->ss.ps))
+				{
+					state->phase = WJ_PHASE_DONE;
+					return NULL;
+				}
 				fetch_next(state, &state->outer);
 
 				/*
@@ -1919,6 +1928,7 @@ window_join_rescan(CustomScanState *node)
 	WjScanState *state = (WjScanState *) node;
 
 	wj_keypart_restart(&state->kp);
+	state->leader.asked = false;
 	window_join_restart(node);
 }
 
@@ -2052,6 +2062,7 @@ window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordin
 	WjScanState *state = (WjScanState *) node;
 
 	wj_keypart_init_dsm(&state->kp, coordinate, &node->ss.ps, pcxt);
+	state->leader.pcxt = pcxt;
 	wj_instr_init_dsm(&state->pinstr, pcxt,
 					  (char *) coordinate + WJ_DSM_COUNTER_SIZE);
 }
@@ -2080,6 +2091,7 @@ window_join_shutdown(CustomScanState *node)
 	WjScanState *state = (WjScanState *) node;
 
 	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
+	state->leader.pcxt = NULL;
 }
 
 /*
