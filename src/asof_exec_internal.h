@@ -14,7 +14,7 @@
  *					search per outer row) and its run-time fallback, also
  *					for the nearest direction
  *	asof_shared.c	the lookup strategy under a Gather: the versions loaded
- *					by one participant, copied by the others
+ *					by one participant into shared memory, read there by all
  *	asof_nearest.c	what the nearest direction's merge and lookup share:
  *					its setup, tolerance window and the choice between the
  *					two neighbours of the outer time
@@ -50,7 +50,7 @@ typedef struct AsOfShared
 	slock_t		mutex;			/* protects state */
 	int			state;			/* ASOF_SHARED_* (asof_shared.c) */
 	dsa_pointer image;			/* the versions' image, once ready */
-	ConditionVariable cv;		/* the builder wakes the others */
+	ConditionVariable cv;		/* the loader wakes the others */
 } AsOfShared;
 
 /* A comparison of an outer value with an inner value */

@@ -1,33 +1,41 @@
 /*-------------------------------------------------------------------------
  *
  * asof_shared.c
- *	  The lookup strategy of a parallel AsOfJoin: the versions are read and
- *	  hashed by one participant, and copied by the others.
+ *	  The lookup strategy of a parallel AsOfJoin: the versions are loaded
+ *	  by one participant into shared memory, and read there by all.
  *
  * Under a Gather, every participant joins its share of the outer rows with
  * every version.  Reading, sorting and hashing the versions in each
- * participant would repeat that work once per process (with two workers
- * and the leader on two cores, three times over two cores).  Instead the
- * first participant to start the scan claims the build (AsOfShared, in the
- * parallel query's DSM segment): it loads the versions into its own table
- * as a serial scan does (asof_lookup_load), then writes a position-
- * independent image of the table into the query's DSA area -- every
- * pointer an offset from the image's start -- and wakes the others.  They
- * have waited on a condition variable meanwhile; each copies the image into
- * its own memory in one piece, turns the offsets back into pointers and
- * enters the keys into its own hash table.  The copy is a memcpy and one
- * pass over the versions, a small part of reading and sorting them.
+ * participant would repeat that work once per process, and keep one copy
+ * of them per process in the caches.  Instead the first participant to
+ * start the scan claims the load (AsOfShared, in the parallel query's DSM
+ * segment): it loads the versions into its own table as a serial scan
+ * does (asof_lookup_load), then writes a position-independent image of
+ * the table into the query's DSA area -- every pointer an offset from the
+ * image's start -- wakes the others, which have waited on a condition
+ * variable meanwhile, and drops its own table.  Every participant then
+ * enters the image's keys into its own hash table, each with versions and
+ * fences that point into the image (asof_image_attach), and the lookup
+ * runs on the image in place: AsOfVersion.rec is an offset there
+ * (asof_rec), and a match's by-reference Datums are turned into pointers
+ * when it is returned (asof_image_values).
  *
- * If the builder's versions exceed the memory limit it falls back as a
+ * Only when the times compare as int64 (AsOfJoinState.time_int64): the
+ * binary search then reads the int64 times of the version arrays, never a
+ * Datum that may point into a record.  Other time types keep a table per
+ * participant.
+ *
+ * If the loader's versions exceed the memory limit it falls back as a
  * serial scan does (the sweep over outer rows sorted by time), and tells
  * the others to fall back at once instead of finding it out themselves.  If
- * the DSA area cannot hold the image, every participant builds its own
+ * the DSA area cannot hold the image, every participant loads its own
  * table, as without this sharing.
  *
  * Image layout: an AsOfImage header, nkeys AsOfImageKey entries, then the
  * blobs they point to (the key as a MinimalTuple; the version array with
- * record offsets; the fences; the records, each MAXALIGNed).  In a record,
- * every by-reference Datum is an offset from the image's start.
+ * record offsets; the fences and super fences; the records, each
+ * MAXALIGNed).  In a record, every by-reference Datum is an offset from the
+ * image's start.
  *
  * src/asof_shared.c
  *
@@ -159,7 +167,7 @@ asof_image_record(AsOfJoinState *s, TupleDesc desc, char *image, Size off,
 
 /*
  * asof_image_size
- *		Bytes of the image of the builder's table.
+ *		Bytes of the image of the loader's table.
  */
 static Size
 asof_image_size(AsOfJoinState *s, TupleDesc desc)
@@ -192,7 +200,7 @@ asof_image_size(AsOfJoinState *s, TupleDesc desc)
 
 /*
  * asof_image_write
- *		Write the image of the builder's table (size bytes) to image.
+ *		Write the image of the loader's table (size bytes) to image.
  */
 static void
 asof_image_write(AsOfJoinState *s, TupleDesc desc, char *image, Size size)
@@ -407,7 +415,7 @@ asof_shared_load(AsOfJoinState *s)
 		ConditionVariableBroadcast(&sh->cv);
 
 		/*
-		 * The builder too reads the image, so that one copy of the versions
+		 * The loader too reads the image, so that one copy of the versions
 		 * shares the caches; its own table goes, but its state figures are
 		 * the versions loaded.
 		 */
