@@ -652,6 +652,11 @@ asof_lookup_discard(AsOfJoinState *s)
 	s->dense_ptr = NULL;
 	s->dense_free = 0;
 	s->dense_next = 0;
+	s->rec_relative = false;
+	s->blocks = NULL;
+	s->block_used = NULL;
+	s->nblocks = 0;
+	s->maxblocks = 0;
 	wj_state_clear(&s->stats);
 }
 

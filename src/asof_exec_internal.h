@@ -138,6 +138,19 @@ typedef struct AsOfJoinState
 	char	   *dense_ptr;		/* free space for versions in hashcxt */
 	Size		dense_free;
 	Size		dense_next;		/* size of the next block */
+
+	/*
+	 * Loading versions to share (asof_shared.c): the records' by-reference
+	 * Datums are offsets from the record itself, and every block holding
+	 * records is listed, so that the image copies the blocks whole and
+	 * finds a record's offset from its block alone
+	 */
+	bool		rec_relative;
+	char	  **blocks;			/* their starts, in hashcxt */
+	Size	   *block_used;		/* bytes of records in each */
+	int			nblocks;
+	int			maxblocks;
+	int			dense_block;	/* the block dense_ptr is in */
 	bool		time_int64;		/* version times compared as int64 */
 	Tuplesortstate *outer_sort; /* fallback: outer rows by time */
 	TupleDesc	sort_desc;		/* outer columns plus the outer time */
@@ -180,8 +193,9 @@ typedef struct AsOfJoinState
 								 * loaded once, or NULL */
 	char	   *image_base;		/* their image, if the table points into it
 								 * (asof_shared.c): AsOfVersion.rec is then
-								 * an offset from here, and so are the
-								 * by-reference Datums of the records */
+								 * an offset from here, and the records'
+								 * by-reference Datums offsets from the
+								 * record */
 	int		   *image_byref;	/* the inner columns passed by reference */
 	int			image_nbyref;
 	Datum	   *image_values;	/* a match's Datums made pointers */

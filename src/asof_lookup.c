@@ -144,8 +144,40 @@ asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
 }
 
 /*
+ * asof_note_block
+ *		Loading versions to share: list a block of records (start, bytes
+ *		used so far); returns its index.
+ */
+static int
+asof_note_block(AsOfJoinState *s, char *start, Size used)
+{
+	if (s->nblocks == s->maxblocks)
+	{
+		s->maxblocks = Max(s->maxblocks * 2, 64);
+		if (s->blocks == NULL)
+		{
+			s->blocks = MemoryContextAlloc(s->hashcxt,
+										   sizeof(char *) * s->maxblocks);
+			s->block_used = MemoryContextAlloc(s->hashcxt,
+											   sizeof(Size) * s->maxblocks);
+		}
+		else
+		{
+			s->blocks = repalloc_huge(s->blocks,
+									  sizeof(char *) * s->maxblocks);
+			s->block_used = repalloc_huge(s->block_used,
+										  sizeof(Size) * s->maxblocks);
+		}
+	}
+	s->blocks[s->nblocks] = start;
+	s->block_used[s->nblocks] = used;
+	return s->nblocks++;
+}
+
+/*
  * asof_dense_alloc
- *		Space for a version record, carved out of large blocks of hashcxt.
+ *		Space for a version record, carved out of large blocks of hashcxt
+ *		(listed when loading versions to share).
  */
 static char *
 asof_dense_alloc(AsOfJoinState *s, Size size)
@@ -154,7 +186,12 @@ asof_dense_alloc(AsOfJoinState *s, Size size)
 
 	size = MAXALIGN(size);
 	if (size > ASOF_DENSE_MIN / 8)
-		return MemoryContextAlloc(s->hashcxt, size);
+	{
+		p = MemoryContextAlloc(s->hashcxt, size);
+		if (s->rec_relative)
+			(void) asof_note_block(s, p, size);
+		return p;
+	}
 	if (size > s->dense_free)
 	{
 		/* blocks grow like an AllocSet's, so small tables stay small */
@@ -163,10 +200,14 @@ asof_dense_alloc(AsOfJoinState *s, Size size)
 		s->dense_ptr = MemoryContextAlloc(s->hashcxt, s->dense_next);
 		s->dense_free = s->dense_next;
 		s->dense_next = Min(s->dense_next * 2, ASOF_DENSE_MAX);
+		if (s->rec_relative)
+			s->dense_block = asof_note_block(s, s->dense_ptr, 0);
 	}
 	p = s->dense_ptr;
 	s->dense_ptr += size;
 	s->dense_free -= size;
+	if (s->rec_relative)
+		s->block_used[s->dense_block] += size;
 	return p;
 }
 
@@ -262,6 +303,15 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 	memcpy(rec + s->ninner * sizeof(Datum), inner->tts_isnull,
 		   s->ninner * sizeof(bool));
 	asof_flatten_values(inner, s->ninner, values, rec + s->rec_header);
+	if (s->rec_relative)
+	{
+		for (i = 0; i < s->ninner; i++)
+		{
+			if (!inner->tts_isnull[i] &&
+				!TupleDescAttr(inner->tts_tupleDescriptor, i)->attbyval)
+				values[i] = (Datum) (DatumGetPointer(values[i]) - rec);
+		}
+	}
 
 	/* nearest: a version with a NULL time serves only a key without others */
 	if (s->nearest && inner->tts_isnull[s->inner_time_attno - 1])

@@ -11,8 +11,8 @@
  * start the scan claims the load (AsOfShared, in the parallel query's DSM
  * segment): it loads the versions into its own table as a serial scan
  * does (asof_lookup_load), then writes a position-independent image of
- * the table into the query's DSA area -- every pointer an offset from the
- * image's start -- wakes the others, which have waited on a condition
+ * the table into the query's DSA area -- every pointer an offset -- wakes
+ * the others, which have waited on a condition
  * variable meanwhile, and drops its own table.  Every participant then
  * enters the image's keys into its own hash table, each with versions and
  * fences that point into the image (asof_image_attach), and the lookup
@@ -31,11 +31,14 @@
  * the DSA area cannot hold the image, every participant loads its own
  * table, as without this sharing.
  *
- * Image layout: an AsOfImage header, nkeys AsOfImageKey entries, then the
- * blobs they point to (the key as a MinimalTuple; the version array with
- * record offsets; the fences and super fences; the records, each
- * MAXALIGNed).  In a record, every by-reference Datum is an offset from the
- * image's start.
+ * Image layout: an AsOfImage header, nkeys AsOfImageKey entries, the blobs
+ * they point to (the key as a MinimalTuple; the version array with record
+ * offsets; the fences and super fences), then the loader's blocks of
+ * records, copied whole.  The loader writes its records position-
+ * independent in the first place (AsOfJoinState.rec_relative: every
+ * by-reference Datum an offset from its record), so that writing the image
+ * never touches a record: a version's offset comes from the block it lies
+ * in (AsOfBlockMap).
  *
  * src/asof_shared.c
  *
@@ -115,54 +118,48 @@ asof_shared_reinit(AsOfShared *sh, dsa_area *area)
 }
 
 /*
- * asof_record_size
- *		Bytes of a version record: its Datums and nulls, then its
- *		by-reference values, which lie inside it.
+ * AsOfBlockMap: the loader's blocks of records sorted by address, each with
+ * its offset in the image, to find a record's offset from its address
  */
-static Size
-asof_record_size(AsOfJoinState *s, TupleDesc desc, char *rec)
+typedef struct AsOfBlockMap
 {
-	Datum	   *values = (Datum *) rec;
-	bool	   *nulls = (bool *) (values + s->ninner);
-	Size		size = s->rec_header;
-	int			i;
+	char	   *start;
+	Size		used;
+	Size		off;			/* in the image */
+} AsOfBlockMap;
 
-	for (i = 0; i < s->ninner; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		char	   *p;
+/* qsort comparator of AsOfBlockMap by start */
+static int
+asof_block_cmp(const void *a, const void *b)
+{
+	char	   *x = ((const AsOfBlockMap *) a)->start;
+	char	   *y = ((const AsOfBlockMap *) b)->start;
 
-		if (nulls[i] || att->attbyval)
-			continue;
-		p = DatumGetPointer(values[i]);
-		size = Max(size, (p - rec) +
-				   MAXALIGN(datumGetSize(values[i], false, att->attlen)));
-	}
-	return MAXALIGN(size);
+	return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /*
- * asof_image_record
- *		Copy a record to the image at offset off, its by-reference Datums
- *		turned into offsets.  Returns its size.
+ * asof_rec_offset
+ *		The image offset of a record at rec, one of the blocks of map.
  */
 static Size
-asof_image_record(AsOfJoinState *s, TupleDesc desc, char *image, Size off,
-				  char *rec)
+asof_rec_offset(AsOfBlockMap *map, int nblocks, char *rec)
 {
-	Size		size = asof_record_size(s, desc, rec);
-	Datum	   *values = (Datum *) (image + off);
-	bool	   *nulls = (bool *) (values + s->ninner);
-	int			i;
+	int			lo = 0;
+	int			hi = nblocks;
 
-	memcpy(image + off, rec, size);
-	for (i = 0; i < s->ninner; i++)
+	/* the last block starting at or before rec */
+	while (hi - lo > 1)
 	{
-		if (nulls[i] || TupleDescAttr(desc, i)->attbyval)
-			continue;
-		values[i] = (Datum) (off + (DatumGetPointer(values[i]) - rec));
+		int			mid = (lo + hi) / 2;
+
+		if (map[mid].start <= rec)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	return size;
+	Assert(rec >= map[lo].start && rec < map[lo].start + map[lo].used);
+	return map[lo].off + (rec - map[lo].start);
 }
 
 /*
@@ -170,17 +167,17 @@ asof_image_record(AsOfJoinState *s, TupleDesc desc, char *image, Size off,
  *		Bytes of the image of the loader's table.
  */
 static Size
-asof_image_size(AsOfJoinState *s, TupleDesc desc)
+asof_image_size(AsOfJoinState *s)
 {
 	TupleHashIterator iter;
 	TupleHashEntry entry;
 	Size		size = MAXALIGN(sizeof(AsOfImage));
+	int			i;
 
 	InitTupleHashIterator(s->hashtable, &iter);
 	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
 	{
 		AsOfVersions *vl = (AsOfVersions *) entry->additional;
-		int			i;
 
 		size = add_size(size, MAXALIGN(sizeof(AsOfImageKey)));
 		size = add_size(size, MAXALIGN(entry->firstTuple->t_len));
@@ -189,28 +186,31 @@ asof_image_size(AsOfJoinState *s, TupleDesc desc)
 			size = add_size(size, MAXALIGN(sizeof(int64) *
 										   (Size) (ASOF_NFENCES(vl->n) +
 												   ASOF_NSUPER(vl->n))));
-		if (vl->nullrec != NULL)
-			size = add_size(size, asof_record_size(s, desc, vl->nullrec));
-		for (i = 0; i < vl->n; i++)
-			size = add_size(size, asof_record_size(s, desc, vl->v[i].rec));
 	}
 	TermTupleHashIterator(&iter);
+	for (i = 0; i < s->nblocks; i++)
+		size = add_size(size, MAXALIGN(s->block_used[i]));
 	return size;
 }
 
 /*
  * asof_image_write
- *		Write the image of the loader's table (size bytes) to image.
+ *		Write the image of the loader's table (size bytes) to image: the
+ *		keys and their version arrays, then the blocks of records as they
+ *		are (their by-reference Datums are offsets from the record already,
+ *		see AsOfJoinState.rec_relative).
  */
 static void
-asof_image_write(AsOfJoinState *s, TupleDesc desc, char *image, Size size)
+asof_image_write(AsOfJoinState *s, char *image, Size size)
 {
 	AsOfImage  *hdr = (AsOfImage *) image;
 	AsOfImageKey *keys;
+	AsOfBlockMap *map;
 	TupleHashIterator iter;
 	TupleHashEntry entry;
 	Size		off;
 	int64		k = 0;
+	int			i;
 
 	hdr->size = size;
 	hdr->nkeys = s->hashtable->hashtab->members;
@@ -218,13 +218,27 @@ asof_image_write(AsOfJoinState *s, TupleDesc desc, char *image, Size size)
 	off = MAXALIGN(sizeof(AsOfImage)) +
 		MAXALIGN(sizeof(AsOfImageKey)) * hdr->nkeys;
 
+	/* the blocks go last: their offsets first */
+	{
+		Size		boff = size;
+
+		map = palloc(sizeof(AsOfBlockMap) * Max(s->nblocks, 1));
+		for (i = s->nblocks - 1; i >= 0; i--)
+		{
+			boff -= MAXALIGN(s->block_used[i]);
+			map[i].start = s->blocks[i];
+			map[i].used = s->block_used[i];
+			map[i].off = boff;
+		}
+		qsort(map, s->nblocks, sizeof(AsOfBlockMap), asof_block_cmp);
+	}
+
 	InitTupleHashIterator(s->hashtable, &iter);
 	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
 	{
 		AsOfVersions *vl = (AsOfVersions *) entry->additional;
 		AsOfImageKey *ik = &keys[k++];
 		AsOfVersion *v;
-		int			i;
 
 		CHECK_FOR_INTERRUPTS();
 		ik->n = vl->n;
@@ -234,6 +248,11 @@ asof_image_write(AsOfJoinState *s, TupleDesc desc, char *image, Size size)
 
 		ik->versions = off;
 		v = (AsOfVersion *) (image + off);
+		for (i = 0; i < vl->n; i++)
+		{
+			v[i].time = vl->v[i].time;
+			v[i].rec = (char *) asof_rec_offset(map, s->nblocks, vl->v[i].rec);
+		}
 		off += MAXALIGN(sizeof(AsOfVersion) * (Size) vl->n);
 
 		ik->fences = 0;
@@ -249,21 +268,18 @@ asof_image_write(AsOfJoinState *s, TupleDesc desc, char *image, Size size)
 			off += MAXALIGN(sizeof(int64) * (Size) (nf + ns));
 		}
 
-		ik->nullrec = 0;
-		if (vl->nullrec != NULL)
-		{
-			ik->nullrec = off;
-			off += asof_image_record(s, desc, image, off, vl->nullrec);
-		}
-
-		for (i = 0; i < vl->n; i++)
-		{
-			v[i].time = vl->v[i].time;
-			v[i].rec = (char *) off;
-			off += asof_image_record(s, desc, image, off, vl->v[i].rec);
-		}
+		ik->nullrec = vl->nullrec != NULL ?
+			asof_rec_offset(map, s->nblocks, vl->nullrec) : 0;
 	}
 	TermTupleHashIterator(&iter);
+
+	for (i = 0; i < s->nblocks; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		memcpy(image + off, s->blocks[i], s->block_used[i]);
+		off += MAXALIGN(s->block_used[i]);
+	}
+	pfree(map);
 	if (k != hdr->nkeys || off != size)
 		elog(ERROR, "AsOfJoin image of the versions is inconsistent");
 }
@@ -355,7 +371,7 @@ asof_image_values(AsOfJoinState *s, Datum *rec)
 
 		if (!nulls[att])
 			s->image_values[att] =
-				PointerGetDatum(s->image_base + (Size) rec[att]);
+				PointerGetDatum((char *) rec + (Size) rec[att]);
 	}
 	return s->image_values;
 }
@@ -392,21 +408,31 @@ asof_shared_load(AsOfJoinState *s)
 
 	if (build)
 	{
+		s->rec_relative = true;
 		asof_lookup_load(s);
 		state = ASOF_SHARED_OVERFLOW;
 		if (!s->fallback)
 		{
-			Size		size = asof_image_size(s, desc);
+			Size		size = asof_image_size(s);
 			dsa_pointer dp;
 
 			dp = dsa_allocate_extended(area, size,
 									   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
-			state = ASOF_SHARED_UNSHARED;
 			if (DsaPointerIsValid(dp))
 			{
-				asof_image_write(s, desc, dsa_get_address(area, dp), size);
+				asof_image_write(s, dsa_get_address(area, dp), size);
 				sh->image = dp;
 				state = ASOF_SHARED_READY;
+			}
+			else
+			{
+				/* no room: a table of its own, with plain records */
+				state = ASOF_SHARED_UNSHARED;
+				asof_lookup_discard(s);
+				ExecReScan(s->inner_ps);
+				s->next = NULL;
+				s->inner_done = false;
+				asof_lookup_load(s);
 			}
 		}
 		SpinLockAcquire(&sh->mutex);
