@@ -217,18 +217,12 @@ SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
   ', (spilled|in memory)', '') AS parallel_inner_forward;
 -- The lookup strategy falling back under a Gather: the participant that
 -- loads the versions finds they do not fit; the others fall back at once
-EXPLAIN (COSTS OFF)
-SELECT o.id, r.val FROM spo_p o
-  LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true;
-SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
-  LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
+\set q 'SELECT o.id, r.val FROM spo_p o LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t ORDER BY r.t DESC LIMIT 1) r ON true'
+EXPLAIN (COSTS OFF) :q;
+SELECT regexp_replace(wj_test.on_off(:'q', 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_lookup_fallback;
 SET windowjoin.leader_participation = off;
-SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
-  LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy', analyze_plan => true),
+SELECT regexp_replace(wj_test.on_off(:'q', 'asof_join', 'Strategy', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_lookup_fallback_workers;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

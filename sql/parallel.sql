@@ -268,26 +268,13 @@ RESET max_parallel_workers;
 -- own): the partitions, the workers launched, and whether the leader
 -- returned rows (exactly own, the rows of the leader's partition: "its
 -- own"), from EXPLAIN ANALYZE.
-CREATE FUNCTION kp_leader(q text, own bigint DEFAULT NULL) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  m text[];
-  parts int;
-  launched int;
-  leader numeric;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Workers Launched: (\d+)');
-    IF m IS NOT NULL THEN launched := m[1]::int; END IF;
-    m := regexp_match(line, 'Key Partitions: (\d+)');
-    IF m IS NOT NULL THEN parts := m[1]::int; END IF;
-    m := regexp_match(line, 'Leader Rows: (\d+)');
-    IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
-  END LOOP;
-  RETURN format('key partitions: %s, workers launched: %s, leader rows: %s',
-                parts, launched, CASE WHEN leader = own THEN 'its own'
-                                      WHEN leader > 0 THEN 'some' ELSE leader::text END);
-END $$;
+CREATE FUNCTION kp_leader(q text, own bigint DEFAULT NULL) RETURNS text LANGUAGE sql AS $$
+  SELECT format('key partitions: %s, workers launched: %s, leader rows: %s',
+                f->>'parts', f->>'launched',
+                CASE WHEN (f->>'leader')::numeric = own THEN 'its own'
+                     WHEN (f->>'leader')::numeric > 0 THEN 'some' ELSE f->>'leader' END)
+  FROM wj_test.parallel_figures(q) f
+$$;
 SELECT count(*) AS own_rows FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'
   WHERE LEAST(COALESCE((hashint4(COALESCE(a.k, b.k)) & 2147483647) % 24, 0) / 2, 10) = 10 \gset
@@ -421,29 +408,12 @@ SELECT wj_test.worker_figures('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa
 -- hold one copy in all, every version of pv.  The rows are those of the
 -- node off.  shares(q, loaders): the workers launched, the leader's rows
 -- and, if loaders, how many workers hold state and all of it.
-CREATE FUNCTION shares(q text, loaders boolean DEFAULT false) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  m text[];
-  launched int;
-  leader numeric;
-  holders int := 0;
-  total bigint;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    m := regexp_match(line, 'Workers Launched: (\d+)');
-    IF m IS NOT NULL THEN launched := m[1]::int; END IF;
-    m := regexp_match(line, 'Leader Rows: (\d+)');
-    IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
-    m := regexp_match(line, 'Worker \d+:  Peak State Rows: (\d+)');
-    IF m IS NOT NULL AND m[1]::bigint > 0 THEN holders := holders + 1; END IF;
-    m := regexp_match(line, 'Total Peak State Rows: (\d+)');
-    IF m IS NOT NULL THEN total := m[1]::bigint; END IF;
-  END LOOP;
-  RETURN format('workers launched: %s, leader rows: %s', launched, leader) ||
+CREATE FUNCTION shares(q text, loaders boolean DEFAULT false) RETURNS text LANGUAGE sql AS $$
+  SELECT format('workers launched: %s, leader rows: %s', f->>'launched', f->>'leader') ||
     CASE WHEN loaders THEN format(', workers that loaded the versions: %s, versions held in all: %s',
-                                  holders, total) ELSE '' END;
-END $$;
+                                  f->>'holders', f->>'total') ELSE '' END
+  FROM wj_test.parallel_figures(q) f
+$$;
 SET windowjoin.leader_participation = off;
 SELECT shares($q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$, true);

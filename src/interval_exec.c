@@ -1275,7 +1275,8 @@ ij_exec(CustomScanState *node)
 	if (st->kp.parts > 0 && st->kp.bucket < 0 && !st->kp.finished)
 		(void) ij_next_partition(st);
 	/* a partial outer input: the leader may leave its share to workers */
-	else if (st->kp.parts == 0 && wj_leader_leaves_share(&st->leader, &node->ss.ps))
+	else if (st->kp.parts == 0 &&
+			 wj_leader_leaves_share(&st->leader, &node->ss.ps))
 		return ExecClearTuple(proj != NULL ? proj->pi_state.resultslot :
 							  node->ss.ss_ScanTupleSlot);
 

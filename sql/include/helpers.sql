@@ -502,6 +502,32 @@ BEGIN
 				  n, d_unsplit, d_off, d_both, shown);
 END $$;
 
+-- The parallel figures of EXPLAIN ANALYZE of q, as jsonb: workers
+-- launched, key partitions, the leader's rows (Leader Rows), how many
+-- workers hold state (a "Worker N:  Peak State Rows" above zero) and the
+-- total peak state rows; a figure not shown is absent.
+CREATE FUNCTION wj_test.parallel_figures(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	m text[];
+	f jsonb := '{}';
+	holders int := 0;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		m := regexp_match(line, 'Workers Launched: (\d+)');
+		IF m IS NOT NULL THEN f := f || jsonb_build_object('launched', m[1]::int); END IF;
+		m := regexp_match(line, 'Key Partitions: (\d+)');
+		IF m IS NOT NULL THEN f := f || jsonb_build_object('parts', m[1]::int); END IF;
+		m := regexp_match(line, 'Leader Rows: (\d+)');
+		IF m IS NOT NULL THEN f := f || jsonb_build_object('leader', m[1]::numeric); END IF;
+		m := regexp_match(line, 'Worker \d+:  Peak State Rows: (\d+)');
+		IF m IS NOT NULL AND m[1]::bigint > 0 THEN holders := holders + 1; END IF;
+		m := regexp_match(line, 'Total Peak State Rows: (\d+)');
+		IF m IS NOT NULL THEN f := f || jsonb_build_object('total', m[1]::bigint); END IF;
+	END LOOP;
+	RETURN f || jsonb_build_object('holders', holders);
+END $$;
+
 CREATE FUNCTION wj_test.worker_figures(node text, q text, key_partitioned boolean DEFAULT false)
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
