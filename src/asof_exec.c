@@ -395,6 +395,15 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 
 		s->mem_limit = get_hash_memory_limit();
 		s->rec_header = MAXALIGN(s->ninner * (sizeof(Datum) + sizeof(bool)));
+		/* the columns a shared record keeps as offsets (asof_shared.c) */
+		s->inner_byref = palloc(sizeof(int) * Max(s->ninner, 1));
+		s->ninner_byref = 0;
+		for (i = 0; i < s->ninner; i++)
+		{
+			if (!TupleDescAttr(ExecGetResultType(s->inner_ps), i)->attbyval)
+				s->inner_byref[s->ninner_byref++] = i;
+		}
+		s->image_values = palloc(sizeof(Datum) * Max(s->ninner, 1));
 		s->dense_ptr = NULL;
 		s->dense_free = 0;
 		s->dense_next = 0;

@@ -196,8 +196,9 @@ typedef struct AsOfJoinState
 								 * an offset from here, and the records'
 								 * by-reference Datums offsets from the
 								 * record */
-	int		   *image_byref;	/* the inner columns passed by reference */
-	int			image_nbyref;
+	int		   *inner_byref;	/* lookup: the inner columns passed by
+								 * reference */
+	int			ninner_byref;
 	Datum	   *image_values;	/* a match's Datums made pointers */
 
 	/* sweep: keys in batches on disk (asof_sweep.c) */
@@ -323,6 +324,7 @@ extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
 
 /* asof_lookup.c */
 extern void asof_lookup_load(AsOfJoinState *s);
+extern void asof_restart_inner(AsOfJoinState *s);
 extern void asof_lookup_fall_back(AsOfJoinState *s);
 extern TupleTableSlot *asof_next_looked_up(AsOfJoinState *s, Datum **values,
 										   bool **nulls);

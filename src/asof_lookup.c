@@ -305,11 +305,12 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 	asof_flatten_values(inner, s->ninner, values, rec + s->rec_header);
 	if (s->rec_relative)
 	{
-		for (i = 0; i < s->ninner; i++)
+		for (i = 0; i < s->ninner_byref; i++)
 		{
-			if (!inner->tts_isnull[i] &&
-				!TupleDescAttr(inner->tts_tupleDescriptor, i)->attbyval)
-				values[i] = (Datum) (DatumGetPointer(values[i]) - rec);
+			int			att = s->inner_byref[i];
+
+			if (!inner->tts_isnull[att])
+				values[att] = (Datum) (DatumGetPointer(values[att]) - rec);
 		}
 	}
 
@@ -431,6 +432,19 @@ asof_lookup_load(AsOfJoinState *s)
 }
 
 /*
+ * asof_restart_inner
+ *		Lookup strategy: read the inner child again from its start (the
+ *		versions loaded so far discarded by the caller).
+ */
+void
+asof_restart_inner(AsOfJoinState *s)
+{
+	ExecReScan(s->inner_ps);
+	s->next = NULL;
+	s->inner_done = false;
+}
+
+/*
  * asof_lookup_fall_back
  *		Lookup strategy: the versions do not fit; forget those loaded,
  *		restart the inner child (sorted by time, as the sweep needs) and
@@ -442,9 +456,7 @@ asof_lookup_fall_back(AsOfJoinState *s)
 	asof_lookup_discard(s);
 	s->fallback = true;
 	s->fell_back = true;
-	ExecReScan(s->inner_ps);
-	s->next = NULL;
-	s->inner_done = false;
+	asof_restart_inner(s);
 	if (s->nearest)
 		asof_nearest_sort_outer(s);
 	else
@@ -728,8 +740,9 @@ asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
 	return scan;
 }
 
-/* The time of a lookup record */
+/* The time of a lookup record, and of a version's record */
 #define ASOF_REC_TIME(s, rec) (((Datum *) (rec))[(s)->inner_time_attno - 1])
+#define ASOF_VERSION_TIME(s, v) ASOF_REC_TIME(s, asof_rec(s, (v).rec))
 
 /*
  * asof_nearest_first
@@ -832,10 +845,10 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 	{
 		int			first = asof_nearest_first(s, vl);
 
-		if (asof_nearest_within(s, ASOF_REC_TIME(s, asof_rec(s, vl->v[first].rec))))
+		if (asof_nearest_within(s, ASOF_VERSION_TIME(s, vl->v[first])))
 			probe->rec = asof_rec(s, vl->v[first].rec);
 		else if (lo > 0 &&
-				 asof_nearest_within(s, ASOF_REC_TIME(s, asof_rec(s, vl->v[lo - 1].rec))))
+				 asof_nearest_within(s, ASOF_VERSION_TIME(s, vl->v[lo - 1])))
 			probe->rec = asof_rec(s, vl->v[lo - 1].rec);
 		return;
 	}
@@ -850,9 +863,9 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 		next++;
 
 	which = asof_nearest_choose(s, lo > 0,
-								lo > 0 ? ASOF_REC_TIME(s, asof_rec(s, vl->v[lo - 1].rec)) : 0,
+								lo > 0 ? ASOF_VERSION_TIME(s, vl->v[lo - 1]) : 0,
 								next < n,
-								next < n ? ASOF_REC_TIME(s, asof_rec(s, vl->v[next].rec)) : 0,
+								next < n ? ASOF_VERSION_TIME(s, vl->v[next]) : 0,
 								econtext);
 	if (which == 0)
 		probe->rec = asof_rec(s, vl->v[lo - 1].rec);

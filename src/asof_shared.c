@@ -47,11 +47,8 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
-#include "access/tupdesc.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
-#include "pgstat.h"
-#include "utils/datum.h"
 #include "utils/dsa.h"
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
@@ -293,14 +290,12 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
  *		turns a match's offsets into pointers.
  */
 static void
-asof_image_attach(AsOfJoinState *s, TupleDesc desc, char *image)
+asof_image_attach(AsOfJoinState *s, char *image)
 {
 	AsOfImage  *hdr = (AsOfImage *) image;
 	AsOfImageKey *keys;
 	TupleTableSlot *kslot;
-	MemoryContext oldcxt;
 	int64		k;
-	int			i;
 
 	keys = (AsOfImageKey *) (image + MAXALIGN(sizeof(AsOfImage)));
 	kslot = MakeSingleTupleTableSlot(s->probe_slot->tts_tupleDescriptor,
@@ -336,18 +331,6 @@ asof_image_attach(AsOfJoinState *s, TupleDesc desc, char *image)
 		entry->additional = vl;
 	}
 	ExecDropSingleTupleTableSlot(kslot);
-
-	/* the inner columns whose Datums are offsets in the records */
-	oldcxt = MemoryContextSwitchTo(s->hashcxt);
-	s->image_byref = palloc(sizeof(int) * s->ninner);
-	s->image_values = palloc(sizeof(Datum) * s->ninner);
-	s->image_nbyref = 0;
-	for (i = 0; i < s->ninner; i++)
-	{
-		if (!TupleDescAttr(desc, i)->attbyval)
-			s->image_byref[s->image_nbyref++] = i;
-	}
-	MemoryContextSwitchTo(oldcxt);
 	s->image_base = image;
 	s->loaded = true;
 	s->fallback = false;
@@ -365,9 +348,9 @@ asof_image_values(AsOfJoinState *s, Datum *rec)
 	int			i;
 
 	memcpy(s->image_values, rec, s->ninner * sizeof(Datum));
-	for (i = 0; i < s->image_nbyref; i++)
+	for (i = 0; i < s->ninner_byref; i++)
 	{
-		int			att = s->image_byref[i];
+		int			att = s->inner_byref[i];
 
 		if (!nulls[att])
 			s->image_values[att] =
@@ -380,7 +363,7 @@ asof_image_values(AsOfJoinState *s, Datum *rec)
  * asof_shared_load
  *		Lookup strategy under a Gather: load the versions if no other
  *		participant has started to, and share them; or wait for the one
- *		that did and copy its image.  Without a DSA area (no parallel
+ *		that did and read its image.  Without a DSA area (no parallel
  *		query's shared memory) every participant loads its own.
  */
 void
@@ -388,7 +371,6 @@ asof_shared_load(AsOfJoinState *s)
 {
 	AsOfShared *sh = s->shared;
 	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
-	TupleDesc	desc = ExecGetResultType(s->inner_ps);
 	bool		build = false;
 	int			state;
 
@@ -429,9 +411,7 @@ asof_shared_load(AsOfJoinState *s)
 				/* no room: a table of its own, with plain records */
 				state = ASOF_SHARED_UNSHARED;
 				asof_lookup_discard(s);
-				ExecReScan(s->inner_ps);
-				s->next = NULL;
-				s->inner_done = false;
+				asof_restart_inner(s);
 				asof_lookup_load(s);
 			}
 		}
@@ -450,7 +430,7 @@ asof_shared_load(AsOfJoinState *s)
 			WjStateStats stats = s->stats;
 
 			asof_lookup_discard(s);
-			asof_image_attach(s, desc, dsa_get_address(area, sh->image));
+			asof_image_attach(s, dsa_get_address(area, sh->image));
 			s->stats = stats;
 		}
 		return;
@@ -469,7 +449,7 @@ asof_shared_load(AsOfJoinState *s)
 	ConditionVariableCancelSleep();
 
 	if (state == ASOF_SHARED_READY)
-		asof_image_attach(s, desc, dsa_get_address(area, sh->image));
+		asof_image_attach(s, dsa_get_address(area, sh->image));
 	else if (state == ASOF_SHARED_OVERFLOW)
 	{
 		s->loaded = true;
