@@ -403,15 +403,19 @@ SELECT wj_test.worker_figures('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa
 
 -- windowjoin.leader_participation = off: the leader of the Gather leaves its
 -- share of the AsOfJoin's outer rows to the workers (no rows of its own),
--- and the versions are loaded once: by one worker, the other using its
--- image in shared memory (its peak state is none), so that the participants
--- hold one copy in all, every version of pv.  The rows are those of the
--- node off.  shares(q, loaders): the workers launched, the leader's rows
--- and, if loaders, how many workers hold state and all of it.
+-- and the versions are loaded once: by the first participant to start, the
+-- leader as a rule (it loads them for the workers while they start), the
+-- others using its image in shared memory (their peak state is none), so
+-- that the participants hold one copy in all, every version of pv.  The
+-- rows are those of the node off.  shares(q, loaders): the workers
+-- launched, the leader's rows and, if loaders, how many participants
+-- (leader or worker) hold state and all of it.
 CREATE FUNCTION shares(q text, loaders boolean DEFAULT false) RETURNS text LANGUAGE sql AS $$
   SELECT format('workers launched: %s, leader rows: %s', f->>'launched', f->>'leader') ||
-    CASE WHEN loaders THEN format(', workers that loaded the versions: %s, versions held in all: %s',
-                                  f->>'holders', f->>'total') ELSE '' END
+    CASE WHEN loaders THEN format(', participants that loaded the versions: %s, versions held in all: %s',
+                                  (f->>'holders')::int +
+                                  CASE WHEN (f->>'leader_state')::bigint > 0 THEN 1 ELSE 0 END,
+                                  f->>'total') ELSE '' END
   FROM wj_test.parallel_figures(q) f
 $$;
 SET windowjoin.leader_participation = off;

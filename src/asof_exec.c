@@ -846,7 +846,11 @@ asof_next(ScanState *ss)
 	bool		lookup;
 
 	if (wj_leader_leaves_share(&s->leader, &ss->ps))
+	{
+		if (s->strategy == ASOF_STRATEGY_LOOKUP && !s->loaded)
+			asof_shared_load_for_workers(s);
 		return ExecClearTuple(ss->ss_ScanTupleSlot);
+	}
 	if (s->strategy == ASOF_STRATEGY_LOOKUP && !s->loaded)
 		asof_shared_load(s);
 	lookup = (s->strategy == ASOF_STRATEGY_LOOKUP && !s->fallback);

@@ -133,6 +133,8 @@ typedef struct AsOfJoinState
 	bool		loaded;			/* the versions are in the table */
 	bool		fallback;		/* they did not fit: sweep instead */
 	bool		fell_back;		/* that happened at least once (EXPLAIN) */
+	bool		load_only;		/* loading for the workers: on overflow
+								 * read no outer row (asof_shared.c) */
 	size_t		mem_limit;		/* bytes the table may take */
 	Size		rec_header;		/* Datums and nulls before a version's data */
 	char	   *dense_ptr;		/* free space for versions in hashcxt */
@@ -320,6 +322,7 @@ extern Size asof_shared_estimate(void);
 extern void asof_shared_init(AsOfShared *sh);
 extern void asof_shared_reinit(AsOfShared *sh, dsa_area *area);
 extern void asof_shared_load(AsOfJoinState *s);
+extern void asof_shared_load_for_workers(AsOfJoinState *s);
 extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
 
 /* asof_lookup.c */

@@ -448,7 +448,9 @@ asof_restart_inner(AsOfJoinState *s)
  * asof_lookup_fall_back
  *		Lookup strategy: the versions do not fit; forget those loaded,
  *		restart the inner child (sorted by time, as the sweep needs) and
- *		sort the outer rows as the sweep (or the nearest merge) needs.
+ *		sort the outer rows as the sweep (or the nearest merge) needs.  A
+ *		leader loading the versions for the workers only (load_only) stops
+ *		there: it reads no outer row, they are the workers' to read.
  */
 void
 asof_lookup_fall_back(AsOfJoinState *s)
@@ -456,6 +458,8 @@ asof_lookup_fall_back(AsOfJoinState *s)
 	asof_lookup_discard(s);
 	s->fallback = true;
 	s->fell_back = true;
+	if (s->load_only)
+		return;
 	asof_restart_inner(s);
 	if (s->nearest)
 		asof_nearest_sort_outer(s);

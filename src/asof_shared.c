@@ -360,6 +360,108 @@ asof_image_values(AsOfJoinState *s, Datum *rec)
 }
 
 /*
+ * asof_shared_claim
+ *		Whether this participant is the first to start the scan, and so
+ *		loads the versions for all; false too when they cannot be shared
+ *		(no DSA area: the Gather above could not start parallel mode, or a
+ *		time that does not compare as int64), *shareable then false.
+ */
+static bool
+asof_shared_claim(AsOfJoinState *s, bool *shareable)
+{
+	AsOfShared *sh = s->shared;
+	bool		build = false;
+
+	*shareable = (sh != NULL && s->css.ss.ps.state->es_query_dsa != NULL &&
+				  s->time_int64);
+	if (!*shareable)
+		return false;
+	SpinLockAcquire(&sh->mutex);
+	if (sh->state == ASOF_SHARED_UNCLAIMED)
+	{
+		sh->state = ASOF_SHARED_BUILDING;
+		build = true;
+	}
+	SpinLockRelease(&sh->mutex);
+	return build;
+}
+
+/*
+ * asof_shared_build
+ *		The claimed load: read the versions with position-independent
+ *		records, write their image into the DSA area and wake the others.
+ *		Returns the state set: READY, OVERFLOW (past the memory limit, this
+ *		participant has fallen back), or UNSHARED (no room in the DSA area;
+ *		this participant's table is then discarded, the inner child
+ *		restarted).  On READY the loader's own table is still there.
+ */
+static int
+asof_shared_build(AsOfJoinState *s)
+{
+	AsOfShared *sh = s->shared;
+	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
+	int			state = ASOF_SHARED_OVERFLOW;
+
+	s->rec_relative = true;
+	asof_lookup_load(s);
+	if (!s->fallback)
+	{
+		Size		size = asof_image_size(s);
+		dsa_pointer dp;
+
+		dp = dsa_allocate_extended(area, size,
+								   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+		if (DsaPointerIsValid(dp))
+		{
+			asof_image_write(s, dsa_get_address(area, dp), size);
+			sh->image = dp;
+			state = ASOF_SHARED_READY;
+		}
+		else
+		{
+			state = ASOF_SHARED_UNSHARED;
+			asof_lookup_discard(s);
+			asof_restart_inner(s);
+		}
+	}
+	SpinLockAcquire(&sh->mutex);
+	sh->state = state;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->cv);
+	return state;
+}
+
+/*
+ * asof_shared_load_for_workers
+ *		A leader that leaves its share of the outer rows to the workers
+ *		(wj_leader_leaves_share) still loads the versions for them if none
+ *		has started to: it reaches the scan first, while the workers are
+ *		starting, so that their wait for the versions overlaps their own
+ *		start-up instead of following it.  It keeps no table: its state
+ *		figures are the versions loaded, for EXPLAIN ANALYZE, and a rescan
+ *		loads again.
+ */
+void
+asof_shared_load_for_workers(AsOfJoinState *s)
+{
+	bool		shareable;
+	int			state;
+	WjStateStats stats;
+
+	if (!asof_shared_claim(s, &shareable))
+		return;
+	s->load_only = true;
+	state = asof_shared_build(s);
+	s->load_only = false;
+	if (state == ASOF_SHARED_OVERFLOW)
+		return;					/* the workers fall back */
+	stats = s->stats;
+	asof_lookup_discard(s);
+	s->stats = stats;
+	s->loaded = false;
+}
+
+/*
  * asof_shared_load
  *		Lookup strategy under a Gather: load the versions if no other
  *		participant has started to, and share them; or wait for the one
@@ -371,59 +473,18 @@ asof_shared_load(AsOfJoinState *s)
 {
 	AsOfShared *sh = s->shared;
 	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
-	bool		build = false;
+	bool		shareable;
 	int			state;
 
-	if (sh == NULL || area == NULL || !s->time_int64)
+	if (asof_shared_claim(s, &shareable))
 	{
-		asof_lookup_load(s);
-		return;
-	}
-
-	SpinLockAcquire(&sh->mutex);
-	if (sh->state == ASOF_SHARED_UNCLAIMED)
-	{
-		sh->state = ASOF_SHARED_BUILDING;
-		build = true;
-	}
-	SpinLockRelease(&sh->mutex);
-
-	if (build)
-	{
-		s->rec_relative = true;
-		asof_lookup_load(s);
-		state = ASOF_SHARED_OVERFLOW;
-		if (!s->fallback)
-		{
-			Size		size = asof_image_size(s);
-			dsa_pointer dp;
-
-			dp = dsa_allocate_extended(area, size,
-									   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
-			if (DsaPointerIsValid(dp))
-			{
-				asof_image_write(s, dsa_get_address(area, dp), size);
-				sh->image = dp;
-				state = ASOF_SHARED_READY;
-			}
-			else
-			{
-				/* no room: a table of its own, with plain records */
-				state = ASOF_SHARED_UNSHARED;
-				asof_lookup_discard(s);
-				asof_restart_inner(s);
-				asof_lookup_load(s);
-			}
-		}
-		SpinLockAcquire(&sh->mutex);
-		sh->state = state;
-		SpinLockRelease(&sh->mutex);
-		ConditionVariableBroadcast(&sh->cv);
+		state = asof_shared_build(s);
 
 		/*
 		 * The loader too reads the image, so that one copy of the versions
 		 * shares the caches; its own table goes, but its state figures are
-		 * the versions loaded.
+		 * the versions loaded.  With no room for an image it loads a table
+		 * of its own, with plain records.
 		 */
 		if (state == ASOF_SHARED_READY)
 		{
@@ -433,6 +494,13 @@ asof_shared_load(AsOfJoinState *s)
 			asof_image_attach(s, dsa_get_address(area, sh->image));
 			s->stats = stats;
 		}
+		else if (state == ASOF_SHARED_UNSHARED)
+			asof_lookup_load(s);
+		return;
+	}
+	if (!shareable)
+	{
+		asof_lookup_load(s);
 		return;
 	}
 

@@ -503,9 +503,10 @@ BEGIN
 END $$;
 
 -- The parallel figures of EXPLAIN ANALYZE of q, as jsonb: workers
--- launched, key partitions, the leader's rows (Leader Rows), how many
--- workers hold state (a "Worker N:  Peak State Rows" above zero) and the
--- total peak state rows; a figure not shown is absent.
+-- launched, key partitions, the leader's rows (Leader Rows) and peak state
+-- rows (the node's own "Peak State Rows"), how many workers hold state (a
+-- "Worker N:  Peak State Rows" above zero) and the total peak state rows; a
+-- figure not shown is absent.
 CREATE FUNCTION wj_test.parallel_figures(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
@@ -520,6 +521,8 @@ BEGIN
 		IF m IS NOT NULL THEN f := f || jsonb_build_object('parts', m[1]::int); END IF;
 		m := regexp_match(line, 'Leader Rows: (\d+)');
 		IF m IS NOT NULL THEN f := f || jsonb_build_object('leader', m[1]::numeric); END IF;
+		m := regexp_match(line, '^\s+Peak State Rows: (\d+)');
+		IF m IS NOT NULL THEN f := f || jsonb_build_object('leader_state', m[1]::bigint); END IF;
 		m := regexp_match(line, 'Worker \d+:  Peak State Rows: (\d+)');
 		IF m IS NOT NULL AND m[1]::bigint > 0 THEN holders := holders + 1; END IF;
 		m := regexp_match(line, 'Total Peak State Rows: (\d+)');
