@@ -20,6 +20,11 @@
  * (asof_rec), and a match's by-reference Datums are turned into pointers
  * when it is returned (asof_image_values).
  *
+ * A leader that leaves its share of the outer rows to the workers
+ * (windowjoin.leader_participation) still claims the load if it starts
+ * first, as it does while the workers are starting up, and then drops its
+ * table and returns no rows (asof_shared_load_for_workers).
+ *
  * Only when the times compare as int64 (AsOfJoinState.time_int64): the
  * binary search then reads the int64 times of the version arrays, never a
  * Datum that may point into a record.  Other time types keep a table per
