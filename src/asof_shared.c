@@ -397,8 +397,9 @@ asof_shared_claim(AsOfJoinState *s, bool *shareable)
  *		records, write their image into the DSA area and wake the others.
  *		Returns the state set: READY, OVERFLOW (past the memory limit, this
  *		participant has fallen back), or UNSHARED (no room in the DSA area;
- *		this participant's table is then discarded, the inner child
- *		restarted).  On READY the loader's own table is still there.
+ *		the inner child is then restarted).  On READY and UNSHARED the
+ *		loader's own table is gone (s->loaded false), its state figures
+ *		kept on READY: they are the versions loaded, for EXPLAIN ANALYZE.
  */
 static int
 asof_shared_build(AsOfJoinState *s)
@@ -418,9 +419,13 @@ asof_shared_build(AsOfJoinState *s)
 								   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 		if (DsaPointerIsValid(dp))
 		{
+			WjStateStats stats = s->stats;
+
 			asof_image_write(s, dsa_get_address(area, dp), size);
 			sh->image = dp;
 			state = ASOF_SHARED_READY;
+			asof_lookup_discard(s);
+			s->stats = stats;
 		}
 		else
 		{
@@ -428,6 +433,7 @@ asof_shared_build(AsOfJoinState *s)
 			asof_lookup_discard(s);
 			asof_restart_inner(s);
 		}
+		s->loaded = false;
 	}
 	SpinLockAcquire(&sh->mutex);
 	sh->state = state;
@@ -442,28 +448,20 @@ asof_shared_build(AsOfJoinState *s)
  *		(wj_leader_leaves_share) still loads the versions for them if none
  *		has started to: it reaches the scan first, while the workers are
  *		starting, so that their wait for the versions overlaps their own
- *		start-up instead of following it.  It keeps no table: its state
- *		figures are the versions loaded, for EXPLAIN ANALYZE, and a rescan
- *		loads again.
+ *		start-up instead of following it.  It keeps no table (a rescan
+ *		loads again); past the memory limit it has read no outer row, and
+ *		the workers fall back.
  */
 void
 asof_shared_load_for_workers(AsOfJoinState *s)
 {
 	bool		shareable;
-	int			state;
-	WjStateStats stats;
 
 	if (!asof_shared_claim(s, &shareable))
 		return;
 	s->load_only = true;
-	state = asof_shared_build(s);
+	(void) asof_shared_build(s);
 	s->load_only = false;
-	if (state == ASOF_SHARED_OVERFLOW)
-		return;					/* the workers fall back */
-	stats = s->stats;
-	asof_lookup_discard(s);
-	s->stats = stats;
-	s->loaded = false;
 }
 
 /*
@@ -487,18 +485,11 @@ asof_shared_load(AsOfJoinState *s)
 
 		/*
 		 * The loader too reads the image, so that one copy of the versions
-		 * shares the caches; its own table goes, but its state figures are
-		 * the versions loaded.  With no room for an image it loads a table
-		 * of its own, with plain records.
+		 * shares the caches.  With no room for an image it loads a table of
+		 * its own, with plain records.
 		 */
 		if (state == ASOF_SHARED_READY)
-		{
-			WjStateStats stats = s->stats;
-
-			asof_lookup_discard(s);
 			asof_image_attach(s, dsa_get_address(area, sh->image));
-			s->stats = stats;
-		}
 		else if (state == ASOF_SHARED_UNSHARED)
 			asof_lookup_load(s);
 		return;
