@@ -451,6 +451,50 @@ SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a 
 RESET windowjoin.leader_participation;
 DROP FUNCTION shares(text, boolean);
 
+-- While one participant loads the versions, the others read their outer
+-- rows ahead instead of sleeping, and join those first once the versions
+-- are ready (asof_shared.c).  How many they read depends on timing: EXPLAIN
+-- ANALYZE shows the count for all participants, checked here to be there
+-- and to be no more than the outer rows; the rows are those of the serial
+-- plan and of the node off.  100,000 versions, so that the load takes long
+-- enough for the workers to start and read ahead (as a rule, not always),
+-- and work_mem for them to be looked up.
+SET work_mem = '16MB';
+CREATE TABLE pra_v (k int, t timestamp, v int);
+CREATE TABLE pra_o (k int, t timestamp, v int);
+INSERT INTO pra_v SELECT i % 50, '2024-01-01'::timestamp + i * interval '1 second', i
+  FROM generate_series(1, 100000) i;
+INSERT INTO pra_o SELECT i % 60, '2024-01-01'::timestamp + (i * 7919 % 110000) * interval '1 second', i
+  FROM generate_series(1, 200000) i;
+CREATE INDEX ON pra_v (k, t);	-- for the node off: a LATERAL lookup per row
+ANALYZE pra_v;
+ANALYZE pra_o;
+CREATE FUNCTION read_ahead(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  ahead bigint;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'Outer Rows Read Ahead: ' THEN
+      ahead := (regexp_match(line, 'Outer Rows Read Ahead: (\d+)'))[1]::bigint;
+    END IF;
+  END LOOP;
+  RETURN format('read ahead shown: %s, at most the outer rows: %s',
+                ahead IS NOT NULL, ahead <= (SELECT count(*) FROM pra_o));
+END $$;
+SELECT read_ahead($q$SELECT o.v, x.v FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
+-- LEFT, the leader taking its share too
+SET windowjoin.leader_participation = on;
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o o LEFT JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
+RESET windowjoin.leader_participation;
+DROP FUNCTION read_ahead(text);
+DROP TABLE pra_v, pra_o;
+RESET work_mem;
+
 -- Rescans: a Gather above each node, in a subquery run again for every row
 -- (the SubPlan is correlated only above the Gather, so the Gather and the
 -- node below it are rescanned, not the subquery planned with parameters)

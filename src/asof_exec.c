@@ -93,6 +93,7 @@
 #include "postgres.h"
 
 #include "access/nbtree.h"
+#include "access/parallel.h"
 #include "access/tupdesc.h"
 #include "catalog/pg_type.h"
 #include "common/int.h"
@@ -437,7 +438,14 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->batch_values = palloc(sizeof(Datum) * ASOF_BATCH * s->nouter);
 		s->batch_isnull = palloc(sizeof(bool) * ASOF_BATCH * s->nouter);
 		s->batch_econtext = CreateExprContext(estate);
+		s->ahead_slot = ExecInitExtraTupleSlot(estate,
+											   ExecGetResultType(s->outer_ps),
+											   &TTSOpsVirtual);
 	}
+	s->ahead_cxt = NULL;
+	asof_ahead_end(s);
+	s->ahead_eof = false;
+	s->ahead_total = 0;
 	s->batch_n = 0;
 	s->batch_pos = 0;
 	s->batch_size = 1;
@@ -625,6 +633,54 @@ asof_within_tolerance(AsOfJoinState *s, Datum itime, ExprContext *econtext)
 }
 
 /*
+ * asof_fetch_outer
+ *		The next outer row: those read ahead while waiting for the shared
+ *		versions (asof_shared.c) first, in the order read, then the outer
+ *		child's.  NULL at the end.  (The lookup's batches take the rows
+ *		read ahead as they are, asof_lookup_fill.)
+ */
+TupleTableSlot *
+asof_fetch_outer(AsOfJoinState *s)
+{
+	if (s->ahead_pos < s->ahead_n)
+	{
+		TupleTableSlot *slot = s->ahead_slot;
+
+		ExecClearTuple(slot);
+		memcpy(slot->tts_values, s->ahead_values + s->ahead_pos * s->nouter,
+			   s->nouter * sizeof(Datum));
+		memcpy(slot->tts_isnull, s->ahead_isnull + s->ahead_pos * s->nouter,
+			   s->nouter * sizeof(bool));
+		s->ahead_pos++;
+		return ExecStoreVirtualTuple(slot);
+	}
+	/* the last of them, returned before, is done with */
+	if (s->ahead_cxt != NULL)
+		asof_ahead_end(s);
+	if (s->ahead_eof)
+		return NULL;
+	return ExecProcNode(s->outer_ps);
+}
+
+/*
+ * asof_ahead_end
+ *		Free the outer rows read ahead (all returned and done with, or a
+ *		rescan).
+ */
+void
+asof_ahead_end(AsOfJoinState *s)
+{
+	if (s->ahead_cxt != NULL)
+		MemoryContextDelete(s->ahead_cxt);
+	s->ahead_cxt = NULL;
+	s->ahead_values = NULL;
+	s->ahead_isnull = NULL;
+	s->ahead_n = 0;
+	s->ahead_pos = 0;
+	s->ahead_cap = 0;
+}
+
+/*
  * asof_form
  *		Store the outer row's columns in the scan slot, with NULLs for the
  *		inner columns.  The outer expressions are evaluated on this slot.
@@ -760,7 +816,7 @@ asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
 				outer = NULL;
 		}
 		else
-			outer = ExecProcNode(s->outer_ps);
+			outer = asof_fetch_outer(s);
 		if (TupIsNull(outer))
 		{
 			if (s->deferred != NULL)
@@ -951,6 +1007,7 @@ asof_end(CustomScanState *node)
 		s->deferred = NULL;
 	}
 	asof_sweep_reset(s);
+	asof_ahead_end(s);
 	ExecEndNode(s->outer_ps);
 	ExecEndNode(s->inner_ps);
 }
@@ -996,6 +1053,8 @@ asof_rescan(CustomScanState *node)
 	s->batch_pos = 0;
 	s->batch_size = 1;
 	s->outer_done = false;
+	asof_ahead_end(s);
+	s->ahead_eof = false;
 	s->leader.asked = false;
 	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
 			!s->fallback && s->inner_ps->chgParam == NULL &&
@@ -1067,8 +1126,15 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							"inputs sorted by keys and time", es);
 		if (strategy == ASOF_STRATEGY_LOOKUP &&
 			node->ss.ps.plan->parallel_aware && s->time_int64)
+		{
 			ExplainPropertyText("Versions",
 								"loaded once, shared by the participants", es);
+			if (es->analyze)
+				ExplainPropertyInteger("Outer Rows Read Ahead", NULL,
+									   s->shared != NULL ?
+									   asof_shared_ahead_rows(s->shared) :
+									   s->ahead_total, es);
+		}
 		if (es->analyze && strategy == ASOF_STRATEGY_LOOKUP)
 		{
 			if (s->fell_back)
@@ -1152,6 +1218,10 @@ asof_shutdown(CustomScanState *node)
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
 	wj_instr_shutdown(&s->pinstr, &node->ss.ps, &s->stats);
+
+	/* the workers are done: the leader keeps their rows read ahead */
+	if (s->shared != NULL && !IsParallelWorker())
+		s->ahead_total = asof_shared_ahead_rows(s->shared);
 
 	/* the segment and the DSA area go away, and the image with them */
 	s->leader.pcxt = NULL;

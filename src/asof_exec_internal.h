@@ -47,10 +47,11 @@
  */
 typedef struct AsOfShared
 {
-	slock_t		mutex;			/* protects state */
+	slock_t		mutex;			/* protects state and ahead_rows */
 	int			state;			/* ASOF_SHARED_* (asof_shared.c) */
 	dsa_pointer image;			/* the versions' image, once ready */
 	ConditionVariable cv;		/* the loader wakes the others */
+	int64		ahead_rows;		/* outer rows read ahead, all participants */
 } AsOfShared;
 
 /* A comparison of an outer value with an inner value */
@@ -168,6 +169,22 @@ typedef struct AsOfJoinState
 	int			batch_size;		/* rows to read into the next batch */
 	bool		outer_done;		/* outer child exhausted */
 	ExprContext *batch_econtext;	/* their keys and times, per batch */
+
+	/*
+	 * Outer rows read ahead while waiting for another participant to load
+	 * the shared versions (asof_shared.c), copied as a batch copies them,
+	 * and returned first (asof_lookup_fill, asof_fetch_outer); ahead_eof:
+	 * the outer child was exhausted then
+	 */
+	MemoryContext ahead_cxt;	/* holds them all, NULL if none */
+	Datum	   *ahead_values;	/* their columns, nouter each */
+	bool	   *ahead_isnull;
+	int64		ahead_n;
+	int64		ahead_pos;		/* the next one to return */
+	int64		ahead_cap;
+	TupleTableSlot *ahead_slot; /* one of them as a slot (virtual) */
+	bool		ahead_eof;
+	int64		ahead_total;	/* leader: all participants' (EXPLAIN) */
 
 	WjStateStats stats;
 
@@ -321,6 +338,7 @@ extern TupleTableSlot *asof_nearest_merge(AsOfJoinState *s,
 extern Size asof_shared_estimate(void);
 extern void asof_shared_init(AsOfShared *sh);
 extern void asof_shared_reinit(AsOfShared *sh, dsa_area *area);
+extern int64 asof_shared_ahead_rows(AsOfShared *sh);
 extern void asof_shared_load(AsOfJoinState *s);
 extern void asof_shared_load_for_workers(AsOfJoinState *s);
 extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
@@ -328,6 +346,10 @@ extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
 /* asof_lookup.c */
 extern void asof_lookup_load(AsOfJoinState *s);
 extern void asof_restart_inner(AsOfJoinState *s);
+extern TupleTableSlot *asof_fetch_outer(AsOfJoinState *s);
+extern void asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
+							 bool *isnull);
+extern void asof_ahead_end(AsOfJoinState *s);
 extern void asof_lookup_fall_back(AsOfJoinState *s);
 extern TupleTableSlot *asof_next_looked_up(AsOfJoinState *s, Datum **values,
 										   bool **nulls);

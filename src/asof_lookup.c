@@ -130,7 +130,7 @@ asof_flatten_values(TupleTableSlot *slot, int natts, Datum *values,
  *		Copy a row's columns to values/isnull, its by-reference values into
  *		one allocation in the current memory context.
  */
-static void
+void
 asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
 				 bool *isnull)
 {
@@ -364,7 +364,7 @@ asof_sort_outer(AsOfJoinState *s)
 
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
-		outer = ExecProcNode(s->outer_ps);
+		outer = asof_fetch_outer(s);
 		if (TupIsNull(outer))
 			break;
 		scan = asof_form(s, outer);
@@ -636,26 +636,45 @@ asof_lookup_fill(AsOfJoinState *s)
 	int			i;
 
 	ResetExprContext(econtext);
+	/* the previous batch is answered: rows read ahead all returned? */
+	if (s->ahead_cxt != NULL && s->ahead_pos == s->ahead_n)
+		asof_ahead_end(s);
 	while (n < s->batch_size && !s->outer_done)
 	{
-		TupleTableSlot *outer;
 		TupleTableSlot *scan;
 		AsOfProbe  *probe = &s->probes[n];
 		bool		isnull;
 		bool		anynull = false;
 
 		CHECK_FOR_INTERRUPTS();
-		outer = ExecProcNode(s->outer_ps);
-		if (TupIsNull(outer))
+		if (s->ahead_pos < s->ahead_n)
 		{
-			s->outer_done = true;
-			break;
+			/* copied already; their by-reference values stay in ahead_cxt */
+			memcpy(s->batch_values + n * s->nouter,
+				   s->ahead_values + s->ahead_pos * s->nouter,
+				   s->nouter * sizeof(Datum));
+			memcpy(s->batch_isnull + n * s->nouter,
+				   s->ahead_isnull + s->ahead_pos * s->nouter,
+				   s->nouter * sizeof(bool));
+			s->ahead_pos++;
 		}
-		MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-		asof_copy_values(outer, s->nouter,
-						 s->batch_values + n * s->nouter,
-						 s->batch_isnull + n * s->nouter);
-		MemoryContextSwitchTo(oldcxt);
+		else
+		{
+			TupleTableSlot *outer = NULL;
+
+			if (!s->ahead_eof)
+				outer = ExecProcNode(s->outer_ps);
+			if (TupIsNull(outer))
+			{
+				s->outer_done = true;
+				break;
+			}
+			MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+			asof_copy_values(outer, s->nouter,
+							 s->batch_values + n * s->nouter,
+							 s->batch_isnull + n * s->nouter);
+			MemoryContextSwitchTo(oldcxt);
+		}
 
 		/* Outer expressions see the scan slot, where our expressions live */
 		scan = asof_form_values(s, s->batch_values + n * s->nouter,
@@ -904,7 +923,7 @@ asof_nearest_sort_outer(AsOfJoinState *s)
 
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
-		outer = ExecProcNode(s->outer_ps);
+		outer = asof_fetch_outer(s);
 		if (TupIsNull(outer))
 			break;
 		scan = asof_form(s, outer);

@@ -103,12 +103,14 @@ asof_shared_init(AsOfShared *sh)
 	ConditionVariableInit(&sh->cv);
 	sh->state = ASOF_SHARED_UNCLAIMED;
 	sh->image = InvalidDsaPointer;
+	sh->ahead_rows = 0;
 }
 
 /*
  * asof_shared_reinit
  *		ReInitializeDSMCustomScan (leader, rescan of the Gather, the workers
- *		gone): free the image and let the next scan build again.
+ *		gone): free the image and let the next scan build again.  The rows
+ *		read ahead add up over the scans, as EXPLAIN's rows do.
  */
 void
 asof_shared_reinit(AsOfShared *sh, dsa_area *area)
@@ -117,6 +119,22 @@ asof_shared_reinit(AsOfShared *sh, dsa_area *area)
 		dsa_free(area, sh->image);
 	sh->image = InvalidDsaPointer;
 	sh->state = ASOF_SHARED_UNCLAIMED;
+}
+
+/*
+ * asof_shared_ahead_rows
+ *		The outer rows read ahead by all participants so far, for EXPLAIN
+ *		ANALYZE (asof_read_ahead).
+ */
+int64
+asof_shared_ahead_rows(AsOfShared *sh)
+{
+	int64		n;
+
+	SpinLockAcquire(&sh->mutex);
+	n = sh->ahead_rows;
+	SpinLockRelease(&sh->mutex);
+	return n;
 }
 
 /*
@@ -465,6 +483,126 @@ asof_shared_load_for_workers(AsOfJoinState *s)
 }
 
 /*
+ * asof_shared_state
+ *		The state of the shared versions (AsOfShared.state).
+ */
+static int
+asof_shared_state(AsOfShared *sh)
+{
+	int			state;
+
+	SpinLockAcquire(&sh->mutex);
+	state = sh->state;
+	SpinLockRelease(&sh->mutex);
+	return state;
+}
+
+/*
+ * asof_ahead_grow
+ *		Room for twice as many rows read ahead (in ahead_cxt, current);
+ *		false if that would take the memory past the node's limit.
+ */
+static bool
+asof_ahead_grow(AsOfJoinState *s)
+{
+	int64		cap = Max(s->ahead_cap * 2, ASOF_BATCH * 8);
+	Size		n = (Size) s->nouter * cap;
+
+	if (MemoryContextMemAllocated(s->ahead_cxt, true) +
+		(sizeof(Datum) + sizeof(bool)) * (n - (Size) s->nouter * s->ahead_cap) >
+		s->mem_limit)
+		return false;
+	s->ahead_cap = cap;
+	if (s->ahead_values == NULL)
+	{
+		s->ahead_values = palloc_extended(sizeof(Datum) * n, MCXT_ALLOC_HUGE);
+		s->ahead_isnull = palloc_extended(sizeof(bool) * n, MCXT_ALLOC_HUGE);
+	}
+	else
+	{
+		s->ahead_values = repalloc_huge(s->ahead_values, sizeof(Datum) * n);
+		s->ahead_isnull = repalloc_huge(s->ahead_isnull, sizeof(bool) * n);
+	}
+	return true;
+}
+
+/*
+ * asof_read_ahead
+ *		While another participant loads the versions, read outer rows
+ *		ahead, copied as the lookup's batches copy them (asof_lookup_fill
+ *		then takes them first), so that the wait uses the CPU the loader
+ *		leaves free: the scan below and the copies are done by then.  The
+ *		first row's keys are evaluated too and thrown away, so that the
+ *		plan's expressions are compiled (jit) now rather than after the
+ *		wait.  Stops when the load has ended, at the end of the outer rows,
+ *		once the rows take the node's memory limit (work_mem times
+ *		hash_mem_multiplier, the limit of the versions, of which a waiting
+ *		participant holds none), or once they are as many as the planner
+ *		expects one participant to join (the partial outer path's rows): the
+ *		rows read ahead are this participant's alone, and one that started
+ *		first must not take far more than its share of the scan, to be
+ *		joined alone while the others are done.  The rest of the wait is
+ *		spent asleep.
+ */
+static void
+asof_read_ahead(AsOfJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	double		share = Max(s->outer_ps->plan->plan_rows, ASOF_BATCH);
+	MemoryContext oldcxt;
+
+	Assert(s->ahead_cxt == NULL && !s->ahead_eof);
+	s->ahead_cxt = AllocSetContextCreate(s->css.ss.ps.state->es_query_cxt,
+										 "AsOfJoin outer rows read ahead",
+										 ALLOCSET_DEFAULT_SIZES);
+	/* the state and the limits are looked at once per ASOF_BATCH rows */
+	while (s->ahead_n % ASOF_BATCH != 0 ||
+		   (asof_shared_state(s->shared) == ASOF_SHARED_BUILDING &&
+			s->ahead_n < share &&
+			MemoryContextMemAllocated(s->ahead_cxt, true) < s->mem_limit))
+	{
+		TupleTableSlot *outer;
+
+		CHECK_FOR_INTERRUPTS();
+		/* the child runs in the caller's context, the copies go here */
+		oldcxt = MemoryContextSwitchTo(s->ahead_cxt);
+		if (s->ahead_n == s->ahead_cap && !asof_ahead_grow(s))
+		{
+			MemoryContextSwitchTo(oldcxt);
+			break;
+		}
+		MemoryContextSwitchTo(oldcxt);
+		outer = ExecProcNode(s->outer_ps);
+		if (TupIsNull(outer))
+		{
+			s->ahead_eof = true;
+			break;
+		}
+		oldcxt = MemoryContextSwitchTo(s->ahead_cxt);
+		asof_copy_values(outer, s->nouter,
+						 s->ahead_values + s->ahead_n * s->nouter,
+						 s->ahead_isnull + s->ahead_n * s->nouter);
+		MemoryContextSwitchTo(oldcxt);
+		if (s->ahead_n == 0 && s->nkeys > 0)
+		{
+			bool		isnull;
+			int			i;
+
+			econtext->ecxt_scantuple =
+				asof_form_values(s, s->ahead_values, s->ahead_isnull);
+			for (i = 0; i < s->nkeys; i++)
+				(void) ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+												 &isnull);
+			ResetExprContext(econtext);
+		}
+		s->ahead_n++;
+	}
+	SpinLockAcquire(&s->shared->mutex);
+	s->shared->ahead_rows += s->ahead_n;
+	SpinLockRelease(&s->shared->mutex);
+}
+
+/*
  * asof_shared_load
  *		Lookup strategy under a Gather: load the versions if no other
  *		participant has started to, and share them; or wait for the one
@@ -500,12 +638,11 @@ asof_shared_load(AsOfJoinState *s)
 		return;
 	}
 
+	asof_read_ahead(s);
 	ConditionVariablePrepareToSleep(&sh->cv);
 	for (;;)
 	{
-		SpinLockAcquire(&sh->mutex);
-		state = sh->state;
-		SpinLockRelease(&sh->mutex);
+		state = asof_shared_state(sh);
 		if (state != ASOF_SHARED_BUILDING)
 			break;
 		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
