@@ -647,11 +647,7 @@ asof_fetch_outer(AsOfJoinState *s)
 		TupleTableSlot *slot = s->ahead_slot;
 
 		ExecClearTuple(slot);
-		memcpy(slot->tts_values, s->ahead_values + s->ahead_pos * s->nouter,
-			   s->nouter * sizeof(Datum));
-		memcpy(slot->tts_isnull, s->ahead_isnull + s->ahead_pos * s->nouter,
-			   s->nouter * sizeof(bool));
-		s->ahead_pos++;
+		asof_ahead_take(s, slot->tts_values, slot->tts_isnull);
 		return ExecStoreVirtualTuple(slot);
 	}
 	/* the last of them, returned before, is done with */
@@ -660,6 +656,22 @@ asof_fetch_outer(AsOfJoinState *s)
 	if (s->ahead_eof)
 		return NULL;
 	return ExecProcNode(s->outer_ps);
+}
+
+/*
+ * asof_ahead_take
+ *		Copy the next row read ahead to values/isnull; its by-reference
+ *		values stay where they are, in ahead_cxt.
+ */
+void
+asof_ahead_take(AsOfJoinState *s, Datum *values, bool *isnull)
+{
+	Assert(s->ahead_pos < s->ahead_n);
+	memcpy(values, s->ahead_values + s->ahead_pos * s->nouter,
+		   s->nouter * sizeof(Datum));
+	memcpy(isnull, s->ahead_isnull + s->ahead_pos * s->nouter,
+		   s->nouter * sizeof(bool));
+	s->ahead_pos++;
 }
 
 /*
@@ -1131,8 +1143,6 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								"loaded once, shared by the participants", es);
 			if (es->analyze)
 				ExplainPropertyInteger("Outer Rows Read Ahead", NULL,
-									   s->shared != NULL ?
-									   asof_shared_ahead_rows(s->shared) :
 									   s->ahead_total, es);
 		}
 		if (es->analyze && strategy == ASOF_STRATEGY_LOOKUP)

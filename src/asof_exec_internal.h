@@ -184,7 +184,8 @@ typedef struct AsOfJoinState
 	int64		ahead_cap;
 	TupleTableSlot *ahead_slot; /* one of them as a slot (virtual) */
 	bool		ahead_eof;
-	int64		ahead_total;	/* leader: all participants' (EXPLAIN) */
+	int64		ahead_total;	/* leader: all participants', copied at
+								 * shutdown for EXPLAIN */
 
 	WjStateStats stats;
 
@@ -323,6 +324,9 @@ extern TupleTableSlot *asof_form_values(AsOfJoinState *s, Datum *values,
 										bool *isnull);
 extern TupleTableSlot *asof_form(AsOfJoinState *s, TupleTableSlot *outer);
 extern void asof_lookup_discard(AsOfJoinState *s);
+extern TupleTableSlot *asof_fetch_outer(AsOfJoinState *s);
+extern void asof_ahead_take(AsOfJoinState *s, Datum *values, bool *isnull);
+extern void asof_ahead_end(AsOfJoinState *s);
 
 /* asof_merge.c */
 extern void asof_forget(AsOfJoinState *s);
@@ -346,10 +350,8 @@ extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
 /* asof_lookup.c */
 extern void asof_lookup_load(AsOfJoinState *s);
 extern void asof_restart_inner(AsOfJoinState *s);
-extern TupleTableSlot *asof_fetch_outer(AsOfJoinState *s);
 extern void asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
 							 bool *isnull);
-extern void asof_ahead_end(AsOfJoinState *s);
 extern void asof_lookup_fall_back(AsOfJoinState *s);
 extern TupleTableSlot *asof_next_looked_up(AsOfJoinState *s, Datum **values,
 										   bool **nulls);

@@ -648,16 +648,8 @@ asof_lookup_fill(AsOfJoinState *s)
 
 		CHECK_FOR_INTERRUPTS();
 		if (s->ahead_pos < s->ahead_n)
-		{
-			/* copied already; their by-reference values stay in ahead_cxt */
-			memcpy(s->batch_values + n * s->nouter,
-				   s->ahead_values + s->ahead_pos * s->nouter,
-				   s->nouter * sizeof(Datum));
-			memcpy(s->batch_isnull + n * s->nouter,
-				   s->ahead_isnull + s->ahead_pos * s->nouter,
-				   s->nouter * sizeof(bool));
-			s->ahead_pos++;
-		}
+			asof_ahead_take(s, s->batch_values + n * s->nouter,
+							s->batch_isnull + n * s->nouter);
 		else
 		{
 			TupleTableSlot *outer = NULL;
