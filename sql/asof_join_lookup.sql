@@ -412,6 +412,85 @@ FETCH 2 FROM c;
 CLOSE c;
 COMMIT;
 
+-- Keys found by their images (asof_key_index.c) when every key's equality
+-- is image equality, by their hash and equality functions otherwise: a
+-- case-insensitive collation ('ABC' = 'abc'), numeric (1.0 = 1.00), an
+-- int4 key against an int8 one (not hashed: merged), and a long text key stored compressed
+-- that the outer rows compute.  Same rows with the node on and off.
+CREATE COLLATION lk_ci (provider = icu, locale = 'und-u-ks-level2',
+                        deterministic = false);
+CREATE TABLE img_v (k text, kc text COLLATE lk_ci, kn numeric, k4 int4,
+                    k8 int8, t int, v int);
+INSERT INTO img_v
+SELECT CASE g % 3 WHEN 0 THEN 'a' WHEN 1 THEN 'b' ELSE repeat('x', 5000) END,
+       CASE g % 2 WHEN 0 THEN 'ABC' ELSE 'Def' END,
+       (g % 3)::numeric(4,2), g % 3, g % 3, g, g
+FROM generate_series(1, 300) g;
+CREATE TABLE img_o (id int, k text, kc text COLLATE lk_ci, kn numeric,
+                    k4 int4, t int);
+INSERT INTO img_o
+SELECT g, CASE g % 4 WHEN 0 THEN 'a' WHEN 1 THEN 'b' WHEN 2 THEN 'c'
+                     ELSE repeat('x', 5000) END,
+       CASE g % 3 WHEN 0 THEN 'abc' WHEN 1 THEN 'DEF' ELSE 'ghi' END,
+       (g % 4)::numeric(4,1), g % 4, g * 7 % 320
+FROM generate_series(1, 2000) g;
+ANALYZE img_v, img_o;
+-- the long key is stored compressed, the outer rows' is not
+SELECT pg_column_compression(k) IS NOT NULL AS compressed, count(*)
+FROM img_v WHERE length(k) = 5000 GROUP BY 1;
+CREATE FUNCTION lk_key_lookup(q text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	SET LOCAL windowjoin.enable_asof_join = on;
+	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q LOOP
+		IF line ~ 'Key Lookup|Strategy' THEN
+			RETURN NEXT btrim(line);
+		END IF;
+	END LOOP;
+END $$;
+CREATE FUNCTION lk_key_image() RETURNS TABLE (key text, lookup text, result text)
+LANGUAGE plpgsql AS $f$
+DECLARE
+	c record;
+	q text;
+BEGIN
+	FOR c IN SELECT * FROM (VALUES ('text', 'r.k = o.k'),
+	                               ('text, int', 'r.k = o.k AND r.k4 = o.k4'),
+	                               ('case-insensitive', 'r.kc = o.kc'),
+	                               ('numeric', 'r.kn = o.kn'),
+	                               ('int8 = int4', 'r.k8 = o.k4')) v(key, cond) LOOP
+		q := format($q$
+SELECT o.id, r.v
+FROM img_o o
+LEFT JOIN LATERAL (
+  SELECT v FROM img_v r WHERE %s AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) r ON true
+$q$, c.cond);
+		key := c.key;
+		lookup := (SELECT string_agg(l, '; ') FROM lk_key_lookup(q) l);
+		result := wj_test.on_off(q, 'asof_join');
+		RETURN NEXT;
+	END LOOP;
+END $f$;
+SELECT * FROM lk_key_image();
+-- the matches themselves: the long key, 'abc' = 'ABC', 1.0 = 1.00
+SELECT o.id, length(o.k) AS klen, o.kc, o.kn, o.t,
+       a.v AS by_k, b.v AS by_kc, b.kc AS r_kc, c.v AS by_kn, c.kn AS r_kn
+FROM img_o o
+LEFT JOIN LATERAL (
+  SELECT v FROM img_v r WHERE r.k = o.k AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) a ON true
+LEFT JOIN LATERAL (
+  SELECT v, kc FROM img_v r WHERE r.kc = o.kc AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) b ON true
+LEFT JOIN LATERAL (
+  SELECT v, kn FROM img_v r WHERE r.kn = o.kn AND r.t <= o.t
+  ORDER BY r.t DESC LIMIT 1) c ON true
+WHERE o.id <= 8
+ORDER BY o.id;
+
 RESET work_mem;
 RESET hash_mem_multiplier;
 RESET enable_nestloop;

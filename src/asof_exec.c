@@ -389,6 +389,8 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->ikeys = palloc0(sizeof(Datum) * s->nkeys);
 	}
 	if (s->strategy == ASOF_STRATEGY_LOOKUP)
+		asof_key_index_init(s, info);
+	if (s->strategy == ASOF_STRATEGY_LOOKUP)
 	{
 		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
 		Oid			time_opfamily = info->time_cmp.opfamily;
@@ -725,6 +727,7 @@ asof_lookup_discard(AsOfJoinState *s)
 {
 	ResetTupleHashTable(s->hashtable);
 	MemoryContextReset(s->hashcxt);
+	s->keyidx = NULL;
 	s->image_base = NULL;
 	s->dense_ptr = NULL;
 	s->dense_free = 0;
@@ -1136,6 +1139,10 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							strategy == ASOF_STRATEGY_SWEEP ?
 							"hashed keys, inputs in time order" :
 							"inputs sorted by keys and time", es);
+		if (strategy == ASOF_STRATEGY_LOOKUP && es->verbose)
+			ExplainPropertyText("Key Lookup",
+								s->key_image != NULL ? "by image" :
+								"by hash and equality functions", es);
 		if (strategy == ASOF_STRATEGY_LOOKUP &&
 			node->ss.ps.plan->parallel_aware && s->time_int64)
 		{

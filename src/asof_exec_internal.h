@@ -127,6 +127,10 @@ typedef struct AsOfJoinState
 	MemoryContext metacxt;		/* the table itself, and hashcxt */
 	MemoryContext hashcxt;		/* its entries and the version copies */
 	TupleTableSlot *probe_slot; /* the keys alone, one column per key */
+	struct AsOfKeyImage *key_image; /* the keys compare by image: how to
+									 * read them (asof_key_index.c) */
+	struct asof_keyidx_hash *keyidx;	/* then: the table's keys by image,
+										 * once the versions are in it */
 	TupleTableSlot *match_slot; /* a version out of the table */
 	Datum	   *ikeys;			/* keys of the inner row being stored */
 
@@ -270,10 +274,11 @@ typedef struct AsOfVersions
  * The lookup strategy answers outer rows in batches of up to ASOF_BATCH
  * (the first batch of a scan is one row, each next one twice as large, so
  * that a LIMIT above the node reads few more outer rows than it needs), in
- * phases: find each row's key and (with int64 times) the block of
- * ASOF_FENCE versions holding its answer, asking the CPU to prefetch that
- * block; then find each row's version in its block and prefetch the
- * record; then return the rows one by one.  The versions are touched at
+ * phases: find each row's key; then (with int64 times) its line of fences
+ * among the super fences, asking the CPU to prefetch that line; then the
+ * block of ASOF_FENCE versions holding its answer, prefetched likewise;
+ * then each row's version in its block, prefetching the record; then
+ * return the rows one by one.  The versions are touched at
  * random and mostly miss the caches; this way the misses of a batch
  * overlap instead of stalling one after the other.
  */
@@ -327,6 +332,11 @@ extern void asof_lookup_discard(AsOfJoinState *s);
 extern TupleTableSlot *asof_fetch_outer(AsOfJoinState *s);
 extern void asof_ahead_take(AsOfJoinState *s, Datum *values, bool *isnull);
 extern void asof_ahead_end(AsOfJoinState *s);
+
+/* asof_key_index.c */
+extern void asof_key_index_init(AsOfJoinState *s, const AsOfPlanInfo *info);
+extern void asof_key_index_build(AsOfJoinState *s);
+extern AsOfVersions *asof_key_index_find(AsOfJoinState *s, Datum *keys);
 
 /* asof_merge.c */
 extern void asof_forget(AsOfJoinState *s);

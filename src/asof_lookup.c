@@ -516,65 +516,72 @@ asof_count_reached(const int64 *a, int stride, int n, int64 t, bool forward,
 }
 
 /*
- * asof_lookup_start
- *		Lookup strategy, first phase for the current outer time (s->otime)
- *		among its key's versions vl (maybe none): with int64 times, find
- *		the line of fences leading to the answer, and prefetch it.  (Other
- *		times: the answer, by a plain binary search.)  The
- *		versions reached by the outer time (time <= (<) outer time backward,
- *		>= (>) forward) are a prefix of the key's list; the last of them is
- *		the one the sweep would keep, ties included.
+ * asof_lookup_generic
+ *		Lookup strategy, times that do not compare as int64: the answer for
+ *		the current outer time (s->otime) among its key's versions vl, by a
+ *		plain binary search, and a prefetch of its record.  The versions
+ *		reached by the outer time (time <= (<) outer time backward, >= (>)
+ *		forward) are a prefix of the key's list; the last of them is the one
+ *		the sweep would keep, ties included.
  */
 static void
-asof_lookup_start(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl)
+asof_lookup_generic(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl)
 {
-	probe->vl = NULL;
-	probe->rec = NULL;
-	if (s->time_int64)
-	{
-		int64		t = asof_time_int64(s, s->otime);
-		int			nf = (vl->n + ASOF_FENCE - 1) / ASOF_FENCE;
-		int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
-		int			sf;
+	int			lo = 0;
+	int			hi = vl->n;
 
-		/*
-		 * sf entries of super[] reached: the last fence reached is among
-		 * fences[(sf-1)*8 .. sf*8-1], and the first of those is reached.
-		 */
-		sf = asof_count_reached(vl->super, 1, ns, t, s->forward, s->strict);
-		if (sf == 0)
-			return;
-		probe->t = t;
-		probe->from = (sf - 1) * ASOF_FENCE + 1;
-		probe->to = Min(sf * ASOF_FENCE, nf);
-		ASOF_PREFETCH(&vl->fences[probe->from - 1]);
-		ASOF_PREFETCH(&vl->fences[probe->to - 1]);
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+		int			c = asof_compare(&s->time_cmp, s->otime,
+									 vl->v[mid].time);
+
+		if (s->forward)
+			c = -c;
+		if (s->strict ? c > 0 : c >= 0)
+			lo = mid + 1;	/* reached */
+		else
+			hi = mid;
 	}
-	else
+	if (lo == 0)
+		return;
+	probe->rec = asof_rec(s, vl->v[lo - 1].rec);
+	ASOF_PREFETCH(probe->rec);
+}
+
+/*
+ * asof_lookup_start
+ *		Lookup strategy, int64 times, first phase for an outer time
+ *		(probe->t) among its key's versions (probe->vl): find the line of
+ *		fences leading to the answer, and prefetch it.  The versions reached
+ *		are a prefix of the key's list (see asof_lookup_generic); none
+ *		reached, probe->vl becomes NULL.  Run for the whole batch in a loop
+ *		of its own, apart from the key lookups: the searches of successive
+ *		rows do not depend on one another, so the CPU overlaps their loads.
+ */
+static void
+asof_lookup_start(AsOfJoinState *s, AsOfProbe *probe)
+{
+	AsOfVersions *vl = probe->vl;
+	int			nf = (vl->n + ASOF_FENCE - 1) / ASOF_FENCE;
+	int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
+	int			sf;
+
+	/*
+	 * sf entries of super[] reached: the last fence reached is among
+	 * fences[(sf-1)*8 .. sf*8-1], and the first of those is reached.
+	 */
+	sf = asof_count_reached(vl->super, 1, ns, probe->t, s->forward,
+							s->strict);
+	if (sf == 0)
 	{
-		int			lo = 0;
-		int			hi = vl->n;
-
-		while (lo < hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-			int			c = asof_compare(&s->time_cmp, s->otime,
-										 vl->v[mid].time);
-
-			if (s->forward)
-				c = -c;
-			if (s->strict ? c > 0 : c >= 0)
-				lo = mid + 1;	/* reached */
-			else
-				hi = mid;
-		}
-		if (lo == 0)
-			return;
-		probe->rec = asof_rec(s, vl->v[lo - 1].rec);
-		ASOF_PREFETCH(probe->rec);
+		probe->vl = NULL;
 		return;
 	}
-	probe->vl = vl;
+	probe->from = (sf - 1) * ASOF_FENCE + 1;
+	probe->to = Min(sf * ASOF_FENCE, nf);
+	ASOF_PREFETCH(&vl->fences[probe->from - 1]);
+	ASOF_PREFETCH(&vl->fences[probe->to - 1]);
 }
 
 /*
@@ -636,6 +643,8 @@ asof_lookup_fill(AsOfJoinState *s)
 	int			i;
 
 	ResetExprContext(econtext);
+	if (s->key_image != NULL && s->keyidx == NULL)
+		asof_key_index_build(s);
 	/* the previous batch is answered: rows read ahead all returned? */
 	if (s->ahead_cxt != NULL && s->ahead_pos == s->ahead_n)
 		asof_ahead_end(s);
@@ -689,28 +698,44 @@ asof_lookup_fill(AsOfJoinState *s)
 		 */
 		if (!anynull)
 		{
-			TupleHashEntry entry;
+			AsOfVersions *vl;
 
-			entry = LookupTupleHashEntry(s->hashtable,
-										 asof_key_slot(s, s->okeys),
-										 NULL, NULL);
-			if (entry != NULL)
+			if (s->keyidx != NULL)
+				vl = asof_key_index_find(s, s->okeys);
+			else
+			{
+				TupleHashEntry entry;
+
+				entry = LookupTupleHashEntry(s->hashtable,
+											 asof_key_slot(s, s->okeys),
+											 NULL, NULL);
+				vl = entry != NULL ? (AsOfVersions *) entry->additional : NULL;
+			}
+			if (vl != NULL)
 			{
 				s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext,
 													 &isnull);
 				if (s->nearest)
 				{
 					s->near_time_null = isnull;
-					asof_nearest_probe(s, probe,
-									   (AsOfVersions *) entry->additional,
-									   econtext);
+					asof_nearest_probe(s, probe, vl, econtext);
+				}
+				else if (!isnull && s->time_int64)
+				{
+					/* searched in the phases below */
+					probe->vl = vl;
+					probe->t = asof_time_int64(s, s->otime);
 				}
 				else if (!isnull)
-					asof_lookup_start(s, probe,
-									  (AsOfVersions *) entry->additional);
+					asof_lookup_generic(s, probe, vl);
 			}
 		}
 		n++;
+	}
+	for (i = 0; i < n; i++)
+	{
+		if (s->probes[i].vl != NULL)
+			asof_lookup_start(s, &s->probes[i]);
 	}
 	for (i = 0; i < n; i++)
 	{
