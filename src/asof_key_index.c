@@ -78,9 +78,22 @@ static bool asof_key_image_eq(AsOfKeyImage *img, Datum *a, Datum *b);
 #include "lib/simplehash.h"
 
 /*
+ * Is a varlena value's image right there: neither compressed nor stored
+ * out of line (a short header is fine)?  Such values are hashed and
+ * compared in place; others go through datum_image_hash/_eq, which
+ * detoast them and read the same bytes.
+ */
+#define ASOF_PLAIN_VARLENA(d) \
+	(!VARATT_IS_EXTERNAL(DatumGetPointer(d)) && \
+	 !VARATT_IS_COMPRESSED(DatumGetPointer(d)))
+
+/*
  * asof_key_image_hash
  *		Hash of the images of nkeys key values (none NULL), combined as
- *		TupleHashTableHash combines its columns' hashes.
+ *		TupleHashTableHash combines its columns' hashes.  By-value keys
+ *		hash their Datum, varlena keys their data bytes (as
+ *		datum_image_hash does, so that a compressed value and its plain copy
+ *		hash alike).
  */
 static uint32
 asof_key_image_hash(AsOfKeyImage *img, Datum *keys)
@@ -90,15 +103,26 @@ asof_key_image_hash(AsOfKeyImage *img, Datum *keys)
 
 	for (i = 0; i < img->nkeys; i++)
 	{
-		hash = pg_rotate_left32(hash, 1);
-		hash ^= datum_image_hash(keys[i], img->typbyval[i], img->typlen[i]);
+		Datum		d = keys[i];
+		uint32		h;
+
+		if (img->typbyval[i])
+			h = murmurhash32((uint32) (d ^ (d >> 32)));
+		else if (img->typlen[i] == -1 && ASOF_PLAIN_VARLENA(d))
+			h = hash_bytes((unsigned char *) VARDATA_ANY(DatumGetPointer(d)),
+						   VARSIZE_ANY_EXHDR(DatumGetPointer(d)));
+		else
+			h = datum_image_hash(d, false, img->typlen[i]);
+		hash = pg_rotate_left32(hash, 1) ^ h;
 	}
 	return murmurhash32(hash);
 }
 
 /*
  * asof_key_image_eq
- *		Are two lists of key values (none NULL) the same images?
+ *		Are two lists of key values (none NULL) the same images?  In place
+ *		for by-value keys and plain varlena ones, by datum_image_eq for the
+ *		others.
  */
 static bool
 asof_key_image_eq(AsOfKeyImage *img, Datum *a, Datum *b)
@@ -107,7 +131,23 @@ asof_key_image_eq(AsOfKeyImage *img, Datum *a, Datum *b)
 
 	for (i = 0; i < img->nkeys; i++)
 	{
-		if (!datum_image_eq(a[i], b[i], img->typbyval[i], img->typlen[i]))
+		if (img->typbyval[i])
+		{
+			if (a[i] != b[i])
+				return false;
+		}
+		else if (img->typlen[i] == -1 &&
+				 ASOF_PLAIN_VARLENA(a[i]) && ASOF_PLAIN_VARLENA(b[i]))
+		{
+			struct varlena *va = (struct varlena *) DatumGetPointer(a[i]);
+			struct varlena *vb = (struct varlena *) DatumGetPointer(b[i]);
+			Size		len = VARSIZE_ANY_EXHDR(va);
+
+			if (len != VARSIZE_ANY_EXHDR(vb) ||
+				memcmp(VARDATA_ANY(va), VARDATA_ANY(vb), len) != 0)
+				return false;
+		}
+		else if (!datum_image_eq(a[i], b[i], false, img->typlen[i]))
 			return false;
 	}
 	return true;
