@@ -58,7 +58,9 @@ static void asof_nearest_sort_outer(AsOfJoinState *s);
  * asof_byref_size
  *		Bytes needed to keep a copy of the by-reference values among the
  *		first natts columns of a slot (attributes already extracted),
- *		each MAXALIGNed; expanded objects count at their flat size.
+ *		each MAXALIGNed; expanded objects count at their flat size, values
+ *		with a short varlena header at their size with a 4-byte one (see
+ *		asof_flatten_values).
  */
 static Size
 asof_byref_size(TupleTableSlot *slot, int natts)
@@ -74,8 +76,11 @@ asof_byref_size(TupleTableSlot *slot, int natts)
 
 		if (slot->tts_isnull[i] || att->attbyval)
 			continue;
-		if (att->attlen == -1 &&
-			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
+		if (att->attlen == -1 && VARATT_IS_SHORT(DatumGetPointer(v)))
+			size += MAXALIGN(VARSIZE_SHORT(DatumGetPointer(v)) -
+							 VARHDRSZ_SHORT + VARHDRSZ);
+		else if (att->attlen == -1 &&
+				 VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
 			size += MAXALIGN(EOH_get_flat_size(DatumGetEOHP(v)));
 		else
 			size += MAXALIGN(datumGetSize(v, false, att->attlen));
@@ -87,7 +92,11 @@ asof_byref_size(TupleTableSlot *slot, int natts)
  * asof_flatten_values
  *		Set values[] to the first natts columns of a slot (attributes
  *		already extracted), copying each by-reference value into data,
- *		which has room for asof_byref_size() bytes.  NULLs become 0.
+ *		which has room for asof_byref_size() bytes.  NULLs become 0.  A
+ *		value with a short (1-byte) varlena header, as tuples store small
+ *		values, is copied with a 4-byte header: every function reading it
+ *		(numeric_mul, say) would otherwise detoast it into a new copy, on
+ *		each use of each row.
  */
 static void
 asof_flatten_values(TupleTableSlot *slot, int natts, Datum *values,
@@ -107,8 +116,17 @@ asof_flatten_values(TupleTableSlot *slot, int natts, Datum *values,
 			values[i] = slot->tts_isnull[i] ? (Datum) 0 : v;
 			continue;
 		}
-		if (att->attlen == -1 &&
-			VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
+		if (att->attlen == -1 && VARATT_IS_SHORT(DatumGetPointer(v)))
+		{
+			Size		datalen = VARSIZE_SHORT(DatumGetPointer(v)) -
+				VARHDRSZ_SHORT;
+
+			len = datalen + VARHDRSZ;
+			SET_VARSIZE(data, len);
+			memcpy(VARDATA(data), VARDATA_SHORT(DatumGetPointer(v)), datalen);
+		}
+		else if (att->attlen == -1 &&
+				 VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(v)))
 		{
 			ExpandedObjectHeader *eoh = DatumGetEOHP(v);
 
