@@ -389,8 +389,6 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->ikeys = palloc0(sizeof(Datum) * s->nkeys);
 	}
 	if (s->strategy == ASOF_STRATEGY_LOOKUP)
-		asof_key_index_init(s, info);
-	if (s->strategy == ASOF_STRATEGY_LOOKUP)
 	{
 		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
 		Oid			time_opfamily = info->time_cmp.opfamily;
@@ -413,6 +411,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 		s->time_int64 = s->time_cmp.use_ssup &&
 			(s->time_cmp.ssup.comparator == ssup_datum_signed_cmp ||
 			 s->time_cmp.ssup.comparator == ssup_datum_int32_cmp);
+		asof_key_index_init(s, info);
 
 		/* The fallback sorts the outer rows by time, like the sweep's plan */
 		s->time_collation = info->time_cmp.collation;

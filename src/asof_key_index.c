@@ -209,6 +209,7 @@ asof_key_index_build(AsOfJoinState *s)
 	TupleHashEntry entry;
 	asof_keyidx_hash *idx;
 	int			nkeys = s->key_image->nkeys;
+	bool	   *isnull = palloc(sizeof(bool) * nkeys);	/* keys never NULL */
 
 	idx = asof_keyidx_create(s->hashcxt,
 							 Max(s->hashtable->hashtab->members, 16),
@@ -218,24 +219,22 @@ asof_key_index_build(AsOfJoinState *s)
 	{
 		HeapTupleData htup;
 		Datum	   *keys;
-		bool	   *isnull;
 		AsOfKeyEntry *ke;
 		bool		found;
 
 		CHECK_FOR_INTERRUPTS();
 		keys = MemoryContextAlloc(s->hashcxt, sizeof(Datum) * nkeys);
-		isnull = palloc(sizeof(bool) * nkeys);
 		htup.t_len = entry->firstTuple->t_len + MINIMAL_TUPLE_OFFSET;
 		htup.t_data = (HeapTupleHeader) ((char *) entry->firstTuple -
 										 MINIMAL_TUPLE_OFFSET);
 		heap_deform_tuple(&htup, keydesc, keys, isnull);
-		pfree(isnull);
 		ke = asof_keyidx_insert(idx, keys, &found);
 		if (found)
 			elog(ERROR, "AsOfJoin key index has a key twice");
 		ke->vl = (AsOfVersions *) entry->additional;
 	}
 	TermTupleHashIterator(&iter);
+	pfree(isnull);
 	s->keyidx = idx;
 }
 
