@@ -52,6 +52,9 @@ function norm(s,   n, p, i, out) {
 	return out
 }
 function fmt(ms) { return ms >= 100 ? sprintf("%.0f", ms) : sprintf("%.1f", ms) }
+# the probe's line (bench/run_pg.sh): the machine's capacity for two
+# processes, per round of a workload's interleaved configurations
+$2 == "cap" { CAP[$1] = $5; CAPS[$1] = $8; next }
 {
 	wl = $1; c = $2; g = $3
 	key = wl SUBSEP c
@@ -171,7 +174,8 @@ END {
 	# parallel query (docs/parallel.md): the node with 2 workers
 	np = split("W2 W3 W4 W5-inner W5-left W6-hop W6-tumble", pw, " ")
 	for (i = 1; i <= np; i++)
-		ptarget(pw[i] " with 2 workers: speed-up over serial", pw[i], "wj", "wj2", 1.6, "windowjoin 0 workers / 2 workers")
+		ptarget(pw[i] " with 2 workers: speed-up over serial", pw[i], "wj", "wj2", 1.6, "windowjoin 0 workers / 2 workers" \
+			((pw[i] in CAP) ? sprintf("; two processes ran at %.2f x one in these rounds (probe: %s)", CAP[pw[i]], CAPS[pw[i]]) : ""))
 	for (i = 1; i <= np; i++)
 		ptarget(pw[i] " with 2 workers: speed-up over PostgreSQL 2 workers", pw[i], "pg2", "wj2", 1, "PostgreSQL idiom, 2 workers" (pw[i] ~ /^W5/ ? ", slice x" factor : ""))
 	split("W4 W5-inner W5-left W6-hop", pd, " ")

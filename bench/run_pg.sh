@@ -83,6 +83,32 @@ explain() {
 		>"$OUT/plans/$plan.txt"
 }
 
+# median NUMBER...: their median
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
+		print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'
+}
+
+# probe: how much of two CPUs the machine gives two processes right now:
+# the same CPU-bound statement (PROBE_SQL, about half a second) in one
+# backend, then in two backends at once; prints 2 x alone / both, 2.00 for
+# two CPUs' worth, 1.00 for one.  A virtual machine's vCPUs are not always
+# run at the same time by its host (docs/benchmarks.md, "The machine"), and
+# no parallel plan can split its work better than this.
+PROBE_SQL='DO $$DECLARE x bigint := 0; BEGIN FOR i IN 1 .. 3000000 LOOP x := x + i % 7; END LOOP; END$$'
+probe() {
+	local t0 t1 t2 pid
+	t0=$(date +%s%N)
+	"${PSQL[@]}" -c "$PROBE_SQL"
+	t1=$(date +%s%N)
+	"${PSQL[@]}" -c "$PROBE_SQL" &
+	pid=$!
+	"${PSQL[@]}" -c "$PROBE_SQL"
+	wait "$pid"
+	t2=$(date +%s%N)
+	awk -v a=$((t1 - t0)) -v b=$((t2 - t1)) 'BEGIN { printf "%.2f", 2 * a / b }'
+}
+
 # time_interleaved: the windowjoin configurations of one workload that differ
 # only in their number of workers (wj, wj1, wj2: the same query), timed in
 # RUNS rounds; each round runs every configuration once, in a fresh backend,
@@ -93,9 +119,10 @@ explain() {
 # median of its rounds is reported, its first warm-up, and its backends'
 # largest private peak memory.
 time_interleaved() {
-	local n=${#G_CLASS[@]} r i k line checksum
+	local n=${#G_CLASS[@]} r i k line checksum caps=
 	local -a times warm ck hwm shm
 	for ((r = 0; r < RUNS; r++)); do
+		caps="$caps${caps:+ }$(probe)"
 		for ((k = 0; k < n; k++)); do
 			i=$(( (k + r) % n ))
 			line=$(bench_run "${G_CLASS[$i]}" "$G_WM" "$G_Q" 1 1e12 1e12)
@@ -114,12 +141,12 @@ time_interleaved() {
 	done
 	for ((i = 0; i < n; i++)); do
 		line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' \
-			"$(tr ' ' '\n' <<<"${times[$i]}" | sort -g | awk '{ a[NR] = $1 } END {
-				print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }')" \
+			"$(median ${times[$i]})" \
 			"$RUNS" "${warm[$i]}" "${times[$i]}" "${ck[$i]}" "${hwm[$i]}" "${shm[$i]}")
 		record "$G_WL" "${G_CLASS[$i]}" "$G_GROUP" "$G_SIZE" "$line"
 		case "${G_CLASS[$i]}" in wj|wj2) explain "$G_WL" "${G_CLASS[$i]}" "$G_WM" "$G_Q" ;; esac
 	done
+	record "$G_WL" cap - - "$(printf '%s\t%s\t-\t%s\t-\t\t' "$(median $caps)" "$RUNS" "$caps")"
 	G_CLASS=()
 }
 
