@@ -263,11 +263,14 @@ RESET max_parallel_workers;
 -- for two workers: 10 + 10 + 4); when fewer workers start than planned,
 -- the leader also claims the worker partition left over.  With the rows
 -- exchanged, the workers' share is cut finer (five partitions of 2 units
--- per worker, the leader's 4 units one more: 11), and the leader still
--- joins only its own partition when every worker started.  kp_leader(q,
--- own): the partitions, the workers launched, and whether the leader
--- returned rows (exactly own, the rows of the leader's partition: "its
--- own"), from EXPLAIN ANALYZE.
+-- per worker, the leader's 4 units one more: 11), and the leader joins
+-- only its own partition when every worker started and it takes a share
+-- (windowjoin.leader_participation = on); with off (auto, when there is a
+-- worker for every CPU) it leaves its partition to the workers too, which
+-- lose no pass over the inputs by taking it.  kp_leader(q, own): the
+-- partitions, the workers launched, and whether the leader returned rows
+-- (exactly own, the rows of the leader's partition: "its own"), from
+-- EXPLAIN ANALYZE.
 CREATE FUNCTION kp_leader(q text, own bigint DEFAULT NULL) RETURNS text LANGUAGE sql AS $$
   SELECT format('key partitions: %s, workers launched: %s, leader rows: %s',
                 f->>'parts', f->>'launched',
@@ -279,9 +282,22 @@ SELECT count(*) AS own_rows FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'
   WHERE LEAST(COALESCE((hashint4(COALESCE(a.k, b.k)) & 2147483647) % 24, 0) / 2, 10) = 10 \gset
 SELECT :own_rows > 0 AS leader_partition_has_rows;
+SET windowjoin.leader_participation = on;
 SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$,
   :own_rows);
+SET windowjoin.leader_participation = off;
+SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$,
+  key_partitioned => true);
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv FROM
+    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$,
+  key_partitioned => true);
+RESET windowjoin.leader_participation;
 SET max_parallel_workers = 1;
 SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);

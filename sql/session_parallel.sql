@@ -149,6 +149,25 @@ SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, (w).w
   GROUP BY k, (w).window_start, (w).window_end$q$,
   gucs => 'window_aggregate', key_partitioned => true);
 RESET parallel_leader_participation;
+-- The leader running the plan but leaving every key partition to the
+-- workers (windowjoin.leader_participation = off): with exchanged input it
+-- still writes its share of the rows, then claims none, and a worker takes
+-- the leader's partition.  On takes a share whatever the CPUs.
+SET windowjoin.leader_participation = off;
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total
+  FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
+  GROUP BY k, (w).window_start, (w).window_end$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
+SELECT (f->>'leader')::bigint AS leader_rows, (f->>'launched')::int AS workers_launched
+  FROM wj_test.parallel_figures($q$SELECT k, t, v, (w).window_start
+  FROM (SELECT k, t, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w
+  FROM sp) s$q$) f;
+SET windowjoin.leader_participation = on;
+SELECT wj_test.split_check('SessionWindow', $q$SELECT k, (w).window_start, (w).window_end, sum(v) AS total
+  FROM (SELECT k, v, session(t, interval '2 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM sp) s
+  GROUP BY k, (w).window_start, (w).window_end$q$,
+  gucs => 'window_aggregate', key_partitioned => true);
+RESET windowjoin.leader_participation;
 
 -- A small work_mem: each participant splits its partitions into key-range
 -- batches on disk, its output still in order.  (Sorts off: at 64kB on

@@ -120,9 +120,12 @@ SELECT max(n) AS largest_window_rows FROM (
     UNION ALL
     SELECT window_start FROM ev_r, hop(ts, interval '5 minutes', interval '15 minutes')) w
   GROUP BY window_start) c;
-SELECT (SELECT split_part(l, ':', 2)::bigint FROM wj_test.explain_analyze('SELECT * FROM hop_full', 'none') l WHERE l LIKE '%Peak State Rows:%' LIMIT 1) <= largest_window_rows + 2 AS bounded,
-       (SELECT split_part(l, ':', 2)::bigint FROM wj_test.explain_analyze('SELECT * FROM hop_full', 'none') l WHERE l LIKE '%Peak State Rows:%' LIMIT 1) > 0 AS measured
-FROM peak;
+-- (the largest figure of any process: under a Gather the leader's own line
+-- may be 0, when it leaves the key partitions to the workers)
+SELECT peak_rows <= largest_window_rows + 2 AS bounded, peak_rows > 0 AS measured
+FROM peak, (SELECT max((regexp_match(l, 'Peak State Rows: (\d+)'))[1]::bigint) AS peak_rows
+            FROM wj_test.explain_analyze('SELECT * FROM hop_full', 'none') l
+            WHERE l ~ 'Peak State Rows:' AND l !~ 'Total Peak') p;
 
 -- Extra join conditions and WHERE clauses
 CREATE VIEW extra_cond AS

@@ -722,6 +722,15 @@ claim_leader_part(WjKeyPart *kp)
  * without a partition of its kind takes the leader's partition if no one
  * has.  So every partition is joined exactly once, however many processes
  * run.
+ *
+ * With exchanged inputs the leader may instead leave every partition to the
+ * workers, as wj_leader_steps_back decides for the nodes that split a
+ * partial outer input (windowjoin.leader_participation: by default when
+ * there is a worker for every CPU): the exchange costs no partition a pass
+ * over the inputs, so the workers lose nothing by taking the leader's, and
+ * a third process on two CPUs only slows the other two (docs/parallel.md).
+ * It says so in bit WJ_KEYPART_LEADER_GONE of the counter, and a worker
+ * then claims the leader's partition, larger than a worker's, first.
  */
 bool
 wj_keypart_claim(WjKeyPart *kp)
@@ -753,6 +762,12 @@ wj_keypart_claim(WjKeyPart *kp)
 	if (!IsParallelWorker() && !kp->leader_tried)
 	{
 		kp->leader_tried = true;
+		if (kp->grain != WJ_KEYPART_SHARE &&
+			wj_leader_steps_back(kp->node, kp->pcxt))
+		{
+			pg_atomic_fetch_or_u32(kp->counter, WJ_KEYPART_LEADER_GONE);
+			goto none;
+		}
 		if (claim_leader_part(kp))
 			return true;
 	}
@@ -760,7 +775,13 @@ wj_keypart_claim(WjKeyPart *kp)
 		wj_leader_takes_share(kp->node, kp->pcxt,
 							  kp->units / WJ_KEYPART_SHARE))
 	{
-		b = pg_atomic_fetch_add_u32(kp->counter, 1) & ~WJ_KEYPART_LEADER_BIT;
+		/* the leader's partition first, the largest, if the leader left it */
+		if (IsParallelWorker() &&
+			(pg_atomic_read_u32(kp->counter) & WJ_KEYPART_LEADER_GONE) &&
+			claim_leader_part(kp))
+			return true;
+		b = pg_atomic_fetch_add_u32(kp->counter, 1) &
+			~(WJ_KEYPART_LEADER_BIT | WJ_KEYPART_LEADER_GONE);
 		if (b < (uint32) nworker_parts)
 		{
 			kp->bucket = (int) b;

@@ -104,6 +104,7 @@ extern void wj_key_exchange_register(void);
 #define WJ_KEYPART_SHARE		10	/* units of one worker's share */
 #define WJ_KEYPART_EXCHANGE_GRAIN 2	/* units per partition, exchanged */
 #define WJ_KEYPART_LEADER_BIT	0x80000000	/* the leader's partition taken */
+#define WJ_KEYPART_LEADER_GONE	0x40000000	/* the leader claims none */
 
 typedef struct WjKeyPart
 {

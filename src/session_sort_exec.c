@@ -434,7 +434,8 @@ ssort_create_state(CustomScan *cscan)
 	}
 	state->time_attno = state->attnos[state->npart];
 	if (info.key_partitions > 0)
-		wj_keypart_setup(&state->kp, info.key_partitions, WJ_KEYPART_SHARE, -1);
+		wj_keypart_setup(&state->kp, info.key_partitions,
+						  wj_keypart_grain(info.key_exchange), -1);
 	state->kp.bucket = -1;
 	state->kp_exchange = info.key_exchange;
 	state->ex.reading = -1;
