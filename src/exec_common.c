@@ -174,10 +174,11 @@ wj_online_cpus(void)
 /*
  * wj_leader_steps_back
  *		Whether the leader of the Gather above a node that splits a partial
- *		outer input among the participants (pcxt: the Gather's parallel
- *		context, from the node's InitializeDSMCustomScan; NULL when the node
- *		runs alone) leaves its share to the workers, returning no rows,
- *		after windowjoin.leader_participation:
+ *		outer input among the participants, or key partitions of exchanged
+ *		rows (wj_keypart_claim) (pcxt: the Gather's parallel context, from
+ *		the node's InitializeDSMCustomScan; NULL when the node runs alone)
+ *		leaves its share to the workers, returning no rows, after
+ *		windowjoin.leader_participation:
  *
  *		on		never, as PostgreSQL's own nodes;
  *		off		whenever a worker started;

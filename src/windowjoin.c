@@ -111,7 +111,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("windowjoin.leader_participation",
-							 "Whether the leader of a Gather takes a share of the outer rows of a node split among the parallel participants.",
+							 "Whether the leader of a Gather takes a share of the work of a node split among the parallel participants: its outer rows, or its key partitions of exchanged rows.",
 							 "auto: only when fewer workers started than the server has CPUs; on: always, as PostgreSQL's own nodes do; off: never when a worker started (docs/parallel.md).",
 							 &wj_leader_participation,
 							 WJ_LEADER_AUTO,
