@@ -10,7 +10,7 @@
 #   workload class group size median_ms runs warmup_ms times checksum vm_hwm_kb rss_shmem_kb
 # and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/ (serial
 # and, as W.2workers.txt, with 2 workers).
-# Environment: BENCH (this folder), DATA (CSV folder), OUT, RUNS, SLOW_MS,
+# Environment: BENCH (this folder), DATA (CSV folder), OUT, RUNS, ROUNDS, SLOW_MS,
 # ONLY (comma-separated workloads to time, empty for all; setup lines
 # always run), ALONE_MS (see wj_bench_run in bench_lib.sql; the windowjoin configurations
 # always get RUNS runs), SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
@@ -111,7 +111,7 @@ probe() {
 
 # time_interleaved: the windowjoin configurations of one workload that differ
 # only in their number of workers (wj, wj1, wj2: the same query), timed in
-# RUNS rounds; each round runs every configuration once, in a fresh backend,
+# ROUNDS rounds; each round runs every configuration once, in a fresh backend,
 # after a warm-up in that backend, in an order that rotates from round to
 # round.  The machine's speed drifts over minutes (other tenants, clocks), and
 # timing one configuration's runs after the other's would put that drift into
@@ -121,7 +121,7 @@ probe() {
 time_interleaved() {
 	local n=${#G_CLASS[@]} r i k line checksum caps=
 	local -a times warm ck hwm shm
-	for ((r = 0; r < RUNS; r++)); do
+	for ((r = 0; r < ROUNDS; r++)); do
 		caps="$caps${caps:+ }$(probe)"
 		for ((k = 0; k < n; k++)); do
 			i=$(( (k + r) % n ))
@@ -142,11 +142,11 @@ time_interleaved() {
 	for ((i = 0; i < n; i++)); do
 		line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' \
 			"$(median ${times[$i]})" \
-			"$RUNS" "${warm[$i]}" "${times[$i]}" "${ck[$i]}" "${hwm[$i]}" "${shm[$i]}")
+			"$ROUNDS" "${warm[$i]}" "${times[$i]}" "${ck[$i]}" "${hwm[$i]}" "${shm[$i]}")
 		record "$G_WL" "${G_CLASS[$i]}" "$G_GROUP" "$G_SIZE" "$line"
 		case "${G_CLASS[$i]}" in wj|wj2) explain "$G_WL" "${G_CLASS[$i]}" "$G_WM" "$G_Q" ;; esac
 	done
-	record "$G_WL" cap - - "$(printf '%s\t%s\t-\t%s\t-\t\t' "$(median $caps)" "$RUNS" "$caps")"
+	record "$G_WL" cap - - "$(printf '%s\t%s\t-\t%s\t-\t\t' "$(median $caps)" "$ROUNDS" "$caps")"
 	G_CLASS=()
 }
 
