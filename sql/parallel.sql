@@ -271,6 +271,19 @@ RESET max_parallel_workers;
 -- partitions, the workers launched, and whether the leader returned rows
 -- (exactly own, the rows of the leader's partition: "its own"), from
 -- EXPLAIN ANALYZE.
+-- kp_full_joins(): wj_test.split_check of a key-partitioned full interval
+-- join and full TUMBLE window join of pa and pb, one line each
+CREATE FUNCTION kp_full_joins() RETURNS SETOF text LANGUAGE sql AS $f$
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$,
+  key_partitioned => true)
+UNION ALL
+SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv FROM
+    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
+    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
+    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$,
+  key_partitioned => true)
+$f$;
 CREATE FUNCTION kp_leader(q text, own bigint DEFAULT NULL) RETURNS text LANGUAGE sql AS $$
   SELECT format('key partitions: %s, workers launched: %s, leader rows: %s',
                 f->>'parts', f->>'launched',
@@ -289,14 +302,7 @@ SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
 SET windowjoin.leader_participation = off;
 SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$);
-SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$,
-  key_partitioned => true);
-SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv FROM
-    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
-    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
-    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$,
-  key_partitioned => true);
+SELECT kp_full_joins() AS split_check;
 RESET windowjoin.leader_participation;
 SET max_parallel_workers = 1;
 SELECT kp_leader($q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
@@ -320,15 +326,9 @@ ALTER TABLE pb SET (parallel_workers = 0);
 EXPLAIN (COSTS OFF)
 SELECT count(*) FROM pa a FULL JOIN pb b
   ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds';
-SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.v AS av, b.v AS bv FROM pa a FULL JOIN pb b
-  ON a.k = b.k AND b.t BETWEEN a.t - interval '5 seconds' AND a.t + interval '5 seconds'$q$,
-  key_partitioned => true);
-SELECT wj_test.split_check('WindowJoin', $q$SELECT a.v AS av, b.v AS bv FROM
-    (SELECT * FROM pa, tumble(pa.t, interval '1 minute')) a
-    FULL JOIN (SELECT * FROM pb, tumble(pb.t, interval '1 minute')) b
-    ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.k = b.k$q$,
-  key_partitioned => true);
+SELECT kp_full_joins() AS split_check;
 ALTER TABLE pb RESET (parallel_workers);
+DROP FUNCTION kp_full_joins();
 -- The KeyExchange computes each row's partition from its child's rows,
 -- here a scan's own tuples (the tables have just the join's columns, so
 -- nothing is projected below it): the keys spread over the participants.
