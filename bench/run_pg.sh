@@ -90,11 +90,11 @@ median() {
 }
 
 # probe: how much of two CPUs the machine gives two processes right now:
-# the same CPU-bound statement (PROBE_SQL, about half a second) in one
+# the same CPU-bound statement (PROBE_SQL, a few tenths of a second) in one
 # backend, then in two backends at once; prints 2 x alone / both, 2.00 for
 # two CPUs' worth, 1.00 for one.  A virtual machine's vCPUs are not always
-# run at the same time by its host (docs/benchmarks.md, "The machine"), and
-# no parallel plan can split its work better than this.
+# run at the same time by its host (docs/parallel.md, "The machine's two
+# CPUs"), and no parallel plan can split its work better than this.
 PROBE_SQL='DO $$DECLARE x bigint := 0; BEGIN FOR i IN 1 .. 3000000 LOOP x := x + i % 7; END LOOP; END$$'
 probe() {
 	local t0 t1 t2 pid
