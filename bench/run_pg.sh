@@ -4,8 +4,8 @@
 # (bench/generate.sql), then times every PostgreSQL line of bench/suite.tsv,
 # each in a fresh backend (a new psql connection) so that the backend's peak
 # memory (VmHWM) belongs to that configuration alone; windowjoin's serial, 1-
-# and 2-worker configurations of a workload are timed interleaved, in rounds
-# (time_interleaved).  Appends one
+# and 2-worker configurations of a workload and its full-size alternatives
+# are timed interleaved, in rounds (time_interleaved).  Appends one
 # tab-separated line per configuration to $OUT/results.tsv:
 #   workload class group size median_ms runs warmup_ms times checksum vm_hwm_kb rss_shmem_kb
 # and writes EXPLAIN ANALYZE of each windowjoin query to $OUT/plans/ (serial
@@ -109,24 +109,39 @@ probe() {
 	awk -v a=$((t1 - t0)) -v b=$((t2 - t1)) 'BEGIN { printf "%.2f", 2 * a / b }'
 }
 
-# time_interleaved: the windowjoin configurations of one workload that differ
-# only in their number of workers (wj, wj1, wj2: the same query), timed in
-# ROUNDS rounds; each round runs every configuration once, in a fresh backend,
-# after a warm-up in that backend, in an order that rotates from round to
-# round.  The machine's speed drifts over minutes (other tenants, clocks), and
-# timing one configuration's runs after the other's would put that drift into
-# the speed-up; interleaved, each configuration sees the same minutes.  The
-# median of its rounds is reported, its first warm-up, and its backends'
-# largest private peak memory.
+# time_interleaved: the configurations of one workload in G_CLASS (with
+# their queries in G_QS and checksum groups in G_GRP), timed in ROUNDS
+# rounds: windowjoin serial, with 1 and with 2 workers (wj, wj1, wj2: the
+# same query) and the workload's full-size alternatives (off, pg0, pg2).
+# Each round runs every configuration once, in a fresh backend, after a
+# warm-up in that backend, in an order that rotates from round to round, and
+# starts with the probe.  The machine's speed drifts over minutes (other
+# tenants, the host), and timing one configuration's runs after the other's
+# would put that drift into their ratio; interleaved, each configuration
+# sees the same minutes.  An alternative whose first warm-up takes longer
+# than SLOW_MS leaves the rounds after the first: its time is that round's
+# (one run after the warm-up, or the warm-up alone past ALONE_MS), as
+# bench_run would have measured it alone.  The median of its rounds is
+# reported, its first warm-up, and its backends' largest private peak memory.
 time_interleaved() {
-	local n=${#G_CLASS[@]} r i k line checksum caps=
-	local -a times warm ck hwm shm
+	local n=${#G_CLASS[@]} r i k line checksum caps= runs
+	local -a times warm ck hwm shm out
 	for ((r = 0; r < ROUNDS; r++)); do
 		caps="$caps${caps:+ }$(probe)"
 		for ((k = 0; k < n; k++)); do
 			i=$(( (k + r) % n ))
-			line=$(bench_run "${G_CLASS[$i]}" "$G_WM" "$G_Q" 1 1e12 1e12)
-			IFS=$'\t' read -r _ _ w t checksum vm sh <<<"$line"
+			[ -z "${out[$i]:-}" ] || continue
+			case "${G_CLASS[$i]}" in
+			wj|wj1|wj2) line=$(bench_run "${G_CLASS[$i]}" "$G_WM" "${G_QS[$i]}" 1 1e12 1e12) ;;
+			*) line=$(bench_run "${G_CLASS[$i]}" "$G_WM" "${G_QS[$i]}" 1 "$SLOW_MS" "$ALONE_MS") ;;
+			esac
+			IFS=$'\t' read -r _ runs w t checksum vm sh <<<"$line"
+			if [ "$r" = 0 ] && ! [[ ${G_CLASS[$i]} =~ ^wj[12]?$ ]] &&
+				awk -v w="$w" -v s="$SLOW_MS" 'BEGIN { exit !(w > s) }'; then
+				out[$i]=1
+				record "$G_WL" "${G_CLASS[$i]}" "${G_GRP[$i]}" "$G_SIZE" "$line"
+				continue
+			fi
 			times[$i]="${times[$i]:-}${times[$i]:+ }$t"
 			[ -n "${warm[$i]:-}" ] || warm[$i]=$w
 			if [ -n "${ck[$i]:-}" ] && [ "${ck[$i]}" != "$checksum" ]; then
@@ -140,22 +155,33 @@ time_interleaved() {
 		done
 	done
 	for ((i = 0; i < n; i++)); do
+		[ -z "${out[$i]:-}" ] || continue
 		line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' \
 			"$(median ${times[$i]})" \
 			"$ROUNDS" "${warm[$i]}" "${times[$i]}" "${ck[$i]}" "${hwm[$i]}" "${shm[$i]}")
-		record "$G_WL" "${G_CLASS[$i]}" "$G_GROUP" "$G_SIZE" "$line"
-		case "${G_CLASS[$i]}" in wj|wj2) explain "$G_WL" "${G_CLASS[$i]}" "$G_WM" "$G_Q" ;; esac
+		record "$G_WL" "${G_CLASS[$i]}" "${G_GRP[$i]}" "$G_SIZE" "$line"
+		case "${G_CLASS[$i]}" in wj|wj2) explain "$G_WL" "${G_CLASS[$i]}" "$G_WM" "${G_QS[$i]}" ;; esac
 	done
 	record "$G_WL" cap - - "$(printf '%s\t%s\t-\t%s\t-\t\t' "$(median $caps)" "$ROUNDS" "$caps")"
-	G_CLASS=()
+	G_CLASS=() G_QS=() G_GRP=()
 }
 
-G_CLASS=()
+# in_group CLASS FILE SIZE: whether a line of the pending group's workload
+# (and work_mem) joins it: windowjoin's configurations of the same query,
+# or a full-size alternative
+in_group() {
+	case "$1" in
+	wj|wj1|wj2) [ "$2" = "$G_FILE" ] ;;
+	off|pg0|pg2) [ "$3" = full ] ;;
+	*) false ;;
+	esac
+}
+
+G_CLASS=() G_QS=() G_GRP=()
 while IFS=$'\t' read -r wl class group size file wm; do
-	# a pending interleaved group ends at any other line
+	# a pending interleaved group ends at any line that does not join it
 	if [ ${#G_CLASS[@]} -gt 0 ] &&
-		{ [ "$wl" != "$G_WL" ] || [ "$file" != "$G_FILE" ] || [ "$wm" != "$G_WM" ] ||
-		  ! [[ $class =~ ^wj[12]?$ ]]; }; then
+		{ [ "$wl" != "$G_WL" ] || [ "$wm" != "$G_WM" ] || ! in_group "$class" "$file" "$size"; }; then
 		time_interleaved
 	fi
 	case "$class" in
@@ -167,11 +193,14 @@ while IFS=$'\t' read -r wl class group size file wm; do
 	esac
 	selected "$wl" || continue
 	q=$(query "$file")
+	if [[ $class =~ ^wj[12]?$ ]] && [ ${#G_CLASS[@]} -eq 0 ]; then
+		G_WL=$wl G_SIZE=$size G_FILE=$file G_WM=$wm
+	fi
+	if [ ${#G_CLASS[@]} -gt 0 ] || [[ $class =~ ^wj[12]?$ ]]; then
+		G_CLASS+=("$class") G_QS+=("$q") G_GRP+=("$group")
+		continue
+	fi
 	case "$class" in
-	wj|wj1|wj2)
-		G_WL=$wl G_GROUP=$group G_SIZE=$size G_FILE=$file G_WM=$wm G_Q=$q
-		G_CLASS+=("$class")
-		continue ;;
 	wjslice) slow=1e12 alone=1e12 ;;
 	*) slow=$SLOW_MS alone=$ALONE_MS ;;
 	esac
