@@ -13,7 +13,7 @@
 # Environment: BENCH (this folder), DATA (CSV folder), OUT, RUNS, ROUNDS, SLOW_MS,
 # ONLY (comma-separated workloads to time, empty for all; setup lines
 # always run), ALONE_MS (see wj_bench_run in bench_lib.sql; the windowjoin configurations
-# always get RUNS runs), SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
+# always get ROUNDS runs), SLICE, CSV (1: export CSV for DuckDB), and the sizes BIDS ITEMS VERSIONS
 # CURRENCIES ORDERS SENSOR DEVICES WJ WJKEYS.
 set -euo pipefail
 PSQL=(psql -X -q -v ON_ERROR_STOP=1)
@@ -83,6 +83,12 @@ explain() {
 		>"$OUT/plans/$plan.txt"
 }
 
+# wj_class CLASS: whether CLASS is one of windowjoin's configurations of the
+# same query (serial, 1 worker, 2 workers), timed in every round
+wj_class() {
+	[[ $1 =~ ^wj[12]?$ ]]
+}
+
 # median NUMBER...: their median
 median() {
 	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
@@ -124,19 +130,21 @@ probe() {
 # bench_run would have measured it alone.  The median of its rounds is
 # reported, its first warm-up, and its backends' largest private peak memory.
 time_interleaved() {
-	local n=${#G_CLASS[@]} r i k line checksum caps= runs
+	local n=${#G_CLASS[@]} r i k line checksum caps= slow alone
 	local -a times warm ck hwm shm out
 	for ((r = 0; r < ROUNDS; r++)); do
 		caps="$caps${caps:+ }$(probe)"
 		for ((k = 0; k < n; k++)); do
 			i=$(( (k + r) % n ))
 			[ -z "${out[$i]:-}" ] || continue
-			case "${G_CLASS[$i]}" in
-			wj|wj1|wj2) line=$(bench_run "${G_CLASS[$i]}" "$G_WM" "${G_QS[$i]}" 1 1e12 1e12) ;;
-			*) line=$(bench_run "${G_CLASS[$i]}" "$G_WM" "${G_QS[$i]}" 1 "$SLOW_MS" "$ALONE_MS") ;;
-			esac
-			IFS=$'\t' read -r _ runs w t checksum vm sh <<<"$line"
-			if [ "$r" = 0 ] && ! [[ ${G_CLASS[$i]} =~ ^wj[12]?$ ]] &&
+			if wj_class "${G_CLASS[$i]}"; then
+				slow=1e12 alone=1e12
+			else
+				slow=$SLOW_MS alone=$ALONE_MS
+			fi
+			line=$(bench_run "${G_CLASS[$i]}" "$G_WM" "${G_QS[$i]}" 1 "$slow" "$alone")
+			IFS=$'\t' read -r _ _ w t checksum vm sh <<<"$line"
+			if [ "$r" = 0 ] && ! wj_class "${G_CLASS[$i]}" &&
 				awk -v w="$w" -v s="$SLOW_MS" 'BEGIN { exit !(w > s) }'; then
 				out[$i]=1
 				record "$G_WL" "${G_CLASS[$i]}" "${G_GRP[$i]}" "$G_SIZE" "$line"
@@ -170,11 +178,11 @@ time_interleaved() {
 # (and work_mem) joins it: windowjoin's configurations of the same query,
 # or a full-size alternative
 in_group() {
-	case "$1" in
-	wj|wj1|wj2) [ "$2" = "$G_FILE" ] ;;
-	off|pg0|pg2) [ "$3" = full ] ;;
-	*) false ;;
-	esac
+	if wj_class "$1"; then
+		[ "$2" = "$G_FILE" ]
+	else
+		case "$1" in off|pg0|pg2) [ "$3" = full ] ;; *) false ;; esac
+	fi
 }
 
 G_CLASS=() G_QS=() G_GRP=()
@@ -193,10 +201,9 @@ while IFS=$'\t' read -r wl class group size file wm; do
 	esac
 	selected "$wl" || continue
 	q=$(query "$file")
-	if [[ $class =~ ^wj[12]?$ ]] && [ ${#G_CLASS[@]} -eq 0 ]; then
-		G_WL=$wl G_SIZE=$size G_FILE=$file G_WM=$wm
-	fi
-	if [ ${#G_CLASS[@]} -gt 0 ] || [[ $class =~ ^wj[12]?$ ]]; then
+	# a windowjoin configuration starts a group; the lines that join it follow
+	if [ ${#G_CLASS[@]} -gt 0 ] || wj_class "$class"; then
+		[ ${#G_CLASS[@]} -gt 0 ] || G_WL=$wl G_SIZE=$size G_FILE=$file G_WM=$wm
 		G_CLASS+=("$class") G_QS+=("$q") G_GRP+=("$group")
 		continue
 	fi
