@@ -474,8 +474,11 @@ DROP FUNCTION shares(text, boolean);
 -- and to be no more than the outer rows; the rows are those of the serial
 -- plan and of the node off.  100,000 versions, so that the load takes long
 -- enough for the workers to start and read ahead (as a rule, not always),
--- and work_mem for them to be looked up.
+-- and work_mem for them to be looked up.  No Gather Merge: with the Gather
+-- free (parallel_tuple_cost = 0) a serial AsOfJoin over a Gather of the
+-- outer rows and a Gather Merge of the versions would cost about as little.
 SET work_mem = '16MB';
+SET enable_gathermerge = off;
 CREATE TABLE pra_v (k int, t timestamp, v int);
 CREATE TABLE pra_o (k int, t timestamp, v int);
 INSERT INTO pra_v SELECT i % 50, '2024-01-01'::timestamp + i * interval '1 second', i
@@ -510,6 +513,7 @@ RESET windowjoin.leader_participation;
 DROP FUNCTION read_ahead(text);
 DROP TABLE pra_v, pra_o;
 RESET work_mem;
+RESET enable_gathermerge;
 
 -- Rescans: a Gather above each node, in a subquery run again for every row
 -- (the SubPlan is correlated only above the Gather, so the Gather and the

@@ -61,6 +61,7 @@
 #include "utils/datetime.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -482,9 +483,9 @@ asof_lookup_bytes(Path *inner_path)
  * Cost: both inputs in full, plus per outer row the outer expressions,
  * finding the version (key and time comparisons for the merge; a hash, a
  * probe and the same for the sweep; a hash, a probe and a binary search
- * for the lookup), the quals and forming the result; per inner row the
- * comparisons (or hash), the SubqueryScan and keeping a copy of the
- * version.  The lookup strategy returns no row before it has read every
+ * over the key's versions for the lookup), the quals and forming the
+ * result; per inner row the comparisons (or hash), the SubqueryScan and
+ * keeping a copy of the version.  The lookup strategy returns no row before it has read every
  * version, so that is part of its startup cost.
  */
 static Path *
@@ -563,7 +564,23 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 		outer_cmp += cpu_operator_cost * nkeys;
 	}
 	if (strategy == ASOF_STRATEGY_LOOKUP)
-		outer_cmp += cpu_operator_cost * ceil(log2(Max(inner_rows, 2.0)));
+	{
+		/* the binary search runs over one key's versions */
+		double		per_key = inner_rows;
+
+		if (nkeys > 0)
+		{
+			List	   *inner_keys = NIL;
+
+			foreach(lc, spec->keys)
+				inner_keys = lappend(inner_keys,
+									 ((AsOfCond *) lfirst(lc))->inner);
+			per_key = inner_rows /
+				estimate_num_groups(subroot, inner_keys, Max(inner_rows, 1.0),
+									NULL, NULL);
+		}
+		outer_cmp += cpu_operator_cost * ceil(log2(Max(per_key, 2.0)));
+	}
 
 	inner_run = inner_rows * (inner_cmp + 2 * cpu_tuple_cost);
 	outer_run = outer_rows * (outer_cmp + outer_expr_cost.per_tuple +
