@@ -418,12 +418,14 @@ SELECT wj_test.worker_figures('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
 
 -- windowjoin.leader_participation = off: the leader of the Gather leaves its
--- share of the AsOfJoin's outer rows to the workers (no rows of its own),
--- and the versions are loaded once: by the first participant to start, the
--- leader as a rule (it loads them for the workers while they start), the
--- others using its image in shared memory (their peak state is none), so
--- that the participants hold one copy in all, every version of pv.  The
--- rows are those of the node off.  shares(q, loaders): the workers
+-- share of the AsOfJoin's outer rows to the workers (no rows of its own).
+-- The versions: each worker loads its own copy while the copies fit the
+-- node's memory limit together, two copies of every version of pv in all;
+-- past it (work_mem 100kB, hash_mem_multiplier 1) they are loaded once: by
+-- the first participant to start, the leader as a rule (it loads them for
+-- the workers while they start), the others using its image in shared
+-- memory (their peak state is none), so that the participants hold one
+-- copy in all.  The rows are those of the node off.  shares(q, loaders): the workers
 -- launched, the leader's rows and, if loaders, how many participants
 -- (leader or worker) hold state and all of it.
 CREATE FUNCTION shares(q text, loaders boolean DEFAULT false) RETURNS text LANGUAGE sql AS $$
@@ -437,6 +439,12 @@ $$;
 SET windowjoin.leader_participation = off;
 SELECT shares($q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$, true);
+SET work_mem = '100kB';
+SET hash_mem_multiplier = 1;
+SELECT shares($q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$, true);
+RESET work_mem;
+RESET hash_mem_multiplier;
 SELECT count(*) AS versions FROM pv WHERE t IS NOT NULL AND k IS NOT NULL;
 SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
@@ -467,7 +475,12 @@ SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a 
 RESET windowjoin.leader_participation;
 DROP FUNCTION shares(text, boolean);
 
--- While one participant loads the versions, the others read their outer
+-- The versions of a parallel lookup: each participant loads its own copy
+-- while the copies of the three participants fit the node's memory limit
+-- together (16MB x 2 here), one copy is loaded and shared past it (6MB x
+-- 2: 100,000 versions are about 6 MB a copy, by the planner's estimate,
+-- asof_share_versions()).  While one participant loads the shared versions,
+-- the others read their outer
 -- rows ahead instead of sleeping, and join those first once the versions
 -- are ready (asof_shared.c).  How many they read depends on timing: EXPLAIN
 -- ANALYZE shows the count for all participants, checked here to be there
@@ -501,6 +514,13 @@ BEGIN
   RETURN format('read ahead shown: %s, at most the outer rows: %s',
                 ahead IS NOT NULL, ahead <= (SELECT count(*) FROM pra_o));
 END $$;
+EXPLAIN (COSTS OFF) SELECT o.v, x.v FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true;
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
+SET work_mem = '6MB';
+EXPLAIN (COSTS OFF) SELECT o.v, x.v FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true;
 SELECT read_ahead($q$SELECT o.v, x.v FROM pra_o o JOIN LATERAL (
   SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
 SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o o JOIN LATERAL (

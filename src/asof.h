@@ -75,6 +75,8 @@ typedef struct AsOfPlanInfo
 	bool		forward;		/* earliest version at/after the outer time */
 	bool		strict;			/* < or > instead of <= or >= */
 	int			strategy;		/* one of ASOF_STRATEGY_* */
+	bool		share_versions;	/* parallel lookup: one copy of the versions
+								 * for all participants (asof_paths.c) */
 	int			nouter;			/* outer columns in the scan tuple */
 	int			nkeys;
 	int			ntol;			/* tolerance bounds */

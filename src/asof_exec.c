@@ -1143,11 +1143,14 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 								s->key_image != NULL ? "by image" :
 								"by hash and equality functions", es);
 		if (strategy == ASOF_STRATEGY_LOOKUP &&
-			node->ss.ps.plan->parallel_aware && s->time_int64)
+			node->ss.ps.plan->parallel_aware)
 		{
-			ExplainPropertyText("Versions",
-								"loaded once, shared by the participants", es);
-			if (es->analyze)
+			bool		shared = s->info.share_versions && s->time_int64;
+
+			ExplainPropertyText("Versions", shared ?
+								"loaded once, shared by the participants" :
+								"loaded by each participant", es);
+			if (es->analyze && shared)
 				ExplainPropertyInteger("Outer Rows Read Ahead", NULL,
 									   s->ahead_total, es);
 		}
@@ -1186,8 +1189,8 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  * asof_shutdown
  *		The parallel-aware plan of a partial path, under a Gather.  Every
  *		participant joins its share of the outer rows on its own; the
- *		lookup strategy loads the versions once for all (AsOfShared,
- *		asof_shared.c).  Each worker's peak state and rows are collected
+ *		lookup strategy loads the versions in each participant, or once for
+ *		all when the copies would not fit (AsOfShared, asof_shared.c).  Each worker's peak state and rows are collected
  *		for EXPLAIN ANALYZE (state_stats.h).  The segment holds the
  *		AsOfShared, then the figures.
  */

@@ -42,6 +42,7 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
+#include "executor/nodeHash.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -79,6 +80,8 @@ static void asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 								   RelOptInfo *final_rel, List *outer_pathkeys,
 								   List *quals, Query *serial_query);
 static List *asof_outer_exprs(AsOfSpec *spec);
+static bool asof_share_versions(Path *outer_path, Path *inner_path,
+								int strategy);
 static void asof_consider_parallel(PlannerInfo *root, RelOptInfo *joinrel,
 								   RelOptInfo *outerrel, RelOptInfo *innerrel,
 								   JoinPathExtraData *extra);
@@ -410,6 +413,44 @@ asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 }
 
 /*
+ * asof_share_versions
+ *		Whether the participants of a parallel lookup share one copy of the
+ *		versions, loaded by one of them into the query's shared memory
+ *		(asof_shared.c), or each loads its own, as a hash join that is not
+ *		parallel-aware builds its own table under a Gather.
+ *
+ *		Each its own unless the copies of all participants (the workers and
+ *		the leader) would together exceed the node's memory limit, work_mem
+ *		times hash_mem_multiplier, by the planner's estimate of the
+ *		versions.  A private copy repeats the load (the inner scan, its sort
+ *		and the table) in every participant, but none waits for another:
+ *		measured (docs/parallel.md), sharing was slower both for W4's
+ *		200,000 versions and for ten times as many, as the loader's work
+ *		(and the image it writes) stands before every participant's join,
+ *		and what the others read ahead meanwhile costs more than it saves.
+ *		Sharing stays for versions too large to be copied per participant.
+ */
+static bool
+asof_share_versions(Path *outer_path, Path *inner_path, int strategy)
+{
+	int			ncols = list_length(inner_path->pathtarget->exprs);
+	double		copy;
+
+	if (strategy != ASOF_STRATEGY_LOOKUP || outer_path->parallel_workers == 0)
+		return false;
+
+	/*
+	 * A version: its (time, record) entry in its key's array, its record's
+	 * Datum and null arrays (AsOfJoinState.rec_header) and its columns.
+	 */
+	copy = inner_path->rows *
+		(2 * sizeof(int64) + MAXALIGN(ncols * (sizeof(Datum) + sizeof(bool))) +
+		 MAXALIGN(inner_path->pathtarget->width));
+	return copy * (outer_path->parallel_workers + 1) >
+		(double) get_hash_memory_limit();
+}
+
+/*
  * asof_consider_parallel
  *		Decide joinrel->consider_parallel as build_join_rel does, except for
  *		the inner relation's own flag: PostgreSQL never lets a subquery with
@@ -542,6 +583,8 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	apath->cpath.methods = &asof_path_methods;
 	apath->jointype = jointype;
 	apath->strategy = strategy;
+	apath->share_versions = asof_share_versions(outer_path, inner_path,
+												strategy);
 	apath->inner_relid = innerrel->relid;
 	apath->spec = spec;
 	apath->subroot = subroot;

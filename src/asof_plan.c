@@ -19,7 +19,8 @@
  * keys' hash functions hold InvalidOid or false where they do not apply),
  * so the list has one layout for every plan.  Order:
  *
- *	jointype, forward, strict, strategy, nouter, nkeys, ntol;
+ *	jointype, forward, strict, strategy, share_versions, nouter, nkeys,
+ *	ntol;
  *	per key: its comparison (opfamily, outer type, inner type, collation),
  *		inner column, hash function, equality function;
  *	the time's comparison and inner column;
@@ -394,6 +395,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.forward = spec->forward;
 	info.strict = spec->strict;
 	info.strategy = apath->strategy;
+	info.share_versions = apath->share_versions;
 	info.nouter = list_length(outer_plan->targetlist);
 	info.nkeys = nkeys;
 	info.ntol = ntol;
@@ -493,6 +495,7 @@ asof_info_to_private(const AsOfPlanInfo *info)
 	wj_private_put_bool(&priv, info->forward);
 	wj_private_put_bool(&priv, info->strict);
 	wj_private_put_int(&priv, info->strategy);
+	wj_private_put_bool(&priv, info->share_versions);
 	wj_private_put_int(&priv, info->nouter);
 	wj_private_put_int(&priv, info->nkeys);
 	wj_private_put_int(&priv, info->ntol);
@@ -541,6 +544,7 @@ asof_info_from_private(List *priv, AsOfPlanInfo *info)
 	info->forward = wj_private_get_bool(&reader);
 	info->strict = wj_private_get_bool(&reader);
 	info->strategy = wj_private_get_int(&reader);
+	info->share_versions = wj_private_get_bool(&reader);
 	info->nouter = wj_private_get_int(&reader);
 	info->nkeys = wj_private_get_int(&reader);
 	info->ntol = wj_private_get_int(&reader);

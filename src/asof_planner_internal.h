@@ -72,6 +72,7 @@ typedef struct AsOfPath
 	CustomPath	cpath;
 	JoinType	jointype;
 	int			strategy;		/* ASOF_STRATEGY_* */
+	bool		share_versions; /* see asof_share_versions() */
 	Index		inner_relid;	/* range table index of the subquery */
 	AsOfSpec   *spec;
 	PlannerInfo *subroot;		/* the rewritten subquery, planned */

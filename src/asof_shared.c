@@ -5,9 +5,12 @@
  *	  by one participant into shared memory, and read there by all.
  *
  * Under a Gather, every participant joins its share of the outer rows with
- * every version.  Reading, sorting and hashing the versions in each
- * participant would repeat that work once per process, and keep one copy
- * of them per process in the caches.  Instead the first participant to
+ * every version.  As a rule each participant loads its own copy of them,
+ * as a hash join that is not parallel-aware builds its own table: the load
+ * repeats, but no participant waits for another.  When the copies would
+ * together exceed the node's memory limit (asof_share_versions in
+ * asof_paths.c, AsOfPlanInfo.share_versions), the versions are loaded once
+ * and shared, as this file does: the first participant to
  * start the scan claims the load (AsOfShared, in the parallel query's DSM
  * segment): it loads the versions into its own table as a serial scan
  * does (asof_lookup_load), then writes a position-independent image of
@@ -395,8 +398,8 @@ asof_shared_claim(AsOfJoinState *s, bool *shareable)
 	AsOfShared *sh = s->shared;
 	bool		build = false;
 
-	*shareable = (sh != NULL && s->css.ss.ps.state->es_query_dsa != NULL &&
-				  s->time_int64);
+	*shareable = (sh != NULL && s->info.share_versions &&
+				  s->css.ss.ps.state->es_query_dsa != NULL && s->time_int64);
 	if (!*shareable)
 		return false;
 	SpinLockAcquire(&sh->mutex);
