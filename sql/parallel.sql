@@ -425,9 +425,9 @@ SELECT wj_test.worker_figures('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa
 -- the first participant to start, the leader as a rule (it loads them for
 -- the workers while they start), the others using its image in shared
 -- memory (their peak state is none), so that the participants hold one
--- copy in all.  The rows are those of the node off.  shares(q, loaders): the workers
--- launched, the leader's rows and, if loaders, how many participants
--- (leader or worker) hold state and all of it.
+-- copy in all.  The rows are those of the node off.  shares(q, loaders):
+-- the workers launched, the leader's rows and, if loaders, how many
+-- participants (leader or worker) hold state and all of it.
 CREATE FUNCTION shares(q text, loaders boolean DEFAULT false) RETURNS text LANGUAGE sql AS $$
   SELECT format('workers launched: %s, leader rows: %s', f->>'launched', f->>'leader') ||
     CASE WHEN loaders THEN format(', participants that loaded the versions: %s, versions held in all: %s',
@@ -478,14 +478,13 @@ DROP FUNCTION shares(text, boolean);
 -- The versions of a parallel lookup: each participant loads its own copy
 -- while the copies of the three participants fit the node's memory limit
 -- together (16MB x 2 here), one copy is loaded and shared past it (6MB x
--- 2: 100,000 versions are about 6 MB a copy, by the planner's estimate,
--- asof_share_versions()).  While one participant loads the shared versions,
--- the others read their outer
--- rows ahead instead of sleeping, and join those first once the versions
--- are ready (asof_shared.c).  How many they read depends on timing: EXPLAIN
--- ANALYZE shows the count for all participants, checked here to be there
--- and to be no more than the outer rows; the rows are those of the serial
--- plan and of the node off.  100,000 versions, so that the load takes long
+-- 2: 100,000 versions are about 9 MB a copy, by the planner's estimate,
+-- asof_share_versions()).  While one participant loads the shared
+-- versions, the others read their outer rows ahead instead of sleeping,
+-- and join those first once the versions are ready (asof_shared.c).  How
+-- many they read depends on timing: EXPLAIN ANALYZE shows the count for all
+-- participants, checked here to be there and to be no more than the outer
+-- rows; the rows are those of the serial plan and of the node off.  100,000 versions, so that the load takes long
 -- enough for the workers to start and read ahead (as a rule, not always),
 -- and work_mem for them to be looked up.  No Gather Merge: with the Gather
 -- free (parallel_tuple_cost = 0) a serial AsOfJoin over a Gather of the

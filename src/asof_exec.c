@@ -1190,8 +1190,9 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  *		The parallel-aware plan of a partial path, under a Gather.  Every
  *		participant joins its share of the outer rows on its own; the
  *		lookup strategy loads the versions in each participant, or once for
- *		all when the copies would not fit (AsOfShared, asof_shared.c).  Each worker's peak state and rows are collected
- *		for EXPLAIN ANALYZE (state_stats.h).  The segment holds the
+ *		all when the copies would not fit (AsOfShared, asof_shared.c).
+ *		Each worker's peak state and rows are collected for EXPLAIN ANALYZE
+ *		(state_stats.h).  The segment holds the
  *		AsOfShared, then the figures.
  */
 static Size

@@ -433,20 +433,9 @@ asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 static bool
 asof_share_versions(Path *outer_path, Path *inner_path, int strategy)
 {
-	int			ncols = list_length(inner_path->pathtarget->exprs);
-	double		copy;
-
 	if (strategy != ASOF_STRATEGY_LOOKUP || outer_path->parallel_workers == 0)
 		return false;
-
-	/*
-	 * A version: its (time, record) entry in its key's array, its record's
-	 * Datum and null arrays (AsOfJoinState.rec_header) and its columns.
-	 */
-	copy = inner_path->rows *
-		(2 * sizeof(int64) + MAXALIGN(ncols * (sizeof(Datum) + sizeof(bool))) +
-		 MAXALIGN(inner_path->pathtarget->width));
-	return copy * (outer_path->parallel_workers + 1) >
+	return asof_lookup_bytes(inner_path) * (outer_path->parallel_workers + 1) >
 		(double) get_hash_memory_limit();
 }
 
@@ -526,8 +515,8 @@ asof_lookup_bytes(Path *inner_path)
  * probe and the same for the sweep; a hash, a probe and a binary search
  * over the key's versions for the lookup), the quals and forming the
  * result; per inner row the comparisons (or hash), the SubqueryScan and
- * keeping a copy of the version.  The lookup strategy returns no row before it has read every
- * version, so that is part of its startup cost.
+ * keeping a copy of the version.  The lookup strategy returns no row
+ * before it has read every version, so that is part of its startup cost.
  */
 static Path *
 asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,

@@ -10,9 +10,8 @@
  * repeats, but no participant waits for another.  When the copies would
  * together exceed the node's memory limit (asof_share_versions in
  * asof_paths.c, AsOfPlanInfo.share_versions), the versions are loaded once
- * and shared, as this file does: the first participant to
- * start the scan claims the load (AsOfShared, in the parallel query's DSM
- * segment): it loads the versions into its own table as a serial scan
+ * and shared, as this file does: the first participant to start the scan
+ * claims the load (AsOfShared, in the parallel query's DSM segment): it loads the versions into its own table as a serial scan
  * does (asof_lookup_load), then writes a position-independent image of
  * the table into the query's DSA area -- every pointer an offset -- wakes
  * the others, which have waited on a condition
