@@ -215,8 +215,9 @@ SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t >= o.t
                 ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_inner_forward;
--- The lookup strategy falling back under a Gather: the participant that
--- loads the versions finds they do not fit; the others fall back at once
+-- The lookup strategy falling back under a Gather: the versions are loaded
+-- split by key partition, and the partitions together do not fit; the
+-- participant that finds it out falls back, the others at once
 \set q 'SELECT o.id, r.val FROM spo_p o LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t ORDER BY r.t DESC LIMIT 1) r ON true'
 EXPLAIN (COSTS OFF) :q;
 SELECT regexp_replace(wj_test.on_off(:'q', 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),

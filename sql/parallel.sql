@@ -445,7 +445,10 @@ CREATE FUNCTION shares(q text, loaders boolean DEFAULT false) RETURNS text LANGU
                                   f->>'total') ELSE '' END
   FROM wj_test.parallel_figures(q) f
 $$;
+-- (With key partitioning on, the default, the versions are loaded split by
+-- key partition instead: below.)
 SET windowjoin.leader_participation = off;
+SET windowjoin.enable_key_partitioning = off;
 SELECT shares($q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$, true);
 SET work_mem = '100kB';
@@ -454,6 +457,14 @@ SELECT shares($q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$, true);
 RESET work_mem;
 RESET hash_mem_multiplier;
+RESET windowjoin.enable_key_partitioning;
+-- Split by key partition: one partition per participant, each loaded by the
+-- participant that claims it, so every version is held once in all (which
+-- participant loads how many partitions depends on timing)
+SELECT format('workers launched: %s, leader rows: %s, versions held in all: %s',
+              f->>'launched', f->>'leader', f->>'total')
+  FROM wj_test.parallel_figures($q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
+  SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$) f;
 SELECT count(*) AS versions FROM pv WHERE t IS NOT NULL AND k IS NOT NULL;
 SELECT wj_test.split_check('AsOfJoin', $q$SELECT a.v AS av, x.v AS xv FROM pa a LEFT JOIN LATERAL (
   SELECT * FROM pv WHERE pv.k = a.k AND pv.t <= a.t ORDER BY pv.t DESC LIMIT 1) x ON true$q$);
@@ -500,6 +511,7 @@ DROP FUNCTION shares(text, boolean);
 -- outer rows and a Gather Merge of the versions would cost about as little.
 SET work_mem = '16MB';
 SET enable_gathermerge = off;
+SET windowjoin.enable_key_partitioning = off;
 CREATE TABLE pra_v (k int, t timestamp, v int);
 CREATE TABLE pra_o (k int, t timestamp, v int);
 INSERT INTO pra_v SELECT i % 50, '2024-01-01'::timestamp + i * interval '1 second', i
@@ -539,6 +551,26 @@ SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o
   SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
 RESET windowjoin.leader_participation;
 DROP FUNCTION read_ahead(text);
+
+-- With key partitioning on (the default) the versions of a lookup with keys
+-- and an integer-like time are loaded once, split by key partition: the
+-- versions' scan keeps the rows of a partition parameter ($p = -1: all of
+-- them), one partition per participant; each participant loads the
+-- partitions it claims and writes their images to shared memory, then
+-- reads all of them (asof_shared.c).  asof_join_spill.sql checks their
+-- fallback when the partitions together exceed the memory limit.
+RESET windowjoin.enable_key_partitioning;
+EXPLAIN (COSTS OFF) SELECT o.v, x.v FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true;
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
+SELECT format('versions held in all: %s', f->>'total')
+  FROM wj_test.parallel_figures($q$SELECT o.v AS ov, x.v AS xv FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$) f;
+SET windowjoin.leader_participation = on;
+SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o o LEFT JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
+RESET windowjoin.leader_participation;
 DROP TABLE pra_v, pra_o;
 RESET work_mem;
 RESET enable_gathermerge;

@@ -77,6 +77,9 @@ typedef struct AsOfPlanInfo
 	int			strategy;		/* one of ASOF_STRATEGY_* */
 	bool		share_versions;	/* parallel lookup: one copy of the versions
 								 * for all participants (asof_paths.c) */
+	int			split_param;	/* shared: the versions' key partition
+								 * parameter (-1: every row), or -1 */
+	int			split_parts;	/* and how many partitions */
 	int			nouter;			/* outer columns in the scan tuple */
 	int			nkeys;
 	int			ntol;			/* tolerance bounds */

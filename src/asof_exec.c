@@ -180,6 +180,7 @@ asof_create_state(CustomScan *cscan)
 												 T_CustomScanState);
 
 	s->css.methods = &asof_exec_methods;
+	s->split_part = -1;
 	return (Node *) s;
 }
 
@@ -249,6 +250,14 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make2(s->outer_ps, s->inner_ps);
 
 	asof_info_from_private(cscan->custom_private, info);
+	if (s->info.split_param >= 0)
+	{
+		ParamExecData *prm = &estate->es_param_exec_vals[s->info.split_param];
+
+		prm->execPlan = NULL;
+		prm->value = Int32GetDatum(-1);
+		prm->isnull = false;
+	}
 	s->jointype = info->jointype;
 	s->forward = info->forward;
 	s->strict = info->strict;
@@ -728,6 +737,7 @@ asof_lookup_discard(AsOfJoinState *s)
 	MemoryContextReset(s->hashcxt);
 	s->keyidx = NULL;
 	s->image_base = NULL;
+	s->image_recs = false;
 	s->dense_ptr = NULL;
 	s->dense_free = 0;
 	s->dense_next = 0;
@@ -1072,7 +1082,7 @@ asof_rescan(CustomScanState *node)
 	s->leader.asked = false;
 	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
 			!s->fallback && s->inner_ps->chgParam == NULL &&
-			s->image_base == NULL);
+			s->image_base == NULL && !s->image_recs);
 	if (!keep)
 	{
 		if (s->hashed)
@@ -1146,11 +1156,15 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			node->ss.ps.plan->parallel_aware)
 		{
 			bool		shared = s->info.share_versions && s->time_int64;
+			bool		split = shared && s->info.split_param >= 0;
 
-			ExplainPropertyText("Versions", shared ?
+			ExplainPropertyText("Versions", split ?
+								psprintf("loaded once in %d key partitions, shared by the participants",
+										 s->info.split_parts) :
+								shared ?
 								"loaded once, shared by the participants" :
 								"loaded by each participant", es);
-			if (es->analyze && shared)
+			if (es->analyze && shared && !split)
 				ExplainPropertyInteger("Outer Rows Read Ahead", NULL,
 									   s->ahead_total, es);
 		}
@@ -1246,7 +1260,7 @@ asof_shutdown(CustomScanState *node)
 	/* the segment and the DSA area go away, and the image with them */
 	s->leader.pcxt = NULL;
 	s->shared = NULL;
-	if (s->image_base != NULL)
+	if (s->image_base != NULL || s->image_recs)
 	{
 		asof_lookup_discard(s);
 		s->loaded = false;

@@ -45,6 +45,8 @@
  * Lookup strategy under a Gather: the versions loaded by one participant
  * and shared with the others (asof_shared.c), in the DSM segment
  */
+#define ASOF_MAX_SPLIT	64
+
 typedef struct AsOfShared
 {
 	slock_t		mutex;			/* protects state and ahead_rows */
@@ -52,6 +54,11 @@ typedef struct AsOfShared
 	dsa_pointer image;			/* the versions' image, once ready */
 	ConditionVariable cv;		/* the loader wakes the others */
 	int64		ahead_rows;		/* outer rows read ahead, all participants */
+	/* a load split by key partition (AsOfPlanInfo.split_param) */
+	pg_atomic_uint32 next_part;	/* the next partition to claim */
+	int			parts_done;		/* partitions whose image is written */
+	Size		split_bytes;	/* the bytes of their images, in all */
+	dsa_pointer part_images[ASOF_MAX_SPLIT];
 } AsOfShared;
 
 /* A comparison of an outer value with an inner value */
@@ -220,6 +227,10 @@ typedef struct AsOfJoinState
 								 * an offset from here, and the records'
 								 * by-reference Datums offsets from the
 								 * record */
+	bool		image_recs;		/* the table's records lie in images (split
+								 * load): their by-reference Datums are
+								 * offsets from the record */
+	int			split_part;		/* split load: the partition read, or -1 */
 	int		   *inner_byref;	/* lookup: the inner columns passed by
 								 * reference */
 	int			ninner_byref;

@@ -457,6 +457,17 @@ asof_lookup_load(AsOfJoinState *s)
 void
 asof_restart_inner(AsOfJoinState *s)
 {
+	if (s->info.split_param >= 0)
+	{
+		ParamExecData *prm;
+
+		prm = &s->css.ss.ps.state->es_param_exec_vals[s->info.split_param];
+		prm->execPlan = NULL;
+		prm->value = Int32GetDatum(s->split_part);
+		prm->isnull = false;
+		s->inner_ps->chgParam = bms_add_member(s->inner_ps->chgParam,
+											   s->info.split_param);
+	}
 	ExecReScan(s->inner_ps);
 	s->next = NULL;
 	s->inner_done = false;
@@ -478,6 +489,7 @@ asof_lookup_fall_back(AsOfJoinState *s)
 	s->fell_back = true;
 	if (s->load_only)
 		return;
+	s->split_part = -1;			/* every version, for the sweep */
 	asof_restart_inner(s);
 	if (s->nearest)
 		asof_nearest_sort_outer(s);
@@ -793,7 +805,7 @@ asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
 							s->batch_isnull + i * s->nouter);
 	*values = s->probes[i].rec;
 	*nulls = *values ? (bool *) (*values + s->ninner) : NULL;
-	if (*values != NULL && s->image_base != NULL)
+	if (*values != NULL && (s->image_base != NULL || s->image_recs))
 		*values = asof_image_values(s, *values);
 	return scan;
 }

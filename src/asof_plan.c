@@ -64,6 +64,7 @@
 #include "utils/datetime.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/typcache.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -74,6 +75,9 @@
 #include "time_shift.h"
 #include "windowjoin.h"
 
+static void asof_plan_split(PlannerInfo *root, AsOfPath *apath,
+							Plan *subplan, Plan *inner_plan,
+							AsOfPlanInfo *info);
 static Expr *asof_nearest_show(AsOfSpec *spec, Var *var);
 static void asof_nearest_info(AsOfSpec *spec, AsOfPlanInfo *info);
 static void asof_adopt_rewritten_subquery(PlannerInfo *root, AsOfPath *apath);
@@ -396,6 +400,11 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.strict = spec->strict;
 	info.strategy = apath->strategy;
 	info.share_versions = apath->share_versions;
+	info.split_param = -1;
+	info.split_parts = 0;
+	if (best_path->path.parallel_aware &&
+		apath->strategy == ASOF_STRATEGY_LOOKUP)
+		asof_plan_split(root, apath, subplan, &inner_plan->scan.plan, &info);
 	info.nouter = list_length(outer_plan->targetlist);
 	info.nkeys = nkeys;
 	info.ntol = ntol;
@@ -412,6 +421,59 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->methods = &wj_asof_scan_methods;
 
 	return &cscan->scan.plan;
+}
+
+/*
+ * asof_plan_split
+ *		A parallel lookup whose versions are loaded split by key partition
+ *		and shared (asof_shared.c): give the versions' scan, under the
+ *		rewritten subquery's Sort, the filter of a key partition on a new
+ *		parameter, and set info's split_param, split_parts and
+ *		share_versions.  The split needs keys, a first key whose type can be
+ *		hashed, a time the shared image can hold (an integer-like type on
+ *		both sides: AsOfJoinState.time_int64), not the nearest direction,
+ *		a scan under the inner plan that can take the filter, key
+ *		partitioning on (windowjoin.enable_key_partitioning), and the top
+ *		query level, whose parameters are final when its plan is made (see
+ *		wj_keypart_plan); without them the plan is left as it is.
+ *
+ * One partition per participant (the workers planned and the leader).  The
+ * partitions are of the first key's hash: the versions of one key are all
+ * in one partition, so the participants' images never need merging.
+ */
+static void
+asof_plan_split(PlannerInfo *root, AsOfPath *apath, Plan *subplan,
+				Plan *inner_plan, AsOfPlanInfo *info)
+{
+	AsOfSpec   *spec = apath->spec;
+	Index		relid = apath->inner_relid;
+	Var		   *tv = asof_inner_var(relid, spec->time);
+	Oid			ttype = tv->vartype;
+	Var		   *kv;
+	TargetEntry *tle;
+	TypeCacheEntry *tc;
+
+	if (!wj_enable_key_partitioning || root->parent_root != NULL ||
+		spec->nearest || spec->keys == NIL ||
+		exprType((Node *) spec->time->outer) != ttype ||
+		(ttype != TIMESTAMPOID && ttype != TIMESTAMPTZOID &&
+		 ttype != INT8OID && ttype != INT4OID && ttype != DATEOID) ||
+		wj_split_scan(subplan) == NULL)
+		return;
+	kv = asof_inner_var(relid, (AsOfCond *) linitial(spec->keys));
+	tle = (TargetEntry *) list_nth(subplan->targetlist, kv->varattno - 1);
+	tc = lookup_type_cache(exprType((Node *) tle->expr), TYPECACHE_HASH_PROC);
+	if (!OidIsValid(tc->hash_proc))
+		return;
+
+	info->split_parts = apath->cpath.path.parallel_workers + 1;
+	info->split_param = wj_split_filter(apath->subroot, subplan, tle->expr,
+										tc->hash_proc, info->split_parts);
+	info->share_versions = true;
+	inner_plan->extParam = bms_add_member(inner_plan->extParam,
+										  info->split_param);
+	inner_plan->allParam = bms_add_member(inner_plan->allParam,
+										  info->split_param);
 }
 
 /*
@@ -496,6 +558,8 @@ asof_info_to_private(const AsOfPlanInfo *info)
 	wj_private_put_bool(&priv, info->strict);
 	wj_private_put_int(&priv, info->strategy);
 	wj_private_put_bool(&priv, info->share_versions);
+	wj_private_put_int(&priv, info->split_param);
+	wj_private_put_int(&priv, info->split_parts);
 	wj_private_put_int(&priv, info->nouter);
 	wj_private_put_int(&priv, info->nkeys);
 	wj_private_put_int(&priv, info->ntol);
@@ -545,6 +609,8 @@ asof_info_from_private(List *priv, AsOfPlanInfo *info)
 	info->strict = wj_private_get_bool(&reader);
 	info->strategy = wj_private_get_int(&reader);
 	info->share_versions = wj_private_get_bool(&reader);
+	info->split_param = wj_private_get_int(&reader);
+	info->split_parts = wj_private_get_int(&reader);
 	info->nouter = wj_private_get_int(&reader);
 	info->nkeys = wj_private_get_int(&reader);
 	info->ntol = wj_private_get_int(&reader);

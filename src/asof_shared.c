@@ -5,7 +5,18 @@
  *	  by one participant into shared memory, and read there by all.
  *
  * Under a Gather, every participant joins its share of the outer rows with
- * every version.  As a rule each participant loads its own copy of them,
+ * every version.  With keys and an integer-like time the load is split by
+ * key partition (AsOfPlanInfo.split_param, asof_plan_split in
+ * asof_plan.c): the versions' scan keeps the rows of the partition in a
+ * parameter (-1: every row); each participant claims partitions from a
+ * counter in AsOfShared, loads each into a table of its own and writes its
+ * image (below) into the DSA area; once all images are written, each
+ * participant enters the keys of all of them into its own hash table, with
+ * the version arrays copied to point at the records directly
+ * (AsOfJoinState.image_recs), since the images lie apart.  The images
+ * together are held to the memory limit (AsOfShared.split_bytes).
+ *
+ * Otherwise each participant loads its own copy of them,
  * as a hash join that is not parallel-aware builds its own table: the load
  * repeats, but no participant waits for another.  When the copies would
  * together exceed the node's memory limit (asof_share_versions in
@@ -88,6 +99,8 @@ typedef struct AsOfImageKey
 #define ASOF_NFENCES(n)		(((n) + ASOF_FENCE - 1) / ASOF_FENCE)
 #define ASOF_NSUPER(n)		((ASOF_NFENCES(n) + ASOF_FENCE - 1) / ASOF_FENCE)
 
+static int	asof_shared_state(AsOfShared *sh);
+
 /*
  * asof_shared_estimate, asof_shared_init
  *		The shared state, in the DSM segment (the leader sets it up).
@@ -106,6 +119,11 @@ asof_shared_init(AsOfShared *sh)
 	sh->state = ASOF_SHARED_UNCLAIMED;
 	sh->image = InvalidDsaPointer;
 	sh->ahead_rows = 0;
+	pg_atomic_init_u32(&sh->next_part, 0);
+	sh->parts_done = 0;
+	sh->split_bytes = 0;
+	for (int i = 0; i < ASOF_MAX_SPLIT; i++)
+		sh->part_images[i] = InvalidDsaPointer;
 }
 
 /*
@@ -121,6 +139,15 @@ asof_shared_reinit(AsOfShared *sh, dsa_area *area)
 		dsa_free(area, sh->image);
 	sh->image = InvalidDsaPointer;
 	sh->state = ASOF_SHARED_UNCLAIMED;
+	for (int i = 0; i < ASOF_MAX_SPLIT; i++)
+	{
+		if (DsaPointerIsValid(sh->part_images[i]) && area != NULL)
+			dsa_free(area, sh->part_images[i]);
+		sh->part_images[i] = InvalidDsaPointer;
+	}
+	pg_atomic_write_u32(&sh->next_part, 0);
+	sh->parts_done = 0;
+	sh->split_bytes = 0;
 }
 
 /*
@@ -315,7 +342,7 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
  *		turns a match's offsets into pointers.
  */
 static void
-asof_image_attach(AsOfJoinState *s, char *image)
+asof_image_attach(AsOfJoinState *s, char *image, bool absolute)
 {
 	AsOfImage  *hdr = (AsOfImage *) image;
 	AsOfImageKey *keys;
@@ -345,6 +372,18 @@ asof_image_attach(AsOfJoinState *s, char *image)
 		vl->n = ik->n;
 		vl->cap = ik->n;
 		vl->v = (AsOfVersion *) (image + ik->versions);
+		if (absolute)
+		{
+			AsOfVersion *v = MemoryContextAllocHuge(s->hashcxt,
+													sizeof(AsOfVersion) * Max(ik->n, 1));
+
+			for (int i = 0; i < ik->n; i++)
+			{
+				v[i].time = vl->v[i].time;
+				v[i].rec = image + (Size) vl->v[i].rec;
+			}
+			vl->v = v;
+		}
 		vl->fences = NULL;
 		vl->super = NULL;
 		if (ik->fences != 0)
@@ -356,7 +395,10 @@ asof_image_attach(AsOfJoinState *s, char *image)
 		entry->additional = vl;
 	}
 	ExecDropSingleTupleTableSlot(kslot);
-	s->image_base = image;
+	if (absolute)
+		s->image_recs = true;
+	else
+		s->image_base = image;
 	s->loaded = true;
 	s->fallback = false;
 }
@@ -463,6 +505,154 @@ asof_shared_build(AsOfJoinState *s)
 }
 
 /*
+ * asof_split_set_state
+ *		Set the state of a split load and wake the others.
+ */
+static void
+asof_split_set_state(AsOfShared *sh, int state)
+{
+	SpinLockAcquire(&sh->mutex);
+	sh->state = state;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->cv);
+}
+
+/*
+ * asof_split_build
+ *		A participant's share of a split load: claim key partitions one
+ *		after another while any is left (and the load has not failed), read
+ *		each partition's versions through the scan's filter into a table of
+ *		its own, with position-independent records, and write its image
+ *		into the DSA area.  Returns false when the load failed: the versions
+ *		of all partitions together exceed the memory limit (this participant
+ *		has then fallen back), or the DSA area cannot hold an image.
+ */
+static bool
+asof_split_build(AsOfJoinState *s)
+{
+	AsOfShared *sh = s->shared;
+	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
+	WjStateStats stats;
+
+	memset(&stats, 0, sizeof(stats));
+	for (;;)
+	{
+		uint32		p = pg_atomic_fetch_add_u32(&sh->next_part, 1);
+		Size		size;
+		dsa_pointer dp;
+		bool		over;
+
+		if (p >= (uint32) s->info.split_parts ||
+			asof_shared_state(sh) != ASOF_SHARED_BUILDING)
+			break;
+		s->split_part = (int) p;
+		asof_restart_inner(s);
+		s->rec_relative = true;
+		asof_lookup_load(s);	/* on overflow it falls back, with -1 */
+		s->split_part = -1;
+		if (s->fallback)
+		{
+			asof_split_set_state(sh, ASOF_SHARED_OVERFLOW);
+			return false;
+		}
+
+		/* the partitions' images together must fit, as one table must */
+		size = asof_image_size(s);
+		SpinLockAcquire(&sh->mutex);
+		sh->split_bytes += size;
+		over = sh->split_bytes > s->mem_limit;
+		SpinLockRelease(&sh->mutex);
+		if (over)
+		{
+			asof_split_set_state(sh, ASOF_SHARED_OVERFLOW);
+			s->loaded = true;
+			asof_lookup_fall_back(s);
+			return false;
+		}
+
+		dp = dsa_allocate_extended(area, size,
+								   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+		if (!DsaPointerIsValid(dp))
+		{
+			asof_split_set_state(sh, ASOF_SHARED_UNSHARED);
+			asof_lookup_discard(s);
+			s->loaded = false;
+			return false;
+		}
+		asof_image_write(s, dsa_get_address(area, dp), size);
+		stats.rows += s->stats.rows;
+		stats.bytes += s->stats.bytes;
+		stats.peak_rows = Max(stats.peak_rows, stats.rows);
+		stats.peak_bytes = Max(stats.peak_bytes, stats.bytes);
+		asof_lookup_discard(s);
+		s->loaded = false;
+		SpinLockAcquire(&sh->mutex);
+		sh->part_images[p] = dp;
+		sh->parts_done++;
+		SpinLockRelease(&sh->mutex);
+		ConditionVariableBroadcast(&sh->cv);
+	}
+	s->stats = stats;
+	return true;
+}
+
+/*
+ * asof_split_load
+ *		A load split by key partition (AsOfPlanInfo.split_param): load
+ *		partitions while any is left (asof_split_build), then, unless only
+ *		loading for the workers, wait until every partition's image is
+ *		written and enter all of them into this participant's table (their
+ *		keys are disjoint).  If the load failed, fall back to the sweep
+ *		(overflow) or load a table of one's own (no room in the DSA area),
+ *		reading every version (partition -1).
+ */
+static void
+asof_split_load(AsOfJoinState *s, bool for_workers)
+{
+	AsOfShared *sh = s->shared;
+	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
+	int			state;
+	int			done;
+
+	/* the first participant to start moves the state to BUILDING */
+	SpinLockAcquire(&sh->mutex);
+	if (sh->state == ASOF_SHARED_UNCLAIMED)
+		sh->state = ASOF_SHARED_BUILDING;
+	SpinLockRelease(&sh->mutex);
+
+	if (!asof_split_build(s) && s->fallback)
+		return;
+	if (for_workers)
+		return;
+	ConditionVariablePrepareToSleep(&sh->cv);
+	for (;;)
+	{
+		SpinLockAcquire(&sh->mutex);
+		state = sh->state;
+		done = sh->parts_done;
+		SpinLockRelease(&sh->mutex);
+		if (state != ASOF_SHARED_BUILDING || done == s->info.split_parts)
+			break;
+		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	if (state == ASOF_SHARED_OVERFLOW)
+	{
+		s->loaded = true;
+		asof_lookup_fall_back(s);
+		return;
+	}
+	if (state == ASOF_SHARED_UNSHARED)
+	{
+		asof_restart_inner(s);
+		asof_lookup_load(s);
+		return;
+	}
+	for (int p = 0; p < s->info.split_parts; p++)
+		asof_image_attach(s, dsa_get_address(area, sh->part_images[p]), true);
+}
+
+/*
  * asof_shared_load_for_workers
  *		A leader that leaves its share of the outer rows to the workers
  *		(wj_leader_leaves_share) still loads the versions for them if none
@@ -477,6 +667,14 @@ asof_shared_load_for_workers(AsOfJoinState *s)
 {
 	bool		shareable;
 
+	if (s->info.split_param >= 0 && s->shared != NULL &&
+		s->css.ss.ps.state->es_query_dsa != NULL && s->time_int64)
+	{
+		s->load_only = true;
+		asof_split_load(s, true);
+		s->load_only = false;
+		return;
+	}
 	if (!asof_shared_claim(s, &shareable))
 		return;
 	s->load_only = true;
@@ -619,6 +817,12 @@ asof_shared_load(AsOfJoinState *s)
 	bool		shareable;
 	int			state;
 
+	if (s->info.split_param >= 0 && s->shared != NULL &&
+		s->info.share_versions && area != NULL && s->time_int64)
+	{
+		asof_split_load(s, false);
+		return;
+	}
 	if (asof_shared_claim(s, &shareable))
 	{
 		state = asof_shared_build(s);
@@ -629,7 +833,7 @@ asof_shared_load(AsOfJoinState *s)
 		 * its own, with plain records.
 		 */
 		if (state == ASOF_SHARED_READY)
-			asof_image_attach(s, dsa_get_address(area, sh->image));
+			asof_image_attach(s, dsa_get_address(area, sh->image), false);
 		else if (state == ASOF_SHARED_UNSHARED)
 			asof_lookup_load(s);
 		return;
@@ -652,7 +856,7 @@ asof_shared_load(AsOfJoinState *s)
 	ConditionVariableCancelSleep();
 
 	if (state == ASOF_SHARED_READY)
-		asof_image_attach(s, dsa_get_address(area, sh->image));
+		asof_image_attach(s, dsa_get_address(area, sh->image), false);
 	else if (state == ASOF_SHARED_OVERFLOW)
 	{
 		s->loaded = true;

@@ -794,3 +794,66 @@ none:
 	kp->finished = true;
 	return false;
 }
+
+/*
+ * wj_split_scan
+ *		The scan under an input plan (through a projecting Result and a
+ *		Sort) that can take a partition filter, or NULL.
+ */
+Plan *
+wj_split_scan(Plan *plan)
+{
+	if (IsA(plan, Result) && plan->lefttree != NULL &&
+		((Result *) plan)->resconstantqual == NULL)
+		plan = plan->lefttree;
+	if (IsA(plan, Sort))
+		plan = plan->lefttree;
+	if (!IsA(plan, SeqScan) && !IsA(plan, IndexScan) &&
+		!IsA(plan, BitmapHeapScan))
+		return NULL;
+	return plan;
+}
+
+/*
+ * wj_split_filter
+ *		Give the scan under an input plan (wj_split_scan) the filter
+ *		"$p = -1 OR partition(key) = $p" on a new PARAM_EXEC of root, and
+ *		return the parameter's number: -1 reads every row, a partition
+ *		number that partition's rows (wj_partition_expr, parts partitions).
+ *		The parameter goes into the changed-parameter sets of the plans
+ *		down to the scan, as finalize_plan would put it.
+ */
+int
+wj_split_filter(PlannerInfo *root, Plan *input, Expr *key, Oid hashfn,
+				int parts)
+{
+	Param	   *param = keypart_param(root);
+	Expr	   *part = wj_partition_expr(key, hashfn, parts * WJ_KEYPART_SHARE,
+										 WJ_KEYPART_SHARE);
+	Plan	   *scan = wj_split_scan(input);
+	Plan	   *plan;
+	Expr	   *eq;
+	Expr	   *all;
+
+	if (scan == NULL)
+		elog(ERROR, "unexpected input plan of a split load: %d",
+			 (int) nodeTag(input));
+	eq = make_opclause(Int4EqualOperator, BOOLOID, false, part,
+					   (Expr *) param, InvalidOid, InvalidOid);
+	((OpExpr *) eq)->opfuncid = F_INT4EQ;
+	all = make_opclause(Int4EqualOperator, BOOLOID, false,
+						(Expr *) copyObject(param),
+						(Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
+										   Int32GetDatum(-1), false, true),
+						InvalidOid, InvalidOid);
+	((OpExpr *) all)->opfuncid = F_INT4EQ;
+	for (plan = input;; plan = plan->lefttree)
+	{
+		plan->extParam = bms_add_member(plan->extParam, param->paramid);
+		plan->allParam = bms_add_member(plan->allParam, param->paramid);
+		if (plan == scan)
+			break;
+	}
+	scan->qual = lcons(make_orclause(list_make2(all, eq)), scan->qual);
+	return param->paramid;
+}

@@ -140,5 +140,8 @@ extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 
 /* Claim the next partition only (a node filtering its input itself) */
 extern bool wj_keypart_claim(WjKeyPart *kp);
+extern Plan *wj_split_scan(Plan *plan);
+extern int	wj_split_filter(PlannerInfo *root, Plan *input, Expr *key,
+							Oid hashfn, int parts);
 
 #endif							/* JOIN_COMMON_H */
