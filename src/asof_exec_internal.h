@@ -45,8 +45,6 @@
  * Lookup strategy under a Gather: the versions loaded by one participant
  * and shared with the others (asof_shared.c), in the DSM segment
  */
-#define ASOF_MAX_SPLIT	64
-
 typedef struct AsOfShared
 {
 	slock_t		mutex;			/* protects state and ahead_rows */

@@ -437,7 +437,8 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  *		query level, whose parameters are final when its plan is made (see
  *		wj_keypart_plan); without them the plan is left as it is.
  *
- * One partition per participant (the workers planned and the leader).  The
+ * One partition per participant (the workers planned and the leader, at
+ * most ASOF_MAX_SPLIT).  The
  * partitions are of the first key's hash: the versions of one key are all
  * in one partition, so the participants' images never need merging.
  */
@@ -466,7 +467,8 @@ asof_plan_split(PlannerInfo *root, AsOfPath *apath, Plan *subplan,
 	if (!OidIsValid(tc->hash_proc))
 		return;
 
-	info->split_parts = apath->cpath.path.parallel_workers + 1;
+	info->split_parts = Min(apath->cpath.path.parallel_workers + 1,
+							ASOF_MAX_SPLIT);
 	info->split_param = wj_split_filter(apath->subroot, subplan, tle->expr,
 										tc->hash_proc, info->split_parts);
 	info->share_versions = true;
