@@ -581,16 +581,12 @@ wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
 static void
 wj_keypart_add_filter(Plan *plan, Expr *filter)
 {
-	if (IsA(plan, Result) && plan->lefttree != NULL &&
-		((Result *) plan)->resconstantqual == NULL)
-		plan = plan->lefttree;
-	if (IsA(plan, Sort))
-		plan = plan->lefttree;
-	if (!IsA(plan, SeqScan) && !IsA(plan, IndexScan) &&
-		!IsA(plan, BitmapHeapScan))
+	Plan	   *scan = wj_split_scan(plan);
+
+	if (scan == NULL)
 		elog(ERROR, "unexpected input plan of a key-partitioned join: %d",
 			 (int) nodeTag(plan));
-	plan->qual = lcons(filter, plan->qual);
+	scan->qual = lcons(filter, scan->qual);
 }
 
 /*
