@@ -251,13 +251,7 @@ asof_begin(CustomScanState *node, EState *estate, int eflags)
 
 	asof_info_from_private(cscan->custom_private, info);
 	if (s->info.split_param >= 0)
-	{
-		ParamExecData *prm = &estate->es_param_exec_vals[s->info.split_param];
-
-		prm->execPlan = NULL;
-		prm->value = Int32GetDatum(-1);
-		prm->isnull = false;
-	}
+		asof_set_split_param(s);	/* split_part -1: every version */
 	s->jointype = info->jointype;
 	s->forward = info->forward;
 	s->strict = info->strict;

@@ -368,6 +368,7 @@ extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
 
 /* asof_lookup.c */
 extern void asof_lookup_load(AsOfJoinState *s);
+extern void asof_set_split_param(AsOfJoinState *s);
 extern void asof_restart_inner(AsOfJoinState *s);
 extern void asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
 							 bool *isnull);

@@ -450,6 +450,23 @@ asof_lookup_load(AsOfJoinState *s)
 }
 
 /*
+ * asof_set_split_param
+ *		A split load (AsOfPlanInfo.split_param): set the parameter of the
+ *		versions' scan filter to the partition read, s->split_part (-1:
+ *		every version).
+ */
+void
+asof_set_split_param(AsOfJoinState *s)
+{
+	ParamExecData *prm;
+
+	prm = &s->css.ss.ps.state->es_param_exec_vals[s->info.split_param];
+	prm->execPlan = NULL;
+	prm->value = Int32GetDatum(s->split_part);
+	prm->isnull = false;
+}
+
+/*
  * asof_restart_inner
  *		Lookup strategy: read the inner child again from its start (the
  *		versions loaded so far discarded by the caller).
@@ -459,12 +476,7 @@ asof_restart_inner(AsOfJoinState *s)
 {
 	if (s->info.split_param >= 0)
 	{
-		ParamExecData *prm;
-
-		prm = &s->css.ss.ps.state->es_param_exec_vals[s->info.split_param];
-		prm->execPlan = NULL;
-		prm->value = Int32GetDatum(s->split_part);
-		prm->isnull = false;
+		asof_set_split_param(s);
 		s->inner_ps->chgParam = bms_add_member(s->inner_ps->chgParam,
 											   s->info.split_param);
 	}

@@ -22,8 +22,9 @@
  * together exceed the node's memory limit (asof_share_versions in
  * asof_paths.c, AsOfPlanInfo.share_versions), the versions are loaded once
  * and shared, as this file does: the first participant to start the scan
- * claims the load (AsOfShared, in the parallel query's DSM segment): it loads the versions into its own table as a serial scan
- * does (asof_lookup_load), then writes a position-independent image of
+ * claims the load (AsOfShared, in the parallel query's DSM segment): it
+ * loads the versions into its own table as a serial scan does
+ * (asof_lookup_load), then writes a position-independent image of
  * the table into the query's DSA area -- every pointer an offset -- wakes
  * the others, which have waited on a condition
  * variable meanwhile, and drops its own table.  Every participant then
@@ -427,11 +428,23 @@ asof_image_values(AsOfJoinState *s, Datum *rec)
 }
 
 /*
+ * asof_shareable
+ *		Whether the plan shares the versions and they can be shared here:
+ *		not without a DSA area (the Gather above could not start parallel
+ *		mode), nor with a time that does not compare as int64.
+ */
+static bool
+asof_shareable(AsOfJoinState *s)
+{
+	return s->shared != NULL && s->info.share_versions &&
+		s->css.ss.ps.state->es_query_dsa != NULL && s->time_int64;
+}
+
+/*
  * asof_shared_claim
  *		Whether this participant is the first to start the scan, and so
  *		loads the versions for all; false too when they cannot be shared
- *		(no DSA area: the Gather above could not start parallel mode, or a
- *		time that does not compare as int64), *shareable then false.
+ *		(asof_shareable), *shareable then false.
  */
 static bool
 asof_shared_claim(AsOfJoinState *s, bool *shareable)
@@ -439,8 +452,7 @@ asof_shared_claim(AsOfJoinState *s, bool *shareable)
 	AsOfShared *sh = s->shared;
 	bool		build = false;
 
-	*shareable = (sh != NULL && s->info.share_versions &&
-				  s->css.ss.ps.state->es_query_dsa != NULL && s->time_int64);
+	*shareable = asof_shareable(s);
 	if (!*shareable)
 		return false;
 	SpinLockAcquire(&sh->mutex);
@@ -565,7 +577,6 @@ asof_split_build(AsOfJoinState *s)
 		if (over)
 		{
 			asof_split_set_state(sh, ASOF_SHARED_OVERFLOW);
-			s->loaded = true;
 			asof_lookup_fall_back(s);
 			return false;
 		}
@@ -667,8 +678,7 @@ asof_shared_load_for_workers(AsOfJoinState *s)
 {
 	bool		shareable;
 
-	if (s->info.split_param >= 0 && s->shared != NULL &&
-		s->css.ss.ps.state->es_query_dsa != NULL && s->time_int64)
+	if (s->info.split_param >= 0 && asof_shareable(s))
 	{
 		s->load_only = true;
 		asof_split_load(s, true);
@@ -817,8 +827,7 @@ asof_shared_load(AsOfJoinState *s)
 	bool		shareable;
 	int			state;
 
-	if (s->info.split_param >= 0 && s->shared != NULL &&
-		s->info.share_versions && area != NULL && s->time_int64)
+	if (s->info.split_param >= 0 && asof_shareable(s))
 	{
 		asof_split_load(s, false);
 		return;
