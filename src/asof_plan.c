@@ -438,9 +438,10 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  *		wj_keypart_plan); without them the plan is left as it is.
  *
  * One partition per participant (the workers planned and the leader, at
- * most ASOF_MAX_SPLIT).  The
- * partitions are of the first key's hash: the versions of one key are all
- * in one partition, so the participants' images never need merging.
+ * most ASOF_MAX_SPLIT).  The partitions are of the first key's hash (its
+ * seed balanced on the key's statistics by wj_split_seed): the versions of
+ * one key are all in one partition, so the participants' images never
+ * need merging.
  */
 static void
 asof_plan_split(PlannerInfo *root, AsOfPath *apath, Plan *subplan,
@@ -463,14 +464,16 @@ asof_plan_split(PlannerInfo *root, AsOfPath *apath, Plan *subplan,
 		return;
 	kv = asof_inner_var(relid, (AsOfCond *) linitial(spec->keys));
 	tle = (TargetEntry *) list_nth(subplan->targetlist, kv->varattno - 1);
-	tc = lookup_type_cache(exprType((Node *) tle->expr), TYPECACHE_HASH_PROC);
+	tc = lookup_type_cache(exprType((Node *) tle->expr),
+						   TYPECACHE_HASH_PROC | TYPECACHE_HASH_EXTENDED_PROC);
 	if (!OidIsValid(tc->hash_proc))
 		return;
 
 	info->split_parts = Min(apath->cpath.path.parallel_workers + 1,
 							ASOF_MAX_SPLIT);
 	info->split_param = wj_split_filter(apath->subroot, subplan, tle->expr,
-										tc->hash_proc, info->split_parts);
+										tc->hash_proc, tc->hash_extended_proc,
+										info->split_parts);
 	info->share_versions = true;
 	inner_plan->extParam = bms_add_member(inner_plan->extParam,
 										  info->split_param);

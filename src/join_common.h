@@ -142,6 +142,6 @@ extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
 extern bool wj_keypart_claim(WjKeyPart *kp);
 extern Plan *wj_split_scan(Plan *plan);
 extern int	wj_split_filter(PlannerInfo *root, Plan *input, Expr *key,
-							Oid hashfn, int parts);
+							Oid hashfn, Oid exthashfn, int parts);
 
 #endif							/* JOIN_COMMON_H */
