@@ -575,6 +575,21 @@ SELECT (SELECT array_agg(n ORDER BY p) FROM (SELECT ((hashint4(k) & 2147483647) 
           count(*) AS n FROM pra_v GROUP BY 1) x) AS plain_hash,
        (SELECT array_agg(n ORDER BY p) FROM (SELECT ((hashint4extended(k, 2) & 2147483647)::int4 % 30) / 10 AS p,
           count(*) AS n FROM pra_v GROUP BY 1) x) AS seed_2;
+-- A user who may not read every row of the versions (row-level security)
+-- gets the plain hash: the statistics' values are not used for them, as
+-- the seed would show something of them in EXPLAIN.
+CREATE ROLE regress_wj_split_rls;
+GRANT SELECT ON pra_v, pra_o TO regress_wj_split_rls;
+ALTER TABLE pra_v ENABLE ROW LEVEL SECURITY;
+CREATE POLICY pra_v_all ON pra_v USING (true);
+SET ROLE regress_wj_split_rls;
+EXPLAIN (COSTS OFF) SELECT o.v, x.v FROM pra_o o JOIN LATERAL (
+  SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true;
+RESET ROLE;
+DROP POLICY pra_v_all ON pra_v;
+ALTER TABLE pra_v DISABLE ROW LEVEL SECURITY;
+REVOKE SELECT ON pra_v, pra_o FROM regress_wj_split_rls;
+DROP ROLE regress_wj_split_rls;
 SET windowjoin.leader_participation = on;
 SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o o LEFT JOIN LATERAL (
   SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);

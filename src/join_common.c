@@ -871,7 +871,9 @@ wj_split_scan(Plan *plan)
  * W4, and the participant that loads it is the last to start joining.
  * The estimate counts the most common values by their frequencies, NULLs
  * in partition 0 (where the filter puts them) and spreads the rest evenly;
- * without a most-common-values list every seed looks alike.
+ * without a most-common-values list every seed looks alike.  The values
+ * are only used where the user may read the column (vardata.acl_ok, as
+ * the selectivity functions require), since the seed shows in EXPLAIN.
  */
 #define WJ_SPLIT_SEEDS			64
 #define WJ_SPLIT_SEED_WORK		20000	/* hash calls, at most */
@@ -893,7 +895,7 @@ wj_split_seed(PlannerInfo *root, Expr *key, Oid hashfn, Oid exthashfn,
 	Oid			coll = exprCollation((Node *) key);
 
 	examine_variable(root, (Node *) key, 0, &vardata);
-	if (!HeapTupleIsValid(vardata.statsTuple) ||
+	if (!HeapTupleIsValid(vardata.statsTuple) || !vardata.acl_ok ||
 		!get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_MCV,
 						  InvalidOid,
 						  ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
