@@ -65,13 +65,13 @@ typedef struct AsOfCmpInfo
 	Oid			collation;
 } AsOfCmpInfo;
 
+/* At most this many key partitions in a split load of the versions */
+#define ASOF_MAX_SPLIT	64
+
 /*
  * What the executor needs from the planner besides expressions and child
  * plans (custom_private).  Arrays have nkeys or ntol elements.
  */
-/* At most this many key partitions in a split load of the versions */
-#define ASOF_MAX_SPLIT	64
-
 typedef struct AsOfPlanInfo
 {
 	JoinType	jointype;		/* JOIN_INNER or JOIN_LEFT */

@@ -1076,7 +1076,7 @@ asof_rescan(CustomScanState *node)
 	s->leader.asked = false;
 	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
 			!s->fallback && s->inner_ps->chgParam == NULL &&
-			s->image_base == NULL && !s->image_recs);
+			!asof_in_images(s));
 	if (!keep)
 	{
 		if (s->hashed)
@@ -1254,7 +1254,7 @@ asof_shutdown(CustomScanState *node)
 	/* the segment and the DSA area go away, and the image with them */
 	s->leader.pcxt = NULL;
 	s->shared = NULL;
-	if (s->image_base != NULL || s->image_recs)
+	if (asof_in_images(s))
 	{
 		asof_lookup_discard(s);
 		s->loaded = false;

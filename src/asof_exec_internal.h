@@ -308,6 +308,17 @@ typedef struct AsOfProbe
 #define ASOF_PREFETCH(p)	((void) (p))
 #endif
 
+/*
+ * Whether the table's records lie in shared images (one attached, or the
+ * partitions' images of a split load): their by-reference Datums are then
+ * offsets from the record (asof_image_values)
+ */
+static inline bool
+asof_in_images(AsOfJoinState *s)
+{
+	return s->image_base != NULL || s->image_recs;
+}
+
 /* The record of a version: its rec, a pointer or an offset in the image */
 static inline Datum *
 asof_rec(AsOfJoinState *s, char *rec)

@@ -817,7 +817,7 @@ asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
 							s->batch_isnull + i * s->nouter);
 	*values = s->probes[i].rec;
 	*nulls = *values ? (bool *) (*values + s->ninner) : NULL;
-	if (*values != NULL && (s->image_base != NULL || s->image_recs))
+	if (*values != NULL && asof_in_images(s))
 		*values = asof_image_values(s, *values);
 	return scan;
 }

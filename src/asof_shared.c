@@ -77,7 +77,7 @@
 /* AsOfShared.state */
 #define ASOF_SHARED_UNCLAIMED	0	/* no participant has started */
 #define ASOF_SHARED_BUILDING	1	/* one is loading the versions */
-#define ASOF_SHARED_READY		2	/* the image is in the DSA area */
+#define ASOF_SHARED_READY		2	/* the image(s) in the DSA area */
 #define ASOF_SHARED_OVERFLOW	3	/* the versions exceeded the limit */
 #define ASOF_SHARED_UNSHARED	4	/* no image: each builds its own */
 
@@ -101,6 +101,8 @@ typedef struct AsOfImageKey
 #define ASOF_NSUPER(n)		((ASOF_NFENCES(n) + ASOF_FENCE - 1) / ASOF_FENCE)
 
 static int	asof_shared_state(AsOfShared *sh);
+static void asof_shared_set_state(AsOfShared *sh, int state);
+static int	asof_shared_wait(AsOfShared *sh);
 
 /*
  * asof_shared_estimate, asof_shared_init
@@ -509,24 +511,8 @@ asof_shared_build(AsOfJoinState *s)
 		}
 		s->loaded = false;
 	}
-	SpinLockAcquire(&sh->mutex);
-	sh->state = state;
-	SpinLockRelease(&sh->mutex);
-	ConditionVariableBroadcast(&sh->cv);
+	asof_shared_set_state(sh, state);
 	return state;
-}
-
-/*
- * asof_split_set_state
- *		Set the state of a split load and wake the others.
- */
-static void
-asof_split_set_state(AsOfShared *sh, int state)
-{
-	SpinLockAcquire(&sh->mutex);
-	sh->state = state;
-	SpinLockRelease(&sh->mutex);
-	ConditionVariableBroadcast(&sh->cv);
 }
 
 /*
@@ -564,7 +550,7 @@ asof_split_build(AsOfJoinState *s)
 		s->split_part = -1;
 		if (s->fallback)
 		{
-			asof_split_set_state(sh, ASOF_SHARED_OVERFLOW);
+			asof_shared_set_state(sh, ASOF_SHARED_OVERFLOW);
 			return false;
 		}
 
@@ -576,7 +562,7 @@ asof_split_build(AsOfJoinState *s)
 		SpinLockRelease(&sh->mutex);
 		if (over)
 		{
-			asof_split_set_state(sh, ASOF_SHARED_OVERFLOW);
+			asof_shared_set_state(sh, ASOF_SHARED_OVERFLOW);
 			asof_lookup_fall_back(s);
 			return false;
 		}
@@ -585,7 +571,7 @@ asof_split_build(AsOfJoinState *s)
 								   DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 		if (!DsaPointerIsValid(dp))
 		{
-			asof_split_set_state(sh, ASOF_SHARED_UNSHARED);
+			asof_shared_set_state(sh, ASOF_SHARED_UNSHARED);
 			asof_lookup_discard(s);
 			s->loaded = false;
 			return false;
@@ -599,7 +585,9 @@ asof_split_build(AsOfJoinState *s)
 		s->loaded = false;
 		SpinLockAcquire(&sh->mutex);
 		sh->part_images[p] = dp;
-		sh->parts_done++;
+		if (++sh->parts_done == s->info.split_parts &&
+			sh->state == ASOF_SHARED_BUILDING)
+			sh->state = ASOF_SHARED_READY;	/* the last image is written */
 		SpinLockRelease(&sh->mutex);
 		ConditionVariableBroadcast(&sh->cv);
 	}
@@ -623,7 +611,6 @@ asof_split_load(AsOfJoinState *s, bool for_workers)
 	AsOfShared *sh = s->shared;
 	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
 	int			state;
-	int			done;
 
 	/* the first participant to start moves the state to BUILDING */
 	SpinLockAcquire(&sh->mutex);
@@ -635,18 +622,7 @@ asof_split_load(AsOfJoinState *s, bool for_workers)
 		return;
 	if (for_workers)
 		return;
-	ConditionVariablePrepareToSleep(&sh->cv);
-	for (;;)
-	{
-		SpinLockAcquire(&sh->mutex);
-		state = sh->state;
-		done = sh->parts_done;
-		SpinLockRelease(&sh->mutex);
-		if (state != ASOF_SHARED_BUILDING || done == s->info.split_parts)
-			break;
-		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
-	}
-	ConditionVariableCancelSleep();
+	state = asof_shared_wait(sh);
 	if (state == ASOF_SHARED_OVERFLOW)
 	{
 		s->loaded = true;
@@ -704,6 +680,37 @@ asof_shared_state(AsOfShared *sh)
 	SpinLockAcquire(&sh->mutex);
 	state = sh->state;
 	SpinLockRelease(&sh->mutex);
+	return state;
+}
+
+/*
+ * asof_shared_set_state
+ *		Set the state of the shared versions and wake the participants
+ *		waiting for it.
+ */
+static void
+asof_shared_set_state(AsOfShared *sh, int state)
+{
+	SpinLockAcquire(&sh->mutex);
+	sh->state = state;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->cv);
+}
+
+/*
+ * asof_shared_wait
+ *		Wait while the versions are being loaded (state BUILDING) and
+ *		return the state they came to.
+ */
+static int
+asof_shared_wait(AsOfShared *sh)
+{
+	int			state;
+
+	ConditionVariablePrepareToSleep(&sh->cv);
+	while ((state = asof_shared_state(sh)) == ASOF_SHARED_BUILDING)
+		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
 	return state;
 }
 
@@ -854,15 +861,7 @@ asof_shared_load(AsOfJoinState *s)
 	}
 
 	asof_read_ahead(s);
-	ConditionVariablePrepareToSleep(&sh->cv);
-	for (;;)
-	{
-		state = asof_shared_state(sh);
-		if (state != ASOF_SHARED_BUILDING)
-			break;
-		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
-	}
-	ConditionVariableCancelSleep();
+	state = asof_shared_wait(sh);
 
 	if (state == ASOF_SHARED_READY)
 		asof_image_attach(s, dsa_get_address(area, sh->image), false);

@@ -492,6 +492,17 @@ wj_keypart_restart(WjKeyPart *kp)
 }
 
 /*
+ * part_of_hash
+ *		"((hash & 0x7fffffff) % units) / grain", as wj_partition_of computes
+ *		it in SQL, before the leader's units are made one partition.
+ */
+static inline int
+part_of_hash(uint32 hash, int units, int grain)
+{
+	return (int) ((hash & PG_INT32_MAX) % (uint32) units) / grain;
+}
+
+/*
  * wj_keypart_of_hash
  *		The partition of a key's hash value (SessionSort and SessionWindow,
  *		which partition their input themselves; the scans' filter of
@@ -500,10 +511,8 @@ wj_keypart_restart(WjKeyPart *kp)
 int
 wj_keypart_of_hash(WjKeyPart *kp, uint32 hash)
 {
-	int			part = (int) ((hash & PG_INT32_MAX) % (uint32) kp->units) /
-		kp->grain;
-
-	return Min(part, keypart_worker_parts(kp->units, kp->grain));
+	return Min(part_of_hash(hash, kp->units, kp->grain),
+			   keypart_worker_parts(kp->units, kp->grain));
 }
 
 /*
@@ -603,20 +612,29 @@ wj_partition_expr(Expr *key, Oid hashfn, int units, int grain)
 }
 
 /*
+ * int4_eq
+ *		"a = b" on int4.
+ */
+static Expr *
+int4_eq(Expr *a, Expr *b)
+{
+	OpExpr	   *eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
+											  a, b, InvalidOid, InvalidOid);
+
+	eq->opfuncid = F_INT4EQ;
+	return (Expr *) eq;
+}
+
+/*
  * wj_partition_filter
  *		"wj_partition_expr = $param": the rows of the key partition in param.
  */
 static Expr *
 wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
 {
-	OpExpr	   *eq;
-
-	eq = (OpExpr *) make_opclause(Int4EqualOperator, BOOLOID, false,
-								  wj_partition_expr(key, hashfn, units,
-													wj_keypart_grain(false)),
-								  (Expr *) param, InvalidOid, InvalidOid);
-	eq->opfuncid = F_INT4EQ;
-	return (Expr *) eq;
+	return int4_eq(wj_partition_expr(key, hashfn, units,
+									 wj_keypart_grain(false)),
+				   (Expr *) param);
 }
 
 /*
@@ -927,8 +945,7 @@ wj_split_seed(PlannerInfo *root, Expr *key, Oid hashfn, Oid exthashfn,
 				h = (uint32) DatumGetUInt64(FunctionCall2Coll(&eflinfo, coll,
 															  sslot.values[i],
 															  Int64GetDatum(seed)));
-			load[((h & PG_INT32_MAX) % (uint32) units) / WJ_KEYPART_SHARE] +=
-				sslot.numbers[i];
+			load[part_of_hash(h, units, WJ_KEYPART_SHARE)] += sslot.numbers[i];
 		}
 		for (int p = 0; p < parts; p++)
 			max = Max(max, load[p]);
@@ -972,15 +989,10 @@ wj_split_filter(PlannerInfo *root, Plan *input, Expr *key, Oid hashfn,
 	if (scan == NULL)
 		elog(ERROR, "unexpected input plan of a split load: %d",
 			 (int) nodeTag(input));
-	eq = make_opclause(Int4EqualOperator, BOOLOID, false, part,
-					   (Expr *) param, InvalidOid, InvalidOid);
-	((OpExpr *) eq)->opfuncid = F_INT4EQ;
-	all = make_opclause(Int4EqualOperator, BOOLOID, false,
-						(Expr *) copyObject(param),
-						(Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
-										   Int32GetDatum(-1), false, true),
-						InvalidOid, InvalidOid);
-	((OpExpr *) all)->opfuncid = F_INT4EQ;
+	eq = int4_eq(part, (Expr *) param);
+	all = int4_eq((Expr *) copyObject(param),
+				  (Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
+									 Int32GetDatum(-1), false, true));
 	for (plan = input;; plan = plan->lefttree)
 	{
 		plan->extParam = bms_add_member(plan->extParam, param->paramid);
