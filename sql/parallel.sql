@@ -595,6 +595,50 @@ SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o
   SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$);
 RESET windowjoin.leader_participation;
 DROP TABLE pra_v, pra_o;
+-- A split load reads the Sort's input itself and sorts each key's versions
+-- (asof_lookup_load_unsorted): versions stored in random order, three per
+-- key and second, plus versions with a NULL key or time; backward and
+-- forward.  The node breaks a tie of times by the versions' other columns
+-- the subquery returns (the Sort's keys after the time): looking backward
+-- the last of the ties in that order, which is PostgreSQL's answer to ORDER
+-- BY t DESC, s DESC (a text, passed by reference), and forward to ORDER BY
+-- t, v DESC; compared here row for row.
+CREATE TABLE prt_v (k int, t timestamp, s text, v int);
+CREATE TABLE prt_o (k int, t timestamp, v int);
+INSERT INTO prt_v SELECT CASE WHEN i % 997 = 0 THEN NULL ELSE i % 40 END,
+    CASE WHEN i % 991 = 0 THEN NULL
+         ELSE '2024-01-01'::timestamp + (i / 120) * interval '1 second' END,
+    md5(i::text), i
+  FROM generate_series(1, 60000) i ORDER BY md5(i::text);
+INSERT INTO prt_o SELECT i % 45, '2024-01-01'::timestamp + (i * 7919 % 520000) * interval '1 millisecond', i
+  FROM generate_series(1, 50000) i;
+CREATE INDEX ON prt_v (k, t);	-- for the node off: a LATERAL lookup per row
+ANALYZE prt_v;
+ANALYZE prt_o;
+EXPLAIN (COSTS OFF) SELECT o.v, x.s FROM prt_o o LEFT JOIN LATERAL (
+  SELECT s FROM prt_v WHERE prt_v.k = o.k AND prt_v.t <= o.t ORDER BY prt_v.t DESC LIMIT 1) x ON true;
+-- (one table per direction: under a UNION ALL the join is not at the top
+-- query level, and its load is not split)
+CREATE TEMP TABLE prt_back AS SELECT o.v AS ov, x.s AS x FROM prt_o o LEFT JOIN LATERAL (
+  SELECT s FROM prt_v WHERE prt_v.k = o.k AND prt_v.t <= o.t ORDER BY prt_v.t DESC LIMIT 1) x ON true;
+CREATE TEMP TABLE prt_fwd AS SELECT o.v AS ov, x.v AS x FROM prt_o o LEFT JOIN LATERAL (
+  SELECT v FROM prt_v WHERE prt_v.k = o.k AND prt_v.t >= o.t ORDER BY prt_v.t LIMIT 1) x ON true;
+SET windowjoin.enable_asof_join = off;
+SELECT 'backward' AS dir, count(*) AS rows, count(x) AS matched,
+       (SELECT count(*) FROM (TABLE prt_back EXCEPT ALL
+          SELECT o.v, x.s FROM prt_o o LEFT JOIN LATERAL (
+            SELECT s FROM prt_v WHERE prt_v.k = o.k AND prt_v.t <= o.t
+            ORDER BY prt_v.t DESC, prt_v.s DESC LIMIT 1) x ON true) d) AS differ
+  FROM prt_back
+UNION ALL
+SELECT 'forward', count(*), count(x),
+       (SELECT count(*) FROM (TABLE prt_fwd EXCEPT ALL
+          SELECT o.v, x.v FROM prt_o o LEFT JOIN LATERAL (
+            SELECT v FROM prt_v WHERE prt_v.k = o.k AND prt_v.t >= o.t
+            ORDER BY prt_v.t, prt_v.v DESC LIMIT 1) x ON true) d)
+  FROM prt_fwd;
+RESET windowjoin.enable_asof_join;
+DROP TABLE prt_v, prt_o, prt_back, prt_fwd;
 RESET work_mem;
 RESET enable_gathermerge;
 

@@ -488,7 +488,7 @@ asof_fetch_inner(AsOfJoinState *s)
 }
 
 /* True if the inner row has a NULL key: it can never match */
-static bool
+bool
 asof_inner_key_null(AsOfJoinState *s, TupleTableSlot *inner)
 {
 	bool		isnull;
@@ -1152,9 +1152,13 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 			bool		shared = s->info.share_versions && s->time_int64;
 			bool		split = shared && s->info.split_param >= 0;
 
+			/* a split load sorts each key's versions itself, on a Sort's input */
 			ExplainPropertyText("Versions", split ?
-								psprintf("loaded once in %d key partitions, shared by the participants",
-										 s->info.split_parts) :
+								psprintf("loaded once in %d key partitions%s, shared by the participants",
+										 s->info.split_parts,
+										 IsA(s->inner_ps, SortState) ?
+										 ", sorted per key in place of the Sort below" :
+										 "") :
 								shared ?
 								"loaded once, shared by the participants" :
 								"loaded by each participant", es);

@@ -229,6 +229,10 @@ typedef struct AsOfJoinState
 								 * load): their by-reference Datums are
 								 * offsets from the record */
 	int			split_part;		/* split load: the partition read, or -1 */
+	SortSupport vsort;			/* split load: the inner Sort's keys, to
+								 * order each key's versions in its place */
+	bool	   *vsort_byref;	/* per Sort key: passed by reference */
+	int			nvsort;
 	int		   *inner_byref;	/* lookup: the inner columns passed by
 								 * reference */
 	int			ninner_byref;
@@ -341,6 +345,7 @@ extern void asof_init_cmp(AsOfCmp *cmp, Oid opfamily, Oid outertype,
 						  Oid innertype, Oid collation);
 extern void asof_fetch_inner(AsOfJoinState *s);
 extern bool asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner);
+extern bool asof_inner_key_null(AsOfJoinState *s, TupleTableSlot *inner);
 extern TupleTableSlot *asof_peek_inner(AsOfJoinState *s);
 extern int	asof_compare_keys(AsOfJoinState *s, TupleTableSlot *inner);
 extern int	asof_compare_time(AsOfJoinState *s, TupleTableSlot *inner);
@@ -379,6 +384,7 @@ extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
 
 /* asof_lookup.c */
 extern void asof_lookup_load(AsOfJoinState *s);
+extern void asof_lookup_load_unsorted(AsOfJoinState *s);
 extern void asof_set_split_param(AsOfJoinState *s);
 extern void asof_restart_inner(AsOfJoinState *s);
 extern void asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,

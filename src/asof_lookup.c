@@ -450,6 +450,151 @@ asof_lookup_load(AsOfJoinState *s)
 }
 
 /*
+ * asof_vsort_prepare
+ *		The inner child's Sort keys as sort support, to order each key's
+ *		versions the way the Sort would (asof_lookup_load_unsorted).
+ */
+static void
+asof_vsort_prepare(AsOfJoinState *s, Sort *sort)
+{
+	TupleDesc	desc = s->inner_ps->ps_ResultTupleDesc;
+	MemoryContext oldcxt = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+	int			i;
+
+	s->nvsort = sort->numCols;
+	s->vsort = palloc0(sizeof(SortSupportData) * sort->numCols);
+	s->vsort_byref = palloc(sizeof(bool) * sort->numCols);
+	for (i = 0; i < sort->numCols; i++)
+	{
+		SortSupport ssup = &s->vsort[i];
+
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = sort->collations[i];
+		ssup->ssup_nulls_first = sort->nullsFirst[i];
+		ssup->ssup_attno = sort->sortColIdx[i];
+		PrepareSortSupportFromOrderingOp(sort->sortOperators[i], ssup);
+		s->vsort_byref[i] = !TupleDescAttr(desc, ssup->ssup_attno - 1)->attbyval;
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * asof_version_cmp
+ *		qsort_arg comparator of two versions of a key in the inner Sort's
+ *		order: the int64 times first when the Sort's first key is the time
+ *		(it is, see asof_plan.c), then each key's value in the records.
+ */
+static int
+asof_version_cmp(const void *a, const void *b, void *arg)
+{
+	const AsOfVersion *va = (const AsOfVersion *) a;
+	const AsOfVersion *vb = (const AsOfVersion *) b;
+	AsOfJoinState *s = (AsOfJoinState *) arg;
+	int			first = 0;
+	int			i;
+
+	if (s->vsort[0].ssup_attno == s->inner_time_attno)
+	{
+		int64		ta = DatumGetInt64(va->time);
+		int64		tb = DatumGetInt64(vb->time);
+
+		if (ta != tb)
+			return (ta < tb) == !s->vsort[0].ssup_reverse ? -1 : 1;
+		first = 1;
+	}
+	for (i = first; i < s->nvsort; i++)
+	{
+		SortSupport ssup = &s->vsort[i];
+		int			att = ssup->ssup_attno - 1;
+		Datum		da = ((Datum *) va->rec)[att];
+		Datum		db = ((Datum *) vb->rec)[att];
+		bool		na = ((bool *) (va->rec + s->ninner * sizeof(Datum)))[att];
+		bool		nb = ((bool *) (vb->rec + s->ninner * sizeof(Datum)))[att];
+		int			c;
+
+		if (s->rec_relative && s->vsort_byref[i])
+		{
+			if (!na)
+				da = PointerGetDatum(va->rec + (Size) da);
+			if (!nb)
+				db = PointerGetDatum(vb->rec + (Size) db);
+		}
+		c = ApplySortComparator(da, na, db, nb, ssup);
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/*
+ * asof_lookup_load_unsorted
+ *		A split load (asof_shared.c) whose versions come from a Sort: read
+ *		the Sort's input directly, as asof_lookup_load reads the Sort, then
+ *		order each key's versions as the Sort would have and set their
+ *		fences.  One partition's versions are a fraction of all, and each
+ *		key's a small array of (time, record) pairs: sorting those in place
+ *		costs a fraction of a tuplesort, which copies every row once more
+ *		into memory a new worker has yet to touch (docs/parallel.md).  The
+ *		Sort is left unexecuted; a fallback restarts it (asof_restart_inner
+ *		propagates the parameter change to its input either way).
+ */
+void
+asof_lookup_load_unsorted(AsOfJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	PlanState  *input = outerPlanState(s->inner_ps);
+	TupleHashIterator iter;
+	TupleHashEntry entry;
+
+	Assert(IsA(s->inner_ps, SortState) && s->time_int64);
+	if (s->vsort == NULL)
+		asof_vsort_prepare(s, (Sort *) s->inner_ps->plan);
+	s->loaded = true;
+	s->fallback = false;
+	for (;;)
+	{
+		TupleTableSlot *inner;
+
+		CHECK_FOR_INTERRUPTS();
+		inner = ExecProcNode(input);
+		if (TupIsNull(inner))
+			break;
+		if (asof_inner_key_null(s, inner))
+			continue;
+		ResetExprContext(econtext);
+		asof_lookup_put(s, inner);
+		if (MemoryContextMemAllocated(s->metacxt, true) > s->mem_limit)
+		{
+			asof_lookup_fall_back(s);
+			ResetExprContext(econtext);
+			return;
+		}
+	}
+	ResetExprContext(econtext);
+	s->next = NULL;
+	s->inner_done = true;
+
+	InitTupleHashIterator(s->hashtable, &iter);
+	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
+	{
+		AsOfVersions *vl = (AsOfVersions *) entry->additional;
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+		if (vl->n > 1)
+			qsort_arg(vl->v, vl->n, sizeof(AsOfVersion), asof_version_cmp, s);
+		for (i = 0; i < vl->n; i += ASOF_FENCE)
+		{
+			vl->fences[i / ASOF_FENCE] = DatumGetInt64(vl->v[i].time);
+			if (i % (ASOF_FENCE * ASOF_FENCE) == 0)
+				vl->super[i / (ASOF_FENCE * ASOF_FENCE)] =
+					DatumGetInt64(vl->v[i].time);
+		}
+	}
+	TermTupleHashIterator(&iter);
+}
+
+/*
  * asof_set_split_param
  *		A split load (AsOfPlanInfo.split_param): set the parameter of the
  *		versions' scan filter to the partition read, s->split_part (-1:

@@ -546,7 +546,11 @@ asof_split_build(AsOfJoinState *s)
 		s->split_part = (int) p;
 		asof_restart_inner(s);
 		s->rec_relative = true;
-		asof_lookup_load(s);	/* on overflow it falls back, with -1 */
+		/* on overflow these fall back, with partition -1 */
+		if (IsA(s->inner_ps, SortState))
+			asof_lookup_load_unsorted(s);
+		else
+			asof_lookup_load(s);
 		s->split_part = -1;
 		if (s->fallback)
 		{
