@@ -97,12 +97,13 @@ extern int	wj_keypart_plan_exchange(PlannerInfo *root, int units,
 									 Oid outer_hash, Plan *inner_plan,
 									 Expr *inner_key, Oid inner_hash);
 extern void wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr,
-								   Param *param, int nparts);
+								   Param *param, int nparts, int subparts);
 extern void wj_key_exchange_register(void);
 
 /* Executor side: a node's partition state */
 #define WJ_KEYPART_SHARE		10	/* units of one worker's share */
 #define WJ_KEYPART_EXCHANGE_GRAIN 2	/* units per partition, exchanged */
+#define WJ_KEYPART_SUBPARTS		8	/* an exchanged join's sub-partitions */
 #define WJ_KEYPART_LEADER_BIT	0x80000000	/* the leader's partition taken */
 #define WJ_KEYPART_LEADER_GONE	0x40000000	/* the leader claims none */
 
@@ -115,6 +116,9 @@ typedef struct WjKeyPart
 	bool		leader_part;	/* the last partition is the leader's */
 	int			param;			/* PARAM_EXEC holding the partition */
 	int			bucket;			/* partition being joined, -1: none yet */
+	int			subparts;		/* sub-partitions joined one after the
+								 * other (exchanged joins), else 1 */
+	int			sub;			/* the one being joined */
 	bool		finished;		/* no partition left to claim */
 	bool		leader_tried;	/* the leader tried its own partition */
 	uint32		local;			/* counter when there is no DSM segment */

@@ -14,7 +14,8 @@
  *
  *	1. on the first fetch, each participant reads its share of the input to
  *	   the end and writes every row into its key partition's shared file
- *	   (the partition computed by the same expression as the filter's),
+ *	   (the partition computed by the same expression as the filter's; a
+ *	   file per sub-partition of it, keypart_slot_expr in join_common.c),
  *	   then waits for the others;
  *	2. each fetch returns the next row of the partition in the parameter,
  *	   from every participant's files; a rescan with the parameter changed
@@ -50,7 +51,8 @@ typedef struct KeyExchangeState
 	CustomScanState css;
 	int			paramid;		/* the partition parameter */
 	ExprState  *part;			/* a child row's partition */
-	int			nparts;
+	int			nparts;			/* the files: partitions x subparts */
+	int			subparts;		/* sub-partitions of a key partition */
 	WjExchange	ex;				/* ex.shared NULL: filter instead */
 	TupleTableSlot *read_slot;	/* a row read back */
 	bool		part_done;		/* the partition's rows are all returned */
@@ -101,11 +103,12 @@ static CustomExecMethods key_exchange_exec_methods = {
  *		Planner: put a KeyExchange between the Sort of a key-partitioned
  *		join's input plan (under a projecting Result, if any) and the
  *		partial plan under it.  The node returns the plan's rows as they
- *		are, computing each one's partition, part_expr, itself.
+ *		are, computing each one's partition, part_expr, itself: nparts
+ *		files, subparts of them per key partition.
  */
 void
 wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
-					   int nparts)
+					   int nparts, int subparts)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *sort = input;
@@ -145,8 +148,9 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
 	cscan->flags = 0;
 	cscan->custom_plans = list_make1(child);
 	cscan->custom_exprs = list_make3(copyObject(key), param, part_expr);
-	cscan->custom_private = list_make2(makeInteger(param->paramid),
-									   makeInteger(nparts));
+	cscan->custom_private = list_make3(makeInteger(param->paramid),
+									   makeInteger(nparts),
+									   makeInteger(subparts));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &key_exchange_scan_methods;
@@ -166,6 +170,7 @@ kx_create_state(CustomScan *cscan)
 	state->css.methods = &key_exchange_exec_methods;
 	state->paramid = intVal(linitial(cscan->custom_private));
 	state->nparts = intVal(lsecond(cscan->custom_private));
+	state->subparts = intVal(lthird(cscan->custom_private));
 	state->ex.reading = -1;
 	return (Node *) state;
 }
@@ -350,7 +355,11 @@ kx_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										   list_length(es->rtable) > 1 ||
 										   es->verbose, false),
 						es);
-	ExplainPropertyInteger("Key Partitions", NULL, state->nparts, es);
+	ExplainPropertyInteger("Key Partitions", NULL,
+						   state->nparts / state->subparts, es);
+	if (state->subparts > 1)
+		ExplainPropertyInteger("Sub-partitions Each", NULL, state->subparts,
+							   es);
 }
 
 /*
