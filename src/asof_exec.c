@@ -730,8 +730,7 @@ asof_lookup_discard(AsOfJoinState *s)
 	ResetTupleHashTable(s->hashtable);
 	MemoryContextReset(s->hashcxt);
 	s->keyidx = NULL;
-	s->image_base = NULL;
-	s->image_recs = false;
+	s->in_images = false;
 	s->dense_ptr = NULL;
 	s->dense_free = 0;
 	s->dense_next = 0;
@@ -1076,7 +1075,7 @@ asof_rescan(CustomScanState *node)
 	s->leader.asked = false;
 	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
 			!s->fallback && s->inner_ps->chgParam == NULL &&
-			!asof_in_images(s));
+			!s->in_images);
 	if (!keep)
 	{
 		if (s->hashed)
@@ -1258,7 +1257,7 @@ asof_shutdown(CustomScanState *node)
 	/* the segment and the DSA area go away, and the image with them */
 	s->leader.pcxt = NULL;
 	s->shared = NULL;
-	if (asof_in_images(s))
+	if (s->in_images)
 	{
 		asof_lookup_discard(s);
 		s->loaded = false;

@@ -220,14 +220,9 @@ typedef struct AsOfJoinState
 	WjLeaderShare leader;		/* the leader's share under a Gather */
 	AsOfShared *shared;			/* lookup under a Gather: the versions
 								 * loaded once, or NULL */
-	char	   *image_base;		/* their image, if the table points into it
-								 * (asof_shared.c): AsOfVersion.rec is then
-								 * an offset from here, and the records'
-								 * by-reference Datums offsets from the
-								 * record */
-	bool		image_recs;		/* the table's records lie in images (split
-								 * load): their by-reference Datums are
-								 * offsets from the record */
+	bool		in_images;		/* the table's records lie in shared images
+								 * (asof_shared.c): their by-reference
+								 * Datums are offsets from the record */
 	int			split_part;		/* split load: the partition read, or -1 */
 	SortSupport vsort;			/* split load: the inner Sort's keys, to
 								 * order each key's versions in its place */
@@ -281,6 +276,8 @@ typedef struct AsOfVersions
 	int64	   *fences;			/* int64 times: v[0], v[8], ... */
 	int64	   *super;			/* and v[0], v[64], ... */
 	char	   *nullrec;		/* nearest: last version with a NULL time */
+	char	   *base;			/* the image the recs are offsets in, or
+								 * NULL: they are pointers */
 } AsOfVersions;
 
 /*
@@ -312,22 +309,11 @@ typedef struct AsOfProbe
 #define ASOF_PREFETCH(p)	((void) (p))
 #endif
 
-/*
- * Whether the table's records lie in shared images (one attached, or the
- * partitions' images of a split load): their by-reference Datums are then
- * offsets from the record (asof_image_values)
- */
-static inline bool
-asof_in_images(AsOfJoinState *s)
-{
-	return s->image_base != NULL || s->image_recs;
-}
-
-/* The record of a version: its rec, a pointer or an offset in the image */
+/* The record of a version of vl: its rec, a pointer or an offset in an image */
 static inline Datum *
-asof_rec(AsOfJoinState *s, char *rec)
+asof_rec(AsOfVersions *vl, char *rec)
 {
-	return (Datum *) (s->image_base != NULL ? s->image_base + (Size) rec : rec);
+	return (Datum *) (vl->base != NULL ? vl->base + (Size) rec : rec);
 }
 
 /* Compare an outer value with an inner one: <0, 0, >0 as outer is less */

@@ -274,6 +274,7 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 		vl->fences = NULL;
 		vl->super = NULL;
 		vl->nullrec = NULL;
+		vl->base = NULL;
 		if (s->time_int64)
 		{
 			vl->fences = palloc(sizeof(int64) * (vl->cap / ASOF_FENCE));
@@ -732,7 +733,7 @@ asof_lookup_generic(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl)
 	}
 	if (lo == 0)
 		return;
-	probe->rec = asof_rec(s, vl->v[lo - 1].rec);
+	probe->rec = asof_rec(vl, vl->v[lo - 1].rec);
 	ASOF_PREFETCH(probe->rec);
 }
 
@@ -811,7 +812,7 @@ asof_lookup_finish(AsOfJoinState *s, AsOfProbe *probe)
 		asof_count_reached((int64 *) (vl->v + probe->from), 2,
 						   probe->to - probe->from, probe->t,
 						   s->forward, s->strict);
-	probe->rec = asof_rec(s, vl->v[lo - 1].rec);
+	probe->rec = asof_rec(vl, vl->v[lo - 1].rec);
 	ASOF_PREFETCH(probe->rec);
 	ASOF_PREFETCH((char *) probe->rec + 64);
 }
@@ -962,14 +963,15 @@ asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
 							s->batch_isnull + i * s->nouter);
 	*values = s->probes[i].rec;
 	*nulls = *values ? (bool *) (*values + s->ninner) : NULL;
-	if (*values != NULL && asof_in_images(s))
+	if (*values != NULL && s->in_images)
 		*values = asof_image_values(s, *values);
 	return scan;
 }
 
 /* The time of a lookup record, and of a version's record */
 #define ASOF_REC_TIME(s, rec) (((Datum *) (rec))[(s)->inner_time_attno - 1])
-#define ASOF_VERSION_TIME(s, v) ASOF_REC_TIME(s, asof_rec(s, (v).rec))
+#define ASOF_VERSION_TIME(s, vl, i) \
+	ASOF_REC_TIME(s, asof_rec(vl, (vl)->v[i].rec))
 
 /*
  * asof_nearest_first
@@ -1015,7 +1017,7 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 	}
 	if (s->near_time_null)
 	{
-		probe->rec = asof_rec(s, vl->v[asof_nearest_first(s, vl)].rec);
+		probe->rec = asof_rec(vl, vl->v[asof_nearest_first(s, vl)].rec);
 		return;
 	}
 	if (s->ntol > 0 && !asof_nearest_bounds(s, econtext))
@@ -1072,11 +1074,11 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 	{
 		int			first = asof_nearest_first(s, vl);
 
-		if (asof_nearest_within(s, ASOF_VERSION_TIME(s, vl->v[first])))
-			probe->rec = asof_rec(s, vl->v[first].rec);
+		if (asof_nearest_within(s, ASOF_VERSION_TIME(s, vl, first)))
+			probe->rec = asof_rec(vl, vl->v[first].rec);
 		else if (lo > 0 &&
-				 asof_nearest_within(s, ASOF_VERSION_TIME(s, vl->v[lo - 1])))
-			probe->rec = asof_rec(s, vl->v[lo - 1].rec);
+				 asof_nearest_within(s, ASOF_VERSION_TIME(s, vl, lo - 1)))
+			probe->rec = asof_rec(vl, vl->v[lo - 1].rec);
 		return;
 	}
 
@@ -1090,14 +1092,14 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 		next++;
 
 	which = asof_nearest_choose(s, lo > 0,
-								lo > 0 ? ASOF_VERSION_TIME(s, vl->v[lo - 1]) : 0,
+								lo > 0 ? ASOF_VERSION_TIME(s, vl, lo - 1) : 0,
 								next < n,
-								next < n ? ASOF_VERSION_TIME(s, vl->v[next]) : 0,
+								next < n ? ASOF_VERSION_TIME(s, vl, next) : 0,
 								econtext);
 	if (which == 0)
-		probe->rec = asof_rec(s, vl->v[lo - 1].rec);
+		probe->rec = asof_rec(vl, vl->v[lo - 1].rec);
 	else if (which == 1)
-		probe->rec = asof_rec(s, vl->v[next].rec);
+		probe->rec = asof_rec(vl, vl->v[next].rec);
 	if (probe->rec != NULL)
 		ASOF_PREFETCH(probe->rec);
 }

@@ -11,9 +11,8 @@
  * parameter (-1: every row); each participant claims partitions from a
  * counter in AsOfShared, loads each into a table of its own and writes its
  * image (below) into the DSA area; once all images are written, each
- * participant enters the keys of all of them into its own hash table, with
- * the version arrays copied to point at the records directly
- * (AsOfJoinState.image_recs), since the images lie apart.  The images
+ * participant enters the keys of all of them into its own hash table, each
+ * key's versions pointing into their image (AsOfVersions.base).  The images
  * together are held to the memory limit (AsOfShared.split_bytes).
  *
  * Otherwise each participant loads its own copy of them,
@@ -340,12 +339,13 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
  * asof_image_attach
  *		Use the image of the versions (in the DSA area, mapped at image) in
  *		place of a table of one's own: enter its keys into the (empty) hash
- *		table, each with versions and fences that point into the image.
- *		Their records stay there, offsets and all; asof_next_looked_up
- *		turns a match's offsets into pointers.
+ *		table, each with versions and fences that point into the image
+ *		(AsOfVersions.base: their recs are offsets in it).  Their records
+ *		stay there, offsets and all; asof_next_looked_up turns a match's
+ *		offsets into pointers.
  */
 static void
-asof_image_attach(AsOfJoinState *s, char *image, bool absolute)
+asof_image_attach(AsOfJoinState *s, char *image)
 {
 	AsOfImage  *hdr = (AsOfImage *) image;
 	AsOfImageKey *keys;
@@ -375,18 +375,7 @@ asof_image_attach(AsOfJoinState *s, char *image, bool absolute)
 		vl->n = ik->n;
 		vl->cap = ik->n;
 		vl->v = (AsOfVersion *) (image + ik->versions);
-		if (absolute)
-		{
-			AsOfVersion *v = MemoryContextAllocHuge(s->hashcxt,
-													sizeof(AsOfVersion) * Max(ik->n, 1));
-
-			for (int i = 0; i < ik->n; i++)
-			{
-				v[i].time = vl->v[i].time;
-				v[i].rec = image + (Size) vl->v[i].rec;
-			}
-			vl->v = v;
-		}
+		vl->base = image;
 		vl->fences = NULL;
 		vl->super = NULL;
 		if (ik->fences != 0)
@@ -398,10 +387,7 @@ asof_image_attach(AsOfJoinState *s, char *image, bool absolute)
 		entry->additional = vl;
 	}
 	ExecDropSingleTupleTableSlot(kslot);
-	if (absolute)
-		s->image_recs = true;
-	else
-		s->image_base = image;
+	s->in_images = true;
 	s->loaded = true;
 	s->fallback = false;
 }
@@ -640,7 +626,7 @@ asof_split_load(AsOfJoinState *s, bool for_workers)
 		return;
 	}
 	for (int p = 0; p < s->info.split_parts; p++)
-		asof_image_attach(s, dsa_get_address(area, sh->part_images[p]), true);
+		asof_image_attach(s, dsa_get_address(area, sh->part_images[p]));
 }
 
 /*
@@ -853,7 +839,7 @@ asof_shared_load(AsOfJoinState *s)
 		 * its own, with plain records.
 		 */
 		if (state == ASOF_SHARED_READY)
-			asof_image_attach(s, dsa_get_address(area, sh->image), false);
+			asof_image_attach(s, dsa_get_address(area, sh->image));
 		else if (state == ASOF_SHARED_UNSHARED)
 			asof_lookup_load(s);
 		return;
@@ -868,7 +854,7 @@ asof_shared_load(AsOfJoinState *s)
 	state = asof_shared_wait(sh);
 
 	if (state == ASOF_SHARED_READY)
-		asof_image_attach(s, dsa_get_address(area, sh->image), false);
+		asof_image_attach(s, dsa_get_address(area, sh->image));
 	else if (state == ASOF_SHARED_OVERFLOW)
 	{
 		s->loaded = true;
