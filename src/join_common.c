@@ -521,6 +521,38 @@ wj_keypart_of_hash(WjKeyPart *kp, uint32 hash)
 }
 
 /*
+ * int4_const, int4_func, int4_or_zero
+ *		Pieces of the partition expressions: an int4 constant; "fn(a, c)"
+ *		for an int4 function of two arguments, the second a constant;
+ *		"COALESCE(a, 0)".
+ */
+static Expr *
+int4_const(int32 value)
+{
+	return (Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
+							  Int32GetDatum(value), false, true);
+}
+
+static Expr *
+int4_func(Oid fn, Expr *a, int32 c)
+{
+	return (Expr *) makeFuncExpr(fn, INT4OID, list_make2(a, int4_const(c)),
+								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+static Expr *
+int4_or_zero(Expr *a)
+{
+	CoalesceExpr *ce = makeNode(CoalesceExpr);
+
+	ce->coalescetype = INT4OID;
+	ce->coalescecollid = InvalidOid;
+	ce->args = list_make2(a, int4_const(0));
+	ce->location = -1;
+	return (Expr *) ce;
+}
+
+/*
  * wj_hash31_expr
  *		"hash(key) & 0x7fffffff": a key's hash as a non-negative int4.  With a
  *		seed (wj_split_seed), "int4(hash_extended(key, seed) & 0x7fffffff)",
@@ -536,11 +568,7 @@ wj_hash31_expr(Expr *key, Oid hashfn, Oid exthashfn, int64 seed)
 		h = (Expr *) makeFuncExpr(hashfn, INT4OID, list_make1(copyObject(key)),
 								  InvalidOid, exprCollation((Node *) key),
 								  COERCE_EXPLICIT_CALL);
-		return (Expr *) makeFuncExpr(F_INT4AND, INT4OID,
-									 list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
-															 Int32GetDatum(PG_INT32_MAX),
-															 false, true)),
-									 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+		return int4_func(F_INT4AND, h, PG_INT32_MAX);
 	}
 	h = (Expr *) makeFuncExpr(exthashfn, INT8OID,
 							  list_make2(copyObject(key),
@@ -569,26 +597,11 @@ wj_hash31_expr(Expr *key, Oid hashfn, Oid exthashfn, int64 seed)
 static Expr *
 wj_partition_of(Expr *hash31, int units, int grain)
 {
-	Expr	   *h;
 	Expr	   *part;
-	CoalesceExpr *ce = makeNode(CoalesceExpr);
 	MinMaxExpr *least;
 
-	h = (Expr *) makeFuncExpr(F_INT4MOD, INT4OID,
-							  list_make2(hash31, makeConst(INT4OID, -1, InvalidOid, 4,
-														   Int32GetDatum(units),
-														   false, true)),
-							  InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-	ce->coalescetype = INT4OID;
-	ce->coalescecollid = InvalidOid;
-	ce->args = list_make2(h, makeConst(INT4OID, -1, InvalidOid, 4,
-									   Int32GetDatum(0), false, true));
-	ce->location = -1;
-	part = (Expr *) makeFuncExpr(F_INT4DIV, INT4OID,
-								 list_make2(ce, makeConst(INT4OID, -1, InvalidOid, 4,
-														  Int32GetDatum(grain),
-														  false, true)),
-								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	part = int4_func(F_INT4DIV,
+					 int4_or_zero(int4_func(F_INT4MOD, hash31, units)), grain);
 	if (grain == WJ_KEYPART_SHARE)
 		return part;			/* units / grain is at most the leader's */
 	least = makeNode(MinMaxExpr);
@@ -597,9 +610,7 @@ wj_partition_of(Expr *hash31, int units, int grain)
 	least->inputcollid = InvalidOid;
 	least->op = IS_LEAST;
 	least->args = list_make2(part,
-							 makeConst(INT4OID, -1, InvalidOid, 4,
-									   Int32GetDatum(keypart_worker_parts(units, grain)),
-									   false, true));
+							 int4_const(keypart_worker_parts(units, grain)));
 	least->location = -1;
 	return (Expr *) least;
 }
@@ -726,30 +737,14 @@ keypart_slot_expr(Expr *key, Oid hashfn, int units, int grain)
 {
 	Expr	   *part = wj_partition_expr(key, hashfn, units, grain);
 	Expr	   *sub;
-	CoalesceExpr *ce = makeNode(CoalesceExpr);
 
-	sub = (Expr *) makeFuncExpr(F_INT4DIV, INT4OID,
-								list_make2(wj_hash31_expr(key, hashfn, InvalidOid, 0),
-										   makeConst(INT4OID, -1, InvalidOid, 4,
-													 Int32GetDatum(units),
-													 false, true)),
-								InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-	sub = (Expr *) makeFuncExpr(F_INT4MOD, INT4OID,
-								list_make2(sub, makeConst(INT4OID, -1, InvalidOid, 4,
-														  Int32GetDatum(WJ_KEYPART_SUBPARTS),
-														  false, true)),
-								InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-	ce->coalescetype = INT4OID;
-	ce->coalescecollid = InvalidOid;
-	ce->args = list_make2(sub, makeConst(INT4OID, -1, InvalidOid, 4,
-										 Int32GetDatum(0), false, true));
-	ce->location = -1;
-	part = (Expr *) makeFuncExpr(F_INT4MUL, INT4OID,
-								 list_make2(part, makeConst(INT4OID, -1, InvalidOid, 4,
-															Int32GetDatum(WJ_KEYPART_SUBPARTS),
-															false, true)),
-								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-	return (Expr *) makeFuncExpr(F_INT4PL, INT4OID, list_make2(part, ce),
+	sub = int4_func(F_INT4DIV, wj_hash31_expr(key, hashfn, InvalidOid, 0),
+					units);
+	sub = int4_or_zero(int4_func(F_INT4MOD, sub, WJ_KEYPART_SUBPARTS));
+	return (Expr *) makeFuncExpr(F_INT4PL, INT4OID,
+								 list_make2(int4_func(F_INT4MUL, part,
+													  WJ_KEYPART_SUBPARTS),
+											sub),
 								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 }
 
@@ -1056,9 +1051,7 @@ wj_split_filter(PlannerInfo *root, Plan *input, Expr *key, Oid hashfn,
 		elog(ERROR, "unexpected input plan of a split load: %d",
 			 (int) nodeTag(input));
 	eq = int4_eq(part, (Expr *) param);
-	all = int4_eq((Expr *) copyObject(param),
-				  (Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
-									 Int32GetDatum(-1), false, true));
+	all = int4_eq((Expr *) copyObject(param), int4_const(-1));
 	for (plan = input;; plan = plan->lefttree)
 	{
 		plan->extParam = bms_add_member(plan->extParam, param->paramid);
