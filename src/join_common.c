@@ -508,6 +508,18 @@ part_of_hash(uint32 hash, int units, int grain)
 }
 
 /*
+ * keypart_of_hash
+ *		part_of_hash with the leader's units made one partition, as
+ *		wj_partition_of's LEAST does.
+ */
+static inline int
+keypart_of_hash(uint32 hash, int units, int grain)
+{
+	return Min(part_of_hash(hash, units, grain),
+			   keypart_worker_parts(units, grain));
+}
+
+/*
  * wj_keypart_of_hash
  *		The partition of a key's hash value (SessionSort and SessionWindow,
  *		which partition their input themselves; the scans' filter of
@@ -516,8 +528,44 @@ part_of_hash(uint32 hash, int units, int grain)
 int
 wj_keypart_of_hash(WjKeyPart *kp, uint32 hash)
 {
-	return Min(part_of_hash(hash, kp->units, kp->grain),
-			   keypart_worker_parts(kp->units, kp->grain));
+	return keypart_of_hash(hash, kp->units, kp->grain);
+}
+
+/*
+ * wj_keypart_slot_of_hash
+ *		An exchanged join's row's sub-partition of its key partition, as
+ *		one number (KeyExchange's file): "partition * WJ_KEYPART_SUBPARTS +
+ *		hash / units % WJ_KEYPART_SUBPARTS", from the key's non-negative
+ *		hash (wj_hash31_expr); NULL keys in sub-partition 0 of partition 0.
+ *		The partitions are those of wj_partition_expr, so the participants
+ *		share the work as without sub-partitions; the other bits of the
+ *		same hash deal a partition's keys to its sub-partitions.
+ *
+ * A participant joins a partition's sub-partitions one after the other
+ * (wj_keypart_next), its Sorts rescanned for each: a Sort returns its rows
+ * in time order from wherever they lie in its memory, and a sort that does
+ * not fit in the CPU's caches costs a cache and TLB miss for nearly every
+ * row it returns (W6's TUMBLE join with 2 workers, 11 partitions of about 9
+ * MB a side: 1,035 ms; in eighths, 1.1 MB a side: see docs/parallel.md).
+ */
+int
+wj_keypart_slot_of_hash(int units, int grain, bool isnull, uint32 hash31)
+{
+	if (isnull)
+		return 0;
+	return keypart_of_hash(hash31, units, grain) * WJ_KEYPART_SUBPARTS +
+		(int) (hash31 / (uint32) units) % WJ_KEYPART_SUBPARTS;
+}
+
+/*
+ * wj_keypart_slots
+ *		The files of an exchanged join's KeyExchange: every partition's
+ *		sub-partitions.
+ */
+int
+wj_keypart_slots(int units, int grain)
+{
+	return keypart_parts(units, grain) * WJ_KEYPART_SUBPARTS;
 }
 
 /*
@@ -716,39 +764,6 @@ wj_keypart_plan(PlannerInfo *root, int units,
 }
 
 /*
- * keypart_slot_expr
- *		An exchanged join's row's sub-partition of its key partition, as
- *		one number: "partition * WJ_KEYPART_SUBPARTS + COALESCE(hash31 /
- *		units % WJ_KEYPART_SUBPARTS, 0)" (NULL keys in sub-partition 0 of
- *		partition 0).  The partitions are those of wj_partition_expr, so
- *		the participants share the work as without sub-partitions; the
- *		other bits of the same hash deal a partition's keys to its
- *		sub-partitions.
- *
- * A participant joins a partition's sub-partitions one after the other
- * (wj_keypart_next), its Sorts rescanned for each: a Sort returns its rows
- * in time order from wherever they lie in its memory, and a sort that does
- * not fit in the CPU's caches costs a cache and TLB miss for nearly every
- * row it returns (W6's TUMBLE join with 2 workers, 11 partitions of about 9
- * MB a side: 1,035 ms; in eighths, 1.1 MB a side: see docs/parallel.md).
- */
-static Expr *
-keypart_slot_expr(Expr *key, Oid hashfn, int units, int grain)
-{
-	Expr	   *part = wj_partition_expr(key, hashfn, units, grain);
-	Expr	   *sub;
-
-	sub = int4_func(F_INT4DIV, wj_hash31_expr(key, hashfn, InvalidOid, 0),
-					units);
-	sub = int4_or_zero(int4_func(F_INT4MOD, sub, WJ_KEYPART_SUBPARTS));
-	return (Expr *) makeFuncExpr(F_INT4PL, INT4OID,
-								 list_make2(int4_func(F_INT4MUL, part,
-													  WJ_KEYPART_SUBPARTS),
-											sub),
-								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
-}
-
-/*
  * wj_keypart_plan_exchange
  *		The same for a path whose inputs are exchanged (wj_keypart_exchanged):
  *		each input plan's Sort gets a KeyExchange (key_exchange.c) over the
@@ -761,23 +776,20 @@ wj_keypart_plan_exchange(PlannerInfo *root, int units,
 {
 	Param	   *param = keypart_param(root);
 	int			grain = wj_keypart_grain(true);
-	int			parts = keypart_parts(units, grain);
 
 	wj_key_exchange_insert(outer_plan, outer_key,
-						   keypart_slot_expr(outer_key, outer_hash, units, grain),
-						   param, parts * WJ_KEYPART_SUBPARTS,
-						   WJ_KEYPART_SUBPARTS);
+						   wj_hash31_expr(outer_key, outer_hash, InvalidOid, 0),
+						   param, units, grain);
 	wj_key_exchange_insert(inner_plan, inner_key,
-						   keypart_slot_expr(inner_key, inner_hash, units, grain),
-						   (Param *) copyObject(param), parts * WJ_KEYPART_SUBPARTS,
-						   WJ_KEYPART_SUBPARTS);
+						   wj_hash31_expr(inner_key, inner_hash, InvalidOid, 0),
+						   (Param *) copyObject(param), units, grain);
 	return param->paramid;
 }
 
 /*
  * wj_keypart_next
  *		Move on to the claimed partition's next sub-partition (an exchanged
- *		join's, keypart_slot_expr) or else claim the next unclaimed
+ *		join's, wj_keypart_slot_of_hash) or else claim the next unclaimed
  *		partition (from the shared counter, or a local one when the node
  *		runs without a DSM segment, e.g. when the Gather could not launch
  *		workers), and point the children's partition filter or exchange at

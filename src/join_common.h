@@ -96,8 +96,8 @@ extern int	wj_keypart_plan_exchange(PlannerInfo *root, int units,
 									 Plan *outer_plan, Expr *outer_key,
 									 Oid outer_hash, Plan *inner_plan,
 									 Expr *inner_key, Oid inner_hash);
-extern void wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr,
-								   Param *param, int nparts, int subparts);
+extern void wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31,
+								   Param *param, int units, int grain);
 extern void wj_key_exchange_register(void);
 
 /* Executor side: a node's partition state */
@@ -137,6 +137,9 @@ extern void wj_keypart_init_dsm(WjKeyPart *kp, void *coordinate,
 								PlanState *node, ParallelContext *pcxt);
 extern void wj_keypart_restart(WjKeyPart *kp);
 extern int	wj_keypart_of_hash(WjKeyPart *kp, uint32 hash);
+extern int	wj_keypart_slot_of_hash(int units, int grain, bool isnull,
+									uint32 hash31);
+extern int	wj_keypart_slots(int units, int grain);
 
 /* Claim the next partition and point the children at it; false: none left */
 extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,

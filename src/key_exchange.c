@@ -15,7 +15,8 @@
  *	1. on the first fetch, each participant reads its share of the input to
  *	   the end and writes every row into its key partition's shared file
  *	   (the partition computed by the same expression as the filter's; a
- *	   file per sub-partition of it, keypart_slot_expr in join_common.c),
+ *	   file per sub-partition of it, wj_keypart_slot_of_hash in
+ *	   join_common.c),
  *	   then waits for the others;
  *	2. each fetch returns the next row of the partition in the parameter,
  *	   from every participant's files; a rescan with the parameter changed
@@ -50,9 +51,10 @@ typedef struct KeyExchangeState
 {
 	CustomScanState css;
 	int			paramid;		/* the partition parameter */
-	ExprState  *part;			/* a child row's partition */
-	int			nparts;			/* the files: partitions x subparts */
-	int			subparts;		/* sub-partitions of a key partition */
+	ExprState  *hash;			/* a child row's key hash (31 bits) */
+	int			units;			/* of the key space (wj_keypart_units) */
+	int			grain;			/* units per partition */
+	int			nparts;			/* the files: partitions x sub-partitions */
 	WjExchange	ex;				/* ex.shared NULL: filter instead */
 	TupleTableSlot *read_slot;	/* a row read back */
 	bool		part_done;		/* the partition's rows are all returned */
@@ -96,19 +98,20 @@ static CustomExecMethods key_exchange_exec_methods = {
 /* custom_exprs: the key (for EXPLAIN), the partition parameter, ... */
 #define KX_EXPR_KEY		0
 #define KX_EXPR_PARAM	1
-#define KX_EXPR_PART	2	/* and the row's partition */
+#define KX_EXPR_HASH	2	/* and the key's hash, the row's partition's */
 
 /*
  * wj_key_exchange_insert
  *		Planner: put a KeyExchange between the Sort of a key-partitioned
  *		join's input plan (under a projecting Result, if any) and the
  *		partial plan under it.  The node returns the plan's rows as they
- *		are, computing each one's partition, part_expr, itself: nparts
- *		files, subparts of them per key partition.
+ *		are, computing each one's sub-partition of its key partition (the
+ *		key space's units, grain units a partition) from hash31, the key's
+ *		hash (wj_keypart_slot_of_hash).
  */
 void
-wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
-					   int nparts, int subparts)
+wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
+					   int units, int grain)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *sort = input;
@@ -147,10 +150,10 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *part_expr, Param *param,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = 0;
 	cscan->custom_plans = list_make1(child);
-	cscan->custom_exprs = list_make3(copyObject(key), param, part_expr);
+	cscan->custom_exprs = list_make3(copyObject(key), param, hash31);
 	cscan->custom_private = list_make3(makeInteger(param->paramid),
-									   makeInteger(nparts),
-									   makeInteger(subparts));
+									   makeInteger(units),
+									   makeInteger(grain));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &key_exchange_scan_methods;
@@ -169,8 +172,9 @@ kx_create_state(CustomScan *cscan)
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &key_exchange_exec_methods;
 	state->paramid = intVal(linitial(cscan->custom_private));
-	state->nparts = intVal(lsecond(cscan->custom_private));
-	state->subparts = intVal(lthird(cscan->custom_private));
+	state->units = intVal(lsecond(cscan->custom_private));
+	state->grain = intVal(lthird(cscan->custom_private));
+	state->nparts = wj_keypart_slots(state->units, state->grain);
 	state->ex.reading = -1;
 	return (Node *) state;
 }
@@ -196,7 +200,7 @@ kx_begin(CustomScanState *node, EState *estate, int eflags)
 	 * the expression must deform what it is given.
 	 */
 	node->ss.ps.scanopsfixed = false;
-	state->part = ExecInitExpr(list_nth(cscan->custom_exprs, KX_EXPR_PART),
+	state->hash = ExecInitExpr(list_nth(cscan->custom_exprs, KX_EXPR_HASH),
 							   &node->ss.ps);
 }
 
@@ -213,10 +217,9 @@ row_part(KeyExchangeState *state, TupleTableSlot *slot)
 
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = slot;
-	d = ExecEvalExprSwitchContext(state->part, econtext, &isnull);
-	if (isnull)
-		elog(ERROR, "NULL key partition");
-	return DatumGetInt32(d);
+	d = ExecEvalExprSwitchContext(state->hash, econtext, &isnull);
+	return wj_keypart_slot_of_hash(state->units, state->grain, isnull,
+								   (uint32) DatumGetInt32(d));
 }
 
 /*
@@ -356,10 +359,9 @@ kx_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 										   es->verbose, false),
 						es);
 	ExplainPropertyInteger("Key Partitions", NULL,
-						   state->nparts / state->subparts, es);
-	if (state->subparts > 1)
-		ExplainPropertyInteger("Sub-partitions Each", NULL, state->subparts,
-							   es);
+						   state->nparts / WJ_KEYPART_SUBPARTS, es);
+	ExplainPropertyInteger("Sub-partitions Each", NULL, WJ_KEYPART_SUBPARTS,
+						   es);
 }
 
 /*
