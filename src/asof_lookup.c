@@ -420,6 +420,25 @@ asof_sort_outer(AsOfJoinState *s)
 }
 
 /*
+ * asof_lookup_add
+ *		Loading the versions: append one to the table, then fall back (see
+ *		asof_lookup_load) if the table has grown past the memory limit;
+ *		false then.
+ */
+static bool
+asof_lookup_add(AsOfJoinState *s, TupleTableSlot *inner)
+{
+	ResetExprContext(s->css.ss.ps.ps_ExprContext);
+	asof_lookup_put(s, inner);
+	if (MemoryContextMemAllocated(s->metacxt, true) > s->mem_limit)
+	{
+		asof_lookup_fall_back(s);
+		return false;
+	}
+	return true;
+}
+
+/*
  * asof_lookup_load
  *		Lookup strategy: read every version into the table, appended to the
  *		versions of its key in the inner child's order.  If the table grows
@@ -438,14 +457,9 @@ asof_lookup_load(AsOfJoinState *s)
 	s->fallback = false;
 	while ((inner = asof_peek_inner(s)) != NULL)
 	{
-		ResetExprContext(econtext);
-		asof_lookup_put(s, inner);
-		asof_fetch_inner(s);
-		if (MemoryContextMemAllocated(s->metacxt, true) > s->mem_limit)
-		{
-			asof_lookup_fall_back(s);
+		if (!asof_lookup_add(s, inner))
 			break;
-		}
+		asof_fetch_inner(s);
 	}
 	ResetExprContext(econtext);
 }
@@ -562,11 +576,8 @@ asof_lookup_load_unsorted(AsOfJoinState *s)
 			break;
 		if (asof_inner_key_null(s, inner))
 			continue;
-		ResetExprContext(econtext);
-		asof_lookup_put(s, inner);
-		if (MemoryContextMemAllocated(s->metacxt, true) > s->mem_limit)
+		if (!asof_lookup_add(s, inner))
 		{
-			asof_lookup_fall_back(s);
 			ResetExprContext(econtext);
 			return;
 		}
