@@ -702,9 +702,31 @@ wj_partition_filter(Expr *key, Oid hashfn, int units, Param *param)
 }
 
 /*
+ * wj_scan_add_filter
+ *		Add a filter of ours (a key partition's) to the quals of a scan, as
+ *		the last one.
+ *
+ * The scan's quals are in the order order_qual_clauses gave them: by
+ * security level, the row-level security policies and security-barrier
+ * views' quals first, so that no expression that is not leakproof sees a
+ * row its user may not see.  Our filter may hash any expression of the key
+ * (a function of the user's, in a split load), and its hash, modulo and
+ * division are not leakproof in any case: it goes after every qual of the
+ * scan, so that it sees only the rows that passed them all.  This is the
+ * one place the extension adds an expression to a scan (the KeyExchange
+ * and SessionSort compute their partitions above their inputs' scans, on
+ * the rows those return).
+ */
+static void
+wj_scan_add_filter(Plan *scan, Expr *filter)
+{
+	scan->qual = lappend(scan->qual, filter);
+}
+
+/*
  * wj_keypart_add_filter
- *		Put the partition filter first in the quals of the scan under an
- *		input plan (through a projecting Result and a Sort).
+ *		Give the scan under an input plan (through a projecting Result and a
+ *		Sort) the partition filter (wj_scan_add_filter).
  */
 static void
 wj_keypart_add_filter(Plan *plan, Expr *filter)
@@ -714,7 +736,7 @@ wj_keypart_add_filter(Plan *plan, Expr *filter)
 	if (scan == NULL)
 		elog(ERROR, "unexpected input plan of a key-partitioned join: %d",
 			 (int) nodeTag(plan));
-	scan->qual = lcons(filter, scan->qual);
+	wj_scan_add_filter(scan, filter);
 }
 
 /*
@@ -1037,10 +1059,11 @@ wj_split_seed(PlannerInfo *root, Expr *key, Oid hashfn, Oid exthashfn,
 /*
  * wj_split_filter
  *		Give the scan under an input plan (wj_split_scan) the filter
- *		"$p = -1 OR partition(key) = $p" on a new PARAM_EXEC of root, and
- *		return the parameter's number: -1 reads every row, a partition
- *		number that partition's rows (wj_partition_of, parts partitions, by
- *		the hash wj_split_seed chooses).
+ *		"$p = -1 OR partition(key) = $p" (wj_scan_add_filter) on a new
+ *		PARAM_EXEC of root, and return the parameter's number: -1 reads
+ *		every row, a partition number that partition's rows
+ *		(wj_partition_of, parts partitions, by the hash wj_split_seed
+ *		chooses).
  *		The parameter goes into the changed-parameter sets of the plans
  *		down to the scan, as finalize_plan would put it.
  */
@@ -1071,6 +1094,6 @@ wj_split_filter(PlannerInfo *root, Plan *input, Expr *key, Oid hashfn,
 		if (plan == scan)
 			break;
 	}
-	scan->qual = lcons(make_orclause(list_make2(all, eq)), scan->qual);
+	wj_scan_add_filter(scan, make_orclause(list_make2(all, eq)));
 	return param->paramid;
 }

@@ -45,6 +45,8 @@
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
 #include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "storage/spin.h"
 #include "utils/memutils.h"
 
 #include "row_exchange.h"
@@ -178,8 +180,32 @@ wj_exchange_reinit_dsm(WjExchange *ex)
 }
 
 /*
+ * fileset_destroyed
+ *		Has every backend detached from the shared files (so that they are
+ *		gone, and SharedFileSetAttach would fail)?
+ */
+static bool
+fileset_destroyed(SharedFileSet *fileset)
+{
+	bool		destroyed;
+
+	SpinLockAcquire(&fileset->mutex);
+	destroyed = (fileset->refcnt == 0);
+	SpinLockRelease(&fileset->mutex);
+	return destroyed;
+}
+
+/*
  * wj_exchange_init_worker
  *		InitializeWorkerCustomScan: attach to the shared state and files.
+ *
+ * The leader is attached to the files from InitializeDSMCustomScan until it
+ * destroys the parallel context, which at the end of a query waits for
+ * every launched worker first.  So a worker that finds them destroyed
+ * started after the leader had given up on the query (an error or a cancel
+ * in the leader): it has nothing to do and nobody to tell, and exits
+ * quietly, as ParallelWorkerMain does when it finds that the leader has
+ * exited, rather than log an error for a query that is already over.
  */
 void
 wj_exchange_init_worker(WjExchange *ex, void *space)
@@ -189,6 +215,8 @@ wj_exchange_init_worker(WjExchange *ex, void *space)
 
 	if (seg == NULL)
 		elog(ERROR, "parallel query segment not mapped");
+	if (fileset_destroyed(&sh->fileset))
+		proc_exit(0);
 	SharedFileSetAttach(&sh->fileset, seg);
 	reset(ex);
 	ex->shared = sh;
