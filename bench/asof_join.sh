@@ -156,7 +156,7 @@ wj_virtualenv "$WORK/pg.sh" >"$WORK/pg.out" 2>"$WORK/pg.err" || {
 	cat "$WORK/pg.err" >&2
 	exit 1
 }
-exec 9>&-
+wj_unlock
 
 echo "--- plan, node on, EXPLAIN ANALYZE";  cat "$WORK/plan_on_analyze.txt"
 echo "--- plan, node off"; cat "$WORK/plan_off.txt"

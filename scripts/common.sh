@@ -11,9 +11,103 @@ WJ_LOCK=${WJ_LOCK:-/tmp/windowjoin-install.lock}
 # Take the lock for the rest of this shell, on file descriptor 9 (which
 # child scripts inherit; a child that must lock again closes it first, or is
 # told with WJ_LOCK_HELD=1 / --installed / --no-build that it is held).
+# No server may inherit it: a postmaster that outlived an interrupted run
+# would hold the lock for ever, so every server the scripts start gets
+# "9>&-" (wj_virtualenv, scripts/citus, scripts/memcheck).  A run that has
+# to wait says who holds the lock, and gives up after WJ_LOCK_WAIT seconds
+# (default 1800).  Then the watchdog (wj_watchdog) starts.
 wj_lock() {
+	local wait=${WJ_LOCK_WAIT:-1800}
+
 	exec 9>"$WJ_LOCK"
-	flock 9
+	if ! flock -n 9; then
+		echo "waiting for $WJ_LOCK, held by: $(wj_lock_holders)" >&2
+		if ! flock -w "$wait" 9; then
+			echo "gave up after ${wait} s waiting for $WJ_LOCK, held by: $(wj_lock_holders)" >&2
+			echo "stop that run, or wait longer with WJ_LOCK_WAIT=SECONDS" >&2
+			exit 1
+		fi
+	fi
+	wj_watchdog
+}
+
+# The processes other than this shell that have the lock file open: "PID
+# (command line)" each.
+wj_lock_holders() {
+	local fd pid seen=" $$ $BASHPID " out=""
+
+	for fd in /proc/[0-9]*/fd/*; do
+		[ "$(readlink "$fd" 2>/dev/null)" = "$WJ_LOCK" ] || continue
+		pid=${fd#/proc/}
+		pid=${pid%%/*}
+		case $seen in *" $pid "*) continue ;; esac
+		seen="$seen$pid "
+		out="$out${out:+, }$pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-80))"
+	done
+	echo "${out:-nobody any more}"
+}
+
+# The watchdog: a background process, holding the lock with this shell,
+# that waits for this shell to end, however it ends (done, Ctrl-C, killed by
+# a time limit, with its whole process group), then stops every server the
+# run left running: the throwaway cluster of pg_virtualenv
+# (wj_drop_stale_virtualenv) and every data directory registered with
+# wj_register_server.  Only then is the lock free, so the next run never
+# meets them.  It runs in a session of its own (setsid), out of reach of a
+# signal to this shell's process group.
+wj_watchdog() {
+	[ -z "${WJ_SERVERS:-}" ] || return 0
+	WJ_SERVERS=$(mktemp /tmp/windowjoin-servers-XXXXXX)
+	export WJ_SERVERS
+	setsid bash -c 'source "$1"; wj_watch "$2"' wj-watchdog \
+		"$WJ_ROOT/scripts/common.sh" $$ </dev/null >/dev/null 2>&1 &
+	WJ_WATCHDOG=$!
+}
+
+# The watchdog's loop: wait for process $1 to end, then wj_stop_servers.
+wj_watch() {
+	trap '' INT TERM HUP
+	while kill -0 "$1" 2>/dev/null; do
+		sleep 1
+	done
+	wj_stop_servers
+}
+
+# Give the lock back before this shell ends (its servers are stopped): close
+# descriptor 9 and end the watchdog, which holds it too.
+wj_unlock() {
+	exec 9>&-
+	if [ -n "${WJ_WATCHDOG:-}" ]; then
+		kill -KILL "$WJ_WATCHDOG" 2>/dev/null || true
+		wait "$WJ_WATCHDOG" 2>/dev/null || true
+		rm -f "$WJ_SERVERS"
+		unset WJ_WATCHDOG WJ_SERVERS
+	fi
+}
+
+# Record a server this run started (its bin directory and data directory),
+# for the watchdog to stop if the run does not.
+wj_register_server() {
+	[ -n "${WJ_SERVERS:-}" ] && echo "$1 $2" >>"$WJ_SERVERS"
+	return 0
+}
+
+# Stop the servers of wj_register_server and the pg_virtualenv cluster.
+wj_stop_servers() {
+	local bin dir
+
+	if [ -f "${WJ_SERVERS:-}" ]; then
+		while read -r bin dir; do
+			[ -f "$dir/postmaster.pid" ] || continue
+			if [ "$(id -u)" -eq 0 ]; then
+				runuser -u postgres -- "$bin/pg_ctl" -D "$dir" -m immediate -w stop
+			else
+				"$bin/pg_ctl" -D "$dir" -m immediate -w stop
+			fi
+		done <"$WJ_SERVERS"
+		rm -f "$WJ_SERVERS"
+	fi
+	[ "$(id -u)" -ne 0 ] || wj_drop_stale_virtualenv
 }
 
 wj_need_packages() {
@@ -63,5 +157,5 @@ wj_drop_stale_virtualenv() {
 # Run a command in a throwaway cluster that preloads windowjoin.
 wj_virtualenv() {
 	[ "$(id -u)" -eq 0 ] && wj_drop_stale_virtualenv
-	pg_virtualenv -o shared_preload_libraries=windowjoin "$@"
+	pg_virtualenv -o shared_preload_libraries=windowjoin "$@" 9>&-
 }
