@@ -21,7 +21,9 @@ SET search_path = leak, public;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS btree_gist;	-- <-> for the nearest direction
+RESET client_min_messages;
 
 -- the leaky functions: cheap, so that PostgreSQL would run them first if
 -- the security levels let it
