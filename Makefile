@@ -3,12 +3,18 @@
 #   make && make install          build and install into the PostgreSQL found by pg_config
 #   make installcheck             run the pg_regress suites against a running server
 #
-# Every src/*.c is part of the module and every sql/*.sql is a regression
-# suite, so adding a file needs no Makefile edit.
+# Every .c file under src/ is part of the module and every sql/*.sql is a
+# regression suite, so adding a file needs no Makefile edit.  src/ holds
+# _PG_init, the GUCs and the planner hooks; src/nodes/<node>/ each custom
+# scan node; src/parallel/ what splits work between parallel participants;
+# src/common/ what every node uses; src/functions/ the SQL functions.
+# Every folder is on the include path.
 
 EXTENSION = windowjoin
 MODULE_big = windowjoin
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+SRCDIRS = src src/common src/parallel src/functions $(sort $(wildcard src/nodes/*))
+OBJS = $(patsubst %.c,%.o,$(sort $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))))
+PG_CPPFLAGS = $(addprefix -I,$(SRCDIRS))
 DATA = $(sort $(wildcard windowjoin--*.sql))
 PGFILEDESC = "windowjoin - time windows and time-aware joins"
 
@@ -28,4 +34,4 @@ include $(PGXS)
 # --enable-depend): rebuild every object when any of our headers changes, so
 # that a changed struct layout never meets an object (or the bitcode JIT
 # inlines) compiled against the old one.
-$(OBJS) $(OBJS:.o=.bc): $(wildcard src/*.h)
+$(OBJS) $(OBJS:.o=.bc): $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.h))

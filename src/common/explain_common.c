@@ -1,0 +1,132 @@
+/*-------------------------------------------------------------------------
+ *
+ * explain_common.c
+ *	  EXPLAIN output shared by the windowjoin custom scan nodes: the join
+ *	  type line, condition lists deparsed against the plan, and window
+ *	  specifications with their intervals, so that every node shows the
+ *	  same thing with the same label and the same spelling.
+ *
+ * Peak state ("Peak State Rows", "Peak State Bytes") is shown by
+ * wj_explain_state() in state_stats.c, beside the accounting it reports.
+ *
+ * src/common/explain_common.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "utils/builtins.h"
+#include "utils/ruleutils.h"
+#include "utils/timestamp.h"
+
+#include "explain_common.h"
+
+/*
+ * wj_join_type_name
+ *		The name EXPLAIN shows for a join type.
+ */
+const char *
+wj_join_type_name(JoinType jointype)
+{
+	switch (jointype)
+	{
+		case JOIN_INNER:
+			return "Inner";
+		case JOIN_LEFT:
+			return "Left";
+		case JOIN_RIGHT:
+			return "Right";
+		case JOIN_FULL:
+			return "Full";
+		case JOIN_SEMI:
+			return "Semi";
+		case JOIN_ANTI:
+			return "Anti";
+		default:
+			return "???";
+	}
+}
+
+/*
+ * wj_explain_join_type
+ *		The "Join Type" line of a join node.
+ */
+void
+wj_explain_join_type(JoinType jointype, ExplainState *es)
+{
+	ExplainPropertyText("Join Type", wj_join_type_name(jointype), es);
+}
+
+/*
+ * wj_deparse_exprs
+ *		An implicitly ANDed list of plan expressions as text, deparsed in
+ *		the given context (a single expression as itself).
+ */
+char *
+wj_deparse_exprs(List *exprs, List *context)
+{
+	return deparse_expression((Node *) make_ands_explicit(exprs), context,
+							  true, false);
+}
+
+/*
+ * wj_explain_exprs
+ *		Show an implicitly ANDed list of plan expressions, deparsed in the
+ *		given context, as one EXPLAIN property.  Nothing for an empty list.
+ */
+void
+wj_explain_exprs(const char *label, List *exprs, List *context,
+				 ExplainState *es)
+{
+	if (exprs == NIL)
+		return;
+	ExplainPropertyText(label, wj_deparse_exprs(exprs, context), es);
+}
+
+/*
+ * wj_interval_text
+ *		An interval as PostgreSQL prints it.
+ */
+char *
+wj_interval_text(const Interval *span)
+{
+	return DatumGetCString(DirectFunctionCall1(interval_out,
+											   IntervalPGetDatum(span)));
+}
+
+/*
+ * wj_usecs_text
+ *		A duration in microseconds as interval text.
+ */
+char *
+wj_usecs_text(int64 usecs)
+{
+	Interval	span = {0};
+
+	span.time = usecs;
+	return wj_interval_text(&span);
+}
+
+/*
+ * wj_explain_window
+ *		The "Window" line: the window function and its parameters.
+ */
+void
+wj_explain_window(const char *func, const char *every_label,
+				  const Interval *every, const Interval *size,
+				  const Interval *offset, ExplainState *es)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s(", func);
+	if (every_label != NULL)
+		appendStringInfo(&buf, "%s %s, ", every_label, wj_interval_text(every));
+	appendStringInfo(&buf, "size %s", wj_interval_text(size));
+	if (offset != NULL &&
+		(offset->month != 0 || offset->day != 0 || offset->time != 0))
+		appendStringInfo(&buf, ", offset %s", wj_interval_text(offset));
+	appendStringInfoChar(&buf, ')');
+	ExplainPropertyText("Window", buf.data, es);
+}

@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ *
+ * explain_common.h
+ *	  EXPLAIN output shared by the windowjoin custom scan nodes (see
+ *	  explain_common.c).
+ *
+ * src/common/explain_common.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef EXPLAIN_COMMON_H
+#define EXPLAIN_COMMON_H
+
+#include "commands/explain.h"
+#include "datatype/timestamp.h"
+#include "nodes/nodes.h"
+#include "nodes/pg_list.h"
+
+/* "Inner", "Left", ... for EXPLAIN's Join Type line */
+extern const char *wj_join_type_name(JoinType jointype);
+
+/* The "Join Type" line */
+extern void wj_explain_join_type(JoinType jointype, ExplainState *es);
+
+/* An implicitly ANDed expression list, deparsed in context */
+extern char *wj_deparse_exprs(List *exprs, List *context);
+
+/* EXPLAIN an implicitly ANDed expression list under label; nothing if NIL */
+extern void wj_explain_exprs(const char *label, List *exprs, List *context,
+							 ExplainState *es);
+
+/* An interval, or a duration in microseconds, as interval text */
+extern char *wj_interval_text(const Interval *span);
+extern char *wj_usecs_text(int64 usecs);
+
+/*
+ * The "Window" line: "<func>(<every_label> <every>, size <size>[, offset
+ * <offset>])"; every_label NULL for tumble(), offset NULL or zero to leave
+ * it out.
+ */
+extern void wj_explain_window(const char *func, const char *every_label,
+							  const Interval *every, const Interval *size,
+							  const Interval *offset, ExplainState *es);
+
+#endif							/* EXPLAIN_COMMON_H */

@@ -1,0 +1,178 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats_common.c
+ *	  Planner estimates from a time column's statistics, shared by the
+ *	  join planners.
+ *
+ * The span of a time column is what turns "rows in a window" or "rows in
+ * a time band" into a fraction of the input: rows x width / span.  It is
+ * read from pg_statistic through examine_variable(), so it works for a
+ * column of a base relation and for an expression with statistics alike:
+ * the histogram's first and last bounds, widened by the most common values
+ * (which ANALYZE leaves out of the histogram) when the caller asks, with
+ * infinite timestamps skipped.  The window join asks; the interval join
+ * reads the histogram's two end bounds alone, and an infinite bound makes
+ * its span unknown (its costs were written that way, and the wider span
+ * changes which side it picks as outer in some symmetric joins).
+ * timestamp and timestamptz are int64 microseconds; integer "times"
+ * (int2, int4, int8) are taken as they are.
+ *
+ * The pane aggregation asks another question of the same histogram: into
+ * how many cells of a given width do the values fall?  Each of the
+ * histogram's buckets holds about rows / nbuckets rows spread over its
+ * range, so it contributes at most that many cells and at most its width
+ * over the cell width, plus one; a few outliers far apart (which stretch
+ * one bucket each) thus do not inflate the count the way the span would.
+ *
+ * src/common/stats_common.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/timestamp.h"
+
+#include "stats_common.h"
+
+/*
+ * stat_value_int64
+ *		A statistics value of a time type as int64; false for a type we do
+ *		not read or an infinite timestamp.
+ */
+static bool
+stat_value_int64(Oid type, Datum d, int64 *result)
+{
+	switch (type)
+	{
+		case INT2OID:
+			*result = DatumGetInt16(d);
+			return true;
+		case INT4OID:
+			*result = DatumGetInt32(d);
+			return true;
+		case INT8OID:
+			*result = DatumGetInt64(d);
+			return true;
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			*result = DatumGetTimestamp(d);
+			return !TIMESTAMP_NOT_FINITE(*result);
+		default:
+			return false;
+	}
+}
+
+/*
+ * time_type_read
+ *		Is type one whose statistics values stat_value_int64 reads?
+ */
+static bool
+time_type_read(Oid type)
+{
+	return type == INT2OID || type == INT4OID || type == INT8OID ||
+		type == TIMESTAMPOID || type == TIMESTAMPTZOID;
+}
+
+/*
+ * wj_stats_time_span
+ *		The span (last - first) of expr's values according to its
+ *		statistics, or -1 when it has none (or not of a time type).
+ *
+ * With with_mcv, the histogram's range is widened by the most common
+ * values and infinite values are skipped.  Without, only the histogram's
+ * first and last bounds count, and an infinite one makes the span
+ * unknown.
+ */
+double
+wj_stats_time_span(PlannerInfo *root, Node *expr, bool with_mcv)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	int64		lo = PG_INT64_MAX;
+	int64		hi = PG_INT64_MIN;
+	bool		found = false;
+	int			kinds[2] = {STATISTIC_KIND_HISTOGRAM, STATISTIC_KIND_MCV};
+
+	examine_variable(root, expr, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple))
+	{
+		for (int k = 0; k < (with_mcv ? 2 : 1); k++)
+		{
+			if (!get_attstatsslot(&sslot, vardata.statsTuple, kinds[k],
+								  InvalidOid, ATTSTATSSLOT_VALUES))
+				continue;
+			if (with_mcv)
+			{
+				for (int i = 0; i < sslot.nvalues; i++)
+				{
+					int64		v;
+
+					if (!stat_value_int64(sslot.valuetype, sslot.values[i], &v))
+						continue;
+					lo = Min(lo, v);
+					hi = Max(hi, v);
+					found = true;
+				}
+			}
+			else if (sslot.nvalues >= 2)
+			{
+				found =
+					stat_value_int64(sslot.valuetype, sslot.values[0], &lo) &&
+					stat_value_int64(sslot.valuetype,
+									 sslot.values[sslot.nvalues - 1], &hi);
+			}
+			free_attstatsslot(&sslot);
+		}
+	}
+	ReleaseVariableStats(vardata);
+	if (!found)
+		return -1;
+	return (double) hi - (double) lo;
+}
+
+/*
+ * wj_stats_time_cells
+ *		Into how many cells of the given width (in the expression's units)
+ *		the values of rows rows of expr fall, according to its histogram;
+ *		-1 when it has none (or not of a time type).  A bucket with an
+ *		infinite bound counts one cell per row it holds.
+ */
+double
+wj_stats_time_cells(PlannerInfo *root, Node *expr, double width, double rows)
+{
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	double		cells = -1;
+
+	examine_variable(root, expr, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple) &&
+		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM,
+						 InvalidOid, ATTSTATSSLOT_VALUES))
+	{
+		if (sslot.nvalues >= 2 && time_type_read(sslot.valuetype))
+		{
+			double		per_bucket = rows / (sslot.nvalues - 1);
+
+			cells = 0;
+			for (int i = 1; i < sslot.nvalues; i++)
+			{
+				int64		lo;
+				int64		hi;
+				double		n = per_bucket;
+
+				if (stat_value_int64(sslot.valuetype, sslot.values[i - 1], &lo) &&
+					stat_value_int64(sslot.valuetype, sslot.values[i], &hi))
+					n = Min(n, ((double) hi - (double) lo) / width + 1.0);
+				cells += n;
+			}
+		}
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+	return cells;
+}

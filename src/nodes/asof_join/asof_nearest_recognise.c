@@ -1,0 +1,506 @@
+/*-------------------------------------------------------------------------
+ *
+ * asof_nearest_recognise.c
+ *	  Recognition of the AsOfJoin nearest idiom, ORDER BY version_time <->
+ *	  outer_time with btree_gist's distance operator (the closest version
+ *	  before or after), and its rewritten subquery.
+ *
+ * The idiom and its rules are in the comment below.  The rewritten
+ * subquery is built as in asof_recognise.c (whose helpers are used), always
+ * ordered by (keys, time ascending NULLs last, tie breakers), which both the
+ * merge and the lookup strategy read.
+ *
+ * src/nodes/asof_join/asof_nearest_recognise.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/nbtree.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "asof.h"
+#include "asof_planner_internal.h"
+#include "join_common.h"
+#include "time_shift.h"
+#include "windowjoin.h"
+
+/*
+ * Nearest
+ *
+ *		FROM o [LEFT] JOIN LATERAL (
+ *			SELECT ... FROM v
+ *			WHERE v.k = o.k								-- zero or more keys
+ *			  [AND v.t BETWEEN o.t - x AND o.t + y]		-- or either bound
+ *			  [AND filters on v alone]
+ *			ORDER BY v.t <-> o.t LIMIT 1) v ON true
+ *
+ * where <-> is the distance operator of the btree_gist extension for
+ * int2, int4, int8, date, timestamp or timestamptz.  Its distance is
+ * |v.t - o.t| (btree_gist's own function, which the executor calls), so the
+ * closest version is one of the two neighbours of the outer time in time
+ * order: the latest version at or before it and the earliest one after it.
+ * Floating-point times are not recognised: btree_gist's float distance of
+ * an infinite or NaN time is not monotone in the time (infinity <->
+ * infinity is NaN, farther than anything), so the neighbours need not hold
+ * the answer.
+ *
+ * A tolerance bound must keep the outer time inside the window (o.t - x
+ * with x >= 0 below, o.t + y with y >= 0 above, or o.t itself); otherwise
+ * the closest version in the window need not be a neighbour of o.t.
+ *
+ * Without a tolerance bound, NULL times take part as in PostgreSQL's plan:
+ * ORDER BY puts NULL distances last, so a version with a NULL time is
+ * returned only when its key has no other version, and an outer row with a
+ * NULL time (all distances NULL) gets some version of its key.
+ */
+
+/* btree_gist's distance functions we know, by the type they measure */
+typedef struct AsOfDistance
+{
+	Oid			type;			/* argument type (both) */
+	const char *symbol;			/* the C function */
+	Oid			result;			/* its result type */
+} AsOfDistance;
+
+static const AsOfDistance asof_distances[] = {
+	{INT2OID, "int2_dist", INT2OID},
+	{INT4OID, "int4_dist", INT4OID},
+	{INT8OID, "int8_dist", INT8OID},
+	{DATEOID, "date_dist", INT4OID},
+	{TIMESTAMPOID, "ts_dist", INTERVALOID},
+	{TIMESTAMPTZOID, "tstz_dist", INTERVALOID},
+};
+
+/*
+ * asof_btree_gist_distance
+ *		If opno is btree_gist's distance operator for one of the types of
+ *		asof_distances, return that entry.  The operator is identified by
+ *		its function: a C function of the btree_gist extension whose link
+ *		symbol, argument and result types are those of the entry (the
+ *		operator's name and schema prove nothing).
+ */
+static const AsOfDistance *
+asof_btree_gist_distance(Oid opno)
+{
+	Oid			ext = get_extension_oid("btree_gist", true);
+	HeapTuple	tup;
+	Form_pg_operator oper;
+	Form_pg_proc proc;
+	const AsOfDistance *dist = NULL;
+	Oid			funcid;
+	Oid			left;
+	Oid			right;
+	Oid			result;
+	Datum		src;
+	bool		isnull;
+	bool		ok;
+	int			i;
+
+	if (!OidIsValid(ext))
+		return NULL;
+	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	oper = (Form_pg_operator) GETSTRUCT(tup);
+	funcid = oper->oprcode;
+	left = oper->oprleft;
+	right = oper->oprright;
+	result = oper->oprresult;
+	ReleaseSysCache(tup);
+
+	for (i = 0; i < lengthof(asof_distances); i++)
+	{
+		if (asof_distances[i].type == left)
+			dist = &asof_distances[i];
+	}
+	if (dist == NULL || right != left || result != dist->result)
+		return NULL;
+	if (getExtensionOfObject(ProcedureRelationId, funcid) != ext)
+		return NULL;
+
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return NULL;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	ok = (proc->prolang == ClanguageId && !proc->proretset &&
+		  proc->prorettype == dist->result && proc->pronargs == 2 &&
+		  proc->proargtypes.values[0] == left &&
+		  proc->proargtypes.values[1] == left);
+	if (ok)
+	{
+		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+		ok = !isnull && strcmp(TextDatumGetCString(src), dist->symbol) == 0;
+	}
+	ReleaseSysCache(tup);
+	return ok ? dist : NULL;
+}
+
+/*
+ * asof_const_sign
+ *		Sign of an integer or interval constant: 1, 0 or -1; 2 when unknown
+ *		(an interval whose fields have different signs, another type).
+ */
+static int
+asof_const_sign(Const *cst)
+{
+	int64		v;
+
+	if (cst->constisnull)
+		return 2;
+	switch (cst->consttype)
+	{
+		case INT2OID:
+			v = DatumGetInt16(cst->constvalue);
+			break;
+		case INT4OID:
+			v = DatumGetInt32(cst->constvalue);
+			break;
+		case INT8OID:
+			v = DatumGetInt64(cst->constvalue);
+			break;
+		case INTERVALOID:
+			{
+				Interval   *iv = DatumGetIntervalP(cst->constvalue);
+
+				if (iv->month >= 0 && iv->day >= 0 && iv->time >= 0)
+					return (iv->month == 0 && iv->day == 0 && iv->time == 0) ? 0 : 1;
+				if (iv->month <= 0 && iv->day <= 0 && iv->time <= 0)
+					return -1;
+				return 2;
+			}
+		default:
+			return 2;
+	}
+	return (v > 0) ? 1 : (v < 0) ? -1 : 0;
+}
+
+/*
+ * asof_nearest_bound_ok
+ *		True if the tolerance bound c ("inner >= bound" etc.) keeps the outer
+ *		time inside the window: the bound is the outer time itself, or the
+ *		outer time plus or minus a constant whose sign puts a lower bound at
+ *		or below it and an upper bound at or above it.
+ */
+static bool
+asof_nearest_bound_ok(AsOfCond *c, AsOfCond *time)
+{
+	bool		upper = (c->strategy == BTLessStrategyNumber ||
+						 c->strategy == BTLessEqualStrategyNumber);
+	OpExpr	   *op;
+	int			sign;
+	Oid			func;
+
+	if (equal(c->outer, time->outer))
+		return true;
+	if (!IsA(c->outer, OpExpr))
+		return false;
+	op = (OpExpr *) c->outer;
+	if (list_length(op->args) != 2 ||
+		!equal(linitial(op->args), time->outer) ||
+		!IsA(lsecond(op->args), Const))
+		return false;
+	sign = asof_const_sign((Const *) lsecond(op->args));
+	if (sign == 2)
+		return false;
+	func = op->opfuncid;
+	if (!OidIsValid(func))
+		func = get_opcode(op->opno);
+	switch (func)
+	{
+		case F_TIMESTAMP_PL_INTERVAL:
+		case F_TIMESTAMPTZ_PL_INTERVAL:
+		case F_DATE_PL_INTERVAL:
+		case F_DATE_PLI:
+		case F_INT2PL:
+		case F_INT4PL:
+		case F_INT8PL:
+		case F_INT24PL:
+		case F_INT42PL:
+		case F_INT28PL:
+		case F_INT82PL:
+		case F_INT48PL:
+		case F_INT84PL:
+			break;
+		case F_TIMESTAMP_MI_INTERVAL:
+		case F_TIMESTAMPTZ_MI_INTERVAL:
+		case F_DATE_MI_INTERVAL:
+		case F_DATE_MII:
+		case F_INT2MI:
+		case F_INT4MI:
+		case F_INT8MI:
+		case F_INT24MI:
+		case F_INT42MI:
+		case F_INT28MI:
+		case F_INT82MI:
+		case F_INT48MI:
+		case F_INT84MI:
+			sign = -sign;
+			break;
+		default:
+			return false;
+	}
+	/* sign: where the bound lies relative to the outer time */
+	return upper ? sign >= 0 : sign <= 0;
+}
+
+/*
+ * asof_recognise_nearest
+ *		asof_recognise for ORDER BY inner_time <-> outer_time: NULL unless
+ *		the subquery is exactly the nearest idiom (see above), else the
+ *		recognised conditions and the rewritten subquery, ordered by (keys,
+ *		time ascending with NULLs last, output columns), which both the
+ *		merge and the lookup strategy read.
+ */
+AsOfSpec *
+asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
+					   TargetEntry *order_tle)
+{
+	OpExpr	   *dop = (OpExpr *) order_tle->expr;
+	const AsOfDistance *dist;
+	AsOfSpec   *spec;
+	Node	   *inner_arg;
+	Node	   *outer_arg;
+	Oid			time_opfamily;
+	Oid			opcintype;
+	Oid			leop;
+	int16		order_strategy;
+	AsOfCond	cond;
+	List	   *quals = NIL;
+	List	   *kept = NIL;
+	List	   *tlist = NIL;
+	ListCell   *lc;
+	Query	   *q;
+	int			noriginal = 0;
+	int			depth;
+	Index		next_ref = 1;
+	int			n;
+	char	   *kinds;
+	bool	   *fallible;
+
+	if (list_length(dop->args) != 2 || dop->opretset)
+		ASOF_NO("nearest: not a binary distance operator");
+	dist = asof_btree_gist_distance(dop->opno);
+	if (dist == NULL)
+		ASOF_NO("nearest: not btree_gist's distance operator");
+
+	/* ORDER BY the distance ascending, NULLs last */
+	if (order->nulls_first ||
+		!get_ordering_op_properties(order->sortop, &time_opfamily,
+									&opcintype, &order_strategy) ||
+		order_strategy != BTLessStrategyNumber ||
+		opcintype != dist->result)
+		ASOF_NO("nearest: ORDER BY the distance is not ascending with NULLs last");
+
+	/* One argument of the subquery's relation, the other of the parent's */
+	inner_arg = (Node *) linitial(dop->args);
+	outer_arg = (Node *) lsecond(dop->args);
+	spec = palloc0(sizeof(AsOfSpec));
+	spec->nearest = true;
+	spec->near_inner_first = true;
+	if (asof_levels(inner_arg) == ASOF_LEVEL1 &&
+		asof_levels(outer_arg) == ASOF_LEVEL0)
+	{
+		Node	   *tmp = inner_arg;
+
+		inner_arg = outer_arg;
+		outer_arg = tmp;
+		spec->near_inner_first = false;
+	}
+	if (asof_levels(inner_arg) != ASOF_LEVEL0 ||
+		asof_levels(outer_arg) != ASOF_LEVEL1)
+		ASOF_NO("nearest: the distance is not between a version time and an outer time");
+	if (!asof_outer_time_safe((Expr *) outer_arg))
+		ASOF_NO("nearest: the outer time can raise an error for outer rows PostgreSQL's plan never computes it for");
+
+	/* The time is compared in the type's default btree opfamily */
+	time_opfamily = get_opclass_family(GetDefaultOpClass(dist->type,
+														 BTREE_AM_OID));
+	leop = get_opfamily_member(time_opfamily, dist->type, dist->type,
+							   BTLessEqualStrategyNumber);
+	if (!OidIsValid(leop))
+		ASOF_NO("nearest: no <= operator for the time type");
+	if (!asof_split_comparison(root,
+							   (Node *) make_opclause(leop, BOOLOID, false,
+													  (Expr *) copyObject(inner_arg),
+													  (Expr *) copyObject(outer_arg),
+													  InvalidOid, InvalidOid),
+							   &cond))
+		ASOF_NO("nearest: the time comparison is not supported");
+	spec->time = palloc(sizeof(AsOfCond));
+	*spec->time = cond;
+	if (!asof_cond_in_opfamily(spec->time, time_opfamily, true))
+		ASOF_NO("nearest: the time is not in its btree opfamily");
+	spec->near_opno = dop->opno;
+	spec->near_func = get_opcode(dop->opno);
+	spec->near_ltop = order->sortop;
+	spec->near_type = dist->type;
+
+	/*
+	 * Sort the WHERE conjuncts into keys, tolerances and filters.  kinds[]
+	 * and fallible[] describe them for asof_order_ok, after a first entry
+	 * for the ORDER BY, which PostgreSQL computes after every filter.
+	 */
+	asof_flatten_and(sq->jointree->quals, &quals);
+	kinds = palloc0(list_length(quals) + 2);
+	fallible = palloc0(sizeof(bool) * (list_length(quals) + 2));
+	kinds[0] = 'T';
+	foreach(lc, quals)
+	{
+		Node	   *clause = (Node *) lfirst(lc);
+		int			qi = foreach_current_index(lc) + 1;
+		AsOfCond   *c;
+
+		kinds[qi] = 'F';
+		if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
+		{
+			kept = lappend(kept, clause);	/* filter on the relation alone */
+			continue;
+		}
+		if (!asof_split_comparison(root, clause, &cond))
+			ASOF_NO("nearest: a condition between the version and the outer row is not a comparison");
+
+		c = palloc(sizeof(AsOfCond));
+		*c = cond;
+		if (equal(cond.inner, spec->time->inner) &&
+			asof_cond_in_opfamily(c, time_opfamily, false) &&
+			c->strategy != BTEqualStrategyNumber)
+		{
+			if (!asof_nearest_bound_ok(c, spec->time))
+				ASOF_NO("nearest: a tolerance window need not hold the outer time");
+			spec->tolerances = lappend(spec->tolerances, c);
+			kinds[qi] = 'L';
+			fallible[qi] = !IsA(c->outer, Var);
+		}
+		else
+		{
+			List	   *opfamilies = get_mergejoin_opfamilies(cond.opno);
+			ListCell   *olc;
+			bool		found = false;
+
+			foreach(olc, opfamilies)
+			{
+				if (asof_cond_in_opfamily(c, lfirst_oid(olc), true) &&
+					c->strategy == BTEqualStrategyNumber)
+				{
+					found = true;
+					break;
+				}
+			}
+			if (!found)
+				ASOF_NO("nearest: a condition is neither a key nor a tolerance bound");
+			spec->keys = lappend(spec->keys, c);
+			kinds[qi] = 'K';
+		}
+	}
+	if (!asof_order_ok(root,
+					   lcons(makeBoolConst(true, false), list_copy(quals)),
+					   kinds, fallible))
+		ASOF_NO("nearest: conditions that can fail come before filters");
+	spec->near_keep_nulls = (spec->tolerances == NIL);
+
+	/* The rewritten subquery, as in asof_recognise */
+	q = copyObject(sq);
+	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	q->sortClause = NIL;
+	q->limitCount = NULL;
+	q->limitOption = LIMIT_OPTION_DEFAULT;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		if (tle->resjunk)
+			continue;
+		if (tle->resno != noriginal + 1)
+			ASOF_NO("nearest: junk output column before a real one");
+		tle->ressortgroupref = 0;
+		tlist = lappend(tlist, tle);
+		noriginal++;
+	}
+	q->targetList = tlist;
+
+	/* Sorted by (keys, time) for the merge; the lookup may hash the keys */
+	spec->hashed = false;
+	spec->near_hashable = (spec->keys != NIL);
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Oid			lhs;
+		Oid			rhs;
+
+		if (c->innertype != c->outertype ||
+			!op_hashjoinable(c->opno, c->innertype) ||
+			!get_op_hash_functions(c->opno, &lhs, &rhs) || lhs != rhs)
+			spec->near_hashable = false;
+	}
+	n = 0;
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		c->resno = asof_target_resno(q, noriginal, c->inner, "asof_key",
+									 ++n, &spec->new_colnames);
+		asof_add_sort(q, c->resno,
+					  get_opfamily_member(c->opfamily, c->innertype,
+										  c->innertype, BTLessStrategyNumber),
+					  get_opfamily_member(c->opfamily, c->innertype,
+										  c->innertype, BTEqualStrategyNumber),
+					  false, &next_ref);
+	}
+	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
+										  "asof_time", 0,
+										  &spec->new_colnames);
+	asof_add_sort(q, spec->time->resno,
+				  get_opfamily_member(time_opfamily, dist->type, dist->type,
+									  BTLessStrategyNumber),
+				  get_opfamily_member(time_opfamily, dist->type, dist->type,
+									  BTEqualStrategyNumber),
+				  false, &next_ref);
+	foreach(lc, spec->tolerances)
+		((AsOfCond *) lfirst(lc))->resno = spec->time->resno;
+
+	/*
+	 * Tie breakers: among versions with equal keys and time the executor
+	 * takes the one whose output row sorts last, as for the other
+	 * directions.
+	 */
+	asof_add_tie_breakers(q, noriginal, false, &next_ref);
+
+	depth = -1;
+	if (asof_outer_refs_walker((Node *) q, &depth))
+		ASOF_NO("nearest: the rewritten subquery still refers to the outer query");
+
+	spec->rewritten = q;
+	return spec;
+}

@@ -1,0 +1,658 @@
+/*-------------------------------------------------------------------------
+ *
+ * asof_plan.c
+ *	  PlanCustomPath of the AsOfJoin custom scan: the CustomScan node of the
+ *	  chosen path, with the rewritten subquery's plan as its inner child.
+ *
+ * The outer child was planned by PostgreSQL (custom_plans); the inner child
+ * is a SubqueryScan of the rewritten subquery, planned here with the
+ * subroot the path was costed with, only now that the path won.  The node
+ * keeps its expressions in custom_exprs (so that setrefs.c fixes them) and
+ * the rest in an AsOfPlanInfo (asof.h) encoded into custom_private by
+ * asof_info_to_private() at the end of this file, and decoded by the
+ * executor with asof_info_from_private().
+ *
+ * The private data's fields are written and read in the same order with the
+ * writer and reader of plan_private.h, which check the kind of every field
+ * and that none is left over.  Counts come before the arrays they size;
+ * every field is always written (the nearest direction's fields and the
+ * keys' hash functions hold InvalidOid or false where they do not apply),
+ * so the list has one layout for every plan.  Order:
+ *
+ *	jointype, forward, strict, strategy, share_versions, nouter, nkeys,
+ *	ntol;
+ *	per key: its comparison (opfamily, outer type, inner type, collation),
+ *		inner column, hash function, equality function;
+ *	the time's comparison and inner column;
+ *	per tolerance bound: its comparison, strict, upper;
+ *	nearest, distance function, its "<", time type, inner first, keep nulls.
+ *
+ * src/nodes/asof_join/asof_plan.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/nbtree.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "asof.h"
+#include "asof_planner_internal.h"
+#include "join_common.h"
+#include "plan_private.h"
+#include "time_shift.h"
+#include "windowjoin.h"
+
+static void asof_plan_split(PlannerInfo *root, AsOfPath *apath,
+							Plan *subplan, Plan *inner_plan,
+							AsOfPlanInfo *info);
+static Expr *asof_nearest_show(AsOfSpec *spec, Var *var);
+static void asof_nearest_info(AsOfSpec *spec, AsOfPlanInfo *info);
+static void asof_adopt_rewritten_subquery(PlannerInfo *root, AsOfPath *apath);
+
+/*
+ * asof_add_inner_var
+ *		Position (1-based) of Var (relid, attno) in the inner child's target
+ *		list, appending it when missing.
+ */
+static AttrNumber
+asof_add_inner_var(List **tlist, Index relid, AttrNumber attno, Oid type,
+				   int32 typmod, Oid collation)
+{
+	ListCell   *lc;
+
+	foreach(lc, *tlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+		Var		   *var = (Var *) tle->expr;
+
+		if (var->varno == relid && var->varattno == attno)
+			return tle->resno;
+	}
+	*tlist = lappend(*tlist,
+					 makeTargetEntry((Expr *) makeVar(relid, attno, type,
+													  typmod, collation, 0),
+									 list_length(*tlist) + 1, NULL, false));
+	return list_length(*tlist);
+}
+
+/*
+ * asof_inner_var
+ *		The parent-level Var naming the rewritten subquery's column that
+ *		outputs cond's inner expression.
+ */
+static Var *
+asof_inner_var(Index relid, AsOfCond *cond)
+{
+	return makeVar(relid, cond->resno, exprType((Node *) cond->inner),
+				   exprTypmod((Node *) cond->inner),
+				   exprCollation((Node *) cond->inner), 0);
+}
+
+/*
+ * asof_set_cmp
+ *		Describe cond's comparison for the executor.
+ */
+static void
+asof_set_cmp(AsOfCmpInfo *cmp, AsOfCond *cond)
+{
+	cmp->opfamily = cond->opfamily;
+	cmp->outertype = cond->outertype;
+	cmp->innertype = cond->innertype;
+	cmp->collation = cond->collation;
+}
+
+/*
+ * asof_adopt_rewritten_subquery
+ *		Make the rewritten subquery, planned as apath->subroot, the subquery
+ *		of the inner relation for the rest of planning.  This is the only
+ *		place where AsOfJoin changes planner state that PostgreSQL built:
+ *		the inner relation's RelOptInfo.subroot and its range table entry's
+ *		eref.  Called from PlanCustomPath, i.e. only for the path that won.
+ *
+ * Why: the inner child is a SubqueryScan whose scanrelid is the subquery
+ * relation's index in the parent query, and PostgreSQL 15 reaches the
+ * planner state of a SubqueryScan's subplan only through that relation,
+ * find_base_rel(root, scanrelid)->subroot:
+ *
+ *	setrefs.c, set_subqueryscan_references: set_plan_references(rel->subroot,
+ *		plan->subplan) fixes the subplan's Vars against the subquery's range
+ *		table and appends that range table (where the executor checks
+ *		permissions) to the final flat one.
+ *	setrefs.c, add_rtes_to_flat_rtable: decides from rel->subroot whether
+ *		the relation's subquery is planned into the tree.
+ *	subselect.c, finalize_plan (T_SubqueryScan): finalize_plan(rel->subroot,
+ *		...) with rel->subroot->outer_params computes the subplan's params.
+ *
+ * There is no other way to give a SubqueryScan its subroot: a CustomScan's
+ * custom_plans are fixed with the parent's root (set_customscan_references),
+ * and the relation cannot be given a second RelOptInfo or range table entry
+ * during the join search.  Replacing the subroot is safe because a base
+ * relation is scanned once in a plan and this path is the one chosen for
+ * it: PostgreSQL's own paths of the relation, which belong to the original
+ * subroot, are never turned into plans.
+ *
+ * EXPLAIN names a SubqueryScan's columns from its range table entry's
+ * eref->colnames (ruleutils.c, set_relation_column_names, for a non-table
+ * entry), so the columns added to the rewritten subquery (keys and time not
+ * already output, spec->new_colnames) are appended there -- before setrefs.c
+ * copies the entry into the final range table.  Only a copy of eref is
+ * changed, in the query being planned, which is the planner's to change:
+ * plan caching (plancache.c, BuildCachedPlan) hands the planner a fresh
+ * copy of the cached query for every planning, so a re-plan starts from the
+ * original subquery.
+ *
+ * sql/asof_subquery.sql covers what depends on this: EXPLAIN VERBOSE of the
+ * added columns (without the eref change it fails with "invalid attnum"),
+ * generic and re-planned prepared statements, the idiom twice in a query
+ * and through a view used twice, rescans, and plans shipped to a parallel
+ * worker.  The subroot replacement has no visible effect while the
+ * rewritten subquery's range table equals the original's, as planning the
+ * two copies gives today; it keeps the plan with the PlannerInfo it was
+ * made from for everything setrefs.c and subselect.c take from the latter
+ * (range table, params, the subroots of subqueries nested in it).
+ */
+static void
+asof_adopt_rewritten_subquery(PlannerInfo *root, AsOfPath *apath)
+{
+	RelOptInfo *innerrel = find_base_rel(root, apath->inner_relid);
+	RangeTblEntry *rte = planner_rt_fetch(apath->inner_relid, root);
+	List	   *new_colnames = apath->spec->new_colnames;
+
+	if (innerrel->rtekind != RTE_SUBQUERY || rte->rtekind != RTE_SUBQUERY ||
+		innerrel->subroot == NULL)
+		elog(ERROR, "AsOfJoin inner relation %u is not a planned subquery",
+			 apath->inner_relid);
+
+	innerrel->subroot = apath->subroot;
+	if (new_colnames != NIL)
+	{
+		Alias	   *eref = copyObject(rte->eref);
+
+		eref->colnames = list_concat(eref->colnames,
+									 copyObject(new_colnames));
+		rte->eref = eref;
+	}
+}
+
+/*
+ * asof_plan_path
+ *		PlanCustomPath: build the CustomScan from the chosen AsOfPath.  The
+ *		outer child was planned by PostgreSQL (custom_plans); the inner child
+ *		is planned here, only now that this path won.
+ */
+Plan *
+asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	AsOfPath   *apath = (AsOfPath *) best_path;
+	AsOfSpec   *spec = apath->spec;
+	Index		relid = apath->inner_relid;
+	RelOptInfo *innerrel = find_base_rel(root, relid);
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
+	Plan	   *subplan;
+	SubqueryScan *inner_plan;
+	List	   *inner_tlist = NIL;
+	List	   *scan_tlist = NIL;
+	List	   *joinquals = NIL;
+	List	   *otherquals = NIL;
+	List	   *vars;
+	AsOfPlanInfo info;
+	int			nkeys = list_length(spec->keys);
+	int			ntol = list_length(spec->tolerances);
+	int			i;
+	List	   *outer_keys = NIL;
+	List	   *tol_bounds = NIL;
+	List	   *show_keys = NIL;
+	List	   *show_tol = NIL;
+	ListCell   *lc;
+	int			resno;
+
+	memset(&info, 0, sizeof(AsOfPlanInfo));
+	info.key_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(nkeys, 1));
+	info.key_attnos = palloc0(sizeof(AttrNumber) * Max(nkeys, 1));
+	info.key_hashfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
+	info.key_eqfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
+	info.tol_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(ntol, 1));
+	info.tol_strict = palloc0(sizeof(bool) * Max(ntol, 1));
+	info.tol_upper = palloc0(sizeof(bool) * Max(ntol, 1));
+
+	/* Split the conditions: a LEFT join's match conditions, then filters */
+	foreach(lc, apath->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (apath->jointype == JOIN_LEFT &&
+			(bms_is_subset(rinfo->required_relids, innerrel->relids) ||
+			 !RINFO_IS_PUSHED_DOWN(rinfo, rel->relids)))
+			joinquals = lappend(joinquals, rinfo->clause);
+		else
+			otherquals = lappend(otherquals, rinfo->clause);
+	}
+
+	/* The inner child's plan, under the subroot that setrefs.c will use */
+	asof_adopt_rewritten_subquery(root, apath);
+	subplan = create_plan(apath->subroot, apath->inner_path);
+
+	/*
+	 * The inner child outputs every column of the subquery used above it,
+	 * then the keys and the time.  (tlist may be empty when a projection
+	 * will replace it, so the join's target is what tells what is used.)
+	 */
+	vars = pull_var_clause((Node *) list_make3(best_path->path.pathtarget->exprs,
+											   joinquals, otherquals),
+						   PVC_RECURSE_AGGREGATES |
+						   PVC_RECURSE_WINDOWFUNCS |
+						   PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		if (var->varno == relid && var->varlevelsup == 0)
+			(void) asof_add_inner_var(&inner_tlist, relid, var->varattno,
+									  var->vartype, var->vartypmod,
+									  var->varcollid);
+	}
+	i = 0;
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Var		   *var = asof_inner_var(relid, c);
+
+		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
+								   var->vartype, var->vartypmod,
+								   var->varcollid);
+		info.key_attnos[i] = resno;
+		outer_keys = lappend(outer_keys, c->outer);
+		show_keys = lappend(show_keys,
+							make_opclause(c->opno, BOOLOID, false,
+										  (Expr *) var, c->outer,
+										  InvalidOid, c->collation));
+		asof_set_cmp(&info.key_cmps[i], c);
+		if (spec->hashed || spec->near_hashable)
+		{
+			Oid			hashproc;
+			Oid			dummy;
+
+			if (!get_op_hash_functions(c->opno, &hashproc, &dummy))
+				elog(ERROR, "could not find hash function for operator %u",
+					 c->opno);
+			info.key_hashfuncs[i] = hashproc;
+			info.key_eqfuncs[i] = get_opcode(c->opno);
+		}
+		i++;
+	}
+	{
+		Var		   *var = asof_inner_var(relid, spec->time);
+
+		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
+								   var->vartype, var->vartypmod,
+								   var->varcollid);
+		info.time_attno = resno;
+		asof_set_cmp(&info.time_cmp, spec->time);
+		i = 0;
+		foreach(lc, spec->tolerances)
+		{
+			AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+			tol_bounds = lappend(tol_bounds, c->outer);
+			show_tol = lappend(show_tol,
+							   make_opclause(c->opno, BOOLOID, false,
+											 (Expr *) copyObject(var),
+											 c->outer, InvalidOid,
+											 c->collation));
+			info.tol_strict[i] = (c->strategy == BTLessStrategyNumber ||
+								  c->strategy == BTGreaterStrategyNumber);
+			asof_set_cmp(&info.tol_cmps[i], c);
+			i++;
+		}
+		cscan->custom_exprs = list_make1(outer_keys);
+		cscan->custom_exprs = lappend(cscan->custom_exprs,
+									  list_make1(spec->time->outer));
+		cscan->custom_exprs = lappend(cscan->custom_exprs, tol_bounds);
+		cscan->custom_exprs = lappend(cscan->custom_exprs, joinquals);
+		cscan->custom_exprs = lappend(cscan->custom_exprs, show_keys);
+		if (spec->nearest)
+			cscan->custom_exprs = lappend(cscan->custom_exprs,
+										  list_make1(asof_nearest_show(spec, var)));
+		else
+			cscan->custom_exprs = lappend(cscan->custom_exprs,
+										  list_make1(make_opclause(spec->time->opno,
+																   BOOLOID, false,
+																   (Expr *) var,
+																   spec->time->outer,
+																   InvalidOid,
+																   spec->time->collation)));
+		cscan->custom_exprs = lappend(cscan->custom_exprs, show_tol);
+	}
+
+	/* The inner child: a SubqueryScan of the rewritten subquery */
+	inner_plan = makeNode(SubqueryScan);
+	inner_plan->scan.plan.targetlist = inner_tlist;
+	inner_plan->scan.plan.qual = NIL;
+	inner_plan->scan.plan.lefttree = NULL;
+	inner_plan->scan.plan.righttree = NULL;
+	inner_plan->scan.scanrelid = relid;
+	inner_plan->subplan = subplan;
+	inner_plan->scanstatus = SUBQUERY_SCAN_UNKNOWN;
+	inner_plan->scan.plan.startup_cost = apath->inner_path->startup_cost;
+	inner_plan->scan.plan.total_cost = apath->inner_path->total_cost +
+		cpu_tuple_cost * apath->inner_path->rows;
+	inner_plan->scan.plan.plan_rows = apath->inner_path->rows;
+	inner_plan->scan.plan.plan_width = apath->inner_path->pathtarget->width;
+	inner_plan->scan.plan.parallel_aware = false;
+	inner_plan->scan.plan.parallel_safe = apath->inner_path->parallel_safe;
+
+	/* The scan tuple: outer child's columns, then inner child's */
+	resno = 1;
+	foreach(lc, outer_plan->targetlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(tle->expr),
+											 resno++, NULL, false));
+	}
+	foreach(lc, inner_tlist)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(tle->expr),
+											 resno++, NULL, false));
+	}
+
+	info.jointype = apath->jointype;
+	info.forward = spec->forward;
+	info.strict = spec->strict;
+	info.strategy = apath->strategy;
+	info.share_versions = apath->share_versions;
+	info.split_param = -1;
+	info.split_parts = 0;
+	if (best_path->path.parallel_aware &&
+		apath->strategy == ASOF_STRATEGY_LOOKUP)
+		asof_plan_split(root, apath, subplan, &inner_plan->scan.plan, &info);
+	info.nouter = list_length(outer_plan->targetlist);
+	info.nkeys = nkeys;
+	info.ntol = ntol;
+	if (spec->nearest)
+		asof_nearest_info(spec, &info);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = otherquals;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = list_make2(outer_plan, inner_plan);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_private = asof_info_to_private(&info);
+	cscan->methods = &wj_asof_scan_methods;
+
+	return &cscan->scan.plan;
+}
+
+/*
+ * asof_plan_split
+ *		A parallel lookup whose versions are loaded split by key partition
+ *		and shared (asof_shared.c): give the versions' scan, under the
+ *		rewritten subquery's Sort, the filter of a key partition on a new
+ *		parameter, and set info's split_param, split_parts and
+ *		share_versions.  The split needs keys, a first key whose type can be
+ *		hashed, a time the shared image can hold (an integer-like type on
+ *		both sides: AsOfJoinState.time_int64), not the nearest direction,
+ *		a scan under the inner plan that can take the filter, key
+ *		partitioning on (windowjoin.enable_key_partitioning), and the top
+ *		query level, whose parameters are final when its plan is made (see
+ *		wj_keypart_plan); without them the plan is left as it is.
+ *
+ * One partition per participant (the workers planned and the leader, at
+ * most ASOF_MAX_SPLIT).  The partitions are of the first key's hash (its
+ * seed balanced on the key's statistics by wj_split_seed): the versions of
+ * one key are all in one partition, so the participants' images never
+ * need merging.
+ */
+static void
+asof_plan_split(PlannerInfo *root, AsOfPath *apath, Plan *subplan,
+				Plan *inner_plan, AsOfPlanInfo *info)
+{
+	AsOfSpec   *spec = apath->spec;
+	Index		relid = apath->inner_relid;
+	Var		   *tv = asof_inner_var(relid, spec->time);
+	Oid			ttype = tv->vartype;
+	Var		   *kv;
+	TargetEntry *tle;
+	TypeCacheEntry *tc;
+
+	if (!wj_enable_key_partitioning || root->parent_root != NULL ||
+		spec->nearest || spec->keys == NIL ||
+		exprType((Node *) spec->time->outer) != ttype ||
+		(ttype != TIMESTAMPOID && ttype != TIMESTAMPTZOID &&
+		 ttype != INT8OID && ttype != INT4OID && ttype != DATEOID) ||
+		wj_split_scan(subplan) == NULL)
+		return;
+	kv = asof_inner_var(relid, (AsOfCond *) linitial(spec->keys));
+	tle = (TargetEntry *) list_nth(subplan->targetlist, kv->varattno - 1);
+	tc = lookup_type_cache(exprType((Node *) tle->expr),
+						   TYPECACHE_HASH_PROC | TYPECACHE_HASH_EXTENDED_PROC);
+	if (!OidIsValid(tc->hash_proc))
+		return;
+
+	info->split_parts = Min(apath->cpath.path.parallel_workers + 1,
+							ASOF_MAX_SPLIT);
+	info->split_param = wj_split_filter(apath->subroot, subplan, tle->expr,
+										tc->hash_proc, tc->hash_extended_proc,
+										info->split_parts);
+	info->share_versions = true;
+	inner_plan->extParam = bms_add_member(inner_plan->extParam,
+										  info->split_param);
+	inner_plan->allParam = bms_add_member(inner_plan->allParam,
+										  info->split_param);
+}
+
+/*
+ * asof_nearest_show
+ *		EXPLAIN's "Time Cond" of a nearest join: the distance ordering, as
+ *		written.
+ */
+static Expr *
+asof_nearest_show(AsOfSpec *spec, Var *var)
+{
+	Expr	   *inner = (Expr *) var;
+	Expr	   *outer = spec->time->outer;
+	Oid			restype = get_op_rettype(spec->near_opno);
+
+	if (spec->near_inner_first)
+		return make_opclause(spec->near_opno, restype, false, inner, outer,
+							 InvalidOid, InvalidOid);
+	return make_opclause(spec->near_opno, restype, false, outer, inner,
+						 InvalidOid, InvalidOid);
+}
+
+/*
+ * asof_nearest_info
+ *		The plan info fields of a nearest join: the distance function, "<"
+ *		on its results, the time type, the distance's argument order,
+ *		whether NULL times take part, and per tolerance bound whether it is
+ *		an upper bound.
+ */
+static void
+asof_nearest_info(AsOfSpec *spec, AsOfPlanInfo *info)
+{
+	ListCell   *lc;
+
+	info->nearest = true;
+	info->near_distfunc = spec->near_func;
+	info->near_ltop = spec->near_ltop;
+	info->near_type = spec->near_type;
+	info->near_inner_first = spec->near_inner_first;
+	info->near_keep_nulls = spec->near_keep_nulls;
+	foreach(lc, spec->tolerances)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		info->tol_upper[foreach_current_index(lc)] =
+			(c->strategy == BTLessStrategyNumber ||
+			 c->strategy == BTLessEqualStrategyNumber);
+	}
+}
+
+/* Append a comparison's four OIDs */
+static void
+asof_put_cmp(List **priv, const AsOfCmpInfo *cmp)
+{
+	wj_private_put_oid(priv, cmp->opfamily);
+	wj_private_put_oid(priv, cmp->outertype);
+	wj_private_put_oid(priv, cmp->innertype);
+	wj_private_put_oid(priv, cmp->collation);
+}
+
+/* Read a comparison's four OIDs */
+static void
+asof_get_cmp(WjPrivateReader *reader, AsOfCmpInfo *cmp)
+{
+	cmp->opfamily = wj_private_get_oid(reader);
+	cmp->outertype = wj_private_get_oid(reader);
+	cmp->innertype = wj_private_get_oid(reader);
+	cmp->collation = wj_private_get_oid(reader);
+}
+
+/*
+ * asof_info_to_private
+ *		Encode info as a custom_private list.
+ */
+List *
+asof_info_to_private(const AsOfPlanInfo *info)
+{
+	List	   *priv = NIL;
+	int			i;
+
+	wj_private_put_int(&priv, (int) info->jointype);
+	wj_private_put_bool(&priv, info->forward);
+	wj_private_put_bool(&priv, info->strict);
+	wj_private_put_int(&priv, info->strategy);
+	wj_private_put_bool(&priv, info->share_versions);
+	wj_private_put_int(&priv, info->split_param);
+	wj_private_put_int(&priv, info->split_parts);
+	wj_private_put_int(&priv, info->nouter);
+	wj_private_put_int(&priv, info->nkeys);
+	wj_private_put_int(&priv, info->ntol);
+
+	for (i = 0; i < info->nkeys; i++)
+	{
+		asof_put_cmp(&priv, &info->key_cmps[i]);
+		wj_private_put_int(&priv, info->key_attnos[i]);
+		wj_private_put_oid(&priv, info->key_hashfuncs[i]);
+		wj_private_put_oid(&priv, info->key_eqfuncs[i]);
+	}
+
+	asof_put_cmp(&priv, &info->time_cmp);
+	wj_private_put_int(&priv, info->time_attno);
+
+	for (i = 0; i < info->ntol; i++)
+	{
+		asof_put_cmp(&priv, &info->tol_cmps[i]);
+		wj_private_put_bool(&priv, info->tol_strict[i]);
+		wj_private_put_bool(&priv, info->tol_upper[i]);
+	}
+
+	wj_private_put_bool(&priv, info->nearest);
+	wj_private_put_oid(&priv, info->near_distfunc);
+	wj_private_put_oid(&priv, info->near_ltop);
+	wj_private_put_oid(&priv, info->near_type);
+	wj_private_put_bool(&priv, info->near_inner_first);
+	wj_private_put_bool(&priv, info->near_keep_nulls);
+	return priv;
+}
+
+/*
+ * asof_info_from_private
+ *		Decode a custom_private list written by asof_info_to_private into
+ *		*info; the arrays are palloc'd in the current memory context.
+ */
+void
+asof_info_from_private(List *priv, AsOfPlanInfo *info)
+{
+	WjPrivateReader reader;
+	int			i;
+
+	wj_private_reader_init(&reader, priv, ASOF_NAME);
+	memset(info, 0, sizeof(AsOfPlanInfo));
+	info->jointype = (JoinType) wj_private_get_int(&reader);
+	info->forward = wj_private_get_bool(&reader);
+	info->strict = wj_private_get_bool(&reader);
+	info->strategy = wj_private_get_int(&reader);
+	info->share_versions = wj_private_get_bool(&reader);
+	info->split_param = wj_private_get_int(&reader);
+	info->split_parts = wj_private_get_int(&reader);
+	info->nouter = wj_private_get_int(&reader);
+	info->nkeys = wj_private_get_int(&reader);
+	info->ntol = wj_private_get_int(&reader);
+	if (info->nkeys < 0 || info->ntol < 0)
+		elog(ERROR, "%s: custom_private has %d keys and %d tolerance bounds",
+			 ASOF_NAME, info->nkeys, info->ntol);
+
+	info->key_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(info->nkeys, 1));
+	info->key_attnos = palloc0(sizeof(AttrNumber) * Max(info->nkeys, 1));
+	info->key_hashfuncs = palloc0(sizeof(Oid) * Max(info->nkeys, 1));
+	info->key_eqfuncs = palloc0(sizeof(Oid) * Max(info->nkeys, 1));
+	for (i = 0; i < info->nkeys; i++)
+	{
+		asof_get_cmp(&reader, &info->key_cmps[i]);
+		info->key_attnos[i] = (AttrNumber) wj_private_get_int(&reader);
+		info->key_hashfuncs[i] = wj_private_get_oid(&reader);
+		info->key_eqfuncs[i] = wj_private_get_oid(&reader);
+	}
+
+	asof_get_cmp(&reader, &info->time_cmp);
+	info->time_attno = (AttrNumber) wj_private_get_int(&reader);
+
+	info->tol_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(info->ntol, 1));
+	info->tol_strict = palloc0(sizeof(bool) * Max(info->ntol, 1));
+	info->tol_upper = palloc0(sizeof(bool) * Max(info->ntol, 1));
+	for (i = 0; i < info->ntol; i++)
+	{
+		asof_get_cmp(&reader, &info->tol_cmps[i]);
+		info->tol_strict[i] = wj_private_get_bool(&reader);
+		info->tol_upper[i] = wj_private_get_bool(&reader);
+	}
+
+	info->nearest = wj_private_get_bool(&reader);
+	info->near_distfunc = wj_private_get_oid(&reader);
+	info->near_ltop = wj_private_get_oid(&reader);
+	info->near_type = wj_private_get_oid(&reader);
+	info->near_inner_first = wj_private_get_bool(&reader);
+	info->near_keep_nulls = wj_private_get_bool(&reader);
+	wj_private_reader_done(&reader);
+}

@@ -1,0 +1,318 @@
+/*-------------------------------------------------------------------------
+ *
+ * session_groupagg_planner.c
+ *	  Streaming aggregation over session windows.
+ *
+ * A session aggregate is written as
+ *
+ *	 SELECT item, (w).window_start, (w).window_end, sum(price)
+ *	 FROM (SELECT *, session(bidtime, '5 minutes')
+ *					   OVER (PARTITION BY item ORDER BY bidtime) AS w
+ *		   FROM bid) s
+ *	 GROUP BY item, (w).window_start, (w).window_end;
+ *
+ * The window function's output arrives sorted by (item, bidtime), and
+ * within a partition session() only ever moves forward in time: sessions
+ * do not overlap, so window_start, window_end and window_time never
+ * decrease (session() raises an error instead of returning anything else,
+ * and NULL times -- NULL windows -- come last with ORDER BY ts).  The rows
+ * are therefore already sorted by the GROUP BY keys, but PostgreSQL cannot
+ * know that and hashes millions of sessions.  Here we tell it: we offer the
+ * subquery scan again with the GROUP BY pathkeys and a sorted (streaming)
+ * aggregate on top, which holds one group at a time.
+ *
+ * Offered from the create_upper_paths_hook (GROUP_AGG stage) only when the
+ * claim is certain: the FROM is one subquery with a single window clause
+ * and no ORDER BY/DISTINCT/LIMIT/grouping of its own; session() over that
+ * window, ordered by its own time argument ascending with NULLS LAST; and
+ * the GROUP BY lists exactly the PARTITION BY keys, in order and with the
+ * same sort operators, followed by fields of the session() result.  It then
+ * competes on cost with PostgreSQL's paths.
+ *
+ * When the subquery's window runs key-partitioned in parallel workers
+ * (session_sort_planner.c, docs/parallel.md), each participant holds whole
+ * partitions, and the GROUP BY starts with the partition keys: every group
+ * is complete in one participant.  The same sorted aggregate is then also
+ * offered as a partial path of the grouped relation, below a Gather (or a
+ * Gather Merge in the GROUP BY order), and as such to the query level
+ * above, so that the aggregation is divided among the participants too.
+ *
+ * src/nodes/session/session_groupagg_planner.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/prep.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "utils/selfuncs.h"
+
+#include "catalog_cache.h"
+#include "join_common.h"
+#include "session_sort.h"
+#include "window_expand.h"
+#include "windowjoin.h"
+
+/*
+ * find_session_column
+ *		The resno of the subquery's session() output column over its only
+ *		window clause, or 0.
+ */
+static AttrNumber
+find_session_column(Query *subparse, WindowClause *wc, WindowFunc **wfunc)
+{
+	ListCell   *lc;
+
+	foreach(lc, subparse->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		if (IsA(tle->expr, WindowFunc) &&
+			((WindowFunc *) tle->expr)->winref == wc->winref &&
+			wj_func_of(((WindowFunc *) tle->expr)->winfnoid) == WJF_SESSION)
+		{
+			*wfunc = (WindowFunc *) tle->expr;
+			return tle->resno;
+		}
+	}
+	return 0;
+}
+
+/*
+ * same_sort
+ *		Do two sort/group clauses sort the same way?
+ */
+static bool
+same_sort(SortGroupClause *a, SortGroupClause *b)
+{
+	return a->sortop == b->sortop && a->eqop == b->eqop &&
+		a->nulls_first == b->nulls_first && OidIsValid(a->sortop);
+}
+
+/*
+ * group_matches_session
+ *		Is the outer GROUP BY exactly (partition keys..., session fields...)
+ *		of the subquery's session window, sorted as the window sorts them?
+ */
+static bool
+group_matches_session(PlannerInfo *root, RelOptInfo *input_rel,
+					  Query *subparse, WindowClause *wc, AttrNumber session_col)
+{
+	Query	   *parse = root->parse;
+	ListCell   *lc;
+	ListCell   *part = list_head(wc->partitionClause);
+	bool		in_fields = false;
+
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = (SortGroupClause *) lfirst(lc);
+		Node	   *expr = get_sortgroupclause_expr(sgc, parse->targetList);
+
+		if (IsA(expr, FieldSelect) &&
+			IsA(((FieldSelect *) expr)->arg, Var))
+		{
+			Var		   *var = (Var *) ((FieldSelect *) expr)->arg;
+			Oid			sortop;
+			Oid			eqop;
+
+			/* all partition keys first */
+			if (part != NULL || var->varno != input_rel->relid ||
+				var->varlevelsup != 0 || var->varattno != session_col)
+				return false;
+			get_sort_group_operators(exprType(expr), true, true, false,
+									 &sortop, &eqop, NULL, NULL);
+			if (sgc->sortop != sortop || sgc->eqop != eqop || sgc->nulls_first)
+				return false;
+			in_fields = true;
+		}
+		else if (IsA(expr, Var) && !in_fields && part != NULL)
+		{
+			Var		   *var = (Var *) expr;
+			SortGroupClause *psgc = (SortGroupClause *) lfirst(part);
+			TargetEntry *stle;
+
+			if (var->varno != input_rel->relid || var->varlevelsup != 0 ||
+				var->varattno <= 0)
+				return false;
+			stle = get_tle_by_resno(subparse->targetList, var->varattno);
+			if (stle == NULL || stle->ressortgroupref != psgc->tleSortGroupRef ||
+				!same_sort(sgc, psgc))
+				return false;
+			part = lnext(wc->partitionClause, part);
+		}
+		else
+			return false;
+	}
+	return part == NULL && in_fields;
+}
+
+/*
+ * wj_session_groupagg_add_paths
+ *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: offer a sorted
+ *		aggregate over the session subquery when its order is certain.
+ */
+void
+wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+							  RelOptInfo *output_rel, void *extra_arg)
+{
+	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
+	Query	   *parse = root->parse;
+	Query	   *subparse;
+	WindowClause *wc;
+	WindowFunc *wfunc = NULL;
+	SortGroupClause *order;
+	TargetEntry *order_tle;
+	AttrNumber	session_col;
+	AggClauseCosts agg_costs;
+	double		num_groups;
+	List	   *group_exprs;
+	List	   *window_pathkeys;
+	List	   *partials = NIL;
+	ListCell   *lc;
+
+	if (!wj_enable_window_aggregate || extra == NULL ||
+		parse->groupingSets != NIL || parse->groupClause == NIL ||
+		!(extra->flags & GROUPING_CAN_USE_SORT) ||
+		extra->patype != PARTITIONWISE_AGGREGATE_NONE ||
+		root->group_pathkeys == NIL ||
+		input_rel->reloptkind != RELOPT_BASEREL ||
+		input_rel->rtekind != RTE_SUBQUERY || input_rel->subroot == NULL)
+		return;
+
+	subparse = input_rel->subroot->parse;
+	if (list_length(subparse->windowClause) != 1 ||
+		subparse->sortClause != NIL || subparse->distinctClause != NIL ||
+		subparse->groupClause != NIL || subparse->groupingSets != NIL ||
+		subparse->hasAggs || subparse->hasTargetSRFs ||
+		subparse->limitCount != NULL || subparse->limitOffset != NULL ||
+		subparse->setOperations != NULL || subparse->rowMarks != NIL)
+		return;
+	wc = (WindowClause *) linitial(subparse->windowClause);
+
+	session_col = find_session_column(subparse, wc, &wfunc);
+	if (session_col == 0)
+		return;
+
+	/* ORDER BY exactly session()'s own time argument, ASC NULLS LAST */
+	if (list_length(wc->orderClause) != 1)
+		return;
+	order = (SortGroupClause *) linitial(wc->orderClause);
+	order_tle = get_sortgroupref_tle(order->tleSortGroupRef, subparse->targetList);
+	{
+		Oid			sortop;
+		Oid			eqop;
+
+		get_sort_group_operators(exprType((Node *) order_tle->expr), true, true,
+								 false, &sortop, &eqop, NULL, NULL);
+		if (order->sortop != sortop || order->nulls_first ||
+			!equal(order_tle->expr, linitial(wfunc->args)))
+			return;
+	}
+
+	if (!group_matches_session(root, input_rel, subparse, wc, session_col))
+		return;
+
+	/* the window's order, as pathkeys of the subquery: PARTITION BY, time */
+	window_pathkeys =
+		make_pathkeys_for_sortclauses(input_rel->subroot,
+									  list_concat_copy(wc->partitionClause,
+													   wc->orderClause),
+									  subparse->targetList);
+
+	MemSet(&agg_costs, 0, sizeof(AggClauseCosts));
+	get_agg_clause_costs(root, AGGSPLIT_SIMPLE, &agg_costs);
+	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
+
+	foreach(lc, input_rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		Path	   *scan = path;
+		SubqueryScanPath *sub;
+		Path	   *sorted;
+
+		if (path->param_info != NULL)
+			continue;
+		if (IsA(path, ProjectionPath))
+			scan = ((ProjectionPath *) path)->subpath;
+		if (!IsA(scan, SubqueryScanPath))
+			continue;
+		sub = (SubqueryScanPath *) scan;
+		/* the window's output: sorted by its partition keys and time */
+		if (!pathkeys_contained_in(window_pathkeys, sub->subpath->pathkeys))
+			continue;
+
+		/* the same scan, now known to be sorted by the GROUP BY keys */
+		sorted = (Path *) create_subqueryscan_path(root, input_rel, sub->subpath,
+												   root->group_pathkeys, NULL);
+		sorted->pathtarget = scan->pathtarget;
+		if (path != scan)
+			sorted = (Path *) create_projection_path(root, input_rel, sorted,
+													 path->pathtarget);
+
+		num_groups = estimate_num_groups(root, group_exprs, sorted->rows,
+										 NULL, NULL);
+		add_path(output_rel,
+				 (Path *) create_agg_path(root, output_rel, sorted,
+										  output_rel->reltarget, AGG_SORTED,
+										  AGGSPLIT_SIMPLE, parse->groupClause,
+										  (List *) extra->havingQual,
+										  &agg_costs, num_groups));
+	}
+
+	if (!output_rel->consider_parallel)
+		return;
+	foreach(lc, input_rel->partial_pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+		Path	   *scan = path;
+		SubqueryScanPath *sub;
+		Path	   *sorted;
+		Path	   *agg;
+		double		divisor;
+		Cost		own;
+
+		if (path->param_info != NULL)
+			continue;
+		if (IsA(path, ProjectionPath))
+			scan = ((ProjectionPath *) path)->subpath;
+		if (!IsA(scan, SubqueryScanPath))
+			continue;
+		sub = (SubqueryScanPath *) scan;
+		/* whole window partitions in each participant, in window order */
+		if (!wj_session_keypart_path(sub->subpath) ||
+			!pathkeys_contained_in(window_pathkeys, sub->subpath->pathkeys))
+			continue;
+
+		sorted = (Path *) create_subqueryscan_path(root, input_rel, sub->subpath,
+												   root->group_pathkeys, NULL);
+		sorted->pathtarget = scan->pathtarget;
+		/* one participant's share of the rows, not the relation's */
+		divisor = wj_parallel_divisor(sub->subpath);
+		own = sorted->total_cost - sub->subpath->total_cost;
+		sorted->rows = sub->subpath->rows;
+		sorted->total_cost = sub->subpath->total_cost + Max(own, 0) / divisor;
+		if (path != scan)
+			sorted = (Path *) create_projection_path(root, input_rel, sorted,
+													 path->pathtarget);
+
+		num_groups = estimate_num_groups(root, group_exprs,
+										 sorted->rows * divisor, NULL, NULL);
+		agg = (Path *) create_agg_path(root, output_rel, sorted,
+									   output_rel->reltarget, AGG_SORTED,
+									   AGGSPLIT_SIMPLE, parse->groupClause,
+									   (List *) extra->havingQual,
+									   &agg_costs,
+									   clamp_row_est(num_groups / divisor));
+		if (!agg->parallel_safe)
+			continue;
+		partials = lappend(partials, agg);
+	}
+	wj_add_partial_paths_gathered(root, output_rel, partials);
+}

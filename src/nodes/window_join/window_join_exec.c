@@ -1,0 +1,2110 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_join_exec.c
+ *	  Executor half of the WindowJoin custom scan: join two windowed inputs
+ *	  one window at a time, keeping only the rows of windows still open.
+ *
+ * INTERFACE ROUTINES
+ *		wj_window_join_scan_methods		CustomScan methods (window_join.h)
+ *
+ * ALGORITHM
+ *
+ * Both inputs arrive sorted (PostgreSQL's Sort or a presorted path, see
+ * window_join_planner.c).  Each side has a one-row lookahead ("peek") and a
+ * FIFO buffer of the rows of the windows that are still open.  The inner
+ * side's buffered rows are also chained by the hash of their equality keys
+ * in a simplehash table, so a window's join is a hash join over the rows of
+ * that window only.  Rows are copied into the buffer once, whatever the
+ * number of windows they belong to.
+ *
+ * GROUP mode (TUMBLE inputs, windowed subqueries): a row is in exactly one
+ * window, identified by the values of the equated window columns; inputs
+ * are sorted by them.  For each window: drop the whole state, take the
+ * smallest window value of the two lookaheads, read every row of that
+ * window from both sides, join.
+ *
+ * TIME mode (HOP, CUMULATE): inputs are the un-expanded relations sorted by
+ * their time column.  For each row we compute the end of its first and of
+ * its last window (window ends are distinct and ordered, so a window is
+ * identified by its end E; a row's windows are consecutive in that order).
+ * The next window is the one after the previous window if some buffered
+ * row reaches further, else the first window of the next unread row.  For
+ * window E: evict buffered rows whose last window ends before E (they are
+ * at the head of each FIFO: both FIFOs are ordered by time), read the rows
+ * whose first window ends at or before E (those with time < E), and join.
+ * The buffer then holds exactly the rows of window E.  The window columns
+ * of each side (the function scan's output, PlaceHolderVars over it) are
+ * computed once per window.
+ *
+ * Joining one window: every outer row of the window probes the inner hash
+ * chain of its key hash; each candidate is checked with the join quals
+ * (which include the key equalities), and matches are emitted.  The outer
+ * row is deformed into the scan tuple only at its first candidate (or when
+ * it is emitted alone): in a HOP window most rows have none, and a row is
+ * in size/slide windows.  Outer rows
+ * without a match are emitted null-extended for LEFT/FULL/ANTI, outer rows
+ * with one are emitted once for SEMI; for RIGHT/FULL the inner rows of the
+ * window not matched in this window (each inner row remembers the last
+ * window it matched in) follow.  A window's results are emitted when its
+ * last row has been read, i.e. when it closes, and never again.  Rows whose
+ * equality keys are NULL never match; rows of a GROUP-mode input whose
+ * window value is NULL belong to no window and are emitted null-extended
+ * if their side is preserved (TIME-mode rows with a NULL time have no
+ * windows at all, as with the window functions).
+ *
+ * The state (the buffered rows) is accounted with state_stats.h and shown
+ * by EXPLAIN ANALYZE as the peak rows/bytes: the largest set of open
+ * windows, not the table.
+ *
+ * MEMORY
+ *
+ * The buffered rows and the inner hash chains are kept within
+ * work_mem x hash_mem_multiplier (get_hash_memory_limit(), the budget of a
+ * Hash Join), whatever the planner estimated.  When taking a row into the
+ * state would exceed five eighths of it, the window "spills": the rows of
+ * both sides move to a temporary file per side (BufFile; each record is the
+ * WjRow header followed by its MinimalTuple) and further rows of the open
+ * windows are appended there.  TIME mode evicts from the head of the file
+ * as from the in-memory FIFO and, once the open windows hold less than a
+ * quarter of the budget again, reads the remaining rows back into memory.
+ * GROUP mode drops the files when the window closes.
+ *
+ * A spilled window is joined as PostgreSQL's hash join joins batches: when
+ * its inner rows would not fit, both sides' rows are partitioned by their
+ * key hash into nbatch batch files (nbatch a power of two, at most what a
+ * quarter of the budget in file buffers allows), and each batch is joined
+ * on its own: its inner rows are loaded into the hash chains, its outer
+ * rows read back one at a time and probed.  A batch whose inner rows still
+ * do not fit (one hot key) is joined in chunks of inner rows that fit, the
+ * outer batch read once per chunk; a bitmap of one bit per outer row of
+ * the batch then remembers which outer rows matched, for the SEMI, ANTI,
+ * LEFT and FULL emissions after the last chunk.  Unmatched inner rows are
+ * emitted per chunk (each is in exactly one chunk).  Rows whose keys are
+ * NULL go to batch 0 and never match.  EXPLAIN ANALYZE shows the number of
+ * spilled windows and the bytes written to temporary files.
+ *
+ * Rows of a preserved side that belong to no window (GROUP mode) wait in a
+ * tuplestore, which spills too, until they are emitted.
+ *
+ * src/nodes/window_join/window_join_exec.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "common/hashfn.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "port/atomics.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+#include "storage/buffile.h"
+
+#include "exec_common.h"
+#include "join_common.h"
+#include "state_stats.h"
+#include "window_arith.h"
+#include "window_join.h"
+#include "windowjoin.h"
+
+/* A buffered input row; the MinimalTuple follows the header */
+typedef struct WjRow
+{
+	struct WjRow *next;			/* FIFO order of its side */
+	struct WjRow *chain_next;	/* inner: next row with the same key hash */
+	int64		first_end;		/* TIME: end of its first window */
+	int64		last_end;		/* TIME: end of its last window */
+	int64		matched_window; /* inner: last window it matched in */
+	Size		size;			/* bytes, for the state accounting */
+	uint32		hash;			/* hash of the equality keys */
+	bool		hashnull;		/* some key is NULL: never matches */
+} WjRow;
+
+#define WJ_ROW_HEADER	MAXALIGN(sizeof(WjRow))
+#define WJ_ROW_TUPLE(row)	((MinimalTuple) ((char *) (row) + WJ_ROW_HEADER))
+
+/* The inner hash chains: key hash -> rows of the open windows */
+typedef struct WjChain
+{
+	uint32		hash;
+	char		status;
+	WjRow	   *head;
+	WjRow	   *tail;
+} WjChain;
+
+#define SH_PREFIX		wjchain
+#define SH_ELEMENT_TYPE	WjChain
+#define SH_KEY_TYPE		uint32
+#define SH_KEY			hash
+#define SH_HASH_KEY(tb, key)	murmurhash32(key)
+#define SH_EQUAL(tb, a, b)		((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+#define WJ_MAX_WINDOW_KEYS 4
+
+/* One input */
+typedef struct WjSide
+{
+	PlanState  *ps;				/* child plan */
+	TupleDesc	desc;			/* its result type */
+	int			first_col;		/* its columns' offset in the scan tuple */
+	int			ncols;
+	bool		is_inner;
+	bool		preserved;		/* emit rows without a match */
+
+	int			nwin;			/* GROUP: window values; TIME: 1 (time) */
+	ExprState  *win_state[WJ_MAX_WINDOW_KEYS];
+	int			nkeys;
+	ExprState **key_state;
+	FmgrInfo   *hashfn;
+
+	int			first_extra;	/* TIME: window columns we supply */
+	int			nextras;
+	bool	   *extra_is_expr;
+	ExprState **extra_state;
+	Datum	   *extra_values;	/* this window's values */
+	bool	   *extra_nulls;
+
+	/* lookahead */
+	TupleTableSlot *peek;
+	bool		peek_valid;
+	bool		exhausted;
+	int64		peek_first_end;
+	int64		peek_last_end;
+	int64		peek_win[WJ_MAX_WINDOW_KEYS];
+	uint32		peek_hash;
+	bool		peek_hashnull;
+	bool		have_prev;		/* sort order check */
+	int64		prev_win[WJ_MAX_WINDOW_KEYS];
+
+	/* rows of the open windows, in input order, when in memory */
+	WjRow	   *head;
+	WjRow	   *tail;
+
+	/* ... or, once spilled, in a temporary file from qhead to qend */
+	BufFile    *qfile;
+	int			qhead_fileno;
+	off_t		qhead_off;
+	int			qend_fileno;
+	off_t		qend_off;
+	int64		qrows;			/* rows between qhead and qend */
+	int64		qbytes;
+	int64		qlast_end;		/* TIME: last_end of the newest row */
+
+	/* GROUP: rows of this side without a window value, to emit */
+	Tuplestorestate *orphans;
+	TupleTableSlot *orphan_slot;
+	bool		have_orphans;
+} WjSide;
+
+/* A run of spilled rows: a file position and a row count */
+typedef struct WjRun
+{
+	BufFile    *file;
+	int			fileno;
+	off_t		off;
+	int64		nrows;
+} WjRun;
+
+typedef enum WjPhase
+{
+	WJ_PHASE_START,
+	WJ_PHASE_NEXT_WINDOW,
+	WJ_PHASE_PROBE,
+	WJ_PHASE_INNER_UNMATCHED,
+	WJ_PHASE_SPILL_BATCH,		/* spilled window: next batch */
+	WJ_PHASE_SPILL_LOAD,		/* load the next chunk of its inner rows */
+	WJ_PHASE_SPILL_OUTER_REST,	/* unmatched outer rows after the chunks */
+	WJ_PHASE_ORPHANS,
+	WJ_PHASE_DONE
+} WjPhase;
+
+typedef struct WjScanState
+{
+	CustomScanState css;
+
+	WindowJoinPlanInfo info;	/* the plan's private data */
+	JoinType	jointype;
+	WjMode		mode;
+	WjWindowKind kind;
+	int64		every;			/* TIME: slide or step */
+	int64		size;
+	int64		offset;
+	Oid		   *key_coll;
+
+	WjSide		outer;
+	WjSide		inner;
+	ExprState  *joinqual;
+
+	MemoryContext bufcxt;		/* buffered rows */
+	MemoryContext wincxt;		/* per-window values */
+	wjchain_hash *chains;
+	WjStateStats stats;
+	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
+
+	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
+	WjLeaderShare leader;		/* otherwise, the leader's share under a
+								 * Gather (exec_common.h) */
+
+	/* memory bound and spilling */
+	MemoryContext nodecxt;		/* the node's own (files, arrays) */
+	MemoryContext rowcxt;		/* one spilled row at a time */
+	Size		mem_limit;		/* work_mem x hash_mem_multiplier */
+	Size		budget;			/* for buffered rows and their chains */
+	int			max_nbatch;
+	bool		spilled;		/* the open windows' rows are in files */
+	int64		spilled_windows;	/* windows joined from files */
+	int64		spill_bytes;	/* bytes written to temporary files */
+	int			max_batches;	/* most batches a spilled window used */
+	int64		spill_chunks;	/* inner chunks beyond a batch's first */
+
+	/* joining a spilled window */
+	bool		spill_join;		/* the current window is joined from files */
+	int			nbatch;
+	int			curbatch;
+	WjRun	   *oruns;			/* per batch */
+	WjRun	   *iruns;
+	int			ifileno;		/* where the next inner chunk starts */
+	off_t		ioff;
+	int64		iremaining;
+	int			chunkno;
+	bool		multi_chunk;	/* the batch's inner rows took >1 chunk */
+	WjRow	   *chunk_head;		/* inner rows of the chunk */
+	WjRow	   *chunk_tail;
+	int			ofileno;		/* next outer row of the batch */
+	off_t		ooff;
+	int64		oremaining;
+	int64		oord;			/* its ordinal in the batch */
+	bits8	   *omatched;		/* multi-chunk: outer rows that matched */
+
+	WjPhase		phase;
+	WjPhase		after_orphans;
+	int64		window_seq;		/* windows processed so far */
+	bool		have_last_end;
+	int64		last_end;		/* TIME: end of the last window processed */
+
+	/* PROBE position */
+	WjRow	   *outer_cur;
+	bool		probe_started;
+	bool		probe_matched;
+	bool		outer_filled;	/* outer_cur is in the scan tuple */
+	WjRow	   *chain_cur;
+	/* INNER_UNMATCHED position */
+	WjRow	   *inner_cur;
+} WjScanState;
+
+static Node *window_join_create_state(CustomScan *cscan);
+static void window_join_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *window_join_exec(CustomScanState *node);
+static void window_join_end(CustomScanState *node);
+static void window_join_rescan(CustomScanState *node);
+static void window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size window_join_estimate_dsm(CustomScanState *node,
+									 ParallelContext *pcxt);
+static void window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+								 void *coordinate);
+static void window_join_reinit_dsm(CustomScanState *node,
+								   ParallelContext *pcxt, void *coordinate);
+static void window_join_init_worker(CustomScanState *node, shm_toc *toc,
+									void *coordinate);
+static void window_join_shutdown(CustomScanState *node);
+static void window_join_restart(CustomScanState *node);
+static bool window_join_next_partition(WjScanState *state);
+
+CustomScanMethods wj_window_join_scan_methods = {
+	.CustomName = WJ_WINDOW_JOIN_NAME,
+	.CreateCustomScanState = window_join_create_state,
+};
+
+static CustomExecMethods wj_exec_methods = {
+	.CustomName = WJ_WINDOW_JOIN_NAME,
+	.BeginCustomScan = window_join_begin,
+	.ExecCustomScan = window_join_exec,
+	.EndCustomScan = window_join_end,
+	.ReScanCustomScan = window_join_rescan,
+	.ExplainCustomScan = window_join_explain,
+	.EstimateDSMCustomScan = window_join_estimate_dsm,
+	.InitializeDSMCustomScan = window_join_init_dsm,
+	.ReInitializeDSMCustomScan = window_join_reinit_dsm,
+	.InitializeWorkerCustomScan = window_join_init_worker,
+	.ShutdownCustomScan = window_join_shutdown,
+};
+
+/*
+ * window_join_create_state
+ *		Allocate the scan state.
+ */
+static Node *
+window_join_create_state(CustomScan *cscan)
+{
+	WjScanState *state = (WjScanState *) newNode(sizeof(WjScanState),
+												 T_CustomScanState);
+
+	state->css.methods = &wj_exec_methods;
+	window_join_info_from_private(cscan->custom_private, &state->info);
+	return (Node *) state;
+}
+
+/*
+ * init_side
+ *		Set up one input from the plan.
+ */
+static void
+init_side(WjScanState *state, WjSide *side, Plan *plan, EState *estate,
+		  int eflags, int first_col, int ncols, List *key_exprs,
+		  List *win_exprs, List *extra_exprs, List *extra_is_expr,
+		  int first_extra, List *hash_oids)
+{
+	PlanState  *parent = &state->css.ss.ps;
+	ListCell   *lc;
+	int			i;
+
+	side->ps = ExecInitNode(plan, estate, eflags);
+	side->desc = ExecGetResultType(side->ps);
+	side->first_col = first_col;
+	side->ncols = ncols;
+	if (side->desc->natts != ncols)
+		elog(ERROR, "window join input has %d columns, expected %d",
+			 side->desc->natts, ncols);
+
+	side->nwin = list_length(win_exprs);
+	if (side->nwin < 1 || side->nwin > WJ_MAX_WINDOW_KEYS)
+		elog(ERROR, "unexpected number of window expressions: %d", side->nwin);
+	i = 0;
+	foreach(lc, win_exprs)
+		side->win_state[i++] = ExecInitExpr((Expr *) lfirst(lc), parent);
+
+	side->nkeys = list_length(key_exprs);
+	side->key_state = palloc0(sizeof(ExprState *) * Max(side->nkeys, 1));
+	side->hashfn = palloc0(sizeof(FmgrInfo) * Max(side->nkeys, 1));
+	i = 0;
+	foreach(lc, key_exprs)
+	{
+		side->key_state[i] = ExecInitExpr((Expr *) lfirst(lc), parent);
+		fmgr_info(list_nth_oid(hash_oids, i), &side->hashfn[i]);
+		i++;
+	}
+
+	side->first_extra = first_extra;
+	side->nextras = list_length(extra_exprs);
+	side->extra_is_expr = palloc0(sizeof(bool) * Max(side->nextras, 1));
+	side->extra_state = palloc0(sizeof(ExprState *) * Max(side->nextras, 1));
+	side->extra_values = palloc0(sizeof(Datum) * Max(side->nextras, 1));
+	side->extra_nulls = palloc0(sizeof(bool) * Max(side->nextras, 1));
+	i = 0;
+	foreach(lc, extra_exprs)
+	{
+		side->extra_is_expr[i] = list_nth_int(extra_is_expr, i) != 0;
+		if (side->extra_is_expr[i])
+			side->extra_state[i] = ExecInitExpr((Expr *) lfirst(lc), parent);
+		side->extra_nulls[i] = true;
+		i++;
+	}
+}
+
+/*
+ * window_join_begin
+ *		BeginCustomScan: initialise children, expressions and state.
+ */
+static void
+window_join_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	WjScanState *state = (WjScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	WindowJoinPlanInfo *info = &state->info;
+	List	   *exprs = cscan->custom_exprs;
+	int			outer_ncols = info->outer_ncols;
+	int			inner_ncols = info->inner_ncols;
+	List	   *coll = info->key_coll;
+	ListCell   *lc;
+	int			i;
+
+	/* no backward scans or mark/restore */
+	Assert(!(eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)));
+
+	state->jointype = info->jointype;
+	if (info->key_partitioned)
+	{
+		wj_keypart_setup(&state->kp, info->kp_parts, info->kp_grain,
+						  info->kp_param);
+	}
+	state->kp.bucket = -1;
+	state->mode = info->mode;
+	state->kind = info->kind;
+	if (state->mode == WJ_MODE_TIME)
+	{
+		state->every = wj_interval_duration(DatumGetIntervalP(info->every->constvalue), "slide");
+		state->size = wj_interval_duration(DatumGetIntervalP(info->size->constvalue), "size");
+		state->offset = wj_interval_offset(DatumGetIntervalP(info->offset->constvalue));
+	}
+
+	state->key_coll = palloc0(sizeof(Oid) * Max(list_length(coll), 1));
+	i = 0;
+	foreach(lc, coll)
+		state->key_coll[i++] = lfirst_oid(lc);
+
+	init_side(state, &state->outer, linitial(cscan->custom_plans), estate,
+			  eflags, 0, outer_ncols,
+			  list_nth(exprs, WJ_EXPR_OUTER_KEYS),
+			  list_nth(exprs, WJ_EXPR_OUTER_WINDOW),
+			  list_nth(exprs, WJ_EXPR_OUTER_EXTRAS), info->outer_extra_is_expr,
+			  outer_ncols + inner_ncols,
+			  info->outer_hashfn);
+	init_side(state, &state->inner, lsecond(cscan->custom_plans), estate,
+			  eflags, outer_ncols, inner_ncols,
+			  list_nth(exprs, WJ_EXPR_INNER_KEYS),
+			  list_nth(exprs, WJ_EXPR_INNER_WINDOW),
+			  list_nth(exprs, WJ_EXPR_INNER_EXTRAS), info->inner_extra_is_expr,
+			  outer_ncols + inner_ncols + list_length(info->outer_extra_is_expr),
+			  info->inner_hashfn);
+	state->inner.is_inner = true;
+	state->outer.preserved = (state->jointype == JOIN_LEFT ||
+							  state->jointype == JOIN_FULL ||
+							  state->jointype == JOIN_ANTI);
+	state->inner.preserved = (state->jointype == JOIN_RIGHT ||
+							  state->jointype == JOIN_FULL);
+	node->custom_ps = list_make2(state->outer.ps, state->inner.ps);
+
+	if (node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts !=
+		outer_ncols + inner_ncols + state->outer.nextras + state->inner.nextras)
+		elog(ERROR, "window join scan tuple has an unexpected width");
+
+	state->joinqual = ExecInitQual(list_nth(exprs, WJ_EXPR_JOINQUAL),
+								   &node->ss.ps);
+
+	state->bufcxt = GenerationContextCreate(CurrentMemoryContext,
+											"WindowJoin state",
+											ALLOCSET_DEFAULT_SIZES);
+	state->wincxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "WindowJoin window",
+										  ALLOCSET_SMALL_SIZES);
+	state->chains = wjchain_create(CurrentMemoryContext, 256, NULL);
+	wj_state_reset(&state->stats, false);
+
+	/*
+	 * The memory bound: of work_mem x hash_mem_multiplier, buffered rows and
+	 * their hash chains get five eighths, the file buffers of the batches
+	 * at most a quarter (two BufFiles per batch), and the two tuplestores
+	 * of rows without a window a thirty-second each.
+	 */
+	state->nodecxt = CurrentMemoryContext;
+	state->rowcxt = AllocSetContextCreate(CurrentMemoryContext,
+										  "WindowJoin spilled row",
+										  ALLOCSET_DEFAULT_SIZES);
+	state->mem_limit = get_hash_memory_limit();
+	state->budget = state->mem_limit / 8 * 5;
+	state->max_nbatch = 1;
+	while (state->max_nbatch < 1024 &&
+		   (Size) state->max_nbatch * 2 * 2 * (BLCKSZ + 256) <= state->mem_limit / 4)
+		state->max_nbatch *= 2;
+	state->outer.orphan_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+												  state->outer.desc,
+												  &TTSOpsMinimalTuple);
+	state->inner.orphan_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+												  state->inner.desc,
+												  &TTSOpsMinimalTuple);
+	state->phase = WJ_PHASE_START;
+}
+
+/*
+ * scan_open / scan_close
+ *		Bracket writes into the scan tuple's arrays, which stay allocated
+ *		while the virtual slot is cleared.
+ */
+static inline TupleTableSlot *
+scan_open(WjScanState *state)
+{
+	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
+
+	if (!TTS_EMPTY(scan))
+		ExecClearTuple(scan);
+	return scan;
+}
+
+static inline void
+scan_close(TupleTableSlot *scan)
+{
+	ExecStoreVirtualTuple(scan);
+}
+
+/*
+ * fill_from_slot
+ *		Copy a child's current tuple into its side's part of the scan tuple.
+ */
+static void
+fill_from_slot(WjScanState *state, WjSide *side, TupleTableSlot *slot)
+{
+	TupleTableSlot *scan = scan_open(state);
+
+	slot_getallattrs(slot);
+	memcpy(scan->tts_values + side->first_col, slot->tts_values,
+		   sizeof(Datum) * side->ncols);
+	memcpy(scan->tts_isnull + side->first_col, slot->tts_isnull,
+		   sizeof(bool) * side->ncols);
+	scan_close(scan);
+}
+
+/*
+ * fill_from_row
+ *		Put a buffered row, and its side's window columns, into the scan
+ *		tuple.
+ */
+static void
+fill_from_row(WjScanState *state, WjSide *side, WjRow *row)
+{
+	TupleTableSlot *scan = scan_open(state);
+	MinimalTuple mtup = WJ_ROW_TUPLE(row);
+	HeapTupleData htup;
+
+	htup.t_len = mtup->t_len + MINIMAL_TUPLE_OFFSET;
+	htup.t_data = (HeapTupleHeader) ((char *) mtup - MINIMAL_TUPLE_OFFSET);
+	heap_deform_tuple(&htup, side->desc,
+					  scan->tts_values + side->first_col,
+					  scan->tts_isnull + side->first_col);
+	if (side->nextras > 0)
+	{
+		memcpy(scan->tts_values + side->first_extra, side->extra_values,
+			   sizeof(Datum) * side->nextras);
+		memcpy(scan->tts_isnull + side->first_extra, side->extra_nulls,
+			   sizeof(bool) * side->nextras);
+	}
+	scan_close(scan);
+}
+
+/*
+ * fill_nulls
+ *		Null-extend one side of the scan tuple.
+ */
+static void
+fill_nulls(WjScanState *state, WjSide *side)
+{
+	TupleTableSlot *scan = scan_open(state);
+	int			i;
+
+	for (i = 0; i < side->ncols; i++)
+	{
+		scan->tts_values[side->first_col + i] = (Datum) 0;
+		scan->tts_isnull[side->first_col + i] = true;
+	}
+	for (i = 0; i < side->nextras; i++)
+	{
+		scan->tts_values[side->first_extra + i] = (Datum) 0;
+		scan->tts_isnull[side->first_extra + i] = true;
+	}
+	scan_close(scan);
+}
+
+/*
+ * emit
+ *		Apply the pushed-down quals to the scan tuple and project it.
+ *		Returns NULL when the quals reject it.
+ */
+static TupleTableSlot *
+emit(WjScanState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	ExprState  *qual = state->css.ss.ps.qual;
+
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
+	if (qual != NULL && !ExecQual(qual, econtext))
+	{
+		InstrCountFiltered1(state, 1);
+		return NULL;
+	}
+	if (state->css.ss.ps.ps_ProjInfo)
+		return ExecProject(state->css.ss.ps.ps_ProjInfo);
+	return state->css.ss.ss_ScanTupleSlot;
+}
+
+/*
+ * make_row
+ *		Copy a child's current tuple into a WjRow allocated in cxt.
+ */
+static WjRow *
+make_row(WjScanState *state, TupleTableSlot *slot, MemoryContext cxt)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	MemoryContext oldcxt;
+	MinimalTuple mtup;
+	bool		should_free;
+	WjRow	   *row;
+	Size		size;
+
+	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	mtup = ExecFetchSlotMinimalTuple(slot, &should_free);
+	MemoryContextSwitchTo(oldcxt);
+
+	size = WJ_ROW_HEADER + mtup->t_len;
+	row = (WjRow *) MemoryContextAlloc(cxt, size);
+	memset(row, 0, sizeof(WjRow));
+	memcpy(WJ_ROW_TUPLE(row), mtup, mtup->t_len);
+	row->size = size;
+	if (should_free)
+		pfree(mtup);
+	return row;
+}
+
+/*
+ * store_row
+ *		Copy a child's current tuple into the state memory.
+ */
+static WjRow *
+store_row(WjScanState *state, TupleTableSlot *slot)
+{
+	WjRow	   *row = make_row(state, slot, state->bufcxt);
+
+	wj_state_add(&state->stats, (int64) row->size);
+	return row;
+}
+
+/*
+ * spill_write
+ *		Append a row (header and tuple) to a temporary file at its current
+ *		position.
+ */
+static void
+spill_write(WjScanState *state, BufFile *file, WjRow *row)
+{
+	BufFileWrite(file, row, row->size);
+	state->spill_bytes += row->size;
+}
+
+/*
+ * spill_read_header
+ *		Read the header of the row at the file's current position into
+ *		*hdr.
+ */
+static void
+spill_read_header(BufFile *file, WjRow *hdr)
+{
+	union
+	{
+		WjRow		row;
+		char		bytes[WJ_ROW_HEADER];
+	}			buf;
+
+	if (BufFileRead(file, buf.bytes, WJ_ROW_HEADER) != WJ_ROW_HEADER)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from window join temporary file: read only part of a row")));
+	*hdr = buf.row;
+	if (hdr->size < WJ_ROW_HEADER + SizeofMinimalTupleHeader)
+		elog(ERROR, "window join temporary file is corrupt");
+}
+
+/*
+ * spill_read
+ *		Read the row at the file's current position into memory of cxt.  Its
+ *		links and match mark are reset.
+ */
+static WjRow *
+spill_read(BufFile *file, MemoryContext cxt)
+{
+	WjRow		hdr;
+	WjRow	   *row;
+	size_t		rest;
+
+	spill_read_header(file, &hdr);
+	row = (WjRow *) MemoryContextAlloc(cxt, hdr.size);
+	memcpy(row, &hdr, sizeof(WjRow));
+	rest = hdr.size - WJ_ROW_HEADER;
+	if (BufFileRead(file, WJ_ROW_TUPLE(row), rest) != rest)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read from window join temporary file: read only part of a row")));
+	row->next = NULL;
+	row->chain_next = NULL;
+	row->matched_window = 0;
+	return row;
+}
+
+/*
+ * run_read
+ *		Read the next row of a run at the cursor (fileno, off), advancing
+ *		it, or return NULL when remaining is zero.
+ */
+static WjRow *
+run_read(BufFile *file, int *fileno, off_t *off, int64 *remaining,
+		 MemoryContext cxt)
+{
+	WjRow	   *row;
+
+	if (*remaining <= 0)
+		return NULL;
+	if (BufFileSeek(file, *fileno, *off, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in window join temporary file")));
+	row = spill_read(file, cxt);
+	BufFileTell(file, fileno, off);
+	(*remaining)--;
+	return row;
+}
+
+/*
+ * queue_append_file
+ *		Append a row to a spilled side's file.
+ */
+static void
+queue_append_file(WjScanState *state, WjSide *side, WjRow *row)
+{
+	if (BufFileSeek(side->qfile, side->qend_fileno, side->qend_off, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in window join temporary file")));
+	spill_write(state, side->qfile, row);
+	BufFileTell(side->qfile, &side->qend_fileno, &side->qend_off);
+	side->qrows++;
+	side->qbytes += row->size;
+	side->qlast_end = row->last_end;
+}
+
+/*
+ * chain_row
+ *		Put an inner row in memory at the end of its hash chain.
+ */
+static void
+chain_row(WjScanState *state, WjRow *row)
+{
+	bool		found;
+	WjChain    *chain;
+
+	if (row->hashnull)
+		return;
+	chain = wjchain_insert(state->chains, row->hash, &found);
+	if (found)
+		chain->tail->chain_next = row;
+	else
+		chain->head = row;
+	chain->tail = row;
+}
+
+/*
+ * state_memory
+ *		Bytes the buffered rows and the hash chains take now.
+ */
+static Size
+state_memory(WjScanState *state)
+{
+	return (Size) state->stats.bytes +
+		(Size) state->chains->size * sizeof(WjChain);
+}
+
+/*
+ * spill_state
+ *		The open windows' rows do not fit: move both sides' buffered rows,
+ *		in order, to a temporary file each and free their memory.  Rows
+ *		taken from now on go to the files.
+ */
+static void
+spill_state(WjScanState *state)
+{
+	WjSide	   *sides[2] = {&state->outer, &state->inner};
+	int			s;
+
+	for (s = 0; s < 2; s++)
+	{
+		WjSide	   *side = sides[s];
+		MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
+		WjRow	   *row;
+
+		Assert(side->qfile == NULL);
+		side->qfile = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(oldcxt);
+		BufFileTell(side->qfile, &side->qhead_fileno, &side->qhead_off);
+		side->qend_fileno = side->qhead_fileno;
+		side->qend_off = side->qhead_off;
+		side->qrows = 0;
+		side->qbytes = 0;
+		side->qlast_end = 0;
+		for (row = side->head; row != NULL; row = row->next)
+		{
+			CHECK_FOR_INTERRUPTS();
+			queue_append_file(state, side, row);
+		}
+		side->head = side->tail = NULL;
+	}
+	MemoryContextReset(state->bufcxt);
+	wjchain_reset(state->chains);
+	wj_state_clear(&state->stats);
+	state->spilled = true;
+}
+
+/*
+ * close_queue_files
+ *		Drop both sides' temporary files (the rows in them are gone).
+ */
+static void
+close_queue_files(WjScanState *state)
+{
+	WjSide	   *sides[2] = {&state->outer, &state->inner};
+	int			s;
+
+	for (s = 0; s < 2; s++)
+	{
+		if (sides[s]->qfile)
+			BufFileClose(sides[s]->qfile);
+		sides[s]->qfile = NULL;
+		sides[s]->qrows = 0;
+		sides[s]->qbytes = 0;
+	}
+	state->spilled = false;
+}
+
+/*
+ * unspill_state
+ *		TIME mode: the open windows fit again; read the rows still in the
+ *		files back into memory and drop the files.
+ */
+static void
+unspill_state(WjScanState *state)
+{
+	WjSide	   *sides[2] = {&state->outer, &state->inner};
+	int			s;
+
+	for (s = 0; s < 2; s++)
+	{
+		WjSide	   *side = sides[s];
+		int			fileno = side->qhead_fileno;
+		off_t		off = side->qhead_off;
+		int64		remaining = side->qrows;
+		WjRow	   *row;
+
+		while ((row = run_read(side->qfile, &fileno, &off, &remaining,
+							   state->bufcxt)) != NULL)
+		{
+			CHECK_FOR_INTERRUPTS();
+			wj_state_add(&state->stats, (int64) row->size);
+			if (side->tail)
+				side->tail->next = row;
+			else
+				side->head = row;
+			side->tail = row;
+			if (side->is_inner)
+				chain_row(state, row);
+		}
+	}
+	close_queue_files(state);
+}
+
+/*
+ * fetch_next
+ *		Advance a side's lookahead to its next row that belongs to some
+ *		window, computing its window(s) and key hash.  Rows that are in no
+ *		window are skipped, or (GROUP mode, preserved side) kept aside to be
+ *		emitted null-extended.
+ */
+static void
+fetch_next(WjScanState *state, WjSide *side)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	side->peek_valid = false;
+	if (side->exhausted)
+		return;
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		bool		isnull;
+		bool		nowindow = false;
+		int			i;
+
+		CHECK_FOR_INTERRUPTS();
+
+		slot = ExecProcNode(side->ps);
+		if (TupIsNull(slot))
+		{
+			side->exhausted = true;
+			return;
+		}
+
+		ResetExprContext(econtext);
+		fill_from_slot(state, side, slot);
+		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
+
+		if (state->mode == WJ_MODE_TIME)
+		{
+			Datum		d = ExecEvalExpr(side->win_state[0], econtext, &isnull);
+			int64		t;
+			int64		count;
+
+			if (isnull)
+				continue;		/* a NULL time has no windows */
+			t = DatumGetInt64(d);
+			wj_check_finite(t);
+			if (state->kind == WJ_KIND_HOP)
+			{
+				int64		first_start = 0;
+
+				count = wj_hop_windows(t, state->every, state->size,
+									   state->offset, &first_start);
+				if (count == 0)
+					continue;	/* in a gap between windows */
+				(void) wj_timestamp_add(t, state->size);
+				side->peek_first_end = wj_timestamp_add(first_start, state->size);
+				side->peek_last_end = side->peek_first_end + (count - 1) * state->every;
+			}
+			else
+			{
+				int64		start;
+				int64		first_end;
+
+				count = wj_cumulate_windows(t, state->every, state->size,
+											state->offset, &start, &first_end);
+				side->peek_first_end = first_end;
+				side->peek_last_end = wj_timestamp_add(start, state->size);
+			}
+			if (side->have_prev && t < side->prev_win[0])
+				elog(ERROR, "window join input is not sorted by time");
+			side->prev_win[0] = t;
+			side->have_prev = true;
+		}
+		else
+		{
+			for (i = 0; i < side->nwin; i++)
+			{
+				Datum		d = ExecEvalExpr(side->win_state[i], econtext, &isnull);
+
+				if (isnull)
+				{
+					nowindow = true;
+					break;
+				}
+				side->peek_win[i] = DatumGetInt64(d);
+			}
+			if (nowindow)
+			{
+				if (side->preserved)
+				{
+					MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
+
+					if (side->orphans == NULL)
+						side->orphans =
+							tuplestore_begin_heap(false, false,
+												  Max(64, (int) (state->mem_limit / 1024 / 32)));
+					tuplestore_puttupleslot(side->orphans, slot);
+					side->have_orphans = true;
+					MemoryContextSwitchTo(oldcxt);
+				}
+				continue;
+			}
+			if (side->have_prev)
+			{
+				for (i = 0; i < side->nwin; i++)
+				{
+					if (side->peek_win[i] != side->prev_win[i])
+						break;
+				}
+				if (i < side->nwin && side->peek_win[i] < side->prev_win[i])
+					elog(ERROR, "window join input is not sorted by window");
+			}
+			memcpy(side->prev_win, side->peek_win, sizeof(int64) * side->nwin);
+			side->have_prev = true;
+		}
+
+		/* hash of the equality keys; a NULL key never matches */
+		side->peek_hash = 0;
+		side->peek_hashnull = false;
+		for (i = 0; i < side->nkeys; i++)
+		{
+			Datum		d = ExecEvalExpr(side->key_state[i], econtext, &isnull);
+			uint32		h;
+
+			if (isnull)
+			{
+				side->peek_hashnull = true;
+				break;
+			}
+			h = DatumGetUInt32(FunctionCall1Coll(&side->hashfn[i],
+												 state->key_coll[i], d));
+			side->peek_hash = ((side->peek_hash << 1) | (side->peek_hash >> 31)) ^ h;
+		}
+
+		side->peek = slot;
+		side->peek_valid = true;
+		return;
+	}
+}
+
+/*
+ * take_peek
+ *		Move a side's lookahead row into the state (memory, or the side's
+ *		file once spilled) and fetch the next one.  Spills the state when it
+ *		would exceed its budget.
+ */
+static void
+take_peek(WjScanState *state, WjSide *side)
+{
+	WjRow	   *row;
+
+	if (state->spilled)
+	{
+		MemoryContextReset(state->rowcxt);
+		row = make_row(state, side->peek, state->rowcxt);
+	}
+	else
+		row = store_row(state, side->peek);
+
+	row->first_end = side->peek_first_end;
+	row->last_end = side->peek_last_end;
+	row->hash = side->peek_hash;
+	row->hashnull = side->peek_hashnull;
+
+	if (state->spilled)
+		queue_append_file(state, side, row);
+	else
+	{
+		if (side->tail)
+			side->tail->next = row;
+		else
+			side->head = row;
+		side->tail = row;
+		if (side->is_inner)
+			chain_row(state, row);
+		if (state_memory(state) > state->budget)
+			spill_state(state);
+	}
+
+	fetch_next(state, side);
+}
+
+/*
+ * side_has_rows / side_last_end
+ *		Does a side hold rows of open windows; the last window end of its
+ *		newest row (TIME mode; rows arrive in time order, so it is the
+ *		largest).
+ */
+static bool
+side_has_rows(WjScanState *state, WjSide *side)
+{
+	return state->spilled ? side->qrows > 0 : side->head != NULL;
+}
+
+static int64
+side_last_end(WjScanState *state, WjSide *side)
+{
+	return state->spilled ? side->qlast_end : side->tail->last_end;
+}
+
+/*
+ * evict_head
+ *		TIME mode: drop the oldest row of a side, whose windows are all
+ *		closed.  It is also the oldest of its hash chain.
+ */
+static void
+evict_head(WjScanState *state, WjSide *side)
+{
+	WjRow	   *row = side->head;
+
+	side->head = row->next;
+	if (side->head == NULL)
+		side->tail = NULL;
+
+	if (side->is_inner && !row->hashnull)
+	{
+		WjChain    *chain = wjchain_lookup(state->chains, row->hash);
+
+		if (chain == NULL || chain->head != row)
+			elog(ERROR, "window join hash chain is corrupt");
+		chain->head = row->chain_next;
+		if (chain->head == NULL)
+			wjchain_delete_item(state->chains, chain);
+	}
+	wj_state_remove(&state->stats, (int64) row->size);
+	pfree(row);
+}
+
+/*
+ * evict_closed
+ *		TIME mode: drop a side's rows whose last window ends before end,
+ *		from memory or from the head of its file.
+ */
+static void
+evict_closed(WjScanState *state, WjSide *side, int64 end)
+{
+	if (!state->spilled)
+	{
+		while (side->head && side->head->last_end < end)
+			evict_head(state, side);
+		return;
+	}
+	while (side->qrows > 0)
+	{
+		WjRow		hdr;
+
+		CHECK_FOR_INTERRUPTS();
+		if (BufFileSeek(side->qfile, side->qhead_fileno, side->qhead_off,
+						SEEK_SET) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not seek in window join temporary file")));
+		spill_read_header(side->qfile, &hdr);
+		if (hdr.last_end >= end)
+			break;
+		if (BufFileSeek(side->qfile, 0, (off_t) (hdr.size - WJ_ROW_HEADER),
+						SEEK_CUR) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not seek in window join temporary file")));
+		BufFileTell(side->qfile, &side->qhead_fileno, &side->qhead_off);
+		side->qrows--;
+		side->qbytes -= hdr.size;
+	}
+}
+
+/*
+ * clear_state
+ *		Drop every buffered row at once.
+ */
+static void
+clear_state(WjScanState *state)
+{
+	MemoryContextReset(state->bufcxt);
+	wjchain_reset(state->chains);
+	state->outer.head = state->outer.tail = NULL;
+	state->inner.head = state->inner.tail = NULL;
+	close_queue_files(state);
+	wj_state_clear(&state->stats);
+}
+
+/*
+ * compare_windows
+ *		GROUP mode: order of two window values.
+ */
+static int
+compare_windows(const int64 *a, const int64 *b, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (a[i] < b[i])
+			return -1;
+		if (a[i] > b[i])
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * set_extras
+ *		TIME mode: compute a side's window columns for the window ending at
+ *		end (the function's output column first, then the expressions over
+ *		it, evaluated on the scan tuple).
+ */
+static void
+set_extras(WjScanState *state, WjSide *side, int64 start, int64 end)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *scan;
+	TupleDesc	scandesc;
+	Datum		value;
+	int			i;
+
+	if (side->nextras == 0)
+		return;
+	value = Int64GetDatum(state->kind == WJ_KIND_HOP ? start : end);
+	scan = scan_open(state);
+	for (i = 0; i < side->nextras; i++)
+	{
+		side->extra_values[i] = side->extra_is_expr[i] ? (Datum) 0 : value;
+		side->extra_nulls[i] = side->extra_is_expr[i];
+		scan->tts_values[side->first_extra + i] = side->extra_values[i];
+		scan->tts_isnull[side->first_extra + i] = side->extra_nulls[i];
+	}
+	scan_close(scan);
+
+	scandesc = scan->tts_tupleDescriptor;
+	econtext->ecxt_scantuple = scan;
+	for (i = 0; i < side->nextras; i++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(scandesc, side->first_extra + i);
+		bool		isnull;
+		Datum		d;
+
+		if (!side->extra_is_expr[i])
+			continue;
+		ResetExprContext(econtext);
+		d = ExecEvalExpr(side->extra_state[i], econtext, &isnull);
+		side->extra_nulls[i] = isnull;
+		side->extra_values[i] = isnull ? (Datum) 0 :
+			datumCopy(d, attr->attbyval, attr->attlen);
+	}
+}
+
+/*
+ * next_window
+ *		Advance to the next window that has rows, updating the state so that
+ *		the buffers hold exactly its rows.  Returns false when the inputs are
+ *		exhausted.
+ */
+static bool
+next_window(WjScanState *state)
+{
+	WjSide	   *sides[2] = {&state->outer, &state->inner};
+	int			s;
+
+	if (state->mode == WJ_MODE_GROUP)
+	{
+		int64		win[WJ_MAX_WINDOW_KEYS];
+		bool		found = false;
+		int			nwin = state->outer.nwin;
+
+		clear_state(state);
+		for (s = 0; s < 2; s++)
+		{
+			if (sides[s]->peek_valid &&
+				(!found || compare_windows(sides[s]->peek_win, win, nwin) < 0))
+			{
+				memcpy(win, sides[s]->peek_win, sizeof(int64) * nwin);
+				found = true;
+			}
+		}
+		if (!found)
+			return false;
+		for (s = 0; s < 2; s++)
+		{
+			while (sides[s]->peek_valid &&
+				   compare_windows(sides[s]->peek_win, win, nwin) == 0)
+				take_peek(state, sides[s]);
+		}
+	}
+	else
+	{
+		int64		end = 0;
+		int64		start;
+		bool		found = false;
+
+		/* the window after the last one, if a buffered row reaches it */
+		for (s = 0; s < 2; s++)
+		{
+			if (state->have_last_end && side_has_rows(state, sides[s]) &&
+				side_last_end(state, sides[s]) > state->last_end)
+			{
+				end = state->last_end + state->every;
+				found = true;
+			}
+		}
+		/* else (or if earlier) the first window of the next row */
+		for (s = 0; s < 2; s++)
+		{
+			if (sides[s]->peek_valid &&
+				(!found || sides[s]->peek_first_end < end))
+			{
+				end = sides[s]->peek_first_end;
+				found = true;
+			}
+		}
+		if (!found)
+			return false;
+
+		/* evict on both sides first, so that the state never exceeds a window */
+		for (s = 0; s < 2; s++)
+			evict_closed(state, sides[s], end);
+		for (s = 0; s < 2; s++)
+		{
+			while (sides[s]->peek_valid && sides[s]->peek_first_end <= end)
+				take_peek(state, sides[s]);
+		}
+		/* back to memory once the open windows fit well again */
+		if (state->spilled &&
+			(Size) (state->outer.qbytes + state->inner.qbytes) +
+			(Size) state->inner.qrows * sizeof(WjChain) * 2 <= state->budget / 4)
+			unspill_state(state);
+		state->last_end = end;
+		state->have_last_end = true;
+
+		if (state->kind == WJ_KIND_HOP)
+			start = wj_timestamp_add(end, -state->size);
+		else
+			start = wj_window_floor(end - 1, state->size, state->offset);
+		MemoryContextReset(state->wincxt);
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(state->wincxt);
+
+			set_extras(state, &state->outer, start, end);
+			set_extras(state, &state->inner, start, end);
+			MemoryContextSwitchTo(oldcxt);
+		}
+	}
+
+	state->window_seq++;
+	return true;
+}
+
+/*
+ * spill_close_batch
+ *		Close the batch files of batch b (they are not the queue files).
+ */
+static void
+spill_close_batch(WjScanState *state, int b)
+{
+	if (state->nbatch > 1)
+	{
+		if (state->oruns[b].file)
+			BufFileClose(state->oruns[b].file);
+		if (state->iruns[b].file)
+			BufFileClose(state->iruns[b].file);
+	}
+	state->oruns[b].file = NULL;
+	state->iruns[b].file = NULL;
+}
+
+/*
+ * spill_partition
+ *		Copy a spilled side's rows of the window into per-batch files by the
+ *		low bits of their key hash.
+ */
+static void
+spill_partition(WjScanState *state, WjSide *side, WjRun *runs)
+{
+	int			fileno = side->qhead_fileno;
+	off_t		off = side->qhead_off;
+	int64		remaining = side->qrows;
+	WjRow	   *row;
+
+	for (;;)
+	{
+		WjRun	   *run;
+
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextReset(state->rowcxt);
+		row = run_read(side->qfile, &fileno, &off, &remaining, state->rowcxt);
+		if (row == NULL)
+			break;
+		run = &runs[row->hash & (uint32) (state->nbatch - 1)];
+		if (run->file == NULL)
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
+
+			run->file = BufFileCreateTemp(false);
+			MemoryContextSwitchTo(oldcxt);
+			BufFileTell(run->file, &run->fileno, &run->off);
+		}
+		spill_write(state, run->file, row);
+		run->nrows++;
+	}
+	MemoryContextReset(state->rowcxt);
+}
+
+/*
+ * spill_join_start
+ *		Set up the join of a spilled window: choose the number of batches
+ *		from the size of its inner rows and partition both sides (or, with
+ *		one batch, read the queue files directly).
+ */
+static void
+spill_join_start(WjScanState *state)
+{
+	double		inner_mem;
+
+	state->spill_join = true;
+	state->spilled_windows++;
+	inner_mem = (double) state->inner.qbytes +
+		(double) state->inner.qrows * sizeof(WjChain) * 2;
+	state->nbatch = 1;
+	while (state->nbatch < state->max_nbatch &&
+		   inner_mem > (double) state->budget * state->nbatch)
+		state->nbatch *= 2;
+
+	state->max_batches = Max(state->max_batches, state->nbatch);
+	state->oruns = MemoryContextAllocZero(state->nodecxt,
+										  sizeof(WjRun) * state->nbatch);
+	state->iruns = MemoryContextAllocZero(state->nodecxt,
+										  sizeof(WjRun) * state->nbatch);
+	if (state->nbatch == 1)
+	{
+		state->oruns[0].file = state->outer.qfile;
+		state->oruns[0].fileno = state->outer.qhead_fileno;
+		state->oruns[0].off = state->outer.qhead_off;
+		state->oruns[0].nrows = state->outer.qrows;
+		state->iruns[0].file = state->inner.qfile;
+		state->iruns[0].fileno = state->inner.qhead_fileno;
+		state->iruns[0].off = state->inner.qhead_off;
+		state->iruns[0].nrows = state->inner.qrows;
+	}
+	else
+	{
+		spill_partition(state, &state->inner, state->iruns);
+		spill_partition(state, &state->outer, state->oruns);
+	}
+	state->curbatch = -1;
+}
+
+/*
+ * spill_join_end
+ *		The spilled window is joined: release the batches.
+ */
+static void
+spill_join_end(WjScanState *state)
+{
+	int			b;
+
+	if (!state->spill_join)
+		return;
+	for (b = 0; b < state->nbatch; b++)
+		spill_close_batch(state, b);
+	pfree(state->oruns);
+	pfree(state->iruns);
+	state->oruns = state->iruns = NULL;
+	if (state->omatched)
+		pfree(state->omatched);
+	state->omatched = NULL;
+	state->multi_chunk = false;
+	MemoryContextReset(state->bufcxt);
+	wjchain_reset(state->chains);
+	wj_state_clear(&state->stats);
+	state->chunk_head = state->chunk_tail = NULL;
+	state->outer_cur = NULL;
+	state->inner_cur = NULL;
+	state->chain_cur = NULL;
+	state->spill_join = false;
+}
+
+/*
+ * spill_next_batch
+ *		Advance to the next batch that can produce rows; false when none is
+ *		left.
+ */
+static bool
+spill_next_batch(WjScanState *state)
+{
+	for (;;)
+	{
+		WjRun	   *orun;
+		WjRun	   *irun;
+
+		if (state->curbatch >= 0)
+			spill_close_batch(state, state->curbatch);
+		state->curbatch++;
+		if (state->curbatch >= state->nbatch)
+			return false;
+		orun = &state->oruns[state->curbatch];
+		irun = &state->iruns[state->curbatch];
+		if ((orun->nrows == 0 && !state->inner.preserved) ||
+			(irun->nrows == 0 && !state->outer.preserved))
+			continue;
+		state->ifileno = irun->fileno;
+		state->ioff = irun->off;
+		state->iremaining = irun->nrows;
+		state->chunkno = 0;
+		state->multi_chunk = false;
+		if (state->omatched)
+			pfree(state->omatched);
+		state->omatched = NULL;
+		return true;
+	}
+}
+
+/*
+ * spill_load_chunk
+ *		Load the next chunk of the current batch's inner rows (as many as
+ *		fit the budget, at least one) into memory and the hash chains, and
+ *		rewind the batch's outer rows.
+ */
+static void
+spill_load_chunk(WjScanState *state)
+{
+	WjRun	   *irun = &state->iruns[state->curbatch];
+	WjRun	   *orun = &state->oruns[state->curbatch];
+
+	MemoryContextReset(state->bufcxt);
+	wjchain_reset(state->chains);
+	wj_state_clear(&state->stats);
+	state->chunk_head = state->chunk_tail = NULL;
+	while (state->iremaining > 0 &&
+		   (state->chunk_head == NULL || state_memory(state) < state->budget))
+	{
+		WjRow	   *row;
+
+		CHECK_FOR_INTERRUPTS();
+		row = run_read(irun->file, &state->ifileno, &state->ioff,
+					   &state->iremaining, state->bufcxt);
+		wj_state_add(&state->stats, (int64) row->size);
+		if (state->chunk_tail)
+			state->chunk_tail->next = row;
+		else
+			state->chunk_head = row;
+		state->chunk_tail = row;
+		chain_row(state, row);
+	}
+	if (state->chunkno == 0 && state->iremaining > 0)
+	{
+		/* more than one chunk: remember the outer rows' matches */
+		state->multi_chunk = true;
+		state->omatched = MemoryContextAllocZero(state->nodecxt,
+												 (Size) (orun->nrows / 8 + 1));
+	}
+	if (state->chunkno > 0)
+		state->spill_chunks++;
+	state->chunkno++;
+
+	state->ofileno = orun->fileno;
+	state->ooff = orun->off;
+	state->oremaining = orun->nrows;
+	state->oord = -1;
+	state->outer_cur = NULL;
+	state->probe_started = false;
+}
+
+/*
+ * spill_next_outer
+ *		The next outer row of the current batch, read into rowcxt, or NULL.
+ */
+static WjRow *
+spill_next_outer(WjScanState *state)
+{
+	WjRun	   *orun = &state->oruns[state->curbatch];
+
+	MemoryContextReset(state->rowcxt);
+	state->oord++;
+	return run_read(orun->file, &state->ofileno, &state->ooff,
+					&state->oremaining, state->rowcxt);
+}
+
+/*
+ * spill_after_chunk
+ *		Where to go when a chunk's outer scan (and unmatched inner rows) are
+ *		done.
+ */
+static WjPhase
+spill_after_chunk(WjScanState *state)
+{
+	WjRun	   *orun = &state->oruns[state->curbatch];
+
+	if (state->iremaining > 0)
+		return WJ_PHASE_SPILL_LOAD;
+	if (state->multi_chunk && state->outer.preserved)
+	{
+		state->ofileno = orun->fileno;
+		state->ooff = orun->off;
+		state->oremaining = orun->nrows;
+		state->oord = -1;
+		return WJ_PHASE_SPILL_OUTER_REST;
+	}
+	return WJ_PHASE_SPILL_BATCH;
+}
+
+/*
+ * window_join_exec
+ *		ExecCustomScan: return the next joined row.
+ */
+static TupleTableSlot *
+window_join_exec(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	JoinType	jointype = state->jointype;
+	TupleTableSlot *result;
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+
+		switch (state->phase)
+		{
+			case WJ_PHASE_START:
+				/* key-partitioned: claim a partition before reading */
+				if (state->kp.parts > 0 && state->kp.bucket < 0 &&
+					!window_join_next_partition(state))
+				{
+					state->phase = WJ_PHASE_DONE;
+					return NULL;
+				}
+				/* a partial outer input: the leader may leave its share */
+				if (state->kp.parts == 0 &&
+					wj_leader_leaves_share(&state->leader, &node->ss.ps))
+				{
+					state->phase = WJ_PHASE_DONE;
+					return NULL;
+				}
+				fetch_next(state, &state->outer);
+
+				/*
+				 * With no outer row in any window, an inner row can only be
+				 * emitted if the inner side is preserved.  Otherwise do not
+				 * read the inner input at all: PostgreSQL's merge and hash
+				 * joins skip it too when the outer input is empty, so its
+				 * window functions are never evaluated (an infinite time
+				 * there must not raise an error PostgreSQL's plan does not).
+				 */
+				if (!state->outer.peek_valid && !state->inner.preserved)
+					state->inner.exhausted = true;
+				fetch_next(state, &state->inner);
+				/* rows without a window seen so far go out first */
+				state->phase = WJ_PHASE_ORPHANS;
+				state->after_orphans = WJ_PHASE_NEXT_WINDOW;
+				break;
+
+			case WJ_PHASE_NEXT_WINDOW:
+				if (!next_window(state))
+				{
+					state->phase = WJ_PHASE_ORPHANS;
+					state->after_orphans = WJ_PHASE_DONE;
+					break;
+				}
+				if (state->spilled)
+				{
+					spill_join_start(state);
+					state->phase = WJ_PHASE_SPILL_BATCH;
+					break;
+				}
+				state->outer_cur = state->outer.head;
+				state->probe_started = false;
+				state->phase = WJ_PHASE_PROBE;
+				break;
+
+			case WJ_PHASE_SPILL_BATCH:
+				if (spill_next_batch(state))
+					state->phase = WJ_PHASE_SPILL_LOAD;
+				else
+				{
+					spill_join_end(state);
+					state->phase = WJ_PHASE_ORPHANS;
+					state->after_orphans = WJ_PHASE_NEXT_WINDOW;
+				}
+				break;
+
+			case WJ_PHASE_SPILL_LOAD:
+				spill_load_chunk(state);
+				state->phase = WJ_PHASE_PROBE;
+				break;
+
+			case WJ_PHASE_SPILL_OUTER_REST:
+				for (;;)
+				{
+					WjRow	   *orow;
+
+					CHECK_FOR_INTERRUPTS();
+					orow = spill_next_outer(state);
+					if (orow == NULL)
+						break;
+					if (state->omatched[state->oord / 8] & (1 << (state->oord % 8)))
+						continue;
+					fill_from_row(state, &state->outer, orow);
+					fill_nulls(state, &state->inner);
+					result = emit(state);
+					if (result)
+						return result;
+				}
+				state->phase = WJ_PHASE_SPILL_BATCH;
+				break;
+
+			case WJ_PHASE_PROBE:
+				for (;;)
+				{
+					WjRow	   *orow;
+					bool		emit_outer;
+
+					if (state->outer_cur == NULL && state->spill_join &&
+						!state->probe_started)
+						state->outer_cur = spill_next_outer(state);
+					orow = state->outer_cur;
+					if (orow == NULL)
+						break;
+
+					if (!state->probe_started)
+					{
+						state->probe_started = true;
+						state->probe_matched = false;
+						state->chain_cur = NULL;
+						if (!orow->hashnull)
+						{
+							WjChain    *chain = wjchain_lookup(state->chains, orow->hash);
+
+							if (chain)
+								state->chain_cur = chain->head;
+						}
+
+						/*
+						 * The outer row goes into the scan tuple only when
+						 * it is needed: most rows of a window have no inner
+						 * row of their key hash in it.
+						 */
+						state->outer_filled = false;
+					}
+
+					while (state->chain_cur != NULL)
+					{
+						WjRow	   *irow = state->chain_cur;
+
+						CHECK_FOR_INTERRUPTS();
+						state->chain_cur = irow->chain_next;
+						if (irow->hash != orow->hash)
+							continue;
+						if (!state->outer_filled)
+						{
+							fill_from_row(state, &state->outer, orow);
+							state->outer_filled = true;
+						}
+						fill_from_row(state, &state->inner, irow);
+						ResetExprContext(econtext);
+						econtext->ecxt_scantuple = node->ss.ss_ScanTupleSlot;
+						if (!ExecQual(state->joinqual, econtext))
+						{
+							InstrCountFiltered2(node, 1);
+							continue;
+						}
+						state->probe_matched = true;
+						irow->matched_window = state->window_seq;
+						if (jointype == JOIN_SEMI || jointype == JOIN_ANTI)
+						{
+							state->chain_cur = NULL;
+							break;
+						}
+						result = emit(state);
+						if (result)
+							return result;
+					}
+
+					/* done with this outer row in this window (or chunk) */
+					state->outer_cur = state->spill_join ? NULL : orow->next;
+					state->probe_started = false;
+					if (state->multi_chunk)
+					{
+						/*
+						 * Chunked batch: whether the row matched in any chunk
+						 * is known after the last one (SPILL_OUTER_REST); a
+						 * semijoin emits it at its first match.
+						 */
+						bits8		bit = 1 << (state->oord % 8);
+						bool		was = (state->omatched[state->oord / 8] & bit) != 0;
+
+						if (state->probe_matched)
+							state->omatched[state->oord / 8] |= bit;
+						emit_outer = jointype == JOIN_SEMI && state->probe_matched && !was;
+					}
+					else if (jointype == JOIN_SEMI)
+						emit_outer = state->probe_matched;
+					else
+						emit_outer = !state->probe_matched && state->outer.preserved;
+					if (emit_outer)
+					{
+						if (!state->outer_filled)
+							fill_from_row(state, &state->outer, orow);
+						fill_nulls(state, &state->inner);
+						result = emit(state);
+						if (result)
+							return result;
+					}
+				}
+				if (jointype == JOIN_RIGHT || jointype == JOIN_FULL)
+				{
+					state->inner_cur = state->spill_join ? state->chunk_head :
+						state->inner.head;
+					state->phase = WJ_PHASE_INNER_UNMATCHED;
+				}
+				else if (state->spill_join)
+					state->phase = spill_after_chunk(state);
+				else
+				{
+					state->phase = WJ_PHASE_ORPHANS;
+					state->after_orphans = WJ_PHASE_NEXT_WINDOW;
+				}
+				break;
+
+			case WJ_PHASE_INNER_UNMATCHED:
+				while (state->inner_cur != NULL)
+				{
+					WjRow	   *irow = state->inner_cur;
+
+					CHECK_FOR_INTERRUPTS();
+					state->inner_cur = irow->next;
+					if (irow->matched_window == state->window_seq)
+						continue;
+					fill_nulls(state, &state->outer);
+					fill_from_row(state, &state->inner, irow);
+					result = emit(state);
+					if (result)
+						return result;
+				}
+				if (state->spill_join)
+					state->phase = spill_after_chunk(state);
+				else
+				{
+					state->phase = WJ_PHASE_ORPHANS;
+					state->after_orphans = WJ_PHASE_NEXT_WINDOW;
+				}
+				break;
+
+			case WJ_PHASE_ORPHANS:
+				{
+					WjSide	   *side = state->outer.have_orphans ? &state->outer :
+					state->inner.have_orphans ? &state->inner : NULL;
+					WjSide	   *other;
+
+					if (side == NULL)
+					{
+						state->phase = state->after_orphans;
+						break;
+					}
+					other = side == &state->outer ? &state->inner : &state->outer;
+					if (!tuplestore_gettupleslot(side->orphans, true, false,
+												 side->orphan_slot))
+					{
+						/* all emitted: start over (drops any file) */
+						tuplestore_clear(side->orphans);
+						side->have_orphans = false;
+						break;
+					}
+					fill_nulls(state, other);
+					fill_from_slot(state, side, side->orphan_slot);
+					result = emit(state);
+					if (result)
+						return result;
+				}
+				break;
+
+			case WJ_PHASE_DONE:
+				/* key-partitioned: on to the next unclaimed partition */
+				if (state->kp.parts > 0 && !state->kp.finished &&
+					window_join_next_partition(state))
+					break;
+				return NULL;
+		}
+	}
+}
+
+/*
+ * window_join_end
+ *		EndCustomScan: shut down the children and free the state.
+ */
+static void
+window_join_end(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	ExecEndNode(state->outer.ps);
+	ExecEndNode(state->inner.ps);
+	spill_join_end(state);
+	close_queue_files(state);
+	if (state->outer.orphans)
+		tuplestore_end(state->outer.orphans);
+	if (state->inner.orphans)
+		tuplestore_end(state->inner.orphans);
+	MemoryContextDelete(state->bufcxt);
+	MemoryContextDelete(state->wincxt);
+	MemoryContextDelete(state->rowcxt);
+	wjchain_destroy(state->chains);
+}
+
+/*
+ * reset_side
+ *		Forget a side's lookahead and order check.
+ */
+static void
+reset_side(WjSide *side)
+{
+	side->peek_valid = false;
+	side->exhausted = false;
+	side->have_prev = false;
+	if (side->orphans)
+		tuplestore_clear(side->orphans);
+	side->have_orphans = false;
+}
+
+/*
+ * window_join_rescan
+ *		ReScanCustomScan: start over, and with key partitioning claim
+ *		partitions anew.
+ */
+static void
+window_join_rescan(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	wj_keypart_restart(&state->kp);
+	state->leader.asked = false;
+	window_join_restart(node);
+}
+
+/*
+ * window_join_restart
+ *		Restart both inputs and drop the state (the peak figures are kept for
+ *		EXPLAIN ANALYZE).  With key partitioning, the children whose filter
+ *		changed (chgParam) rescan themselves on their next fetch.
+ */
+static void
+window_join_restart(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	wj_rescan_child(node, state->outer.ps);
+	wj_rescan_child(node, state->inner.ps);
+	spill_join_end(state);
+	clear_state(state);
+	reset_side(&state->outer);
+	reset_side(&state->inner);
+	wj_state_reset(&state->stats, true);
+	state->phase = WJ_PHASE_START;
+	state->window_seq = 0;
+	state->have_last_end = false;
+	state->outer_cur = NULL;
+	state->inner_cur = NULL;
+	state->chain_cur = NULL;
+}
+
+/*
+ * window_join_explain
+ *		ExplainCustomScan: the window, join type, keys, conditions and (with
+ *		ANALYZE) the peak state.
+ */
+static void
+window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	WjScanState *state = (WjScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *exprs = cscan->custom_exprs;
+	Const	   *c_every = state->info.every;
+	Const	   *c_size = state->info.size;
+	Const	   *c_offset = state->info.offset;
+	Interval   *offset = c_offset ? DatumGetIntervalP(c_offset->constvalue) : NULL;
+	List	   *context;
+
+	switch (state->kind)
+	{
+		case WJ_KIND_TUMBLE:
+			wj_explain_window("tumble", NULL, NULL,
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
+			break;
+		case WJ_KIND_HOP:
+			wj_explain_window("hop", "slide",
+							  DatumGetIntervalP(c_every->constvalue),
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
+			break;
+		case WJ_KIND_CUMULATE:
+			wj_explain_window("cumulate", "step",
+							  DatumGetIntervalP(c_every->constvalue),
+							  DatumGetIntervalP(c_size->constvalue), offset, es);
+			break;
+		case WJ_KIND_COLUMNS:
+			ExplainPropertyText("Window", "window columns", es);
+			break;
+	}
+	wj_explain_join_type(state->jointype, es);
+
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
+									   ancestors);
+	wj_explain_exprs("Window Cond", list_nth(exprs, WJ_EXPR_SHOW_WINDOW), context, es);
+	if (state->mode == WJ_MODE_TIME)
+	{
+		List	   *times = list_make2(linitial(list_nth(exprs, WJ_EXPR_OUTER_WINDOW)),
+									   linitial(list_nth(exprs, WJ_EXPR_INNER_WINDOW)));
+
+		ExplainPropertyList("Window Time",
+							list_make2(deparse_expression(linitial(times), context, true, false),
+									   deparse_expression(lsecond(times), context, true, false)),
+							es);
+	}
+	wj_explain_exprs("Join Keys", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
+	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
+	wj_explain_state(&state->stats, es);
+
+	/* under ANALYZE: windows that did not fit in memory (text: only if any) */
+	if (es->analyze)
+	{
+		int64		kb = (state->spill_bytes + 1023) / 1024;
+
+		if (es->format != EXPLAIN_FORMAT_TEXT)
+		{
+			ExplainPropertyInteger("Spilled Windows", NULL, state->spilled_windows, es);
+			ExplainPropertyInteger("Spill Batches", NULL, state->max_batches, es);
+			ExplainPropertyInteger("Spill Extra Chunks", NULL, state->spill_chunks, es);
+			ExplainPropertyInteger("Spill Disk Usage", "kB", kb, es);
+		}
+		else if (state->spilled_windows > 0 || state->spill_bytes > 0)
+			ExplainPropertyText("Spilled",
+								psprintf(INT64_FORMAT " windows, Batches: %d, Extra Chunks: " INT64_FORMAT ", Disk: " INT64_FORMAT " kB",
+										 state->spilled_windows, state->max_batches,
+										 state->spill_chunks, kb),
+								es);
+	}
+	if (state->info.key_partitioned)
+		ExplainPropertyInteger("Key Partitions", NULL,
+							   state->kp.parts, es);
+	wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
+}
+
+/*
+ * window_join_estimate_dsm, window_join_init_dsm, window_join_reinit_dsm,
+ * window_join_init_worker, window_join_shutdown
+ *		The parallel-aware plan of a partial path, under a Gather: the
+ *		counter from which key-partitioned execution claims partitions, and
+ *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
+ *		Nothing else is shared: every participant joins its share of the
+ *		outer rows, or its partitions, on its own.
+ */
+#define WJ_DSM_COUNTER_SIZE		MAXALIGN(sizeof(pg_atomic_uint32))
+
+static Size
+window_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return add_size(WJ_DSM_COUNTER_SIZE, wj_instr_estimate(pcxt));
+}
+
+static void
+window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	wj_keypart_init_dsm(&state->kp, coordinate, &node->ss.ps, pcxt);
+	state->leader.pcxt = pcxt;
+	wj_instr_init_dsm(&state->pinstr, pcxt,
+					  (char *) coordinate + WJ_DSM_COUNTER_SIZE);
+}
+
+static void
+window_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	pg_atomic_write_u32(state->kp.counter, 0);
+}
+
+static void
+window_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	state->kp.counter = (pg_atomic_uint32 *) coordinate;
+	wj_instr_init_worker(&state->pinstr,
+						 (char *) coordinate + WJ_DSM_COUNTER_SIZE);
+}
+
+static void
+window_join_shutdown(CustomScanState *node)
+{
+	WjScanState *state = (WjScanState *) node;
+
+	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
+	state->leader.pcxt = NULL;
+}
+
+/*
+ * window_join_next_partition
+ *		Key-partitioned execution: claim the next partition and restart the
+ *		join on it; false when every partition has been claimed.
+ */
+static bool
+window_join_next_partition(WjScanState *state)
+{
+	if (!wj_keypart_next(&state->kp, state->css.ss.ps.state,
+						 state->outer.ps, state->inner.ps))
+		return false;
+	window_join_restart(&state->css);
+	return true;
+}

@@ -1,0 +1,154 @@
+/*-------------------------------------------------------------------------
+ *
+ * join_common.h
+ *	  Small pieces shared by the join nodes' planners; includes the EXPLAIN
+ *	  helpers of explain_common.h for their executors.
+ *
+ * src/parallel/join_common.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef JOIN_COMMON_H
+#define JOIN_COMMON_H
+
+#include "access/parallel.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+#include "port/atomics.h"
+
+#include "explain_common.h"
+
+/* The cheapest unparameterized path of rel delivering rows in pathkeys order */
+extern Path *wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys);
+
+/*
+ * Parallel query (docs/parallel.md).
+ *
+ * The one parallel-safety rule of every windowjoin node: a node's path is
+ * parallel_safe iff
+ *	 - the relation it produces has consider_parallel set (the planner has
+ *	   checked that its target list and restriction clauses are parallel
+ *	   safe, and that the query may use parallel mode at all),
+ *	 - every child path is parallel_safe, and
+ *	 - every other expression the node evaluates (keys, time expressions,
+ *	   bounds it carries outside the relation's clauses) is parallel safe.
+ * wj_path_parallel_safe() applies it; every planner file calls it.
+ *
+ * A parallel-safe path may run inside a worker under a Gather (also as the
+ * whole plan under force_parallel_mode); a partial path, built by
+ * wj_partial_outer_input() below, additionally reads only a share of its
+ * outer input, so the same node runs in every participant and the Gather
+ * above unions the results.
+ */
+extern bool wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel,
+								  List *child_paths, List *exprs);
+
+/* The cheapest partial path of rel in pathkeys order (a Sort per worker) */
+extern Path *wj_partial_outer_input(PlannerInfo *root, RelOptInfo *rel,
+									List *pathkeys);
+
+/* The cheapest parallel-safe unparameterized path of rel in pathkeys order */
+extern Path *wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel,
+									List *pathkeys);
+
+/* How many shares of a partial path's rows one participant sees */
+extern double wj_parallel_divisor(Path *path);
+
+/* Add partial paths to an upper relation, and Gathers of those it keeps */
+extern void wj_add_partial_paths_gathered(PlannerInfo *root, RelOptInfo *rel,
+										  List *partials);
+
+
+/*
+ * Key partitioning (docs/parallel.md): a partial path whose participants
+ * each read both inputs in full but keep only the rows of the key partition
+ * they are joining, claimed one after the other from a shared counter.
+ * Planner side: the scan under an input path that gets the partition filter
+ * (NULL if the path has another shape), the number of partitions, and the
+ * filters with their PARAM_EXEC (returned).
+ */
+extern Path *wj_keypart_scan(Path *path);
+extern int	wj_keypart_workers(RelOptInfo *outerrel, RelOptInfo *innerrel);
+extern void wj_keypart_make_partial(PlannerInfo *root, Path *path,
+									Path *outer, Path *inner, Node *key,
+									int workers);
+extern double wj_keypart_skew(PlannerInfo *root, List *keys, double rows,
+							  int workers);
+extern int	wj_keypart_units(int workers);
+extern int	wj_keypart_plan(PlannerInfo *root, int units,
+							Plan *outer_plan, Expr *outer_key, Oid outer_hash,
+							Plan *inner_plan, Expr *inner_key, Oid inner_hash);
+
+/*
+ * Or each participant reads a share of both inputs (partial paths) and the
+ * rows are exchanged by partition (KeyExchange, key_exchange.c): the inputs,
+ * the path, the plan.  WJ_KEYPART_PART_OPS: the operators computing a
+ * row's partition (hash, mask, modulo, division), for the costs.
+ */
+#define WJ_KEYPART_PART_OPS		4
+extern Path *wj_cheapest_partial_path(RelOptInfo *rel, PathTarget *target);
+extern int	wj_keypart_grain(bool exchanged);
+extern Path *wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel,
+									   List *pathkeys);
+extern void wj_keypart_exchanged(PlannerInfo *root, Path *path, Path *outer,
+								 Path *inner, Node *key, int workers);
+extern int	wj_keypart_plan_exchange(PlannerInfo *root, int units,
+									 Plan *outer_plan, Expr *outer_key,
+									 Oid outer_hash, Plan *inner_plan,
+									 Expr *inner_key, Oid inner_hash);
+extern void wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31,
+								   Param *param, int units, int grain);
+extern void wj_key_exchange_register(void);
+
+/* Executor side: a node's partition state */
+#define WJ_KEYPART_SHARE		10	/* units of one worker's share */
+#define WJ_KEYPART_EXCHANGE_GRAIN 2	/* units per partition, exchanged */
+#define WJ_KEYPART_SUBPARTS		8	/* an exchanged join's sub-partitions */
+#define WJ_KEYPART_LEADER_BIT	0x80000000	/* the leader's partition taken */
+#define WJ_KEYPART_LEADER_GONE	0x40000000	/* the leader claims none */
+
+typedef struct WjKeyPart
+{
+	int			parts;			/* partitions; 0: not key-partitioned */
+	int			units;			/* wj_keypart_units */
+	int			grain;			/* units per partition of the workers:
+								 * finer than a share only when exchanged */
+	bool		leader_part;	/* the last partition is the leader's */
+	int			param;			/* PARAM_EXEC holding the partition */
+	int			bucket;			/* partition being joined, -1: none yet */
+	int			subparts;		/* sub-partitions joined one after the
+								 * other (exchanged joins), else 1 */
+	int			sub;			/* the one being joined */
+	bool		finished;		/* no partition left to claim */
+	bool		leader_tried;	/* the leader tried its own partition */
+	uint32		local;			/* counter when there is no DSM segment */
+	pg_atomic_uint32 *counter;	/* shared counter, or NULL */
+	PlanState  *node;			/* the node (wj_leader_takes_share) */
+	ParallelContext *pcxt;		/* leader: the Gather's context, or NULL */
+} WjKeyPart;
+
+/*
+ * Set up from the plan's units and parameter; the shared counter in the
+ * leader's DSM segment; forget the partitions claimed (a rescan); a hash
+ * value's partition
+ */
+extern void wj_keypart_setup(WjKeyPart *kp, int units, int grain, int param);
+extern void wj_keypart_init_dsm(WjKeyPart *kp, void *coordinate,
+								PlanState *node, ParallelContext *pcxt);
+extern void wj_keypart_restart(WjKeyPart *kp);
+extern int	wj_keypart_of_hash(WjKeyPart *kp, uint32 hash);
+extern int	wj_keypart_slot_of_hash(int units, int grain, bool isnull,
+									uint32 hash31);
+extern int	wj_keypart_slots(int units, int grain);
+
+/* Claim the next partition and point the children at it; false: none left */
+extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
+							PlanState *inner);
+
+/* Claim the next partition only (a node filtering its input itself) */
+extern bool wj_keypart_claim(WjKeyPart *kp);
+extern Plan *wj_split_scan(Plan *plan);
+extern int	wj_split_filter(PlannerInfo *root, Plan *input, Expr *key,
+							Oid hashfn, Oid exthashfn, int parts);
+
+#endif							/* JOIN_COMMON_H */
