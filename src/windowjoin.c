@@ -38,6 +38,7 @@ PG_MODULE_MAGIC;
 bool		wj_enable_window_join = true;
 bool		wj_enable_interval_join = true;
 bool		wj_enable_asof_join = true;
+bool		wj_enable_window_aggregate = true;
 bool		wj_enable_key_partitioning = true;
 int			wj_max_windows_per_row = 100000;
 int			wj_leader_participation = WJ_LEADER_AUTO;
@@ -71,7 +72,7 @@ _PG_init(void)
 							 &wj_enable_window_join,
 							 true,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("windowjoin.enable_interval_join",
@@ -80,7 +81,7 @@ _PG_init(void)
 							 &wj_enable_interval_join,
 							 true,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("windowjoin.enable_asof_join",
@@ -89,7 +90,7 @@ _PG_init(void)
 							 &wj_enable_asof_join,
 							 true,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("windowjoin.enable_window_aggregate",
@@ -98,7 +99,7 @@ _PG_init(void)
 							 &wj_enable_window_aggregate,
 							 true,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("windowjoin.enable_key_partitioning",
@@ -107,7 +108,7 @@ _PG_init(void)
 							 &wj_enable_key_partitioning,
 							 true,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("windowjoin.leader_participation",
@@ -117,7 +118,7 @@ _PG_init(void)
 							 WJ_LEADER_AUTO,
 							 wj_leader_options,
 							 PGC_USERSET,
-							 0,
+							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("windowjoin.max_windows_per_row",

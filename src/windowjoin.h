@@ -20,6 +20,7 @@
 extern bool wj_enable_window_join;
 extern bool wj_enable_interval_join;
 extern bool wj_enable_asof_join;
+extern bool wj_enable_window_aggregate;
 extern int	wj_max_windows_per_row;
 extern bool wj_enable_key_partitioning;
 extern int	wj_leader_participation;

@@ -40,8 +40,6 @@ typedef struct WindowExpandPlanInfo
 
 extern PGDLLIMPORT CustomScanMethods wj_window_expand_scan_methods;
 
-extern bool wj_enable_window_aggregate;
-
 extern void wj_window_expand_add_paths(PlannerInfo *root,
 									   RelOptInfo *input_rel,
 									   RelOptInfo *output_rel, void *extra);

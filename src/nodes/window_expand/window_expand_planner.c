@@ -83,8 +83,6 @@
 #include "window_arith.h"
 #include "windowjoin.h"
 
-bool		wj_enable_window_aggregate = true;
-
 /* What was recognised in the query */
 typedef struct WindowAggSpec
 {
