@@ -60,39 +60,39 @@ typedef struct KeyExchangeState
 	bool		part_done;		/* the partition's rows are all returned */
 } KeyExchangeState;
 
-static Node *kx_create_state(CustomScan *cscan);
-static void kx_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *kx_exec(CustomScanState *node);
-static void kx_end(CustomScanState *node);
-static void kx_rescan(CustomScanState *node);
-static void kx_explain(CustomScanState *node, List *ancestors,
+static Node *key_exchange_create_state(CustomScan *cscan);
+static void key_exchange_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *key_exchange_exec(CustomScanState *node);
+static void key_exchange_end(CustomScanState *node);
+static void key_exchange_rescan(CustomScanState *node);
+static void key_exchange_explain(CustomScanState *node, List *ancestors,
 					   ExplainState *es);
-static Size kx_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
-static void kx_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+static Size key_exchange_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void key_exchange_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						void *coordinate);
-static void kx_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+static void key_exchange_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						  void *coordinate);
-static void kx_init_worker(CustomScanState *node, shm_toc *toc,
+static void key_exchange_initialize_worker(CustomScanState *node, shm_toc *toc,
 						   void *coordinate);
-static void kx_shutdown(CustomScanState *node);
+static void key_exchange_shutdown(CustomScanState *node);
 
 static CustomScanMethods key_exchange_scan_methods = {
 	.CustomName = "KeyExchange",
-	.CreateCustomScanState = kx_create_state,
+	.CreateCustomScanState = key_exchange_create_state,
 };
 
 static CustomExecMethods key_exchange_exec_methods = {
 	.CustomName = "KeyExchange",
-	.BeginCustomScan = kx_begin,
-	.ExecCustomScan = kx_exec,
-	.EndCustomScan = kx_end,
-	.ReScanCustomScan = kx_rescan,
-	.ExplainCustomScan = kx_explain,
-	.EstimateDSMCustomScan = kx_estimate_dsm,
-	.InitializeDSMCustomScan = kx_init_dsm,
-	.ReInitializeDSMCustomScan = kx_reinit_dsm,
-	.InitializeWorkerCustomScan = kx_init_worker,
-	.ShutdownCustomScan = kx_shutdown,
+	.BeginCustomScan = key_exchange_begin,
+	.ExecCustomScan = key_exchange_exec,
+	.EndCustomScan = key_exchange_end,
+	.ReScanCustomScan = key_exchange_rescan,
+	.ExplainCustomScan = key_exchange_explain,
+	.EstimateDSMCustomScan = key_exchange_estimate_dsm,
+	.InitializeDSMCustomScan = key_exchange_initialize_dsm,
+	.ReInitializeDSMCustomScan = key_exchange_reinitialize_dsm,
+	.InitializeWorkerCustomScan = key_exchange_initialize_worker,
+	.ShutdownCustomScan = key_exchange_shutdown,
 };
 
 /* custom_exprs: the key (for EXPLAIN), the partition parameter, ... */
@@ -161,11 +161,11 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 }
 
 /*
- * kx_create_state
+ * key_exchange_create_state
  *		CreateCustomScanState: the state, from the plan's private list.
  */
 static Node *
-kx_create_state(CustomScan *cscan)
+key_exchange_create_state(CustomScan *cscan)
 {
 	KeyExchangeState *state = palloc0(sizeof(KeyExchangeState));
 
@@ -180,11 +180,11 @@ kx_create_state(CustomScan *cscan)
 }
 
 /*
- * kx_begin
+ * key_exchange_begin
  *		BeginCustomScan: start the child.
  */
 static void
-kx_begin(CustomScanState *node, EState *estate, int eflags)
+key_exchange_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	KeyExchangeState *state = (KeyExchangeState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -301,34 +301,34 @@ kx_recheck(ScanState *ss, TupleTableSlot *slot)
 }
 
 /*
- * kx_exec
+ * key_exchange_exec
  *		ExecCustomScan: the next row.
  */
 static TupleTableSlot *
-kx_exec(CustomScanState *node)
+key_exchange_exec(CustomScanState *node)
 {
 	return ExecScan(&node->ss, kx_next, kx_recheck);
 }
 
 /*
- * kx_end
+ * key_exchange_end
  *		EndCustomScan.
  */
 static void
-kx_end(CustomScanState *node)
+key_exchange_end(CustomScanState *node)
 {
 	wj_exchange_close(&((KeyExchangeState *) node)->ex);
 	ExecEndNode((PlanState *) linitial(node->custom_ps));
 }
 
 /*
- * kx_rescan
+ * key_exchange_rescan
  *		ReScanCustomScan: the join moved on to another partition.  The
  *		exchanged rows stay (a rescan of the Gather drops them, in
- *		kx_reinit_dsm); filtering, the input is read again.
+ *		key_exchange_reinitialize_dsm); filtering, the input is read again.
  */
 static void
-kx_rescan(CustomScanState *node)
+key_exchange_rescan(CustomScanState *node)
 {
 	KeyExchangeState *state = (KeyExchangeState *) node;
 
@@ -339,11 +339,11 @@ kx_rescan(CustomScanState *node)
 }
 
 /*
- * kx_explain
+ * key_exchange_explain
  *		ExplainCustomScan: the key and the number of partitions.
  */
 static void
-kx_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+key_exchange_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	KeyExchangeState *state = (KeyExchangeState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -365,21 +365,21 @@ kx_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * kx_estimate_dsm, kx_init_dsm, kx_reinit_dsm, kx_init_worker,
- * kx_shutdown
+ * key_exchange_estimate_dsm, key_exchange_initialize_dsm, key_exchange_reinitialize_dsm, key_exchange_initialize_worker,
+ * key_exchange_shutdown
  *		The exchange's shared state (row_exchange.c).  A rescan of the Gather
  *		drops the exchanged rows and restarts this participant's share of
  *		the input (the child's own callback resets the shared scan).
  */
 static Size
-kx_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+key_exchange_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	return wj_exchange_estimate(pcxt->nworkers + 1,
 								((KeyExchangeState *) node)->nparts);
 }
 
 static void
-kx_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+key_exchange_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	KeyExchangeState *state = (KeyExchangeState *) node;
 
@@ -388,7 +388,7 @@ kx_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 }
 
 static void
-kx_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+key_exchange_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	KeyExchangeState *state = (KeyExchangeState *) node;
 
@@ -398,13 +398,13 @@ kx_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 }
 
 static void
-kx_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+key_exchange_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	wj_exchange_init_worker(&((KeyExchangeState *) node)->ex, coordinate);
 }
 
 static void
-kx_shutdown(CustomScanState *node)
+key_exchange_shutdown(CustomScanState *node)
 {
 	KeyExchangeState *state = (KeyExchangeState *) node;
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * asof_exec.c
+ * asof_join_exec.c
  *	  Executor side of the AsOfJoin custom scan: joins each outer row with
  *	  the version of a history valid at its time.
  *
@@ -86,7 +86,7 @@
  * direction both of those use in asof_nearest.c; asof_exec_internal.h
  * declares the state they share.
  *
- * src/nodes/asof_join/asof_exec.c
+ * src/nodes/asof_join/asof_join_exec.c
  *
  *-------------------------------------------------------------------------
  */
@@ -124,39 +124,39 @@
 #include "time_shift.h"
 #include "windowjoin.h"
 
-static Node *asof_create_state(CustomScan *cscan);
-static void asof_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *asof_exec(CustomScanState *node);
-static void asof_end(CustomScanState *node);
-static void asof_rescan(CustomScanState *node);
-static void asof_explain(CustomScanState *node, List *ancestors,
+static Node *asof_join_create_state(CustomScan *cscan);
+static void asof_join_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *asof_join_exec(CustomScanState *node);
+static void asof_join_end(CustomScanState *node);
+static void asof_join_rescan(CustomScanState *node);
+static void asof_join_explain(CustomScanState *node, List *ancestors,
 						 ExplainState *es);
-static Size asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
-static void asof_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+static Size asof_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void asof_join_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						   void *coordinate);
-static void asof_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+static void asof_join_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 							void *coordinate);
-static void asof_init_worker(CustomScanState *node, shm_toc *toc,
+static void asof_join_initialize_worker(CustomScanState *node, shm_toc *toc,
 							  void *coordinate);
-static void asof_shutdown(CustomScanState *node);
+static void asof_join_shutdown(CustomScanState *node);
 
 CustomScanMethods wj_asof_scan_methods = {
 	.CustomName = ASOF_NAME,
-	.CreateCustomScanState = asof_create_state,
+	.CreateCustomScanState = asof_join_create_state,
 };
 
 static CustomExecMethods asof_exec_methods = {
 	.CustomName = ASOF_NAME,
-	.BeginCustomScan = asof_begin,
-	.ExecCustomScan = asof_exec,
-	.EndCustomScan = asof_end,
-	.ReScanCustomScan = asof_rescan,
-	.ExplainCustomScan = asof_explain,
-	.EstimateDSMCustomScan = asof_estimate_dsm,
-	.InitializeDSMCustomScan = asof_init_dsm,
-	.ReInitializeDSMCustomScan = asof_reinit_dsm,
-	.InitializeWorkerCustomScan = asof_init_worker,
-	.ShutdownCustomScan = asof_shutdown,
+	.BeginCustomScan = asof_join_begin,
+	.ExecCustomScan = asof_join_exec,
+	.EndCustomScan = asof_join_end,
+	.ReScanCustomScan = asof_join_rescan,
+	.ExplainCustomScan = asof_join_explain,
+	.EstimateDSMCustomScan = asof_join_estimate_dsm,
+	.InitializeDSMCustomScan = asof_join_initialize_dsm,
+	.ReInitializeDSMCustomScan = asof_join_reinitialize_dsm,
+	.InitializeWorkerCustomScan = asof_join_initialize_worker,
+	.ShutdownCustomScan = asof_join_shutdown,
 };
 
 /*
@@ -170,11 +170,11 @@ wj_asof_register(void)
 }
 
 /*
- * asof_create_state
+ * asof_join_create_state
  *		CreateCustomScanState: allocate our state node.
  */
 static Node *
-asof_create_state(CustomScan *cscan)
+asof_join_create_state(CustomScan *cscan)
 {
 	AsOfJoinState *s = (AsOfJoinState *) newNode(sizeof(AsOfJoinState),
 												 T_CustomScanState);
@@ -223,12 +223,12 @@ asof_init_cmp(AsOfCmp *cmp, Oid opfamily, Oid outertype, Oid innertype,
 }
 
 /*
- * asof_begin
+ * asof_join_begin
  *		BeginCustomScan: start both children and prepare expressions and
  *		comparisons from the plan.
  */
 static void
-asof_begin(CustomScanState *node, EState *estate, int eflags)
+asof_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -968,7 +968,7 @@ asof_next(ScanState *ss)
 }
 
 /*
- * asof_exec
+ * asof_join_exec
  *		ExecCustomScan: the next row, filtered and projected.  This is
  *		ExecScan's loop without its EvalPlanQual branch: our children are
  *		ordinary plans whose scans substitute EvalPlanQual test tuples
@@ -977,7 +977,7 @@ asof_next(ScanState *ss)
  *		AsOfJoin at the level of an UPDATE, DELETE or FOR UPDATE.
  */
 static TupleTableSlot *
-asof_exec(CustomScanState *node)
+asof_join_exec(CustomScanState *node)
 {
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	ExprState  *qual = node->ss.ps.qual;
@@ -1005,11 +1005,11 @@ asof_exec(CustomScanState *node)
 }
 
 /*
- * asof_end
+ * asof_join_end
  *		EndCustomScan: shut down the children.
  */
 static void
-asof_end(CustomScanState *node)
+asof_join_end(CustomScanState *node)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
@@ -1030,14 +1030,14 @@ asof_end(CustomScanState *node)
 }
 
 /*
- * asof_rescan
+ * asof_join_rescan
  *		ReScanCustomScan: start over; the children restart too, now or (if
  *		parameters they depend on changed) at their next call.  Like a Hash
  *		Join, the lookup strategy keeps its loaded versions when the inner
  *		child's parameters did not change (the planner gives it none).
  */
 static void
-asof_rescan(CustomScanState *node)
+asof_join_rescan(CustomScanState *node)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 	bool		keep;
@@ -1093,12 +1093,12 @@ asof_rescan(CustomScanState *node)
 }
 
 /*
- * asof_explain
+ * asof_join_explain
  *		ExplainCustomScan: join type, keys, time condition, tolerance,
  *		direction, join filter, and under ANALYZE the peak state.
  */
 static void
-asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+asof_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -1196,8 +1196,8 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * asof_estimate_dsm, asof_init_dsm, asof_reinit_dsm, asof_init_worker,
- * asof_shutdown
+ * asof_join_estimate_dsm, asof_join_initialize_dsm, asof_join_reinitialize_dsm, asof_join_initialize_worker,
+ * asof_join_shutdown
  *		The parallel-aware plan of a partial path, under a Gather.  Every
  *		participant joins its share of the outer rows on its own; the
  *		lookup strategy loads the versions in each participant, or once for
@@ -1207,13 +1207,13 @@ asof_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  *		AsOfShared, then the figures.
  */
 static Size
-asof_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+asof_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	return add_size(asof_shared_estimate(), wj_instr_estimate(pcxt));
 }
 
 static void
-asof_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+asof_join_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
@@ -1225,7 +1225,7 @@ asof_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 }
 
 static void
-asof_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+asof_join_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 				void *coordinate)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
@@ -1234,7 +1234,7 @@ asof_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
 }
 
 static void
-asof_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+asof_join_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
@@ -1244,7 +1244,7 @@ asof_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 }
 
 static void
-asof_shutdown(CustomScanState *node)
+asof_join_shutdown(CustomScanState *node)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 

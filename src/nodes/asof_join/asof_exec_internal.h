@@ -4,9 +4,9 @@
  *	  Executor state of the AsOfJoin custom scan and the functions its
  *	  executor files share.
  *
- * The executor is split by strategy (see asof_exec.c for the algorithms):
+ * The executor is split by strategy (see asof_join_exec.c for the algorithms):
  *
- *	asof_exec.c		the node's callbacks (begin, exec, end, rescan, EXPLAIN,
+ *	asof_join_exec.c		the node's callbacks (begin, exec, end, rescan, EXPLAIN,
  *					parallel), the inner stream and the scan tuple shared by
  *					every strategy, and the sweep strategy
  *	asof_merge.c	the merge strategy, backward, forward and nearest
@@ -326,7 +326,7 @@ asof_compare(AsOfCmp *cmp, Datum outer, Datum inner)
 										   outer, inner));
 }
 
-/* asof_exec.c: the inner stream, comparisons, the scan tuple */
+/* asof_join_exec.c: the inner stream, comparisons, the scan tuple */
 extern void asof_init_cmp(AsOfCmp *cmp, Oid opfamily, Oid outertype,
 						  Oid innertype, Oid collation);
 extern void asof_fetch_inner(AsOfJoinState *s);
@@ -388,7 +388,7 @@ extern int	asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,
 								ExprContext *econtext);
 extern bool asof_nearest_infinite(AsOfJoinState *s);
 
-/* asof_exec.c: used by the sweep (asof_sweep.c) */
+/* asof_join_exec.c: used by the sweep (asof_sweep.c) */
 extern void asof_raise_time(AsOfJoinState *s, ExprContext *econtext);
 extern TupleTableSlot *asof_next_streamed(AsOfJoinState *s, Datum **values,
 										  bool **nulls);

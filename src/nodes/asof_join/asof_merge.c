@@ -23,7 +23,7 @@
  * asof_nearest_key_seen tell whether the outer keys have any version,
  * which decides whether PostgreSQL's plan would raise the error.
  *
- * The outer row loop that calls these is asof_next_streamed (asof_exec.c);
+ * The outer row loop that calls these is asof_next_streamed (asof_join_exec.c);
  * the file header there describes every strategy.
  *
  * src/nodes/asof_join/asof_merge.c

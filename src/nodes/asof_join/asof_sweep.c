@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * asof_sweep.c
- *	  The sweep strategy of the AsOfJoin custom scan (see asof_exec.c for
+ *	  The sweep strategy of the AsOfJoin custom scan (see asof_join_exec.c for
  *	  the node and its other strategies), and its batches on disk.
  *
  * Both children arrive sorted by time alone (descending when looking

@@ -78,6 +78,7 @@
 #include "interval_join.h"
 #include "join_common.h"
 #include "state_stats.h"
+#include "windowjoin.h"
 
 /* Where the state machine of ij_next is */
 typedef enum IJPhase
@@ -205,48 +206,48 @@ static void ij_check_first_qual(IntervalJoinState *st, TupleTableSlot *outer,
 static TupleTableSlot *ij_form(IntervalJoinState *st, TupleTableSlot *outer,
 							   TupleTableSlot *inner);
 
-static Node *ij_create_state(CustomScan *cscan);
-static void ij_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *ij_exec(CustomScanState *node);
-static void ij_end(CustomScanState *node);
-static void ij_rescan(CustomScanState *node);
-static void ij_explain(CustomScanState *node, List *ancestors,
+static Node *interval_join_create_state(CustomScan *cscan);
+static void interval_join_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *interval_join_exec(CustomScanState *node);
+static void interval_join_end(CustomScanState *node);
+static void interval_join_rescan(CustomScanState *node);
+static void interval_join_explain(CustomScanState *node, List *ancestors,
 					   ExplainState *es);
-static Size ij_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
-static void ij_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+static Size interval_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void interval_join_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						   void *coordinate);
-static void ij_init_worker(CustomScanState *node, shm_toc *toc,
+static void interval_join_initialize_worker(CustomScanState *node, shm_toc *toc,
 							  void *coordinate);
-static void ij_shutdown(CustomScanState *node);
-static void ij_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+static void interval_join_shutdown(CustomScanState *node);
+static void interval_join_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						  void *coordinate);
 static bool ij_next_partition(IntervalJoinState *st);
 
 const CustomScanMethods wj_interval_scan_methods = {
 	.CustomName = IJ_NAME,
-	.CreateCustomScanState = ij_create_state,
+	.CreateCustomScanState = interval_join_create_state,
 };
 
 static const CustomExecMethods ij_exec_methods = {
 	.CustomName = IJ_NAME,
-	.BeginCustomScan = ij_begin,
-	.ExecCustomScan = ij_exec,
-	.EndCustomScan = ij_end,
-	.ReScanCustomScan = ij_rescan,
-	.ExplainCustomScan = ij_explain,
-	.EstimateDSMCustomScan = ij_estimate_dsm,
-	.InitializeDSMCustomScan = ij_init_dsm,
-	.ReInitializeDSMCustomScan = ij_reinit_dsm,
-	.InitializeWorkerCustomScan = ij_init_worker,
-	.ShutdownCustomScan = ij_shutdown,
+	.BeginCustomScan = interval_join_begin,
+	.ExecCustomScan = interval_join_exec,
+	.EndCustomScan = interval_join_end,
+	.ReScanCustomScan = interval_join_rescan,
+	.ExplainCustomScan = interval_join_explain,
+	.EstimateDSMCustomScan = interval_join_estimate_dsm,
+	.InitializeDSMCustomScan = interval_join_initialize_dsm,
+	.ReInitializeDSMCustomScan = interval_join_reinitialize_dsm,
+	.InitializeWorkerCustomScan = interval_join_initialize_worker,
+	.ShutdownCustomScan = interval_join_shutdown,
 };
 
 /*
- * ij_create_state
+ * interval_join_create_state
  *		CreateCustomScanState: allocate the node.
  */
 static Node *
-ij_create_state(CustomScan *cscan)
+interval_join_create_state(CustomScan *cscan)
 {
 	IntervalJoinState *st = palloc0(sizeof(IntervalJoinState));
 
@@ -286,12 +287,12 @@ ij_prepare_cmp(SortSupport ssup, Oid opfamily, Oid collation,
 }
 
 /*
- * ij_begin
+ * interval_join_begin
  *		BeginCustomScan: read the plan's private data, start the children,
  *		set up comparators, the join quals and the band window.
  */
 static void
-ij_begin(CustomScanState *node, EState *estate, int eflags)
+interval_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -1259,12 +1260,12 @@ ij_next(IntervalJoinState *st)
 }
 
 /*
- * ij_exec
+ * interval_join_exec
  *		ExecCustomScan: next joined row, after the WHERE filter (for outer
  *		joins) and projection.
  */
 static TupleTableSlot *
-ij_exec(CustomScanState *node)
+interval_join_exec(CustomScanState *node)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
@@ -1309,11 +1310,11 @@ ij_exec(CustomScanState *node)
 }
 
 /*
- * ij_end
+ * interval_join_end
  *		EndCustomScan: shut down the children and release the window.
  */
 static void
-ij_end(CustomScanState *node)
+interval_join_end(CustomScanState *node)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
@@ -1330,12 +1331,12 @@ ij_end(CustomScanState *node)
 }
 
 /*
- * ij_rescan
+ * interval_join_rescan
  *		ReScanCustomScan: start over, rescanning the children (they are
  *		told about changed parameters, as Append does for its children).
  */
 static void
-ij_rescan(CustomScanState *node)
+interval_join_rescan(CustomScanState *node)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
@@ -1366,12 +1367,12 @@ ij_show_exprs(CustomScanState *node, List *ancestors, ExplainState *es,
 }
 
 /*
- * ij_explain
+ * interval_join_explain
  *		ExplainCustomScan: join type, keys, band, join filter, and under
  *		ANALYZE the peak state of the band window.
  */
 static void
-ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+interval_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
@@ -1396,7 +1397,7 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * ij_estimate_dsm, ij_init_dsm, ij_reinit_dsm, ij_init_worker, ij_shutdown
+ * interval_join_estimate_dsm, interval_join_initialize_dsm, interval_join_reinitialize_dsm, interval_join_initialize_worker, interval_join_shutdown
  *		The parallel-aware plan of a partial path, under a Gather: the
  *		counter from which key-partitioned execution claims partitions, and
  *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
@@ -1406,13 +1407,13 @@ ij_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 #define IJ_DSM_COUNTER_SIZE		MAXALIGN(sizeof(pg_atomic_uint32))
 
 static Size
-ij_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+interval_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	return add_size(IJ_DSM_COUNTER_SIZE, wj_instr_estimate(pcxt));
 }
 
 static void
-ij_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+interval_join_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
@@ -1423,7 +1424,7 @@ ij_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 }
 
 static void
-ij_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+interval_join_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
@@ -1431,7 +1432,7 @@ ij_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 }
 
 static void
-ij_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+interval_join_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
@@ -1441,7 +1442,7 @@ ij_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 }
 
 static void
-ij_shutdown(CustomScanState *node)
+interval_join_shutdown(CustomScanState *node)
 {
 	IntervalJoinState *st = (IntervalJoinState *) node;
 
@@ -1462,4 +1463,15 @@ ij_next_partition(IntervalJoinState *st)
 		return false;
 	ij_reset_run(st);
 	return true;
+}
+
+/*
+ * wj_interval_register
+ *		Make the IntervalJoin scan methods known (for plan copying and
+ *		parallel workers).
+ */
+void
+wj_interval_register(void)
+{
+	RegisterCustomScanMethods(&wj_interval_scan_methods);
 }

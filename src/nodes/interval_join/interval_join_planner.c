@@ -1219,14 +1219,3 @@ interval_join_info_from_private(List *priv, IntervalJoinPlanInfo *info)
 	info->kp_grain = wj_private_get_int(&r);
 	wj_private_reader_done(&r);
 }
-
-/*
- * wj_interval_register
- *		Make the IntervalJoin scan methods known (for plan copying and
- *		parallel workers).
- */
-void
-wj_interval_register(void)
-{
-	RegisterCustomScanMethods(&wj_interval_scan_methods);
-}

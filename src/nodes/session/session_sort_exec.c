@@ -363,52 +363,52 @@ typedef struct SessionSortState
 #include "lib/sort_template.h"
 
 static Size memory_used(SessionSortState *state);
-static Node *ssort_create_state(CustomScan *cscan);
-static void ssort_begin(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *ssort_exec(CustomScanState *node);
-static void ssort_end(CustomScanState *node);
-static void ssort_rescan(CustomScanState *node);
-static void ssort_explain(CustomScanState *node, List *ancestors,
+static Node *session_sort_create_state(CustomScan *cscan);
+static void session_sort_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *session_sort_exec(CustomScanState *node);
+static void session_sort_end(CustomScanState *node);
+static void session_sort_rescan(CustomScanState *node);
+static void session_sort_explain(CustomScanState *node, List *ancestors,
 						  ExplainState *es);
-static Size ssort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
-static void ssort_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+static Size session_sort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void session_sort_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						   void *coordinate);
-static void ssort_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+static void session_sort_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 							 void *coordinate);
-static void ssort_init_worker(CustomScanState *node, shm_toc *toc,
+static void session_sort_initialize_worker(CustomScanState *node, shm_toc *toc,
 							  void *coordinate);
-static void ssort_shutdown(CustomScanState *node);
+static void session_sort_shutdown(CustomScanState *node);
 
 CustomScanMethods wj_session_sort_scan_methods = {
 	.CustomName = "SessionSort",
-	.CreateCustomScanState = ssort_create_state,
+	.CreateCustomScanState = session_sort_create_state,
 };
 
 CustomScanMethods wj_session_window_scan_methods = {
 	.CustomName = "SessionWindow",
-	.CreateCustomScanState = ssort_create_state,
+	.CreateCustomScanState = session_sort_create_state,
 };
 
 static CustomExecMethods session_sort_exec_methods = {
 	.CustomName = "SessionSort",
-	.BeginCustomScan = ssort_begin,
-	.ExecCustomScan = ssort_exec,
-	.EndCustomScan = ssort_end,
-	.ReScanCustomScan = ssort_rescan,
-	.EstimateDSMCustomScan = ssort_estimate_dsm,
-	.InitializeDSMCustomScan = ssort_init_dsm,
-	.ReInitializeDSMCustomScan = ssort_reinit_dsm,
-	.InitializeWorkerCustomScan = ssort_init_worker,
-	.ShutdownCustomScan = ssort_shutdown,
-	.ExplainCustomScan = ssort_explain,
+	.BeginCustomScan = session_sort_begin,
+	.ExecCustomScan = session_sort_exec,
+	.EndCustomScan = session_sort_end,
+	.ReScanCustomScan = session_sort_rescan,
+	.EstimateDSMCustomScan = session_sort_estimate_dsm,
+	.InitializeDSMCustomScan = session_sort_initialize_dsm,
+	.ReInitializeDSMCustomScan = session_sort_reinitialize_dsm,
+	.InitializeWorkerCustomScan = session_sort_initialize_worker,
+	.ShutdownCustomScan = session_sort_shutdown,
+	.ExplainCustomScan = session_sort_explain,
 };
 
 /*
- * ssort_create_state
+ * session_sort_create_state
  *		CreateCustomScanState: read the keys from custom_private.
  */
 static Node *
-ssort_create_state(CustomScan *cscan)
+session_sort_create_state(CustomScan *cscan)
 {
 	SessionSortState *state = palloc0(sizeof(SessionSortState));
 	SessionSortPlanInfo info;
@@ -445,11 +445,11 @@ ssort_create_state(CustomScan *cscan)
 }
 
 /*
- * ssort_begin
+ * session_sort_begin
  *		BeginCustomScan: start the child and lay out the stored rows.
  */
 static void
-ssort_begin(CustomScanState *node, EState *estate, int eflags)
+session_sort_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	SessionSortState *state = (SessionSortState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
@@ -2436,13 +2436,13 @@ ssort_recheck(ScanState *ss, TupleTableSlot *slot)
 }
 
 /*
- * ssort_exec
+ * session_sort_exec
  *		ExecCustomScan.  Without a qual, a projection or an EvalPlanQual
  *		recheck, ExecScan would only reset the per-row expression context,
  *		which the node does not use: return the row directly.
  */
 static TupleTableSlot *
-ssort_exec(CustomScanState *node)
+session_sort_exec(CustomScanState *node)
 {
 	if (node->ss.ps.qual == NULL && node->ss.ps.ps_ProjInfo == NULL &&
 		node->ss.ps.state->es_epq_active == NULL)
@@ -2488,11 +2488,11 @@ ssort_forget(SessionSortState *state)
 }
 
 /*
- * ssort_end
+ * session_sort_end
  *		EndCustomScan.
  */
 static void
-ssort_end(CustomScanState *node)
+session_sort_end(CustomScanState *node)
 {
 	SessionSortState *state = (SessionSortState *) node;
 
@@ -2503,11 +2503,11 @@ ssort_end(CustomScanState *node)
 }
 
 /*
- * ssort_rescan
+ * session_sort_rescan
  *		ReScanCustomScan: read the input again on the next fetch.
  */
 static void
-ssort_rescan(CustomScanState *node)
+session_sort_rescan(CustomScanState *node)
 {
 	SessionSortState *state = (SessionSortState *) node;
 	PlanState  *child = SSORT_CHILD(state);
@@ -2537,12 +2537,12 @@ key_text(SessionSortState *state, AttrNumber attno, List *context, bool useprefi
 }
 
 /*
- * ssort_explain
+ * session_sort_explain
  *		ExplainCustomScan: the partition and time keys; under ANALYZE how the
  *		rows were sorted, the number of partitions and the peak state.
  */
 static void
-ssort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+session_sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	SessionSortState *state = (SessionSortState *) node;
 	List	   *context;
@@ -2594,8 +2594,8 @@ ssort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * ssort_estimate_dsm, ssort_init_dsm, ssort_reinit_dsm, ssort_init_worker,
- * ssort_shutdown
+ * session_sort_estimate_dsm, session_sort_initialize_dsm, session_sort_reinitialize_dsm, session_sort_initialize_worker,
+ * session_sort_shutdown
  *		The parallel-aware plan of a key-partitioned path, under a Gather:
  *		the counter from which the participants claim partitions, each
  *		worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h),
@@ -2612,7 +2612,7 @@ typedef struct SSortShared
 #define SSORT_SHARED_SIZE	MAXALIGN(sizeof(SSortShared))
 
 static Size
-ssort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+session_sort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	SessionSortState *state = (SessionSortState *) node;
 	Size		size = add_size(SSORT_SHARED_SIZE,
@@ -2625,7 +2625,7 @@ ssort_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 }
 
 static void
-ssort_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+session_sort_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
 	SessionSortState *state = (SessionSortState *) node;
 	SSortShared *sh = (SSortShared *) coordinate;
@@ -2642,7 +2642,7 @@ ssort_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 }
 
 static void
-ssort_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
+session_sort_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 				 void *coordinate)
 {
 	SessionSortState *state = (SessionSortState *) node;
@@ -2653,7 +2653,7 @@ ssort_reinit_dsm(CustomScanState *node, ParallelContext *pcxt,
 }
 
 static void
-ssort_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+session_sort_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
 	SessionSortState *state = (SessionSortState *) node;
 	SSortShared *sh = (SSortShared *) coordinate;
@@ -2667,7 +2667,7 @@ ssort_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 }
 
 static void
-ssort_shutdown(CustomScanState *node)
+session_sort_shutdown(CustomScanState *node)
 {
 	SessionSortState *state = (SessionSortState *) node;
 

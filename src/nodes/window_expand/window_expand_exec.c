@@ -93,49 +93,49 @@ typedef struct WindowExpandState
 	TupleTableSlot *read_slot;	/* a pane row read back */
 } WindowExpandState;
 
-static Node *create_window_expand_state(CustomScan *cscan);
-static void begin_window_expand(CustomScanState *node, EState *estate, int eflags);
-static TupleTableSlot *exec_window_expand(CustomScanState *node);
-static void end_window_expand(CustomScanState *node);
-static void rescan_window_expand(CustomScanState *node);
-static void explain_window_expand(CustomScanState *node, List *ancestors,
+static Node *window_expand_create_state(CustomScan *cscan);
+static void window_expand_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *window_expand_exec(CustomScanState *node);
+static void window_expand_end(CustomScanState *node);
+static void window_expand_rescan(CustomScanState *node);
+static void window_expand_explain(CustomScanState *node, List *ancestors,
 								  ExplainState *es);
-static Size estimate_dsm_window_expand(CustomScanState *node,
+static Size window_expand_estimate_dsm(CustomScanState *node,
 									   ParallelContext *pcxt);
-static void init_dsm_window_expand(CustomScanState *node,
+static void window_expand_initialize_dsm(CustomScanState *node,
 								   ParallelContext *pcxt, void *coordinate);
-static void reinit_dsm_window_expand(CustomScanState *node,
+static void window_expand_reinitialize_dsm(CustomScanState *node,
 									 ParallelContext *pcxt, void *coordinate);
-static void init_worker_window_expand(CustomScanState *node, shm_toc *toc,
+static void window_expand_initialize_worker(CustomScanState *node, shm_toc *toc,
 									  void *coordinate);
-static void shutdown_window_expand(CustomScanState *node);
+static void window_expand_shutdown(CustomScanState *node);
 
 CustomScanMethods wj_window_expand_scan_methods = {
 	.CustomName = "WindowExpand",
-	.CreateCustomScanState = create_window_expand_state,
+	.CreateCustomScanState = window_expand_create_state,
 };
 
 static CustomExecMethods window_expand_exec_methods = {
 	.CustomName = "WindowExpand",
-	.BeginCustomScan = begin_window_expand,
-	.ExecCustomScan = exec_window_expand,
-	.EndCustomScan = end_window_expand,
-	.ReScanCustomScan = rescan_window_expand,
-	.ExplainCustomScan = explain_window_expand,
-	.EstimateDSMCustomScan = estimate_dsm_window_expand,
-	.InitializeDSMCustomScan = init_dsm_window_expand,
-	.ReInitializeDSMCustomScan = reinit_dsm_window_expand,
-	.InitializeWorkerCustomScan = init_worker_window_expand,
-	.ShutdownCustomScan = shutdown_window_expand,
+	.BeginCustomScan = window_expand_begin,
+	.ExecCustomScan = window_expand_exec,
+	.EndCustomScan = window_expand_end,
+	.ReScanCustomScan = window_expand_rescan,
+	.ExplainCustomScan = window_expand_explain,
+	.EstimateDSMCustomScan = window_expand_estimate_dsm,
+	.InitializeDSMCustomScan = window_expand_initialize_dsm,
+	.ReInitializeDSMCustomScan = window_expand_reinitialize_dsm,
+	.InitializeWorkerCustomScan = window_expand_initialize_worker,
+	.ShutdownCustomScan = window_expand_shutdown,
 };
 
 /*
- * create_window_expand_state
+ * window_expand_create_state
  *		CreateCustomScanState: allocate the node state and read the plan's
  *		private data.
  */
 static Node *
-create_window_expand_state(CustomScan *cscan)
+window_expand_create_state(CustomScan *cscan)
 {
 	WindowExpandState *state = palloc0(sizeof(WindowExpandState));
 	WindowExpandPlanInfo info;
@@ -153,11 +153,11 @@ create_window_expand_state(CustomScan *cscan)
 }
 
 /*
- * begin_window_expand
+ * window_expand_begin
  *		BeginCustomScan: start the child (the partial aggregation).
  */
 static void
-begin_window_expand(CustomScanState *node, EState *estate, int eflags)
+window_expand_begin(CustomScanState *node, EState *estate, int eflags)
 {
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	PlanState  *child;
@@ -383,32 +383,32 @@ expand_recheck(ScanState *ss, TupleTableSlot *slot)
 }
 
 /*
- * exec_window_expand
+ * window_expand_exec
  *		ExecCustomScan: next projected row.
  */
 static TupleTableSlot *
-exec_window_expand(CustomScanState *node)
+window_expand_exec(CustomScanState *node)
 {
 	return ExecScan(&node->ss, expand_next, expand_recheck);
 }
 
 /*
- * end_window_expand
+ * window_expand_end
  *		EndCustomScan: shut the child down.
  */
 static void
-end_window_expand(CustomScanState *node)
+window_expand_end(CustomScanState *node)
 {
 	wj_exchange_close(&((WindowExpandState *) node)->ex);
 	ExecEndNode((PlanState *) linitial(node->custom_ps));
 }
 
 /*
- * rescan_window_expand
+ * window_expand_rescan
  *		ReScanCustomScan: forget the current row and rescan the child.
  */
 static void
-rescan_window_expand(CustomScanState *node)
+window_expand_rescan(CustomScanState *node)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
 	PlanState  *child = (PlanState *) linitial(node->custom_ps);
@@ -422,11 +422,11 @@ rescan_window_expand(CustomScanState *node)
 }
 
 /*
- * explain_window_expand
+ * window_expand_explain
  *		ExplainCustomScan: the window specification and the pane width.
  */
 static void
-explain_window_expand(CustomScanState *node, List *ancestors, ExplainState *es)
+window_expand_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
 	Interval	every = {.time = state->every};
@@ -459,11 +459,11 @@ expand_nparts(int nparticipants)
 }
 
 /*
- * estimate_dsm_window_expand
+ * window_expand_estimate_dsm
  *		EstimateDSMCustomScan: an exchange of the window partitions.
  */
 static Size
-estimate_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt)
+window_expand_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	int			nparticipants = pcxt->nworkers + 1;
 
@@ -471,13 +471,13 @@ estimate_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt)
 }
 
 /*
- * init_dsm_window_expand
+ * window_expand_initialize_dsm
  *		InitializeDSMCustomScan (leader): set up the exchange.  Without a
  *		real segment (no workers can start) the node runs alone and emits
  *		every window.
  */
 static void
-init_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt,
+window_expand_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 					   void *coordinate)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
@@ -490,23 +490,23 @@ init_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt,
 }
 
 /*
- * reinit_dsm_window_expand
+ * window_expand_reinitialize_dsm
  *		ReInitializeDSMCustomScan (leader, rescan of the Gather): drop the
  *		files of the previous run and start over.
  */
 static void
-reinit_dsm_window_expand(CustomScanState *node, ParallelContext *pcxt,
+window_expand_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 						 void *coordinate)
 {
 	wj_exchange_reinit_dsm(&((WindowExpandState *) node)->ex);
 }
 
 /*
- * init_worker_window_expand
+ * window_expand_initialize_worker
  *		InitializeWorkerCustomScan: attach to the exchange.
  */
 static void
-init_worker_window_expand(CustomScanState *node, shm_toc *toc,
+window_expand_initialize_worker(CustomScanState *node, shm_toc *toc,
 						  void *coordinate)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
@@ -516,12 +516,12 @@ init_worker_window_expand(CustomScanState *node, shm_toc *toc,
 }
 
 /*
- * shutdown_window_expand
+ * window_expand_shutdown
  *		ShutdownCustomScan: the shared memory goes away after this; close
  *		the partition being read and forget the shared state.
  */
 static void
-shutdown_window_expand(CustomScanState *node)
+window_expand_shutdown(CustomScanState *node)
 {
 	WindowExpandState *state = (WindowExpandState *) node;
 

@@ -231,7 +231,7 @@ typedef enum WjPhase
 	WJ_PHASE_DONE
 } WjPhase;
 
-typedef struct WjScanState
+typedef struct WindowJoinState
 {
 	CustomScanState css;
 
@@ -303,7 +303,7 @@ typedef struct WjScanState
 	WjRow	   *chain_cur;
 	/* INNER_UNMATCHED position */
 	WjRow	   *inner_cur;
-} WjScanState;
+} WindowJoinState;
 
 static Node *window_join_create_state(CustomScan *cscan);
 static void window_join_begin(CustomScanState *node, EState *estate, int eflags);
@@ -313,15 +313,15 @@ static void window_join_rescan(CustomScanState *node);
 static void window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 static Size window_join_estimate_dsm(CustomScanState *node,
 									 ParallelContext *pcxt);
-static void window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt,
+static void window_join_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 								 void *coordinate);
-static void window_join_reinit_dsm(CustomScanState *node,
+static void window_join_reinitialize_dsm(CustomScanState *node,
 								   ParallelContext *pcxt, void *coordinate);
-static void window_join_init_worker(CustomScanState *node, shm_toc *toc,
+static void window_join_initialize_worker(CustomScanState *node, shm_toc *toc,
 									void *coordinate);
 static void window_join_shutdown(CustomScanState *node);
 static void window_join_restart(CustomScanState *node);
-static bool window_join_next_partition(WjScanState *state);
+static bool window_join_next_partition(WindowJoinState *state);
 
 CustomScanMethods wj_window_join_scan_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
@@ -336,9 +336,9 @@ static CustomExecMethods wj_exec_methods = {
 	.ReScanCustomScan = window_join_rescan,
 	.ExplainCustomScan = window_join_explain,
 	.EstimateDSMCustomScan = window_join_estimate_dsm,
-	.InitializeDSMCustomScan = window_join_init_dsm,
-	.ReInitializeDSMCustomScan = window_join_reinit_dsm,
-	.InitializeWorkerCustomScan = window_join_init_worker,
+	.InitializeDSMCustomScan = window_join_initialize_dsm,
+	.ReInitializeDSMCustomScan = window_join_reinitialize_dsm,
+	.InitializeWorkerCustomScan = window_join_initialize_worker,
 	.ShutdownCustomScan = window_join_shutdown,
 };
 
@@ -349,7 +349,7 @@ static CustomExecMethods wj_exec_methods = {
 static Node *
 window_join_create_state(CustomScan *cscan)
 {
-	WjScanState *state = (WjScanState *) newNode(sizeof(WjScanState),
+	WindowJoinState *state = (WindowJoinState *) newNode(sizeof(WindowJoinState),
 												 T_CustomScanState);
 
 	state->css.methods = &wj_exec_methods;
@@ -362,7 +362,7 @@ window_join_create_state(CustomScan *cscan)
  *		Set up one input from the plan.
  */
 static void
-init_side(WjScanState *state, WjSide *side, Plan *plan, EState *estate,
+init_side(WindowJoinState *state, WjSide *side, Plan *plan, EState *estate,
 		  int eflags, int first_col, int ncols, List *key_exprs,
 		  List *win_exprs, List *extra_exprs, List *extra_is_expr,
 		  int first_extra, List *hash_oids)
@@ -421,7 +421,7 @@ init_side(WjScanState *state, WjSide *side, Plan *plan, EState *estate,
 static void
 window_join_begin(CustomScanState *node, EState *estate, int eflags)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	WindowJoinPlanInfo *info = &state->info;
 	List	   *exprs = cscan->custom_exprs;
@@ -524,7 +524,7 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
  *		while the virtual slot is cleared.
  */
 static inline TupleTableSlot *
-scan_open(WjScanState *state)
+scan_open(WindowJoinState *state)
 {
 	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
 
@@ -544,7 +544,7 @@ scan_close(TupleTableSlot *scan)
  *		Copy a child's current tuple into its side's part of the scan tuple.
  */
 static void
-fill_from_slot(WjScanState *state, WjSide *side, TupleTableSlot *slot)
+fill_from_slot(WindowJoinState *state, WjSide *side, TupleTableSlot *slot)
 {
 	TupleTableSlot *scan = scan_open(state);
 
@@ -562,7 +562,7 @@ fill_from_slot(WjScanState *state, WjSide *side, TupleTableSlot *slot)
  *		tuple.
  */
 static void
-fill_from_row(WjScanState *state, WjSide *side, WjRow *row)
+fill_from_row(WindowJoinState *state, WjSide *side, WjRow *row)
 {
 	TupleTableSlot *scan = scan_open(state);
 	MinimalTuple mtup = WJ_ROW_TUPLE(row);
@@ -588,7 +588,7 @@ fill_from_row(WjScanState *state, WjSide *side, WjRow *row)
  *		Null-extend one side of the scan tuple.
  */
 static void
-fill_nulls(WjScanState *state, WjSide *side)
+fill_nulls(WindowJoinState *state, WjSide *side)
 {
 	TupleTableSlot *scan = scan_open(state);
 	int			i;
@@ -612,7 +612,7 @@ fill_nulls(WjScanState *state, WjSide *side)
  *		Returns NULL when the quals reject it.
  */
 static TupleTableSlot *
-emit(WjScanState *state)
+emit(WindowJoinState *state)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
 	ExprState  *qual = state->css.ss.ps.qual;
@@ -634,7 +634,7 @@ emit(WjScanState *state)
  *		Copy a child's current tuple into a WjRow allocated in cxt.
  */
 static WjRow *
-make_row(WjScanState *state, TupleTableSlot *slot, MemoryContext cxt)
+make_row(WindowJoinState *state, TupleTableSlot *slot, MemoryContext cxt)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
 	MemoryContext oldcxt;
@@ -662,7 +662,7 @@ make_row(WjScanState *state, TupleTableSlot *slot, MemoryContext cxt)
  *		Copy a child's current tuple into the state memory.
  */
 static WjRow *
-store_row(WjScanState *state, TupleTableSlot *slot)
+store_row(WindowJoinState *state, TupleTableSlot *slot)
 {
 	WjRow	   *row = make_row(state, slot, state->bufcxt);
 
@@ -676,7 +676,7 @@ store_row(WjScanState *state, TupleTableSlot *slot)
  *		position.
  */
 static void
-spill_write(WjScanState *state, BufFile *file, WjRow *row)
+spill_write(WindowJoinState *state, BufFile *file, WjRow *row)
 {
 	BufFileWrite(file, row, row->size);
 	state->spill_bytes += row->size;
@@ -759,7 +759,7 @@ run_read(BufFile *file, int *fileno, off_t *off, int64 *remaining,
  *		Append a row to a spilled side's file.
  */
 static void
-queue_append_file(WjScanState *state, WjSide *side, WjRow *row)
+queue_append_file(WindowJoinState *state, WjSide *side, WjRow *row)
 {
 	if (BufFileSeek(side->qfile, side->qend_fileno, side->qend_off, SEEK_SET) != 0)
 		ereport(ERROR,
@@ -777,7 +777,7 @@ queue_append_file(WjScanState *state, WjSide *side, WjRow *row)
  *		Put an inner row in memory at the end of its hash chain.
  */
 static void
-chain_row(WjScanState *state, WjRow *row)
+chain_row(WindowJoinState *state, WjRow *row)
 {
 	bool		found;
 	WjChain    *chain;
@@ -797,7 +797,7 @@ chain_row(WjScanState *state, WjRow *row)
  *		Bytes the buffered rows and the hash chains take now.
  */
 static Size
-state_memory(WjScanState *state)
+state_memory(WindowJoinState *state)
 {
 	return (Size) state->stats.bytes +
 		(Size) state->chains->size * sizeof(WjChain);
@@ -810,7 +810,7 @@ state_memory(WjScanState *state)
  *		taken from now on go to the files.
  */
 static void
-spill_state(WjScanState *state)
+spill_state(WindowJoinState *state)
 {
 	WjSide	   *sides[2] = {&state->outer, &state->inner};
 	int			s;
@@ -848,7 +848,7 @@ spill_state(WjScanState *state)
  *		Drop both sides' temporary files (the rows in them are gone).
  */
 static void
-close_queue_files(WjScanState *state)
+close_queue_files(WindowJoinState *state)
 {
 	WjSide	   *sides[2] = {&state->outer, &state->inner};
 	int			s;
@@ -870,7 +870,7 @@ close_queue_files(WjScanState *state)
  *		files back into memory and drop the files.
  */
 static void
-unspill_state(WjScanState *state)
+unspill_state(WindowJoinState *state)
 {
 	WjSide	   *sides[2] = {&state->outer, &state->inner};
 	int			s;
@@ -908,7 +908,7 @@ unspill_state(WjScanState *state)
  *		emitted null-extended.
  */
 static void
-fetch_next(WjScanState *state, WjSide *side)
+fetch_next(WindowJoinState *state, WjSide *side)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
 
@@ -1047,7 +1047,7 @@ fetch_next(WjScanState *state, WjSide *side)
  *		would exceed its budget.
  */
 static void
-take_peek(WjScanState *state, WjSide *side)
+take_peek(WindowJoinState *state, WjSide *side)
 {
 	WjRow	   *row;
 
@@ -1089,13 +1089,13 @@ take_peek(WjScanState *state, WjSide *side)
  *		largest).
  */
 static bool
-side_has_rows(WjScanState *state, WjSide *side)
+side_has_rows(WindowJoinState *state, WjSide *side)
 {
 	return state->spilled ? side->qrows > 0 : side->head != NULL;
 }
 
 static int64
-side_last_end(WjScanState *state, WjSide *side)
+side_last_end(WindowJoinState *state, WjSide *side)
 {
 	return state->spilled ? side->qlast_end : side->tail->last_end;
 }
@@ -1106,7 +1106,7 @@ side_last_end(WjScanState *state, WjSide *side)
  *		closed.  It is also the oldest of its hash chain.
  */
 static void
-evict_head(WjScanState *state, WjSide *side)
+evict_head(WindowJoinState *state, WjSide *side)
 {
 	WjRow	   *row = side->head;
 
@@ -1134,7 +1134,7 @@ evict_head(WjScanState *state, WjSide *side)
  *		from memory or from the head of its file.
  */
 static void
-evict_closed(WjScanState *state, WjSide *side, int64 end)
+evict_closed(WindowJoinState *state, WjSide *side, int64 end)
 {
 	if (!state->spilled)
 	{
@@ -1171,7 +1171,7 @@ evict_closed(WjScanState *state, WjSide *side, int64 end)
  *		Drop every buffered row at once.
  */
 static void
-clear_state(WjScanState *state)
+clear_state(WindowJoinState *state)
 {
 	MemoryContextReset(state->bufcxt);
 	wjchain_reset(state->chains);
@@ -1207,7 +1207,7 @@ compare_windows(const int64 *a, const int64 *b, int n)
  *		it, evaluated on the scan tuple).
  */
 static void
-set_extras(WjScanState *state, WjSide *side, int64 start, int64 end)
+set_extras(WindowJoinState *state, WjSide *side, int64 start, int64 end)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scan;
@@ -1253,7 +1253,7 @@ set_extras(WjScanState *state, WjSide *side, int64 start, int64 end)
  *		exhausted.
  */
 static bool
-next_window(WjScanState *state)
+next_window(WindowJoinState *state)
 {
 	WjSide	   *sides[2] = {&state->outer, &state->inner};
 	int			s;
@@ -1351,7 +1351,7 @@ next_window(WjScanState *state)
  *		Close the batch files of batch b (they are not the queue files).
  */
 static void
-spill_close_batch(WjScanState *state, int b)
+spill_close_batch(WindowJoinState *state, int b)
 {
 	if (state->nbatch > 1)
 	{
@@ -1370,7 +1370,7 @@ spill_close_batch(WjScanState *state, int b)
  *		low bits of their key hash.
  */
 static void
-spill_partition(WjScanState *state, WjSide *side, WjRun *runs)
+spill_partition(WindowJoinState *state, WjSide *side, WjRun *runs)
 {
 	int			fileno = side->qhead_fileno;
 	off_t		off = side->qhead_off;
@@ -1408,7 +1408,7 @@ spill_partition(WjScanState *state, WjSide *side, WjRun *runs)
  *		one batch, read the queue files directly).
  */
 static void
-spill_join_start(WjScanState *state)
+spill_join_start(WindowJoinState *state)
 {
 	double		inner_mem;
 
@@ -1450,7 +1450,7 @@ spill_join_start(WjScanState *state)
  *		The spilled window is joined: release the batches.
  */
 static void
-spill_join_end(WjScanState *state)
+spill_join_end(WindowJoinState *state)
 {
 	int			b;
 
@@ -1481,7 +1481,7 @@ spill_join_end(WjScanState *state)
  *		left.
  */
 static bool
-spill_next_batch(WjScanState *state)
+spill_next_batch(WindowJoinState *state)
 {
 	for (;;)
 	{
@@ -1517,7 +1517,7 @@ spill_next_batch(WjScanState *state)
  *		rewind the batch's outer rows.
  */
 static void
-spill_load_chunk(WjScanState *state)
+spill_load_chunk(WindowJoinState *state)
 {
 	WjRun	   *irun = &state->iruns[state->curbatch];
 	WjRun	   *orun = &state->oruns[state->curbatch];
@@ -1566,7 +1566,7 @@ spill_load_chunk(WjScanState *state)
  *		The next outer row of the current batch, read into rowcxt, or NULL.
  */
 static WjRow *
-spill_next_outer(WjScanState *state)
+spill_next_outer(WindowJoinState *state)
 {
 	WjRun	   *orun = &state->oruns[state->curbatch];
 
@@ -1582,7 +1582,7 @@ spill_next_outer(WjScanState *state)
  *		done.
  */
 static WjPhase
-spill_after_chunk(WjScanState *state)
+spill_after_chunk(WindowJoinState *state)
 {
 	WjRun	   *orun = &state->oruns[state->curbatch];
 
@@ -1606,7 +1606,7 @@ spill_after_chunk(WjScanState *state)
 static TupleTableSlot *
 window_join_exec(CustomScanState *node)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	JoinType	jointype = state->jointype;
 	TupleTableSlot *result;
@@ -1886,7 +1886,7 @@ window_join_exec(CustomScanState *node)
 static void
 window_join_end(CustomScanState *node)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 
 	ExecEndNode(state->outer.ps);
 	ExecEndNode(state->inner.ps);
@@ -1925,7 +1925,7 @@ reset_side(WjSide *side)
 static void
 window_join_rescan(CustomScanState *node)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 
 	wj_keypart_restart(&state->kp);
 	state->leader.asked = false;
@@ -1941,7 +1941,7 @@ window_join_rescan(CustomScanState *node)
 static void
 window_join_restart(CustomScanState *node)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 
 	wj_rescan_child(node, state->outer.ps);
 	wj_rescan_child(node, state->inner.ps);
@@ -1966,7 +1966,7 @@ window_join_restart(CustomScanState *node)
 static void
 window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	List	   *exprs = cscan->custom_exprs;
 	Const	   *c_every = state->info.every;
@@ -2040,8 +2040,8 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 }
 
 /*
- * window_join_estimate_dsm, window_join_init_dsm, window_join_reinit_dsm,
- * window_join_init_worker, window_join_shutdown
+ * window_join_estimate_dsm, window_join_initialize_dsm, window_join_reinitialize_dsm,
+ * window_join_initialize_worker, window_join_shutdown
  *		The parallel-aware plan of a partial path, under a Gather: the
  *		counter from which key-partitioned execution claims partitions, and
  *		each worker's peak state and rows for EXPLAIN ANALYZE (state_stats.h).
@@ -2057,9 +2057,9 @@ window_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 }
 
 static void
-window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+window_join_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 
 	wj_keypart_init_dsm(&state->kp, coordinate, &node->ss.ps, pcxt);
 	state->leader.pcxt = pcxt;
@@ -2068,17 +2068,17 @@ window_join_init_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordin
 }
 
 static void
-window_join_reinit_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+window_join_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 
 	pg_atomic_write_u32(state->kp.counter, 0);
 }
 
 static void
-window_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+window_join_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 
 	state->kp.counter = (pg_atomic_uint32 *) coordinate;
 	wj_instr_init_worker(&state->pinstr,
@@ -2088,7 +2088,7 @@ window_join_init_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 static void
 window_join_shutdown(CustomScanState *node)
 {
-	WjScanState *state = (WjScanState *) node;
+	WindowJoinState *state = (WindowJoinState *) node;
 
 	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
 	state->leader.pcxt = NULL;
@@ -2100,11 +2100,21 @@ window_join_shutdown(CustomScanState *node)
  *		join on it; false when every partition has been claimed.
  */
 static bool
-window_join_next_partition(WjScanState *state)
+window_join_next_partition(WindowJoinState *state)
 {
 	if (!wj_keypart_next(&state->kp, state->css.ss.ps.state,
 						 state->outer.ps, state->inner.ps))
 		return false;
 	window_join_restart(&state->css);
 	return true;
+}
+
+/*
+ * wj_window_join_register
+ *		Make the CustomScan methods known (so plans can be copied/read).
+ */
+void
+wj_window_join_register(void)
+{
+	RegisterCustomScanMethods(&wj_window_join_scan_methods);
 }

@@ -1559,13 +1559,3 @@ window_join_info_from_private(List *priv, WindowJoinPlanInfo *info)
 	info->kp_grain = wj_private_get_int(&r);
 	wj_private_reader_done(&r);
 }
-
-/*
- * wj_window_join_register
- *		Make the CustomScan methods known (so plans can be copied/read).
- */
-void
-wj_window_join_register(void)
-{
-	RegisterCustomScanMethods(&wj_window_join_scan_methods);
-}
