@@ -567,7 +567,7 @@ SELECT wj_test.split_check('AsOfJoin', $q$SELECT o.v AS ov, x.v AS xv FROM pra_o
 SELECT format('versions held in all: %s', f->>'total')
   FROM wj_test.parallel_figures($q$SELECT o.v AS ov, x.v AS xv FROM pra_o o JOIN LATERAL (
   SELECT * FROM pra_v WHERE pra_v.k = o.k AND pra_v.t <= o.t ORDER BY pra_v.t DESC LIMIT 1) x ON true$q$) f;
--- The partitions are dealt by the hash that wj_split_seed (join_common.c)
+-- The partitions are dealt by the hash that wj_split_seed (keypart_planner.c)
 -- picks from the key's most common values: the plain hash puts 38,000 of
 -- pra_v's 100,000 versions in the largest of three partitions, the seed in
 -- the plan above 34,000 (the plan's filter names the seed).

@@ -28,7 +28,7 @@
 #include "utils/guc.h"
 #include "utils/tuplestore.h"
 
-#include "join_common.h"
+#include "key_exchange.h"
 #include "session_sort.h"
 #include "window_expand.h"
 #include "windowjoin.h"

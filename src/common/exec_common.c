@@ -132,7 +132,7 @@ below_parallel_append(PlanState *node)
  * wj_leader_takes_share
  *		Whether this process takes a share of the work planned for that
  *		many workers (the worker partitions of a key-partitioned node,
- *		wj_keypart_claim in join_common.c).  Workers always do.  The leader
+ *		wj_keypart_claim in keypart.c).  Workers always do.  The leader
  *		(pcxt: the parallel context of the Gather above, from the node's
  *		InitializeDSMCustomScan; NULL when the node runs alone) does when
  *		fewer workers launched than that -- none, or fewer than planned --

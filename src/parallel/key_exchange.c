@@ -4,7 +4,7 @@
  *	  KeyExchange: the input of a key-partitioned join read in shares by
  *	  the participants and exchanged between them by key partition.
  *
- * A key-partitioned join (join_common.c, docs/parallel.md) joins one key
+ * A key-partitioned join (keypart.c, docs/parallel.md) joins one key
  * partition after another, each in one participant: it claims a partition,
  * sets the partition parameter and rescans its inputs, each a Sort of the
  * rows of that partition.  Either every participant reads an input in full
@@ -16,7 +16,7 @@
  *	   the end and writes every row into its key partition's shared file
  *	   (the partition computed by the same expression as the filter's; a
  *	   file per sub-partition of it, wj_keypart_slot_of_hash in
- *	   join_common.c),
+ *	   keypart.c),
  *	   then waits for the others;
  *	2. each fetch returns the next row of the partition in the parameter,
  *	   from every participant's files; a rescan with the parameter changed
@@ -44,7 +44,8 @@
 #include "utils/ruleutils.h"
 
 #include "exec_common.h"
-#include "join_common.h"
+#include "key_exchange.h"
+#include "keypart.h"
 #include "row_exchange.h"
 
 typedef struct KeyExchangeState

@@ -18,7 +18,7 @@
  *	   each other.  One that arrives once the phase is over has nothing to
  *	   write (the parallel scan below it is exhausted) and goes straight on;
  *	3. read: each participant claims partitions (from the counter here, or
- *	   the caller's own, join_common.c's key partitions) and reads every row
+ *	   the caller's own, keypart.c's key partitions) and reads every row
  *	   of each, written by every participant.
  *
  * Nobody waits once it has begun to return rows, so a leader that also runs

@@ -52,7 +52,6 @@
 
 #include "asof.h"
 #include "asof_planner_internal.h"
-#include "join_common.h"
 #include "time_shift.h"
 #include "windowjoin.h"
 

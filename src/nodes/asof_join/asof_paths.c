@@ -68,7 +68,7 @@
 
 #include "asof.h"
 #include "asof_planner_internal.h"
-#include "join_common.h"
+#include "input_paths.h"
 #include "time_shift.h"
 #include "windowjoin.h"
 

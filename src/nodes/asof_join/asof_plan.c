@@ -70,7 +70,7 @@
 
 #include "asof.h"
 #include "asof_planner_internal.h"
-#include "join_common.h"
+#include "keypart.h"
 #include "plan_private.h"
 #include "time_shift.h"
 #include "windowjoin.h"

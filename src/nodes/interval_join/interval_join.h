@@ -54,7 +54,7 @@ typedef struct IntervalJoinPlanInfo
 	List	   *outer_types;	/* OID list: outer input type per key */
 	List	   *inner_types;	/* OID list: inner input type per key */
 	bool		key_partitioned;	/* split by key partitions under a
-									 * Gather (join_common.h)? */
+									 * Gather (input_paths.h)? */
 	int			kp_param;		/* if so: PARAM_EXEC of the partition */
 	int			kp_parts;		/* if so: its wj_keypart_units */
 	int			kp_grain;		/* and units per partition */

@@ -75,8 +75,9 @@
 #include "utils/tuplestore.h"
 
 #include "exec_common.h"
+#include "explain_common.h"
 #include "interval_join.h"
-#include "join_common.h"
+#include "keypart.h"
 #include "state_stats.h"
 #include "windowjoin.h"
 
@@ -194,7 +195,7 @@ typedef struct IntervalJoinState
 
 	WjStateStats stats;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
-	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
+	WjKeyPart	kp;				/* key-partitioned execution (keypart.h) */
 	WjLeaderShare leader;		/* otherwise, the leader's share under a
 								 * Gather (exec_common.h) */
 } IntervalJoinState;
@@ -1391,7 +1392,7 @@ interval_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							 nloops > 0 ? nfiltered / nloops : 0, 0, es);
 	}
 	wj_explain_state(&st->stats, es);
-	if (st->kp.parts > 0)		/* key-partitioned (join_common.h) */
+	if (st->kp.parts > 0)		/* key-partitioned (keypart.h) */
 		ExplainPropertyInteger("Key Partitions", NULL, st->kp.parts, es);
 	wj_explain_workers(&st->pinstr, &node->ss.ps, &st->stats, es);
 }

@@ -68,8 +68,9 @@
 #include "utils/selfuncs.h"
 #include "utils/typcache.h"
 
+#include "input_paths.h"
 #include "interval_join.h"
-#include "join_common.h"
+#include "keypart.h"
 #include "plan_private.h"
 #include "stats_common.h"
 #include "window_arith.h"

@@ -55,7 +55,7 @@
 #include "utils/selfuncs.h"
 
 #include "catalog_cache.h"
-#include "join_common.h"
+#include "input_paths.h"
 #include "session_sort.h"
 #include "window_expand.h"
 #include "windowjoin.h"

@@ -106,7 +106,7 @@
 #include "utils/typcache.h"
 
 #include "exec_common.h"
-#include "join_common.h"
+#include "keypart.h"
 #include "row_exchange.h"
 #include "session_sort.h"
 #include "state_stats.h"

@@ -63,7 +63,8 @@
 #include "utils/typcache.h"
 
 #include "catalog_cache.h"
-#include "join_common.h"
+#include "input_paths.h"
+#include "keypart.h"
 #include "plan_private.h"
 #include "row_exchange.h"
 #include "session_sort.h"
@@ -352,7 +353,7 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 	cpath->path.pathtarget = subpath->pathtarget;
 	cpath->path.param_info = NULL;
 	cpath->path.parallel_aware = false;
-	/* the rule of every windowjoin node (join_common.h) */
+	/* the rule of every windowjoin node (input_paths.h) */
 	cpath->path.parallel_safe =
 		wj_path_parallel_safe(root, rel, list_make1(subpath),
 							  lappend(list_copy(part_exprs), time_expr));

@@ -75,12 +75,12 @@
 #include "utils/syscache.h"
 
 #include "catalog_cache.h"
-#include "join_common.h"
+#include "input_paths.h"
 #include "plan_private.h"
-#include "stats_common.h"
 #include "row_exchange.h"
-#include "window_expand.h"
+#include "stats_common.h"
 #include "window_arith.h"
+#include "window_expand.h"
 #include "windowjoin.h"
 
 /* What was recognised in the query */

@@ -77,7 +77,7 @@ typedef struct WindowJoinPlanInfo
 	List	   *inner_hashfn;	/* OID list: hash functions of inner keys */
 	List	   *key_coll;		/* OID list: collations of the keys */
 	bool		key_partitioned;	/* split by key partitions under a
-									 * Gather (join_common.h)? */
+									 * Gather (input_paths.h)? */
 	int			kp_param;		/* if so: PARAM_EXEC of the partition */
 	int			kp_parts;		/* if so: its wj_keypart_units */
 	int			kp_grain;		/* and units per partition */

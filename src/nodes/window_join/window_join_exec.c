@@ -110,7 +110,8 @@
 #include "storage/buffile.h"
 
 #include "exec_common.h"
-#include "join_common.h"
+#include "explain_common.h"
+#include "keypart.h"
 #include "state_stats.h"
 #include "window_arith.h"
 #include "window_join.h"
@@ -254,7 +255,7 @@ typedef struct WindowJoinState
 	WjStateStats stats;
 	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
 
-	WjKeyPart	kp;				/* key-partitioned execution (join_common.h) */
+	WjKeyPart	kp;				/* key-partitioned execution (keypart.h) */
 	WjLeaderShare leader;		/* otherwise, the leader's share under a
 								 * Gather (exec_common.h) */
 

@@ -102,7 +102,8 @@
 #include "utils/typcache.h"
 
 #include "catalog_cache.h"
-#include "join_common.h"
+#include "input_paths.h"
+#include "keypart.h"
 #include "plan_private.h"
 #include "stats_common.h"
 #include "window_arith.h"

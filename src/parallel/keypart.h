@@ -1,63 +1,20 @@
 /*-------------------------------------------------------------------------
  *
- * join_common.h
- *	  Small pieces shared by the join nodes' planners; includes the EXPLAIN
- *	  helpers of explain_common.h for their executors.
+ * keypart.h
+ *	  Key partitioning: the planner side (keypart_planner.c) and a node's
+ *	  partition state in the executor (keypart.c).
  *
- * src/parallel/join_common.h
+ * src/parallel/keypart.h
  *
  *-------------------------------------------------------------------------
  */
-#ifndef JOIN_COMMON_H
-#define JOIN_COMMON_H
+#ifndef KEYPART_H
+#define KEYPART_H
 
 #include "access/parallel.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "port/atomics.h"
-
-#include "explain_common.h"
-
-/* The cheapest unparameterized path of rel delivering rows in pathkeys order */
-extern Path *wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys);
-
-/*
- * Parallel query (docs/parallel.md).
- *
- * The one parallel-safety rule of every windowjoin node: a node's path is
- * parallel_safe iff
- *	 - the relation it produces has consider_parallel set (the planner has
- *	   checked that its target list and restriction clauses are parallel
- *	   safe, and that the query may use parallel mode at all),
- *	 - every child path is parallel_safe, and
- *	 - every other expression the node evaluates (keys, time expressions,
- *	   bounds it carries outside the relation's clauses) is parallel safe.
- * wj_path_parallel_safe() applies it; every planner file calls it.
- *
- * A parallel-safe path may run inside a worker under a Gather (also as the
- * whole plan under force_parallel_mode); a partial path, built by
- * wj_partial_outer_input() below, additionally reads only a share of its
- * outer input, so the same node runs in every participant and the Gather
- * above unions the results.
- */
-extern bool wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel,
-								  List *child_paths, List *exprs);
-
-/* The cheapest partial path of rel in pathkeys order (a Sort per worker) */
-extern Path *wj_partial_outer_input(PlannerInfo *root, RelOptInfo *rel,
-									List *pathkeys);
-
-/* The cheapest parallel-safe unparameterized path of rel in pathkeys order */
-extern Path *wj_parallel_safe_input(PlannerInfo *root, RelOptInfo *rel,
-									List *pathkeys);
-
-/* How many shares of a partial path's rows one participant sees */
-extern double wj_parallel_divisor(Path *path);
-
-/* Add partial paths to an upper relation, and Gathers of those it keeps */
-extern void wj_add_partial_paths_gathered(PlannerInfo *root, RelOptInfo *rel,
-										  List *partials);
-
 
 /*
  * Key partitioning (docs/parallel.md): a partial path whose participants
@@ -86,7 +43,6 @@ extern int	wj_keypart_plan(PlannerInfo *root, int units,
  * row's partition (hash, mask, modulo, division), for the costs.
  */
 #define WJ_KEYPART_PART_OPS		4
-extern Path *wj_cheapest_partial_path(RelOptInfo *rel, PathTarget *target);
 extern int	wj_keypart_grain(bool exchanged);
 extern Path *wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel,
 									   List *pathkeys);
@@ -96,9 +52,6 @@ extern int	wj_keypart_plan_exchange(PlannerInfo *root, int units,
 									 Plan *outer_plan, Expr *outer_key,
 									 Oid outer_hash, Plan *inner_plan,
 									 Expr *inner_key, Oid inner_hash);
-extern void wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31,
-								   Param *param, int units, int grain);
-extern void wj_key_exchange_register(void);
 
 /* Executor side: a node's partition state */
 #define WJ_KEYPART_SHARE		10	/* units of one worker's share */
@@ -140,6 +93,8 @@ extern int	wj_keypart_of_hash(WjKeyPart *kp, uint32 hash);
 extern int	wj_keypart_slot_of_hash(int units, int grain, bool isnull,
 									uint32 hash31);
 extern int	wj_keypart_slots(int units, int grain);
+extern int	wj_keypart_worker_parts(int units, int grain);
+extern int	wj_keypart_part_of_hash(uint32 hash, int units, int grain);
 
 /* Claim the next partition and point the children at it; false: none left */
 extern bool wj_keypart_next(WjKeyPart *kp, EState *estate, PlanState *outer,
@@ -151,4 +106,4 @@ extern Plan *wj_split_scan(Plan *plan);
 extern int	wj_split_filter(PlannerInfo *root, Plan *input, Expr *key,
 							Oid hashfn, Oid exthashfn, int parts);
 
-#endif							/* JOIN_COMMON_H */
+#endif							/* KEYPART_H */
