@@ -53,6 +53,7 @@
 #include "asof.h"
 #include "asof_planner_internal.h"
 #include "join_common.h"
+#include "pg_compat.h"
 #include "time_shift.h"
 #include "windowjoin.h"
 
@@ -435,7 +436,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
 	q->sortClause = NIL;
 	q->limitCount = NULL;
-	q->limitOption = LIMIT_OPTION_DEFAULT;
+	q->limitOption = WJ_LIMIT_OPTION_NONE;
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);

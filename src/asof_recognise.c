@@ -80,6 +80,7 @@
 #include "asof.h"
 #include "asof_planner_internal.h"
 #include "join_common.h"
+#include "pg_compat.h"
 #include "time_shift.h"
 #include "windowjoin.h"
 
@@ -657,7 +658,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
 	q->sortClause = NIL;
 	q->limitCount = NULL;
-	q->limitOption = LIMIT_OPTION_DEFAULT;
+	q->limitOption = WJ_LIMIT_OPTION_NONE;
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);

@@ -70,6 +70,7 @@
 
 #include "interval_join.h"
 #include "join_common.h"
+#include "pg_compat.h"
 #include "plan_private.h"
 #include "stats_common.h"
 #include "window_arith.h"
@@ -759,12 +760,12 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	tce = lookup_type_cache(info->lower->ttype, TYPECACHE_LT_OPR);
 	if (!OidIsValid(tce->lt_opr))
 		return;
-	pk = build_expression_pathkey(root, info->lower->outer_t, NULL,
-								  tce->lt_opr, outerrel->relids, true);
+	pk = wj_build_expression_pathkey(root, info->lower->outer_t, NULL,
+									 tce->lt_opr, outerrel->relids, true);
 	if (pk != NIL && !list_member_ptr(outer_pks, linitial(pk)))
 		outer_pks = lappend(outer_pks, linitial(pk));
-	pk = build_expression_pathkey(root, info->lower->inner_t, NULL,
-								  tce->lt_opr, innerrel->relids, true);
+	pk = wj_build_expression_pathkey(root, info->lower->inner_t, NULL,
+									 tce->lt_opr, innerrel->relids, true);
 	if (pk != NIL && !list_member_ptr(inner_pks, linitial(pk)))
 		inner_pks = lappend(inner_pks, linitial(pk));
 

@@ -64,6 +64,7 @@
 
 #include "catalog_cache.h"
 #include "join_common.h"
+#include "pg_compat.h"
 #include "plan_private.h"
 #include "row_exchange.h"
 #include "session_sort.h"
@@ -779,10 +780,9 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 										 sort->path.pathkeys, part_exprs,
 										 time_expr);
 		new_paths = lappend(new_paths,
-							create_windowagg_path(root, output_rel, ssort,
-												  wpath->path.pathtarget,
-												  wfuncs, wpath->winclause,
-												  wpath->qual, wpath->topwindow));
+							wj_create_windowagg_path_like(root, output_rel, ssort,
+														  wpath->path.pathtarget,
+														  wfuncs, wpath));
 		for (variant = 0; variant < 2; variant++)
 		{
 			Path	   *input = variant == 0 ? kp_input : ex_input;
@@ -795,10 +795,9 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 										  sort->path.pathkeys, part_exprs,
 										  time_expr);
 			make_partial(root, kp, input, variant == 1, workers, part_exprs);
-			wagg = (Path *) create_windowagg_path(root, output_rel, kp,
-												  wpath->path.pathtarget,
-												  wfuncs, wpath->winclause,
-												  wpath->qual, wpath->topwindow);
+			wagg = (Path *) wj_create_windowagg_path_like(root, output_rel, kp,
+														  wpath->path.pathtarget,
+														  wfuncs, wpath);
 			wagg->parallel_safe = true;
 			partial_paths = lappend(partial_paths, wagg);
 		}

@@ -103,6 +103,7 @@
 
 #include "catalog_cache.h"
 #include "join_common.h"
+#include "pg_compat.h"
 #include "plan_private.h"
 #include "stats_common.h"
 #include "window_arith.h"
@@ -285,8 +286,8 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 		if (bms_is_subset(rinfo->required_relids, rel->relids))
 			WJ_REJECT("a join clause is evaluated at the window function scan");
 	}
-	if (generate_join_implied_equalities(root, rel->relids, others,
-										 member) != NIL)
+	if (wj_generate_join_implied_equalities(root, rel->relids, others,
+											member) != NIL)
 		WJ_REJECT("an implied equality refers to the window function scan");
 	foreach(lc, root->join_info_list)
 	{
@@ -690,8 +691,8 @@ time_pathkeys(PlannerInfo *root, WjSideInfo *side)
 
 	if (!OidIsValid(tce->lt_opr))
 		return NIL;
-	return build_expression_pathkey(root, (Expr *) side->time_var, NULL,
-									tce->lt_opr, side->base->relids, true);
+	return wj_build_expression_pathkey(root, (Expr *) side->time_var, NULL,
+									   tce->lt_opr, side->base->relids, true);
 }
 
 /*

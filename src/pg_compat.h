@@ -1,0 +1,177 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_compat.h
+ *	  Compatibility with the supported PostgreSQL majors: 15 and 17.
+ *
+ * One source tree builds against each of them.  Where PostgreSQL changed
+ * a function's arguments, a struct's fields or a header's contents, the
+ * code calls a named helper from this file instead, and this file is the
+ * one place that tests PG_VERSION_NUM for such changes (code whose
+ * behaviour truly differs between majors tests it where it is, with a
+ * comment).  Each helper compiles, on PostgreSQL 15, to exactly the call
+ * or expression the code made before it existed; on the newer majors it
+ * passes the new arguments the way PostgreSQL's own callers do.
+ *
+ * The version boundaries are those of the PostgreSQL release that made
+ * the change (16 for several of them); 16 itself is not a supported
+ * major and is not tested.
+ *
+ * src/pg_compat.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WJ_PG_COMPAT_H
+#define WJ_PG_COMPAT_H
+
+#include "postgres.h"
+
+#include "nodes/pathnodes.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planner.h"
+
+/*
+ * strlcpy
+ *		The headers of the assembled 17 and 18 toolchains
+ *		(../shared/pg-versions) come from Debian releases whose glibc (2.38
+ *		and later) declares strlcpy(), so their pg_config.h says so and
+ *		port.h does not declare it; this machine's glibc 2.36 does not
+ *		either.  The server itself has PostgreSQL's own strlcpy (src/port),
+ *		which the module resolves at load time, so only the declaration is
+ *		missing.  Nothing happens with matching headers and C library (as
+ *		with Debian 12's PostgreSQL 15).
+ */
+#if defined(__GLIBC__) && defined(HAVE_DECL_STRLCPY) && HAVE_DECL_STRLCPY
+#if !__GLIBC_PREREQ(2, 38)
+extern size_t strlcpy(char *dst, const char *src, size_t siz);
+#endif
+#endif
+
+/*
+ * wj_abs_int64
+ *		The absolute value of an int64.  PostgreSQL 16 removed the Abs()
+ *		macro from c.h in favour of i64abs() and the C library's functions.
+ */
+#if PG_VERSION_NUM >= 160000
+#define wj_abs_int64(x) i64abs(x)
+#else
+#define wj_abs_int64(x) Abs(x)
+#endif
+
+/*
+ * WJ_LIMIT_OPTION_NONE
+ *		Query.limitOption of a query without LIMIT.  PostgreSQL 16 removed
+ *		LIMIT_OPTION_DEFAULT; a query without LIMIT has LIMIT_OPTION_COUNT
+ *		(and no limitCount) there.
+ */
+#if PG_VERSION_NUM >= 160000
+#define WJ_LIMIT_OPTION_NONE LIMIT_OPTION_COUNT
+#else
+#define WJ_LIMIT_OPTION_NONE LIMIT_OPTION_DEFAULT
+#endif
+
+/*
+ * wj_nullable_baserels
+ *		PlannerInfo's nullable_baserels, for wj_build_expression_pathkey();
+ *		PostgreSQL 16 replaced it by the nullingrels of outer-join-aware
+ *		Vars, and no longer takes such a set anywhere.
+ * wj_build_expression_pathkey
+ *		build_expression_pathkey(); since PostgreSQL 16 without the
+ *		nullable relids argument, which is not evaluated there.
+ */
+#if PG_VERSION_NUM >= 160000
+#define wj_nullable_baserels(root) ((Relids) NULL)
+#define wj_build_expression_pathkey(root, expr, nullable_relids, opno, rel, create_it) \
+	build_expression_pathkey((root), (expr), (opno), (rel), (create_it))
+#else
+#define wj_nullable_baserels(root) ((root)->nullable_baserels)
+#define wj_build_expression_pathkey(root, expr, nullable_relids, opno, rel, create_it) \
+	build_expression_pathkey((root), (expr), (nullable_relids), (opno), (rel), (create_it))
+#endif
+
+/*
+ * wj_generate_join_implied_equalities
+ *		generate_join_implied_equalities() for an inner join; PostgreSQL 16
+ *		added the join's SpecialJoinInfo, NULL for an inner join.
+ */
+#if PG_VERSION_NUM >= 160000
+#define wj_generate_join_implied_equalities(root, join_relids, outer_relids, inner_rel) \
+	generate_join_implied_equalities((root), (join_relids), (outer_relids), (inner_rel), NULL)
+#else
+#define wj_generate_join_implied_equalities(root, join_relids, outer_relids, inner_rel) \
+	generate_join_implied_equalities((root), (join_relids), (outer_relids), (inner_rel))
+#endif
+
+/*
+ * wj_create_subqueryscan_path
+ *		create_subqueryscan_path() on the subquery relation rel.  PostgreSQL
+ *		16 added trivial_pathtarget, which set_subquery_pathlist() computes
+ *		for rel (its target list is the subquery's output columns in order,
+ *		so that setrefs.c will drop the SubqueryScan; it is then costed as
+ *		free): the same test here, so that a path made again over one of
+ *		the subquery's paths costs what PostgreSQL's own does.
+ */
+#if PG_VERSION_NUM >= 160000
+static inline bool
+wj_subquery_pathtarget_is_trivial(RelOptInfo *rel)
+{
+	List	   *tlist = rel->subroot->parse->targetList;
+	ListCell   *lc;
+	int			attno = 0;
+
+	if (list_length(rel->reltarget->exprs) != list_length(tlist))
+		return false;
+	foreach(lc, rel->reltarget->exprs)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		attno++;
+		if (!IsA(var, Var) || var->varno != rel->relid ||
+			var->varattno != attno)
+			return false;
+	}
+	return true;
+}
+
+#define wj_create_subqueryscan_path(root, rel, subpath, pathkeys, required_outer) \
+	create_subqueryscan_path((root), (rel), (subpath), \
+							 wj_subquery_pathtarget_is_trivial(rel), \
+							 (pathkeys), (required_outer))
+#else
+#define wj_create_subqueryscan_path(root, rel, subpath, pathkeys, required_outer) \
+	create_subqueryscan_path((root), (rel), (subpath), (pathkeys), (required_outer))
+#endif
+
+/*
+ * wj_subquery_planner
+ *		subquery_planner() for a query that is not a set operation's
+ *		branch; PostgreSQL 17 added the set operation (NULL here).
+ */
+#if PG_VERSION_NUM >= 170000
+#define wj_subquery_planner(glob, parse, parent_root, hasRecursion, tuple_fraction) \
+	subquery_planner((glob), (parse), (parent_root), (hasRecursion), (tuple_fraction), NULL)
+#else
+#define wj_subquery_planner(glob, parse, parent_root, hasRecursion, tuple_fraction) \
+	subquery_planner((glob), (parse), (parent_root), (hasRecursion), (tuple_fraction))
+#endif
+
+/*
+ * wj_create_windowagg_path_like
+ *		A WindowAggPath computing what wpath computes (its window clause,
+ *		run condition, quals and place among the windows) over another
+ *		input path, with the given target and window functions.  PostgreSQL
+ *		17 keeps the run condition in the path rather than in the
+ *		WindowClause, and takes it as an argument.
+ */
+#if PG_VERSION_NUM >= 170000
+#define wj_create_windowagg_path_like(root, rel, subpath, target, wfuncs, wpath) \
+	create_windowagg_path((root), (rel), (subpath), (target), (wfuncs), \
+						  (wpath)->runCondition, (wpath)->winclause, \
+						  (wpath)->qual, (wpath)->topwindow)
+#else
+#define wj_create_windowagg_path_like(root, rel, subpath, target, wfuncs, wpath) \
+	create_windowagg_path((root), (rel), (subpath), (target), (wfuncs), \
+						  (wpath)->winclause, (wpath)->qual, (wpath)->topwindow)
+#endif
+
+#endif							/* WJ_PG_COMPAT_H */
