@@ -318,8 +318,8 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 
 	/* ORDER BY the distance ascending, NULLs last */
 	if (order->nulls_first ||
-		!get_ordering_op_properties(order->sortop, &time_opfamily,
-									&opcintype, &order_strategy) ||
+		!wj_ordering_op_strategy(order->sortop, &time_opfamily,
+								 &opcintype, &order_strategy) ||
 		order_strategy != BTLessStrategyNumber ||
 		opcintype != dist->result)
 		ASOF_NO("nearest: ORDER BY the distance is not ascending with NULLs last");

@@ -560,8 +560,8 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	order_tle = get_sortgroupclause_tle(order, sq->targetList);
 	if (IsA(order_tle->expr, OpExpr))
 		return asof_recognise_nearest(root, sq, order, order_tle);
-	if (!get_ordering_op_properties(order->sortop, &time_opfamily,
-									&opcintype, &order_strategy))
+	if (!wj_ordering_op_strategy(order->sortop, &time_opfamily,
+								 &opcintype, &order_strategy))
 		ASOF_NO("the subquery's ORDER BY is not a btree ordering");
 
 	spec = palloc0(sizeof(AsOfSpec));

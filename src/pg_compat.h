@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * pg_compat.h
- *	  Compatibility with the supported PostgreSQL majors: 15 and 17.
+ *	  Compatibility with the supported PostgreSQL majors: 15, 17 and 18.
  *
  * One source tree builds against each of them.  Where PostgreSQL changed
  * a function's arguments, a struct's fields or a header's contents, the
@@ -25,10 +25,22 @@
 
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
 #include "nodes/pathnodes.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "utils/lsyscache.h"
+
+#if PG_VERSION_NUM >= 180000
+#include "access/cmptype.h"
+#include "catalog/pg_am_d.h"
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
 
 /*
  * strlcpy
@@ -172,6 +184,101 @@ wj_subquery_pathtarget_is_trivial(RelOptInfo *rel)
 #define wj_create_windowagg_path_like(root, rel, subpath, target, wfuncs, wpath) \
 	create_windowagg_path((root), (rel), (subpath), (target), (wfuncs), \
 						  (wpath)->winclause, (wpath)->qual, (wpath)->topwindow)
+#endif
+
+/*
+ * wj_ordering_op_strategy
+ *		get_ordering_op_properties() with the btree strategy of the operator
+ *		(BTLessStrategyNumber or BTGreaterStrategyNumber) in *strategy.
+ *		PostgreSQL 18 returns a CompareType instead, and may return the
+ *		opfamily of any ordering access method: only btree's count here,
+ *		as they alone did before.
+ */
+#if PG_VERSION_NUM >= 180000
+static inline bool
+wj_ordering_op_strategy(Oid opno, Oid *opfamily, Oid *opcintype,
+						int16 *strategy)
+{
+	CompareType cmptype;
+
+	if (!get_ordering_op_properties(opno, opfamily, opcintype, &cmptype) ||
+		get_opfamily_method(*opfamily) != BTREE_AM_OID)
+		return false;
+	if (cmptype == COMPARE_LT)
+		*strategy = BTLessStrategyNumber;
+	else if (cmptype == COMPARE_GT)
+		*strategy = BTGreaterStrategyNumber;
+	else
+		return false;
+	return true;
+}
+#else
+#define wj_ordering_op_strategy(opno, opfamily, opcintype, strategy) \
+	get_ordering_op_properties((opno), (opfamily), (opcintype), (strategy))
+#endif
+
+/*
+ * wj_pathkey_strategy
+ *		The btree strategy of a pathkey's sort direction:
+ *		BTLessStrategyNumber for ASC, BTGreaterStrategyNumber for DESC.
+ *		PostgreSQL 18 replaced PathKey.pk_strategy by pk_cmptype.
+ */
+#if PG_VERSION_NUM >= 180000
+#define wj_pathkey_strategy(pk) \
+	((pk)->pk_cmptype == COMPARE_GT ? \
+	 BTGreaterStrategyNumber : BTLessStrategyNumber)
+#else
+#define wj_pathkey_strategy(pk) ((pk)->pk_strategy)
+#endif
+
+/*
+ * wj_heap_form_minimal_tuple
+ *		heap_form_minimal_tuple() without extra space before the tuple
+ *		(PostgreSQL 18 added that argument).
+ */
+#if PG_VERSION_NUM >= 180000
+#define wj_heap_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull), 0)
+#else
+#define wj_heap_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull))
+#endif
+
+/*
+ * Tuple hash tables whose entries point to the caller's own data.
+ *
+ * wj_build_tuple_hash_table
+ *		BuildTupleHashTableExt() (PostgreSQL 18: BuildTupleHashTable(), which
+ *		also takes the input slots' type, NULL for "any", as before) for a
+ *		table whose entries each hold one pointer.  Before 18 an entry has
+ *		a pointer field of its own ("additional"), and the size passed is
+ *		0 as before; 18 instead reserves additionalsize bytes in each entry,
+ *		so the pointer's size is asked for there.
+ * wj_tuplehash_get / wj_tuplehash_set
+ *		Read and write that pointer of entry in hashtable.
+ */
+#if PG_VERSION_NUM >= 180000
+#define wj_build_tuple_hash_table(parent, desc, numCols, keyColIdx, eqfuncoids, \
+								  hashfunctions, collations, nbuckets, \
+								  metacxt, tablecxt, tempcxt, use_variable_hash_iv) \
+	BuildTupleHashTable((parent), (desc), NULL, (numCols), (keyColIdx), \
+						(eqfuncoids), (hashfunctions), (collations), \
+						(nbuckets), sizeof(void *), (metacxt), (tablecxt), \
+						(tempcxt), (use_variable_hash_iv))
+#define wj_tuplehash_get(hashtable, entry) \
+	(*(void **) TupleHashEntryGetAdditional((hashtable), (entry)))
+#define wj_tuplehash_set(hashtable, entry, ptr) \
+	(*(void **) TupleHashEntryGetAdditional((hashtable), (entry)) = (void *) (ptr))
+#else
+#define wj_build_tuple_hash_table(parent, desc, numCols, keyColIdx, eqfuncoids, \
+								  hashfunctions, collations, nbuckets, \
+								  metacxt, tablecxt, tempcxt, use_variable_hash_iv) \
+	BuildTupleHashTableExt((parent), (desc), (numCols), (keyColIdx), \
+						   (eqfuncoids), (hashfunctions), (collations), \
+						   (nbuckets), 0, (metacxt), (tablecxt), (tempcxt), \
+						   (use_variable_hash_iv))
+#define wj_tuplehash_get(hashtable, entry) ((entry)->additional)
+#define wj_tuplehash_set(hashtable, entry, ptr) ((entry)->additional = (ptr))
 #endif
 
 #endif							/* WJ_PG_COMPAT_H */

@@ -121,7 +121,8 @@ key_operators(PathKey *pk, EquivalenceMember *em, Oid *sortop, Oid *eqop)
 {
 	Oid			type = em->em_datatype;
 
-	*sortop = get_opfamily_member(pk->pk_opfamily, type, type, pk->pk_strategy);
+	*sortop = get_opfamily_member(pk->pk_opfamily, type, type,
+								  wj_pathkey_strategy(pk));
 	*eqop = get_opfamily_member(pk->pk_opfamily, type, type,
 								BTEqualStrategyNumber);
 
@@ -146,7 +147,7 @@ time_key_ok(PathKey *pk, EquivalenceMember *em)
 	TypeCacheEntry *tce;
 
 	if ((type != TIMESTAMPOID && type != TIMESTAMPTZOID) ||
-		pk->pk_strategy != BTLessStrategyNumber || pk->pk_nulls_first)
+		wj_pathkey_strategy(pk) != BTLessStrategyNumber || pk->pk_nulls_first)
 		return false;
 	tce = lookup_type_cache(type, TYPECACHE_LT_OPR);
 	return OidIsValid(tce->lt_opr) &&
