@@ -352,7 +352,7 @@ asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		path = (Path *) lfirst(lc);
 		if (path->parallel_safe && path->param_info == NULL &&
 			pathkeys_contained_in(subroot->sort_pathkeys, path->pathkeys) &&
-			(inner_path == NULL || path->total_cost < inner_path->total_cost))
+			(inner_path == NULL || wj_path_total_cheaper(path, inner_path)))
 			inner_path = path;
 	}
 	if (inner_path == NULL && serial_query != NULL)
@@ -626,6 +626,9 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	if (strategy == ASOF_STRATEGY_LOOKUP)
 		startup += inner_path->total_cost - inner_path->startup_cost +
 			inner_run;
+	wj_set_path_disabled_nodes(&apath->cpath.path,
+							   wj_path_disabled_nodes(outer_path) +
+							   wj_path_disabled_nodes(inner_path));
 	apath->cpath.path.startup_cost = startup;
 	apath->cpath.path.total_cost = outer_path->total_cost +
 		inner_path->total_cost + qual_cost.startup +

@@ -71,6 +71,7 @@
 #include "asof.h"
 #include "asof_planner_internal.h"
 #include "join_common.h"
+#include "pg_compat.h"
 #include "plan_private.h"
 #include "time_shift.h"
 #include "windowjoin.h"
@@ -368,6 +369,8 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	inner_plan->scan.scanrelid = relid;
 	inner_plan->subplan = subplan;
 	inner_plan->scanstatus = SUBQUERY_SCAN_UNKNOWN;
+	wj_set_plan_disabled_nodes(&inner_plan->scan.plan,
+							   wj_plan_disabled_nodes(subplan));
 	inner_plan->scan.plan.startup_cost = apath->inner_path->startup_cost;
 	inner_plan->scan.plan.total_cost = apath->inner_path->total_cost +
 		cpu_tuple_cost * apath->inner_path->rows;

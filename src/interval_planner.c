@@ -969,6 +969,9 @@ ij_make_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 		wj_path_parallel_safe(root, joinrel, list_make2(outer, inner), NIL);
 	cpath->path.parallel_workers = outer->parallel_workers;
 	cpath->path.rows = info->rows;
+	wj_set_path_disabled_nodes(&cpath->path,
+							   wj_path_disabled_nodes(outer) +
+							   wj_path_disabled_nodes(inner));
 	if (partial)
 		cpath->path.rows = clamp_row_est(info->rows /
 										 wj_parallel_divisor(outer));

@@ -281,4 +281,47 @@ wj_ordering_op_strategy(Oid opno, Oid *opfamily, Oid *opcintype,
 #define wj_tuplehash_set(hashtable, entry, ptr) ((entry)->additional = (ptr))
 #endif
 
+/*
+ * Disabled nodes.  Since PostgreSQL 18 each path and plan counts the nodes
+ * in it that an enable_* setting disabled, and the planner prefers a path
+ * with fewer of them before it compares costs (before 18 a disabled node
+ * was charged disable_cost instead, which a path built on it inherited
+ * with its children's costs).  So that enable_*=off keeps working for
+ * PostgreSQL's nodes below ours, a windowjoin path, and a plan node built
+ * by hand, carries the sum of its children's counts.  A windowjoin node
+ * itself is never counted: switched off (windowjoin.enable_*), it makes no
+ * path at all, and EXPLAIN never shows it "Disabled".
+ *
+ * wj_path_disabled_nodes / wj_plan_disabled_nodes
+ *		The count of a path or plan (0 before 18).
+ * wj_set_path_disabled_nodes / wj_set_plan_disabled_nodes
+ *		Set it (nothing before 18).
+ */
+#if PG_VERSION_NUM >= 180000
+#define wj_path_disabled_nodes(path) ((path)->disabled_nodes)
+#define wj_plan_disabled_nodes(plan) ((plan)->disabled_nodes)
+#define wj_set_path_disabled_nodes(path, n) ((path)->disabled_nodes = (n))
+#define wj_set_plan_disabled_nodes(plan, n) ((plan)->disabled_nodes = (n))
+#else
+#define wj_path_disabled_nodes(path) 0
+#define wj_plan_disabled_nodes(plan) 0
+#define wj_set_path_disabled_nodes(path, n) ((void) 0)
+#define wj_set_plan_disabled_nodes(plan, n) ((void) 0)
+#endif
+
+/*
+ * wj_path_total_cheaper
+ *		Is path a cheaper than path b to run to completion?  Since
+ *		PostgreSQL 18 a path with fewer disabled nodes always is, as in
+ *		compare_path_costs(); before, disabled paths were just expensive.
+ */
+#if PG_VERSION_NUM >= 180000
+#define wj_path_total_cheaper(a, b) \
+	((a)->disabled_nodes < (b)->disabled_nodes || \
+	 ((a)->disabled_nodes == (b)->disabled_nodes && \
+	  (a)->total_cost < (b)->total_cost))
+#else
+#define wj_path_total_cheaper(a, b) ((a)->total_cost < (b)->total_cost)
+#endif
+
 #endif							/* WJ_PG_COMPAT_H */

@@ -360,6 +360,7 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 							  lappend(list_copy(part_exprs), time_expr));
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = subpath->rows;
+	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(subpath));
 	cpath->path.startup_cost = subpath->total_cost + run;
 	cpath->path.total_cost = cpath->path.startup_cost + cpu_operator_cost * rows;
 	cpath->path.pathkeys = pathkeys;
@@ -612,7 +613,7 @@ cheapest_safe_input(RelOptInfo *input_rel, PathTarget *target)
 		if (path->param_info != NULL || !path->parallel_safe ||
 			!equal(path->pathtarget->exprs, target->exprs))
 			continue;
-		if (result == NULL || path->total_cost < result->total_cost)
+		if (result == NULL || wj_path_total_cheaper(path, result))
 			result = path;
 	}
 	return result;

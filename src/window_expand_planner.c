@@ -76,6 +76,7 @@
 
 #include "catalog_cache.h"
 #include "join_common.h"
+#include "pg_compat.h"
 #include "plan_private.h"
 #include "stats_common.h"
 #include "row_exchange.h"
@@ -853,6 +854,7 @@ make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
 							  expand_target->exprs);
 	cpath->path.parallel_workers = path->parallel_workers;
 	cpath->path.rows = clamp_row_est(path->rows * windows_per_pane);
+	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(path));
 	cpath->path.startup_cost = path->total_cost;
 	cpath->path.total_cost = path->total_cost +
 		cpath->path.rows * (cpu_tuple_cost + expand_target->cost.per_tuple);

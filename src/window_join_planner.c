@@ -1289,6 +1289,9 @@ wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 							  list_make2(outer_path, inner_path), node_exprs);
 	cpath->path.parallel_workers = outer_path->parallel_workers;
 	cpath->path.rows = rows;
+	wj_set_path_disabled_nodes(&cpath->path,
+							   wj_path_disabled_nodes(outer_path) +
+							   wj_path_disabled_nodes(inner_path));
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 	cpath->path.pathkeys = NIL;
