@@ -29,6 +29,7 @@
 #include "access/stratnum.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
+#include "fmgr.h"
 #include "nodes/pathnodes.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
@@ -58,6 +59,18 @@
 extern size_t strlcpy(char *dst, const char *src, size_t siz);
 #endif
 #endif
+
+/*
+ * wj_datum_get_heap_tuple_header
+ *		The tuple of a composite datum, as DatumGetHeapTupleHeader() was
+ *		defined in fmgr.h up to 17.10 (and still is in 15 and 18): detoast,
+ *		cast.  17.12's headers declare it as a function of the server, which
+ *		17.10's server does not have; the assembled 17 toolchain pairs those
+ *		headers with that server (../shared/pg-versions), where a module that
+ *		calls it fails to load.  Only for datums the module formed itself,
+ *		which are never toasted nor expanded.
+ */
+#define wj_datum_get_heap_tuple_header(X) ((HeapTupleHeader) PG_DETOAST_DATUM(X))
 
 /*
  * wj_abs_int64

@@ -1128,7 +1128,7 @@ make_session(SessionSortState *state, int64 start, int64 last)
 	}
 	else
 	{
-		HeapTupleHeader td = DatumGetHeapTupleHeader(state->win_datum);
+		HeapTupleHeader td = wj_datum_get_heap_tuple_header(state->win_datum);
 
 		heap_fill_tuple(state->win_desc, values, nulls,
 						(char *) td + td->t_hoff,
