@@ -423,6 +423,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = asof_info_to_private(&info);
 	cscan->methods = &wj_asof_scan_methods;
 
+	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }
 

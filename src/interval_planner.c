@@ -122,6 +122,9 @@ typedef struct IJInfo
 static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
+static CustomScan *ij_make_plan(PlannerInfo *root, RelOptInfo *rel,
+								CustomPath *best_path, List *tlist,
+								List *clauses, List *custom_plans);
 
 static Path *ij_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 						  IJInfo *info, Path *outer, Path *inner,
@@ -908,9 +911,8 @@ ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 {
 	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
 	IJKey	   *k = (IJKey *) linitial(info->keys);
-	CustomScan *cscan = (CustomScan *) ij_plan_custom_path(root, rel, best_path,
-														   tlist, clauses,
-														   custom_plans);
+	CustomScan *cscan = ij_make_plan(root, rel, best_path, tlist, clauses,
+									 custom_plans);
 	int			parts = wj_keypart_units(best_path->path.parallel_workers);
 	Oid			ohash,
 				ihash;
@@ -927,6 +929,7 @@ ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 		 linitial(cscan->custom_plans), k->outer_expr, ohash,
 		 lsecond(cscan->custom_plans), k->inner_expr, ihash);
 	cscan->custom_private = interval_join_info_to_private(&plan_info);
+	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }
 
@@ -1065,12 +1068,27 @@ ij_filter_in_pg_order(PlannerInfo *root, List *rinfos)
 
 /*
  * ij_plan_custom_path
- *		PlanCustomPath: build the CustomScan over the two sorted child plans.
+ *		PlanCustomPath: the CustomScan of ij_make_plan.
  */
 static Plan *
 ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 					CustomPath *best_path, List *tlist,
 					List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = ij_make_plan(root, rel, best_path, tlist, clauses,
+									 custom_plans);
+
+	wj_custom_join_nullingrels(cscan, rel);
+	return &cscan->scan.plan;
+}
+
+/*
+ * ij_make_plan
+ *		Build the CustomScan over the two sorted child plans.
+ */
+static CustomScan *
+ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			 List *tlist, List *clauses, List *custom_plans)
 {
 	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
@@ -1156,7 +1174,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &wj_interval_scan_methods;
 
-	return &cscan->scan.plan;
+	return cscan;
 }
 
 /*

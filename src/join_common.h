@@ -43,6 +43,16 @@ extern Path *wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 extern bool wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel,
 								  List *child_paths, List *exprs);
 
+/*
+ * A join CustomScan's scan tuple and own expressions take its output's
+ * varnullingrels (PostgreSQL 16 and later; nothing to do before)
+ */
+#if PG_VERSION_NUM >= 160000
+extern void wj_custom_join_nullingrels(CustomScan *cscan, RelOptInfo *rel);
+#else
+#define wj_custom_join_nullingrels(cscan, rel) ((void) 0)
+#endif
+
 /* The cheapest partial path of rel in pathkeys order (a Sort per worker) */
 extern Path *wj_partial_outer_input(PlannerInfo *root, RelOptInfo *rel,
 									List *pathkeys);

@@ -115,6 +115,19 @@ extern size_t strlcpy(char *dst, const char *src, size_t siz);
 #endif
 
 /*
+ * wj_base_relids
+ *		The base relations among a join relation's relids.  Since
+ *		PostgreSQL 16 those also name the outer joins the relation computes
+ *		(range table entries without a RelOptInfo, in outer_join_rels).
+ */
+#if PG_VERSION_NUM >= 160000
+#define wj_base_relids(root, relids) \
+	bms_difference((relids), (root)->outer_join_rels)
+#else
+#define wj_base_relids(root, relids) (relids)
+#endif
+
+/*
  * wj_generate_join_implied_equalities
  *		generate_join_implied_equalities() for an inner join; PostgreSQL 16
  *		added the join's SpecialJoinInfo, NULL for an inner join.

@@ -155,12 +155,15 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 	FuncExpr   *fexpr;
 	RelOptInfo *fn_rel;
 	Relids		time_varnos;
+	Relids		members;
 
-	if (input_rel->reloptkind != RELOPT_JOINREL ||
-		bms_num_members(input_rel->relids) != 2)
+	if (input_rel->reloptkind != RELOPT_JOINREL)
+		return false;
+	members = wj_base_relids(root, input_rel->relids);
+	if (bms_num_members(members) != 2)
 		return false;
 
-	while ((relid = bms_next_member(input_rel->relids, relid)) >= 0)
+	while ((relid = bms_next_member(members, relid)) >= 0)
 	{
 		RangeTblEntry *r = root->simple_rte_array[relid];
 

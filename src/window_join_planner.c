@@ -194,8 +194,11 @@ static Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
 								WjPathInfo *pinfo, List *node_exprs,
 								double state_bytes);
 static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
-								 CustomPath *best_path, List *tlist,
-								 List *clauses, List *custom_plans);
+								   CustomPath *best_path, List *tlist,
+								   List *clauses, List *custom_plans);
+static CustomScan *window_join_make_plan(PlannerInfo *root, RelOptInfo *rel,
+										 CustomPath *best_path, List *tlist,
+										 List *clauses, List *custom_plans);
 
 static CustomPathMethods wj_window_join_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
@@ -315,6 +318,7 @@ static bool
 analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 {
 	int			relid;
+	Relids		members;
 	RelOptInfo *fnrel = NULL;
 	RelOptInfo *base = NULL;
 	List	   *results = NIL;
@@ -344,8 +348,9 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		WJ_REJECT("a side is not one relation with its window function scan");
 
 	/* sort the members out */
+	members = wj_base_relids(root, rel->relids);
 	relid = -1;
-	while ((relid = bms_next_member(rel->relids, relid)) >= 0)
+	while ((relid = bms_next_member(members, relid)) >= 0)
 	{
 		RelOptInfo *member = find_base_rel(root, relid);
 
@@ -1163,8 +1168,8 @@ window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 	WindowJoinPlanInfo info;
 	int			parts = wj_keypart_units(best_path->path.parallel_workers);
 
-	cscan = (CustomScan *) window_join_plan_path(root, rel, best_path, tlist,
-												 clauses, custom_plans);
+	cscan = window_join_make_plan(root, rel, best_path, tlist, clauses,
+								  custom_plans);
 	exprs = cscan->custom_exprs;
 	window_join_info_from_private(cscan->custom_private, &info);
 	info.key_partitioned = true;
@@ -1179,6 +1184,7 @@ window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 		 linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
 		 linitial_oid(info.inner_hashfn));
 	cscan->custom_private = window_join_info_to_private(&info);
+	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }
 
@@ -1384,12 +1390,27 @@ clause_args(List *rinfos, List *outer_left, bool for_outer)
 
 /*
  * window_join_plan_path
- *		PlanCustomPath: build the CustomScan.  See window_join.h for the
- *		layout of the scan tuple and of custom_private/custom_exprs.
+ *		PlanCustomPath: the CustomScan of window_join_make_plan.
  */
 static Plan *
 window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-					List *tlist, List *clauses, List *custom_plans)
+					  List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = window_join_make_plan(root, rel, best_path, tlist,
+											  clauses, custom_plans);
+
+	wj_custom_join_nullingrels(cscan, rel);
+	return &cscan->scan.plan;
+}
+
+/*
+ * window_join_make_plan
+ *		Build the CustomScan.  See window_join.h for the layout of the scan
+ *		tuple and of custom_private/custom_exprs.
+ */
+static CustomScan *
+window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					  List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	WjPathInfo *pinfo = (WjPathInfo *) linitial(best_path->custom_private);
@@ -1500,7 +1521,7 @@ window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.key_partitioned = false;	/* see window_join_plan_keypart */
 	cscan->custom_private = window_join_info_to_private(&info);
 
-	return &cscan->scan.plan;
+	return cscan;
 }
 
 /*
