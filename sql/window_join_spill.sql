@@ -9,7 +9,6 @@ SET TimeZone = 'UTC';
 SET datestyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
 SET max_parallel_workers_per_gather = 0;
-SET force_parallel_mode = off;	-- EXPLAIN ANALYZE counters live in the backend
 
 -- 1800 rows per side; 1200 of them in 2 minutes (one hot window), the rest
 -- spread over hours; some NULL keys and times.  Never analysed.
@@ -59,6 +58,7 @@ END $$;
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+SET :parallel_guc = off;	-- EXPLAIN ANALYZE counters live in the backend
 
 -- wjs_check: whether the node spilled (EXPLAIN ANALYZE with PostgreSQL's
 -- joins disabled): into more than one batch, with extra chunks of inner

@@ -63,7 +63,7 @@
 --
 --	wj_test.explain_analyze(q, mask, serial)
 --		EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) q in this
---		process (force_parallel_mode off for the statement: a custom scan
+--		process (:parallel_guc off for the statement: a custom scan
 --		that is not parallel-aware cannot pass its state figures back from
 --		a worker), with the numbers that depend on the platform (allocator,
 --		alignment, page size) replaced by N:
@@ -147,6 +147,16 @@ DROP SCHEMA IF EXISTS wj_test CASCADE;
 CREATE SCHEMA wj_test;
 -- (suites check as unprivileged roles too)
 GRANT USAGE ON SCHEMA wj_test TO PUBLIC;
+
+-- force_parallel_mode is debug_parallel_query since PostgreSQL 16: the
+-- name on this server, for set_config() and, as psql's :parallel_guc, for
+-- SET :parallel_guc = on
+CREATE FUNCTION wj_test.parallel_guc() RETURNS text
+LANGUAGE sql STABLE AS $$
+	SELECT CASE WHEN current_setting('server_version_num')::int >= 160000
+				THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END
+$$;
+SELECT wj_test.parallel_guc() AS parallel_guc \gset
 
 -- the GUC names of a gucs argument of on_off
 CREATE FUNCTION wj_test.guc_names(gucs text) RETURNS text[]
@@ -374,7 +384,7 @@ CREATE FUNCTION wj_test.explain_analyze(q text, mask text DEFAULT 'sizes',
 LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
-	old text := wj_test.set('force_parallel_mode', 'off');
+	old text := wj_test.set(wj_test.parallel_guc(), 'off');
 	old_workers text := current_setting('max_parallel_workers_per_gather');
 BEGIN
 	IF serial THEN
@@ -387,7 +397,7 @@ BEGIN
 		END IF;
 		RETURN NEXT wj_test.mask(line, mask);
 	END LOOP;
-	PERFORM wj_test.set('force_parallel_mode', old);
+	PERFORM wj_test.set(wj_test.parallel_guc(), old);
 	PERFORM wj_test.set('max_parallel_workers_per_gather', old_workers);
 END $$;
 
