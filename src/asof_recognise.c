@@ -340,6 +340,7 @@ asof_add_sort(Query *q, AttrNumber resno, Oid sortop, Oid eqop,
 	sgc->sortop = sortop;
 	sgc->nulls_first = nulls_first;
 	sgc->hashable = false;
+	wj_set_sort_direction(sgc);
 	q->sortClause = lappend(q->sortClause, sgc);
 }
 

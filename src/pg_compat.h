@@ -244,6 +244,29 @@ wj_ordering_op_strategy(Oid opno, Oid *opfamily, Oid *opcintype,
 #endif
 
 /*
+ * wj_set_sort_direction
+ *		Complete a SortGroupClause made by hand, once its sortop is set.
+ *		PostgreSQL 18 also records in it whether sortop is a "greater than"
+ *		operator (reverse_sort), and sorts by that flag rather than by the
+ *		operator: without it, a descending ORDER BY item sorts ascending.
+ */
+#if PG_VERSION_NUM >= 180000
+static inline void
+wj_set_sort_direction(SortGroupClause *sgc)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	CompareType cmptype;
+
+	sgc->reverse_sort =
+		get_ordering_op_properties(sgc->sortop, &opfamily, &opcintype,
+								   &cmptype) && cmptype == COMPARE_GT;
+}
+#else
+#define wj_set_sort_direction(sgc) ((void) 0)
+#endif
+
+/*
  * wj_pathkey_strategy
  *		The btree strategy of a pathkey's sort direction:
  *		BTLessStrategyNumber for ASC, BTGreaterStrategyNumber for DESC.
