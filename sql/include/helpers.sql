@@ -219,15 +219,28 @@ BEGIN
 END $$;
 
 -- an EXPLAIN line as PostgreSQL 15 prints it, or NULL for a line that 15
--- does not print: since 18 EXPLAIN ANALYZE gives the actual rows two
--- decimals and counts an index scan's searches, and EXPLAIN says of a
--- node whose type enable_* turned off that it is disabled.  (The callers
--- also turn off the buffer counts, which 18 shows by default.)
+-- does not print: since 18 EXPLAIN ANALYZE gives the actual rows (per
+-- loop) two decimals where 15 rounds them as printf's %.0f does (rint(),
+-- like float8 round()), counts an index scan's searches and shows a
+-- WindowAgg's storage, and EXPLAIN shows a WindowAgg's window definition
+-- and says of a node whose type enable_* turned off that it is disabled.
+-- (The callers also turn off the buffer counts, which 18 shows by default.)
 CREATE FUNCTION wj_test.explain_line(line text) RETURNS text
-LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE WHEN line ~ '^\s*(Index Searches: \d+|Disabled: true)$' THEN NULL
-				ELSE regexp_replace(line, '(rows=\d+)\.00( loops=)', '\1\2', 'g') END
-$$;
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	m text[];
+BEGIN
+	IF line ~ '^\s*(Index Searches: \d+|Disabled: true|Storage: .*Maximum Storage: .*)$' OR
+		line ~ '^\s*Window: \w+ AS \(' THEN
+		RETURN NULL;
+	END IF;
+	m := regexp_match(line, 'rows=(\d+\.\d+) loops=');
+	IF m IS NOT NULL THEN
+		line := replace(line, 'rows=' || m[1] || ' loops=',
+						'rows=' || round(m[1]::float8)::bigint || ' loops=');
+	END IF;
+	RETURN line;
+END $$;
 
 -- EXPLAIN (COSTS OFF) q, the lines matching pattern (all when NULL)
 CREATE FUNCTION wj_test.plan_lines(q text, pattern text DEFAULT NULL) RETURNS SETOF text
