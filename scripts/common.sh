@@ -159,3 +159,115 @@ wj_virtualenv() {
 	[ "$(id -u)" -eq 0 ] && wj_drop_stale_virtualenv
 	pg_virtualenv -o shared_preload_libraries=windowjoin "$@" 9>&-
 }
+
+# --- other PostgreSQL majors (PG_VERSIONS) --------------------------------
+# 15 is Debian's, installed by wj_ensure_deps and tested by scripts/test
+# itself.  17 and 18 are assembled in /opt/pg/MAJOR by
+# ../shared/pg-versions/install.sh (server, contrib, PGXS and pg_regress;
+# no psql: the system's psql 15 talks to them).  wj_test_major builds and
+# installs the extension there and runs the regression suite and the
+# parallel-forced pass against a throwaway cluster.
+
+# pg_config of a major
+wj_pg_config() {
+	if [ "$1" = 15 ]; then
+		echo /usr/lib/postgresql/15/bin/pg_config
+	else
+		echo "/opt/pg/$1/bin/pg_config"
+	fi
+}
+
+# Make sure PostgreSQL MAJOR is there (assembled on first use, as root).
+wj_ensure_pg() {
+	local major=$1
+	if [ "$major" = 15 ]; then
+		wj_ensure_deps
+		return
+	fi
+	[ -x "/opt/pg/$major/bin/postgres" ] &&
+		[ -f "/opt/pg/$major/include/server/postgres.h" ] && return 0
+	"$WJ_ROOT/../shared/pg-versions/install.sh" "$major" >&2
+}
+
+# Build with every warning fatal and install into PostgreSQL MAJOR.
+wj_build_install_major() {
+	local pgc
+	pgc=$(wj_pg_config "$1")
+	(cd "$WJ_ROOT" &&
+		make -s clean PG_CONFIG="$pgc" >/dev/null &&
+		make -s WERROR=1 -j2 PG_CONFIG="$pgc" &&
+		make -s install PG_CONFIG="$pgc" >/dev/null)
+}
+
+# Run a command as the cluster's owner: postgres when we are root.
+wj_as_owner() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# Start a throwaway cluster of MAJOR that preloads windowjoin, in a new
+# directory under /tmp with its own socket directory and port; sets
+# WJ_CLUSTER (the directory, for wj_cluster_stop), PGHOST, PGPORT, PGUSER.
+wj_cluster_start() {
+	local major=$1 bin="/opt/pg/$1/bin" owner
+	WJ_CLUSTER=$(mktemp -d "/tmp/wj-pg$major-XXXXXX")
+	owner=$(id -un)
+	[ "$(id -u)" -eq 0 ] && { chown postgres "$WJ_CLUSTER"; owner=postgres; }
+	wj_as_owner "$bin/initdb" -D "$WJ_CLUSTER/data" -A trust -U "$owner" >/dev/null
+	cat >>"$WJ_CLUSTER/data/postgresql.conf" <<CONF
+listen_addresses = ''
+port = $((54000 + major))
+unix_socket_directories = '$WJ_CLUSTER'
+shared_preload_libraries = 'windowjoin'
+CONF
+	wj_as_owner "$bin/pg_ctl" -D "$WJ_CLUSTER/data" -l "$WJ_CLUSTER/log" -w start >/dev/null
+	export PGHOST=$WJ_CLUSTER PGPORT=$((54000 + major)) PGUSER=$owner
+}
+
+# Stop the cluster of wj_cluster_start and remove it; harmless twice.
+wj_cluster_stop() {
+	[ -n "${WJ_CLUSTER:-}" ] && [ -d "$WJ_CLUSTER" ] || return 0
+	wj_as_owner "/opt/pg/$1/bin/pg_ctl" -D "$WJ_CLUSTER/data" -m fast -w stop \
+		>/dev/null 2>&1 || true
+	rm -rf "$WJ_CLUSTER"
+	WJ_CLUSTER=
+}
+
+# The regression suite and the parallel-forced pass on PostgreSQL MAJOR
+# (17 or 18), in a subshell whose trap always stops and removes the
+# cluster.  Prints one "test NAME (PostgreSQL MAJOR) ... ok" line per
+# suite and pass, as scripts/test counts them, and the wall time of each
+# pass; exits non-zero on any failure.  The caller holds $WJ_LOCK (the
+# build is installed machine-wide, in /opt/pg/MAJOR).
+wj_test_major() (
+	local major=$1 status=0 start
+	set -o pipefail
+	trap 'wj_cluster_stop "$major"' EXIT
+	trap 'exit 130' INT TERM
+	cd "$WJ_ROOT"
+	wj_ensure_pg "$major" || exit 1
+	echo "== PostgreSQL $major: $("/opt/pg/$major/bin/postgres" --version)"
+	wj_build_install_major "$major" || exit 1
+	wj_cluster_start "$major"
+	export PG_CONFIG
+	PG_CONFIG=$(wj_pg_config "$major")
+	# pg_regress of that major with the system's psql 15 (none in /opt/pg)
+	export EXTRA_REGRESS_OPTS="--bindir=/usr/lib/postgresql/15/bin"
+	start=$SECONDS
+	make -s installcheck PG_CONFIG="$PG_CONFIG" 2>&1 |
+		sed -E "s/^ok +[0-9]+ +- +([a-z0-9_]+) .*/test \1 (PostgreSQL $major) ... ok/" ||
+		status=1
+	if [ "$status" -ne 0 ]; then
+		head -200 regression.diffs 2>/dev/null || true
+	fi
+	echo "PostgreSQL $major: regression suite $((SECONDS - start)) s"
+	start=$SECONDS
+	test/parallel/run.sh 2>&1 |
+		sed "s/(parallel plans forced)/(parallel plans forced, PostgreSQL $major)/" ||
+		status=1
+	echo "PostgreSQL $major: parallel-forced pass $((SECONDS - start)) s"
+	exit $status
+)

@@ -62,7 +62,7 @@ CREATE FUNCTION sp_json(q text) RETURNS json LANGUAGE plpgsql AS $$
 DECLARE
   j json;
 BEGIN
-  PERFORM set_config('force_parallel_mode', 'off', true);
+  PERFORM set_config(wj_test.parallel_guc(), 'off', true);
   EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO j;
   RETURN j -> 0 -> 'Plan';
 END $$;

@@ -216,7 +216,7 @@ $q$, 'asof_join', 'AsOfJoin|Strategy:');
 -- A plan shipped to a parallel worker (as text, read back there): the
 -- subquery's range table and the node's private data survive the trip
 --
-SET force_parallel_mode = on;
+SET :parallel_guc = on;
 EXPLAIN (COSTS OFF)
 SELECT o.order_id, r.rate
 FROM orders o
@@ -232,7 +232,7 @@ LEFT JOIN LATERAL (
   ORDER BY r.update_time DESC LIMIT 1) r ON true
 ORDER BY o.order_id;
 SELECT * FROM order_rates ORDER BY order_id;
-RESET force_parallel_mode;
+RESET :parallel_guc;
 
 RESET enable_nestloop;
 RESET search_path;

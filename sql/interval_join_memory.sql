@@ -3,13 +3,13 @@
 -- holds thousands of rows, at the smallest work_mem, gives the same rows as
 -- PostgreSQL's plan for every join type.
 SET TimeZone = 'UTC';
-SET force_parallel_mode = off;	-- EXPLAIN ANALYZE counters live in the backend
 CREATE SCHEMA ijm;
 SET search_path = ijm, public;
 
 \set ECHO none
 \i sql/include/helpers.sql
 \set ECHO all
+SET :parallel_guc = off;	-- EXPLAIN ANALYZE counters live in the backend
 
 -- inner: 3000 rows of key 0 within one hour, 200 rows of 50 other keys
 -- over the day, a few NULLs; outer: 7 rows of key 0 in that hour and 5000

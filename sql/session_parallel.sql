@@ -38,7 +38,7 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 -- real parallel plans only (force_parallel_mode = regress would also hide
 -- the "parallel worker" context of errors raised in workers)
-SET force_parallel_mode = off;
+SET :parallel_guc = off;
 
 -- wj_test.split_check(node, query, gucs => 'window_aggregate',
 -- key_partitioned => true) (sql/include/helpers.sql): the rows of query

@@ -205,14 +205,14 @@ RESET windowjoin.enable_window_aggregate;
 -- A parallel-restricted target (a subquery over a temp table) keeps the
 -- node out of a parallel plan (no Gather on top)
 CREATE TEMP TABLE tmpk AS SELECT 1 AS k;
-SET force_parallel_mode = on;
+SET :parallel_guc = on;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF)
 SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts) AS w,
        (SELECT count(*) FROM tmpk WHERE tmpk.k = mid.k) AS c FROM mid;
 SELECT k, ts, session(ts, interval '5 minutes') OVER (PARTITION BY k ORDER BY ts) AS w,
        (SELECT count(*) FROM tmpk WHERE tmpk.k = mid.k) AS c FROM mid ORDER BY k, ts;
-RESET force_parallel_mode;
+RESET :parallel_guc;
 SET max_parallel_workers_per_gather = 0;
 
 -- A composite key is hashable if its own type's fields are (not by the

@@ -62,8 +62,8 @@
 --		node (a regular expression, e.g. 'AsOfJoin').
 --
 --	wj_test.explain_analyze(q, mask, serial)
---		EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) q in this
---		process (force_parallel_mode off for the statement: a custom scan
+--		EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) q in this
+--		process (:parallel_guc off for the statement: a custom scan
 --		that is not parallel-aware cannot pass its state figures back from
 --		a worker), with the numbers that depend on the platform (allocator,
 --		alignment, page size) replaced by N:
@@ -148,6 +148,16 @@ CREATE SCHEMA wj_test;
 -- (suites check as unprivileged roles too)
 GRANT USAGE ON SCHEMA wj_test TO PUBLIC;
 
+-- force_parallel_mode is debug_parallel_query since PostgreSQL 16: the
+-- name on this server, for set_config() and, as psql's :parallel_guc, for
+-- SET :parallel_guc = on
+CREATE FUNCTION wj_test.parallel_guc() RETURNS text
+LANGUAGE sql STABLE AS $$
+	SELECT CASE WHEN current_setting('server_version_num')::int >= 160000
+				THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END
+$$;
+SELECT wj_test.parallel_guc() AS parallel_guc \gset
+
 -- the GUC names of a gucs argument of on_off
 CREATE FUNCTION wj_test.guc_names(gucs text) RETURNS text[]
 LANGUAGE sql IMMUTABLE AS $$
@@ -208,6 +218,30 @@ BEGIN
 	END LOOP;
 END $$;
 
+-- an EXPLAIN line as PostgreSQL 15 prints it, or NULL for a line that 15
+-- does not print: since 18 EXPLAIN ANALYZE gives the actual rows (per
+-- loop) two decimals where 15 rounds them as printf's %.0f does (rint(),
+-- like float8 round()), counts an index scan's searches and shows a
+-- WindowAgg's storage, and EXPLAIN shows a WindowAgg's window definition
+-- and says of a node whose type enable_* turned off that it is disabled.
+-- (The callers also turn off the buffer counts, which 18 shows by default.)
+CREATE FUNCTION wj_test.explain_line(line text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	m text[];
+BEGIN
+	IF line ~ '^\s*(Index Searches: \d+|Disabled: true|Storage: .*Maximum Storage: .*)$' OR
+		line ~ '^\s*Window: \w+ AS \(' THEN
+		RETURN NULL;
+	END IF;
+	m := regexp_match(line, 'rows=(\d+\.\d+) loops=');
+	IF m IS NOT NULL THEN
+		line := replace(line, 'rows=' || m[1] || ' loops=',
+						'rows=' || round(m[1]::float8)::bigint || ' loops=');
+	END IF;
+	RETURN line;
+END $$;
+
 -- EXPLAIN (COSTS OFF) q, the lines matching pattern (all when NULL)
 CREATE FUNCTION wj_test.plan_lines(q text, pattern text DEFAULT NULL) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
@@ -215,6 +249,10 @@ DECLARE
 	line text;
 BEGIN
 	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		line := wj_test.explain_line(line);
+		IF line IS NULL THEN
+			CONTINUE;
+		END IF;
 		IF pattern IS NULL OR line ~ pattern THEN
 			RETURN NEXT line;
 		END IF;
@@ -374,20 +412,21 @@ CREATE FUNCTION wj_test.explain_analyze(q text, mask text DEFAULT 'sizes',
 LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
-	old text := wj_test.set('force_parallel_mode', 'off');
+	old text := wj_test.set(wj_test.parallel_guc(), 'off');
 	old_workers text := current_setting('max_parallel_workers_per_gather');
 BEGIN
 	IF serial THEN
 		PERFORM wj_test.set('max_parallel_workers_per_gather', '0');
 	END IF;
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		line := wj_test.explain_line(line);
 		-- PostgreSQL's own sorts (a custom node's "Sort Method" has no size)
-		IF line ~ 'Sort Method: .*(Memory|Disk): [0-9]' THEN
+		IF line IS NULL OR line ~ 'Sort Method: .*(Memory|Disk): [0-9]' THEN
 			CONTINUE;
 		END IF;
 		RETURN NEXT wj_test.mask(line, mask);
 	END LOOP;
-	PERFORM wj_test.set('force_parallel_mode', old);
+	PERFORM wj_test.set(wj_test.parallel_guc(), old);
 	PERFORM wj_test.set('max_parallel_workers_per_gather', old_workers);
 END $$;
 
@@ -514,7 +553,8 @@ DECLARE
 	f jsonb := '{}';
 	holders int := 0;
 BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		line := coalesce(wj_test.explain_line(line), '');
 		m := regexp_match(line, 'Workers Launched: (\d+)');
 		IF m IS NOT NULL THEN f := f || jsonb_build_object('launched', m[1]::int); END IF;
 		m := regexp_match(line, 'Key Partitions: (\d+)');
@@ -547,7 +587,8 @@ DECLARE
 	totals int := 0;
 	result text;
 BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+	FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+		line := coalesce(wj_test.explain_line(line), '');
 		m := regexp_match(line, 'Workers Launched: (\d+)');
 		IF m IS NOT NULL THEN launched := m[1]::int; END IF;
 		-- the node's line, then its properties up to the next plan node

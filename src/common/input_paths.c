@@ -18,6 +18,7 @@
 #include "optimizer/paths.h"
 
 #include "input_paths.h"
+#include "pg_compat.h"
 
 /*
  * wj_sorted_input
@@ -40,7 +41,7 @@ wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 	result = (Path *) create_sort_path(root, rel, cheapest, pathkeys, -1.0);
 	presorted = get_cheapest_path_for_pathkeys(rel->pathlist, pathkeys, NULL,
 											   TOTAL_COST, false);
-	if (presorted != NULL && presorted->total_cost < result->total_cost)
+	if (presorted != NULL && wj_path_total_cheaper(presorted, result))
 		result = presorted;
 	return result;
 }
@@ -149,7 +150,7 @@ cheapest_sorted(PlannerInfo *root, RelOptInfo *rel, List *paths,
 			continue;
 		if (!pathkeys_contained_in(pathkeys, path->pathkeys))
 			sorted = (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
-		if (result == NULL || sorted->total_cost < result->total_cost)
+		if (result == NULL || wj_path_total_cheaper(sorted, result))
 			result = sorted;
 	}
 	return result;

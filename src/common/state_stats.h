@@ -31,6 +31,8 @@
 #include "commands/explain.h"
 #include "nodes/execnodes.h"
 
+#include "pg_compat.h"		/* ExplainState, ExplainProperty*() */
+
 typedef struct WjStateStats
 {
 	int64		rows;			/* rows held now */

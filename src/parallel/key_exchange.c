@@ -46,6 +46,7 @@
 #include "exec_common.h"
 #include "key_exchange.h"
 #include "keypart.h"
+#include "pg_compat.h"
 #include "row_exchange.h"
 
 typedef struct KeyExchangeState
@@ -144,6 +145,7 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 		child->plan_rows * WJ_KEYPART_PART_OPS * cpu_operator_cost +
 		wj_exchange_cost(child->plan_rows, child->plan_width);
 	cscan->scan.plan.total_cost = cscan->scan.plan.startup_cost;
+	wj_set_plan_disabled_nodes(&cscan->scan.plan, wj_plan_disabled_nodes(child));
 	cscan->scan.plan.plan_rows = child->plan_rows;
 	cscan->scan.plan.plan_width = child->plan_width;
 	cscan->scan.plan.parallel_aware = true;

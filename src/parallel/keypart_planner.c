@@ -37,6 +37,7 @@
 #include "input_paths.h"
 #include "key_exchange.h"
 #include "keypart.h"
+#include "pg_compat.h"
 #include "row_exchange.h"
 
 /*

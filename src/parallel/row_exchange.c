@@ -49,6 +49,7 @@
 #include "storage/spin.h"
 #include "utils/memutils.h"
 
+#include "pg_compat.h"
 #include "row_exchange.h"
 
 #define WJ_EXCHANGE_SHARED_SIZE	MAXALIGN(sizeof(WjExchangeShared))

@@ -120,6 +120,7 @@
 #include "asof_exec_internal.h"
 #include "exec_common.h"
 #include "explain_common.h"
+#include "pg_compat.h"
 #include "state_stats.h"
 #include "time_shift.h"
 #include "windowjoin.h"
@@ -375,15 +376,15 @@ asof_join_begin(CustomScanState *node, EState *estate, int eflags)
 							   s->inner_key_attno[i]);
 			keycols[i] = i + 1;
 		}
-		s->hashtable = BuildTupleHashTableExt(&node->ss.ps,
-											  keydesc,
-											  s->nkeys, keycols,
-											  eqfuncs, hashfunctions,
-											  collations, 256, 0,
-											  s->metacxt,
-											  s->hashcxt,
-											  node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory,
-											  false);
+		s->hashtable = wj_build_tuple_hash_table(&node->ss.ps,
+												 keydesc,
+												 s->nkeys, keycols,
+												 eqfuncs, hashfunctions,
+												 collations, 256,
+												 s->metacxt,
+												 s->hashcxt,
+												 node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory,
+												 false);
 		s->probe_slot = ExecInitExtraTupleSlot(estate, keydesc,
 											   &TTSOpsVirtual);
 		s->match_slot = ExecInitExtraTupleSlot(estate,

@@ -41,6 +41,7 @@
 
 #include "asof.h"
 #include "asof_exec_internal.h"
+#include "pg_compat.h"
 
 /* How the keys' images are read: per key, its type's length and passing */
 typedef struct AsOfKeyImage
@@ -231,7 +232,7 @@ asof_key_index_build(AsOfJoinState *s)
 		ke = asof_keyidx_insert(idx, keys, &found);
 		if (found)
 			elog(ERROR, "AsOfJoin key index has a key twice");
-		ke->vl = (AsOfVersions *) entry->additional;
+		ke->vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
 	}
 	TermTupleHashIterator(&iter);
 	pfree(isnull);

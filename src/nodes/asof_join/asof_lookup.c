@@ -47,6 +47,7 @@
 
 #include "asof.h"
 #include "asof_exec_internal.h"
+#include "pg_compat.h"
 #include "state_stats.h"
 #include "windowjoin.h"
 
@@ -281,10 +282,10 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 			vl->super = palloc(sizeof(int64) *
 							   (vl->cap / ASOF_FENCE / ASOF_FENCE + 1));
 		}
-		entry->additional = vl;
+		wj_tuplehash_set(s->hashtable, entry, vl);
 	}
 	else
-		vl = (AsOfVersions *) entry->additional;
+		vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
 	MemoryContextSwitchTo(oldcxt);
 
 	/*
@@ -589,7 +590,7 @@ asof_lookup_load_unsorted(AsOfJoinState *s)
 	InitTupleHashIterator(s->hashtable, &iter);
 	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
 	{
-		AsOfVersions *vl = (AsOfVersions *) entry->additional;
+		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
@@ -908,7 +909,8 @@ asof_lookup_fill(AsOfJoinState *s)
 				entry = LookupTupleHashEntry(s->hashtable,
 											 asof_key_slot(s, s->okeys),
 											 NULL, NULL);
-				vl = entry != NULL ? (AsOfVersions *) entry->additional : NULL;
+				vl = entry == NULL ? NULL :
+					(AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
 			}
 			if (vl != NULL)
 			{

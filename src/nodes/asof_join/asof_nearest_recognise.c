@@ -52,6 +52,7 @@
 
 #include "asof.h"
 #include "asof_planner_internal.h"
+#include "pg_compat.h"
 #include "time_shift.h"
 #include "windowjoin.h"
 
@@ -316,8 +317,8 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 
 	/* ORDER BY the distance ascending, NULLs last */
 	if (order->nulls_first ||
-		!get_ordering_op_properties(order->sortop, &time_opfamily,
-									&opcintype, &order_strategy) ||
+		!wj_ordering_op_strategy(order->sortop, &time_opfamily,
+								 &opcintype, &order_strategy) ||
 		order_strategy != BTLessStrategyNumber ||
 		opcintype != dist->result)
 		ASOF_NO("nearest: ORDER BY the distance is not ascending with NULLs last");
@@ -434,7 +435,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
 	q->sortClause = NIL;
 	q->limitCount = NULL;
-	q->limitOption = LIMIT_OPTION_DEFAULT;
+	q->limitOption = WJ_LIMIT_OPTION_NONE;
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);

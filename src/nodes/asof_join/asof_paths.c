@@ -69,6 +69,7 @@
 #include "asof.h"
 #include "asof_planner_internal.h"
 #include "input_paths.h"
+#include "pg_compat.h"
 #include "time_shift.h"
 #include "windowjoin.h"
 
@@ -136,8 +137,8 @@ asof_outer_pathkeys(PlannerInfo *root, RelOptInfo *outerrel, AsOfSpec *spec)
 		 */
 		if (c == spec->time && wj_shift_match(expr, &base, &shift))
 			expr = base;
-		pk = build_expression_pathkey(root, expr, root->nullable_baserels,
-									  ltop, outerrel->relids, true);
+		pk = wj_build_expression_pathkey(root, expr, wj_nullable_baserels(root),
+										 ltop, outerrel->relids, true);
 		if (pk == NIL)
 			continue;
 		pathkey = linitial_node(PathKey, pk);
@@ -272,7 +273,8 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		serial_query = copyObject(spec->rewritten);
 	save_plan_params = root->plan_params;
 	root->plan_params = NIL;
-	subroot = subquery_planner(root->glob, spec->rewritten, root, false, 0.0);
+	subroot = wj_subquery_planner(root->glob, spec->rewritten, root, false,
+								  0.0);
 	if (root->plan_params != NIL)
 	{
 		/* it still refers to us: give up (cannot happen, we checked) */
@@ -350,7 +352,7 @@ asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		path = (Path *) lfirst(lc);
 		if (path->parallel_safe && path->param_info == NULL &&
 			pathkeys_contained_in(subroot->sort_pathkeys, path->pathkeys) &&
-			(inner_path == NULL || path->total_cost < inner_path->total_cost))
+			(inner_path == NULL || wj_path_total_cheaper(path, inner_path)))
 			inner_path = path;
 	}
 	if (inner_path == NULL && serial_query != NULL)
@@ -367,8 +369,8 @@ asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		max_parallel_workers_per_gather = 0;
 		PG_TRY();
 		{
-			subroot = subquery_planner(root->glob, serial_query, root, false,
-									   0.0);
+			subroot = wj_subquery_planner(root->glob, serial_query, root,
+										  false, 0.0);
 		}
 		PG_FINALLY();
 		{
@@ -624,6 +626,9 @@ asof_make_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *innerrel,
 	if (strategy == ASOF_STRATEGY_LOOKUP)
 		startup += inner_path->total_cost - inner_path->startup_cost +
 			inner_run;
+	wj_set_path_disabled_nodes(&apath->cpath.path,
+							   wj_path_disabled_nodes(outer_path) +
+							   wj_path_disabled_nodes(inner_path));
 	apath->cpath.path.startup_cost = startup;
 	apath->cpath.path.total_cost = outer_path->total_cost +
 		inner_path->total_cost + qual_cost.startup +

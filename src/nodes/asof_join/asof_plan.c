@@ -45,6 +45,11 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
+
+#include "asof.h"
+#include "asof_planner_internal.h"
+#include "join_nulling.h"
+#include "keypart.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -59,20 +64,17 @@
 #include "optimizer/tlist.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
+#include "pg_compat.h"
+#include "plan_private.h"
 #include "rewrite/rewriteManip.h"
+#include "time_shift.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/typcache.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
-
-#include "asof.h"
-#include "asof_planner_internal.h"
-#include "keypart.h"
-#include "plan_private.h"
-#include "time_shift.h"
+#include "utils/typcache.h"
 #include "windowjoin.h"
 
 static void asof_plan_split(PlannerInfo *root, AsOfPath *apath,
@@ -368,6 +370,8 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	inner_plan->scan.scanrelid = relid;
 	inner_plan->subplan = subplan;
 	inner_plan->scanstatus = SUBQUERY_SCAN_UNKNOWN;
+	wj_set_plan_disabled_nodes(&inner_plan->scan.plan,
+							   wj_plan_disabled_nodes(subplan));
 	inner_plan->scan.plan.startup_cost = apath->inner_path->startup_cost;
 	inner_plan->scan.plan.total_cost = apath->inner_path->total_cost +
 		cpu_tuple_cost * apath->inner_path->rows;
@@ -420,6 +424,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = asof_info_to_private(&info);
 	cscan->methods = &wj_asof_scan_methods;
 
+	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }
 

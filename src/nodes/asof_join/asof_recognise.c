@@ -79,6 +79,7 @@
 
 #include "asof.h"
 #include "asof_planner_internal.h"
+#include "pg_compat.h"
 #include "time_shift.h"
 #include "windowjoin.h"
 
@@ -338,6 +339,7 @@ asof_add_sort(Query *q, AttrNumber resno, Oid sortop, Oid eqop,
 	sgc->sortop = sortop;
 	sgc->nulls_first = nulls_first;
 	sgc->hashable = false;
+	wj_set_sort_direction(sgc);
 	q->sortClause = lappend(q->sortClause, sgc);
 }
 
@@ -558,8 +560,8 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	order_tle = get_sortgroupclause_tle(order, sq->targetList);
 	if (IsA(order_tle->expr, OpExpr))
 		return asof_recognise_nearest(root, sq, order, order_tle);
-	if (!get_ordering_op_properties(order->sortop, &time_opfamily,
-									&opcintype, &order_strategy))
+	if (!wj_ordering_op_strategy(order->sortop, &time_opfamily,
+								 &opcintype, &order_strategy))
 		ASOF_NO("the subquery's ORDER BY is not a btree ordering");
 
 	spec = palloc0(sizeof(AsOfSpec));
@@ -656,7 +658,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
 	q->sortClause = NIL;
 	q->limitCount = NULL;
-	q->limitOption = LIMIT_OPTION_DEFAULT;
+	q->limitOption = WJ_LIMIT_OPTION_NONE;
 	foreach(lc, q->targetList)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);

@@ -72,6 +72,7 @@
 #include "utils/wait_event.h"
 
 #include "asof_exec_internal.h"
+#include "pg_compat.h"
 
 /* AsOfShared.state */
 #define ASOF_SHARED_UNCLAIMED	0	/* no participant has started */
@@ -228,7 +229,7 @@ asof_image_size(AsOfJoinState *s)
 	InitTupleHashIterator(s->hashtable, &iter);
 	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
 	{
-		AsOfVersions *vl = (AsOfVersions *) entry->additional;
+		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
 
 		size = add_size(size, MAXALIGN(sizeof(AsOfImageKey)));
 		size = add_size(size, MAXALIGN(entry->firstTuple->t_len));
@@ -287,7 +288,7 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
 	InitTupleHashIterator(s->hashtable, &iter);
 	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
 	{
-		AsOfVersions *vl = (AsOfVersions *) entry->additional;
+		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
 		AsOfImageKey *ik = &keys[k++];
 		AsOfVersion *v;
 
@@ -384,7 +385,7 @@ asof_image_attach(AsOfJoinState *s, char *image)
 			vl->super = vl->fences + ASOF_NFENCES(ik->n);
 		}
 		vl->nullrec = ik->nullrec != 0 ? image + ik->nullrec : NULL;
-		entry->additional = vl;
+		wj_tuplehash_set(s->hashtable, entry, vl);
 	}
 	ExecDropSingleTupleTableSlot(kslot);
 	s->in_images = true;

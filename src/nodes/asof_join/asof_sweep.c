@@ -66,6 +66,7 @@
 #include "utils/memutils.h"
 
 #include "asof_exec_internal.h"
+#include "pg_compat.h"
 
 /* Kinds of records in a batch file */
 #define ASOF_REC_VERSION	1	/* an inner row: becomes its key's version */
@@ -324,13 +325,13 @@ asof_table_put(AsOfJoinState *s, TupleTableSlot *inner,
 	copy = ExecCopySlotMinimalTuple(inner);
 	MemoryContextSwitchTo(oldcxt);
 
-	old = isnew ? NULL : (MinimalTuple) entry->additional;
+	old = isnew ? NULL : (MinimalTuple) wj_tuplehash_get(s->hashtable, entry);
 	if (old != NULL)
 	{
 		wj_state_remove(&s->stats, old->t_len);
 		pfree(old);
 	}
-	entry->additional = copy;
+	wj_tuplehash_set(s->hashtable, entry, copy);
 	wj_state_add(&s->stats, copy->t_len);
 }
 
@@ -494,7 +495,7 @@ asof_spill_split(AsOfJoinState *s)
 	InitTupleHashIterator(s->hashtable, &iter);
 	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
 	{
-		MinimalTuple version = (MinimalTuple) entry->additional;
+		MinimalTuple version = (MinimalTuple) wj_tuplehash_get(s->hashtable, entry);
 		uint32		part;
 
 		CHECK_FOR_INTERRUPTS();
@@ -589,8 +590,8 @@ asof_hashed(AsOfJoinState *s)
 		MinimalTuple tuple;
 
 		oldcxt = MemoryContextSwitchTo(s->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-		tuple = heap_form_minimal_tuple(sp->outer_desc, scan->tts_values,
-										scan->tts_isnull);
+		tuple = wj_heap_form_minimal_tuple(sp->outer_desc, scan->tts_values,
+										   scan->tts_isnull);
 		MemoryContextSwitchTo(oldcxt);
 		asof_spill_write(sp, batch, ASOF_REC_OUTER, hash, tuple);
 		pfree(tuple);
@@ -600,7 +601,8 @@ asof_hashed(AsOfJoinState *s)
 	entry = LookupTupleHashEntryHash(s->hashtable, keyslot, NULL, hash);
 	if (entry == NULL)
 		return NULL;
-	return ExecStoreMinimalTuple((MinimalTuple) entry->additional,
+	return ExecStoreMinimalTuple((MinimalTuple)
+								 wj_tuplehash_get(s->hashtable, entry),
 								 s->match_slot, false);
 }
 
@@ -831,7 +833,8 @@ asof_spill_replay(AsOfJoinState *s, Datum **values, bool **nulls)
 		{
 			TupleTableSlot *match;
 
-			match = ExecStoreMinimalTuple((MinimalTuple) entry->additional,
+			match = ExecStoreMinimalTuple((MinimalTuple)
+										  wj_tuplehash_get(s->hashtable, entry),
 										  s->match_slot, false);
 			slot_getallattrs(match);
 			*values = match->tts_values;

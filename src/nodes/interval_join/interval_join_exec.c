@@ -78,6 +78,7 @@
 #include "explain_common.h"
 #include "interval_join.h"
 #include "keypart.h"
+#include "pg_compat.h"
 #include "state_stats.h"
 #include "windowjoin.h"
 
@@ -458,20 +459,22 @@ ij_margin_walker(Node *node, int64 *margin)
 			int64		part;
 
 			/* a month is at most 31 days */
-			if (pg_mul_s64_overflow(Abs((int64) iv->month), 31 * USECS_PER_DAY, &m) ||
-				pg_mul_s64_overflow(Abs((int64) iv->day), USECS_PER_DAY, &part) ||
+			if (pg_mul_s64_overflow(wj_abs_int64((int64) iv->month),
+									31 * USECS_PER_DAY, &m) ||
+				pg_mul_s64_overflow(wj_abs_int64((int64) iv->day),
+									USECS_PER_DAY, &part) ||
 				pg_add_s64_overflow(m, part, &m) ||
 				iv->time == PG_INT64_MIN ||
-				pg_add_s64_overflow(m, Abs(iv->time), &m))
+				pg_add_s64_overflow(m, wj_abs_int64(iv->time), &m))
 				m = PG_INT64_MAX;
 		}
 		else if (c->consttype == INT8OID)
 			m = DatumGetInt64(c->constvalue) == PG_INT64_MIN ? PG_INT64_MAX :
-				Abs(DatumGetInt64(c->constvalue));
+				wj_abs_int64(DatumGetInt64(c->constvalue));
 		else if (c->consttype == INT4OID || c->consttype == INT2OID)
-			m = Abs((int64) (c->consttype == INT4OID ?
-							 DatumGetInt32(c->constvalue) :
-							 DatumGetInt16(c->constvalue)));
+			m = wj_abs_int64((int64) (c->consttype == INT4OID ?
+									  DatumGetInt32(c->constvalue) :
+									  DatumGetInt16(c->constvalue)));
 		if (pg_add_s64_overflow(*margin, m, margin))
 			*margin = PG_INT64_MAX;
 		return false;

@@ -70,7 +70,9 @@
 
 #include "input_paths.h"
 #include "interval_join.h"
+#include "join_nulling.h"
 #include "keypart.h"
+#include "pg_compat.h"
 #include "plan_private.h"
 #include "stats_common.h"
 #include "window_arith.h"
@@ -122,6 +124,9 @@ typedef struct IJInfo
 static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
+static CustomScan *ij_make_plan(PlannerInfo *root, RelOptInfo *rel,
+								CustomPath *best_path, List *tlist,
+								List *clauses, List *custom_plans);
 
 static Path *ij_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 						  IJInfo *info, Path *outer, Path *inner,
@@ -760,12 +765,12 @@ wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	tce = lookup_type_cache(info->lower->ttype, TYPECACHE_LT_OPR);
 	if (!OidIsValid(tce->lt_opr))
 		return;
-	pk = build_expression_pathkey(root, info->lower->outer_t, NULL,
-								  tce->lt_opr, outerrel->relids, true);
+	pk = wj_build_expression_pathkey(root, info->lower->outer_t, NULL,
+									 tce->lt_opr, outerrel->relids, true);
 	if (pk != NIL && !list_member_ptr(outer_pks, linitial(pk)))
 		outer_pks = lappend(outer_pks, linitial(pk));
-	pk = build_expression_pathkey(root, info->lower->inner_t, NULL,
-								  tce->lt_opr, innerrel->relids, true);
+	pk = wj_build_expression_pathkey(root, info->lower->inner_t, NULL,
+									 tce->lt_opr, innerrel->relids, true);
 	if (pk != NIL && !list_member_ptr(inner_pks, linitial(pk)))
 		inner_pks = lappend(inner_pks, linitial(pk));
 
@@ -908,9 +913,8 @@ ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 {
 	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
 	IJKey	   *k = (IJKey *) linitial(info->keys);
-	CustomScan *cscan = (CustomScan *) ij_plan_custom_path(root, rel, best_path,
-														   tlist, clauses,
-														   custom_plans);
+	CustomScan *cscan = ij_make_plan(root, rel, best_path, tlist, clauses,
+									 custom_plans);
 	int			parts = wj_keypart_units(best_path->path.parallel_workers);
 	Oid			ohash,
 				ihash;
@@ -927,6 +931,7 @@ ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 		 linitial(cscan->custom_plans), k->outer_expr, ohash,
 		 lsecond(cscan->custom_plans), k->inner_expr, ihash);
 	cscan->custom_private = interval_join_info_to_private(&plan_info);
+	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }
 
@@ -969,6 +974,9 @@ ij_make_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 		wj_path_parallel_safe(root, joinrel, list_make2(outer, inner), NIL);
 	cpath->path.parallel_workers = outer->parallel_workers;
 	cpath->path.rows = info->rows;
+	wj_set_path_disabled_nodes(&cpath->path,
+							   wj_path_disabled_nodes(outer) +
+							   wj_path_disabled_nodes(inner));
 	if (partial)
 		cpath->path.rows = clamp_row_est(info->rows /
 										 wj_parallel_divisor(outer));
@@ -1062,12 +1070,27 @@ ij_filter_in_pg_order(PlannerInfo *root, List *rinfos)
 
 /*
  * ij_plan_custom_path
- *		PlanCustomPath: build the CustomScan over the two sorted child plans.
+ *		PlanCustomPath: the CustomScan of ij_make_plan.
  */
 static Plan *
 ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 					CustomPath *best_path, List *tlist,
 					List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = ij_make_plan(root, rel, best_path, tlist, clauses,
+									 custom_plans);
+
+	wj_custom_join_nullingrels(cscan, rel);
+	return &cscan->scan.plan;
+}
+
+/*
+ * ij_make_plan
+ *		Build the CustomScan over the two sorted child plans.
+ */
+static CustomScan *
+ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			 List *tlist, List *clauses, List *custom_plans)
 {
 	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
@@ -1153,7 +1176,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &wj_interval_scan_methods;
 
-	return &cscan->scan.plan;
+	return cscan;
 }
 
 /*

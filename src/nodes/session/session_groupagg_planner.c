@@ -56,6 +56,7 @@
 
 #include "catalog_cache.h"
 #include "input_paths.h"
+#include "pg_compat.h"
 #include "session_sort.h"
 #include "window_expand.h"
 #include "windowjoin.h"
@@ -249,8 +250,10 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			continue;
 
 		/* the same scan, now known to be sorted by the GROUP BY keys */
-		sorted = (Path *) create_subqueryscan_path(root, input_rel, sub->subpath,
-												   root->group_pathkeys, NULL);
+		sorted = (Path *) wj_create_subqueryscan_path(root, input_rel,
+													  sub->subpath,
+													  root->group_pathkeys,
+													  NULL);
 		sorted->pathtarget = scan->pathtarget;
 		if (path != scan)
 			sorted = (Path *) create_projection_path(root, input_rel, sorted,
@@ -290,8 +293,10 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			!pathkeys_contained_in(window_pathkeys, sub->subpath->pathkeys))
 			continue;
 
-		sorted = (Path *) create_subqueryscan_path(root, input_rel, sub->subpath,
-												   root->group_pathkeys, NULL);
+		sorted = (Path *) wj_create_subqueryscan_path(root, input_rel,
+													  sub->subpath,
+													  root->group_pathkeys,
+													  NULL);
 		sorted->pathtarget = scan->pathtarget;
 		/* one participant's share of the rows, not the relation's */
 		divisor = wj_parallel_divisor(sub->subpath);

@@ -107,6 +107,7 @@
 
 #include "exec_common.h"
 #include "keypart.h"
+#include "pg_compat.h"
 #include "row_exchange.h"
 #include "session_sort.h"
 #include "state_stats.h"
@@ -827,7 +828,7 @@ spill_to_tuplesort(SessionSortState *state)
 			entry = ScanTupleHashTable(state->hashtable, &iter);
 			if (entry == NULL)
 				break;
-			part = (SSortPartition *) entry->additional;
+			part = (SSortPartition *) wj_tuplehash_get(state->hashtable, entry);
 		}
 		else
 			part = &state->single;
@@ -891,12 +892,12 @@ lookup_partition(SessionSortState *state, Datum *values, bool *isnull)
 													  sizeof(SSortPartition));
 
 		part->keytuple = entry->firstTuple;
-		entry->additional = part;
+		wj_tuplehash_set(state->hashtable, entry, part);
 		state->nparts++;
 		state->hash_bytes = MemoryContextMemAllocated(state->hashcxt, true);
 		return part;
 	}
-	return (SSortPartition *) entry->additional;
+	return (SSortPartition *) wj_tuplehash_get(state->hashtable, entry);
 }
 
 /*
@@ -1127,7 +1128,7 @@ make_session(SessionSortState *state, int64 start, int64 last)
 	}
 	else
 	{
-		HeapTupleHeader td = DatumGetHeapTupleHeader(state->win_datum);
+		HeapTupleHeader td = wj_datum_get_heap_tuple_header(state->win_datum);
 
 		heap_fill_tuple(state->win_desc, values, nulls,
 						(char *) td + td->t_hoff,
@@ -1329,11 +1330,12 @@ init_memory(SessionSortState *state)
 			keycols[i] = i + 1;
 		execTuplesHashPrepare(state->npart, state->eqops, &eqfuncoids, &hashfuncs);
 		state->hashtable =
-			BuildTupleHashTableExt(&state->css.ss.ps,
-								   state->key_slot->tts_tupleDescriptor,
-								   state->npart, keycols, eqfuncoids, hashfuncs,
-								   state->colls, 256, 0, state->hashcxt,
-								   state->hashcxt, state->tmpcxt, false);
+			wj_build_tuple_hash_table(&state->css.ss.ps,
+									  state->key_slot->tts_tupleDescriptor,
+									  state->npart, keycols, eqfuncoids,
+									  hashfuncs, state->colls, 256,
+									  state->hashcxt, state->hashcxt,
+									  state->tmpcxt, false);
 		MemoryContextSwitchTo(old);
 		state->hash_bytes = MemoryContextMemAllocated(state->hashcxt, true);
 	}
@@ -1361,7 +1363,8 @@ collect_partitions(SessionSortState *state)
 		InitTupleHashIterator(state->hashtable, &iter);
 		while ((entry = ScanTupleHashTable(state->hashtable, &iter)) != NULL)
 		{
-			SSortPartition *part = (SSortPartition *) entry->additional;
+			SSortPartition *part = (SSortPartition *)
+				wj_tuplehash_get(state->hashtable, entry);
 
 			deform_keys(state, part);
 			state->parts[i++] = part;

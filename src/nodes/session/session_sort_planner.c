@@ -65,6 +65,7 @@
 #include "catalog_cache.h"
 #include "input_paths.h"
 #include "keypart.h"
+#include "pg_compat.h"
 #include "plan_private.h"
 #include "row_exchange.h"
 #include "session_sort.h"
@@ -121,7 +122,8 @@ key_operators(PathKey *pk, EquivalenceMember *em, Oid *sortop, Oid *eqop)
 {
 	Oid			type = em->em_datatype;
 
-	*sortop = get_opfamily_member(pk->pk_opfamily, type, type, pk->pk_strategy);
+	*sortop = get_opfamily_member(pk->pk_opfamily, type, type,
+								  wj_pathkey_strategy(pk));
 	*eqop = get_opfamily_member(pk->pk_opfamily, type, type,
 								BTEqualStrategyNumber);
 
@@ -146,7 +148,7 @@ time_key_ok(PathKey *pk, EquivalenceMember *em)
 	TypeCacheEntry *tce;
 
 	if ((type != TIMESTAMPOID && type != TIMESTAMPTZOID) ||
-		pk->pk_strategy != BTLessStrategyNumber || pk->pk_nulls_first)
+		wj_pathkey_strategy(pk) != BTLessStrategyNumber || pk->pk_nulls_first)
 		return false;
 	tce = lookup_type_cache(type, TYPECACHE_LT_OPR);
 	return OidIsValid(tce->lt_opr) &&
@@ -359,6 +361,7 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 							  lappend(list_copy(part_exprs), time_expr));
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = subpath->rows;
+	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(subpath));
 	cpath->path.startup_cost = subpath->total_cost + run;
 	cpath->path.total_cost = cpath->path.startup_cost + cpu_operator_cost * rows;
 	cpath->path.pathkeys = pathkeys;
@@ -611,7 +614,7 @@ cheapest_safe_input(RelOptInfo *input_rel, PathTarget *target)
 		if (path->param_info != NULL || !path->parallel_safe ||
 			!equal(path->pathtarget->exprs, target->exprs))
 			continue;
-		if (result == NULL || path->total_cost < result->total_cost)
+		if (result == NULL || wj_path_total_cheaper(path, result))
 			result = path;
 	}
 	return result;
@@ -780,10 +783,9 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 										 sort->path.pathkeys, part_exprs,
 										 time_expr);
 		new_paths = lappend(new_paths,
-							create_windowagg_path(root, output_rel, ssort,
-												  wpath->path.pathtarget,
-												  wfuncs, wpath->winclause,
-												  wpath->qual, wpath->topwindow));
+							wj_create_windowagg_path_like(root, output_rel, ssort,
+														  wpath->path.pathtarget,
+														  wfuncs, wpath));
 		for (variant = 0; variant < 2; variant++)
 		{
 			Path	   *input = variant == 0 ? kp_input : ex_input;
@@ -796,10 +798,9 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 										  sort->path.pathkeys, part_exprs,
 										  time_expr);
 			make_partial(root, kp, input, variant == 1, workers, part_exprs);
-			wagg = (Path *) create_windowagg_path(root, output_rel, kp,
-												  wpath->path.pathtarget,
-												  wfuncs, wpath->winclause,
-												  wpath->qual, wpath->topwindow);
+			wagg = (Path *) wj_create_windowagg_path_like(root, output_rel, kp,
+														  wpath->path.pathtarget,
+														  wfuncs, wpath);
 			wagg->parallel_safe = true;
 			partial_paths = lappend(partial_paths, wagg);
 		}

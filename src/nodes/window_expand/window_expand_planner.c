@@ -76,6 +76,7 @@
 
 #include "catalog_cache.h"
 #include "input_paths.h"
+#include "pg_compat.h"
 #include "plan_private.h"
 #include "row_exchange.h"
 #include "stats_common.h"
@@ -152,12 +153,15 @@ match_window_function(PlannerInfo *root, RelOptInfo *input_rel,
 	FuncExpr   *fexpr;
 	RelOptInfo *fn_rel;
 	Relids		time_varnos;
+	Relids		members;
 
-	if (input_rel->reloptkind != RELOPT_JOINREL ||
-		bms_num_members(input_rel->relids) != 2)
+	if (input_rel->reloptkind != RELOPT_JOINREL)
+		return false;
+	members = wj_base_relids(root, input_rel->relids);
+	if (bms_num_members(members) != 2)
 		return false;
 
-	while ((relid = bms_next_member(input_rel->relids, relid)) >= 0)
+	while ((relid = bms_next_member(members, relid)) >= 0)
 	{
 		RangeTblEntry *r = root->simple_rte_array[relid];
 
@@ -851,6 +855,7 @@ make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
 							  expand_target->exprs);
 	cpath->path.parallel_workers = path->parallel_workers;
 	cpath->path.rows = clamp_row_est(path->rows * windows_per_pane);
+	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(path));
 	cpath->path.startup_cost = path->total_cost;
 	cpath->path.total_cost = path->total_cost +
 		cpath->path.rows * (cpu_tuple_cost + expand_target->cost.per_tuple);

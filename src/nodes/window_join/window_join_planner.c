@@ -85,6 +85,11 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "catalog/pg_statistic.h"
+
+#include "catalog_cache.h"
+#include "input_paths.h"
+#include "join_nulling.h"
+#include "keypart.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -94,18 +99,15 @@
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "parser/parsetree.h"
+#include "pg_compat.h"
+#include "plan_private.h"
+#include "stats_common.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
-
-#include "catalog_cache.h"
-#include "input_paths.h"
-#include "keypart.h"
-#include "plan_private.h"
-#include "stats_common.h"
 #include "window_arith.h"
 #include "window_join.h"
 #include "windowjoin.h"
@@ -194,8 +196,11 @@ static Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
 								WjPathInfo *pinfo, List *node_exprs,
 								double state_bytes);
 static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
-								 CustomPath *best_path, List *tlist,
-								 List *clauses, List *custom_plans);
+								   CustomPath *best_path, List *tlist,
+								   List *clauses, List *custom_plans);
+static CustomScan *window_join_make_plan(PlannerInfo *root, RelOptInfo *rel,
+										 CustomPath *best_path, List *tlist,
+										 List *clauses, List *custom_plans);
 
 static CustomPathMethods wj_window_join_path_methods = {
 	.CustomName = WJ_WINDOW_JOIN_NAME,
@@ -286,8 +291,8 @@ member_is_detachable(PlannerInfo *root, RelOptInfo *rel, RelOptInfo *base,
 		if (bms_is_subset(rinfo->required_relids, rel->relids))
 			WJ_REJECT("a join clause is evaluated at the window function scan");
 	}
-	if (generate_join_implied_equalities(root, rel->relids, others,
-										 member) != NIL)
+	if (wj_generate_join_implied_equalities(root, rel->relids, others,
+											member) != NIL)
 		WJ_REJECT("an implied equality refers to the window function scan");
 	foreach(lc, root->join_info_list)
 	{
@@ -315,6 +320,7 @@ static bool
 analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 {
 	int			relid;
+	Relids		members;
 	RelOptInfo *fnrel = NULL;
 	RelOptInfo *base = NULL;
 	List	   *results = NIL;
@@ -344,8 +350,9 @@ analyse_side(PlannerInfo *root, RelOptInfo *rel, WjSideInfo *side)
 		WJ_REJECT("a side is not one relation with its window function scan");
 
 	/* sort the members out */
+	members = wj_base_relids(root, rel->relids);
 	relid = -1;
-	while ((relid = bms_next_member(rel->relids, relid)) >= 0)
+	while ((relid = bms_next_member(members, relid)) >= 0)
 	{
 		RelOptInfo *member = find_base_rel(root, relid);
 
@@ -691,8 +698,8 @@ time_pathkeys(PlannerInfo *root, WjSideInfo *side)
 
 	if (!OidIsValid(tce->lt_opr))
 		return NIL;
-	return build_expression_pathkey(root, (Expr *) side->time_var, NULL,
-									tce->lt_opr, side->base->relids, true);
+	return wj_build_expression_pathkey(root, (Expr *) side->time_var, NULL,
+									   tce->lt_opr, side->base->relids, true);
 }
 
 /*
@@ -1163,8 +1170,8 @@ window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 	WindowJoinPlanInfo info;
 	int			parts = wj_keypart_units(best_path->path.parallel_workers);
 
-	cscan = (CustomScan *) window_join_plan_path(root, rel, best_path, tlist,
-												 clauses, custom_plans);
+	cscan = window_join_make_plan(root, rel, best_path, tlist, clauses,
+								  custom_plans);
 	exprs = cscan->custom_exprs;
 	window_join_info_from_private(cscan->custom_private, &info);
 	info.key_partitioned = true;
@@ -1179,6 +1186,7 @@ window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 		 linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
 		 linitial_oid(info.inner_hashfn));
 	cscan->custom_private = window_join_info_to_private(&info);
+	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }
 
@@ -1289,6 +1297,9 @@ wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 							  list_make2(outer_path, inner_path), node_exprs);
 	cpath->path.parallel_workers = outer_path->parallel_workers;
 	cpath->path.rows = rows;
+	wj_set_path_disabled_nodes(&cpath->path,
+							   wj_path_disabled_nodes(outer_path) +
+							   wj_path_disabled_nodes(inner_path));
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 	cpath->path.pathkeys = NIL;
@@ -1381,12 +1392,27 @@ clause_args(List *rinfos, List *outer_left, bool for_outer)
 
 /*
  * window_join_plan_path
- *		PlanCustomPath: build the CustomScan.  See window_join.h for the
- *		layout of the scan tuple and of custom_private/custom_exprs.
+ *		PlanCustomPath: the CustomScan of window_join_make_plan.
  */
 static Plan *
 window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-					List *tlist, List *clauses, List *custom_plans)
+					  List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = window_join_make_plan(root, rel, best_path, tlist,
+											  clauses, custom_plans);
+
+	wj_custom_join_nullingrels(cscan, rel);
+	return &cscan->scan.plan;
+}
+
+/*
+ * window_join_make_plan
+ *		Build the CustomScan.  See window_join.h for the layout of the scan
+ *		tuple and of custom_private/custom_exprs.
+ */
+static CustomScan *
+window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					  List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	WjPathInfo *pinfo = (WjPathInfo *) linitial(best_path->custom_private);
@@ -1497,7 +1523,7 @@ window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.key_partitioned = false;	/* see window_join_plan_keypart */
 	cscan->custom_private = window_join_info_to_private(&info);
 
-	return &cscan->scan.plan;
+	return cscan;
 }
 
 /*
