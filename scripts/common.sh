@@ -251,7 +251,7 @@ wj_test_major() (
 	wj_ensure_pg "$major" || exit 1
 	echo "== PostgreSQL $major: $("/opt/pg/$major/bin/postgres" --version)"
 	wj_build_install_major "$major" || exit 1
-	wj_cluster_start "$major"
+	wj_cluster_start "$major" || exit 1
 	export PG_CONFIG
 	PG_CONFIG=$(wj_pg_config "$major")
 	# pg_regress of that major with the system's psql 15 (none in /opt/pg)
