@@ -223,7 +223,9 @@ port = $((54000 + major))
 unix_socket_directories = '$WJ_CLUSTER'
 shared_preload_libraries = 'windowjoin'
 CONF
-	wj_as_owner "$bin/pg_ctl" -D "$WJ_CLUSTER/data" -l "$WJ_CLUSTER/log" -w start >/dev/null
+	# not holding the install lock; stopped by the watchdog if the run is killed
+	wj_as_owner "$bin/pg_ctl" -D "$WJ_CLUSTER/data" -l "$WJ_CLUSTER/log" -w start >/dev/null 9>&-
+	wj_register_server "$bin" "$WJ_CLUSTER/data"
 	export PGHOST=$WJ_CLUSTER PGPORT=$((54000 + major)) PGUSER=$owner
 }
 
