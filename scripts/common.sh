@@ -209,10 +209,12 @@ wj_as_owner() {
 }
 
 # Start a throwaway cluster of MAJOR that preloads windowjoin, in a new
-# directory under /tmp with its own socket directory and port; sets
+# directory under /tmp with its own socket directory and port; further
+# arguments are lines for its postgresql.conf ("shared_buffers=1GB").  Sets
 # WJ_CLUSTER (the directory, for wj_cluster_stop), PGHOST, PGPORT, PGUSER.
 wj_cluster_start() {
-	local major=$1 bin="/opt/pg/$1/bin" owner
+	local major=$1 bin="/opt/pg/$1/bin" owner line
+	shift
 	WJ_CLUSTER=$(mktemp -d "/tmp/wj-pg$major-XXXXXX")
 	owner=$(id -un)
 	[ "$(id -u)" -eq 0 ] && { chown postgres "$WJ_CLUSTER"; owner=postgres; }
@@ -223,11 +225,31 @@ port = $((54000 + major))
 unix_socket_directories = '$WJ_CLUSTER'
 shared_preload_libraries = 'windowjoin'
 CONF
+	for line in "$@"; do
+		echo "$line" >>"$WJ_CLUSTER/data/postgresql.conf"
+	done
 	# not holding the install lock; stopped by the watchdog if the run is killed
 	wj_as_owner "$bin/pg_ctl" -D "$WJ_CLUSTER/data" -l "$WJ_CLUSTER/log" -w start >/dev/null 9>&-
 	wj_register_server "$bin" "$WJ_CLUSTER/data"
 	export PGHOST=$WJ_CLUSTER PGPORT=$((54000 + major)) PGUSER=$owner
 }
+
+# pg_virtualenv for another major: wj_virtualenv_major MAJOR [-o name=value]...
+# command...  runs command against a throwaway cluster of MAJOR
+# (wj_cluster_start, with those settings), then stops and removes it.
+wj_virtualenv_major() (
+	major=$1
+	conf=()
+	shift
+	while [ "${1:-}" = -o ]; do
+		conf+=("$2")
+		shift 2
+	done
+	trap 'wj_cluster_stop "$major"' EXIT
+	trap 'exit 130' INT TERM
+	wj_cluster_start "$major" "${conf[@]}" || exit 1
+	"$@"
+)
 
 # Stop the cluster of wj_cluster_start and remove it; harmless twice.
 wj_cluster_stop() {
