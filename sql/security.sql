@@ -91,7 +91,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SET force_parallel_mode = off;
+SET :parallel_guc = off;
 -- what the user sees: no secret row
 SELECT count(*) AS visible, count(*) FILTER (WHERE tag LIKE 'SECRET%') AS secret FROM lv;
 
