@@ -24,7 +24,7 @@
  *
  * custom_private: an AsOfPlanInfo (below), encoded field by field by
  *		asof_info_to_private and read back by asof_info_from_private
- *		(asof_plan.c, with the writer and reader of plan_private.h).
+ *		(asof_private.c, with the writer and reader of plan_private.h).
  *
  * src/nodes/asof_join/asof.h
  *

@@ -33,7 +33,7 @@
 /*
  * What the executor needs from the planner, kept in CustomScan.custom_private
  * through interval_join_info_to_private() and read back by
- * interval_join_info_from_private() (interval_join_planner.c; plan_private.h).
+ * interval_join_info_from_private() (interval_join_private.c; plan_private.h).
  * Columns are numbers in a child's output.
  */
 typedef struct IntervalJoinPlanInfo

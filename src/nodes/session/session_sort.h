@@ -19,7 +19,7 @@
 /*
  * What the executor needs from the planner, kept in CustomScan.custom_private
  * through session_sort_info_to_private() and read back by
- * session_sort_info_from_private() (session_sort_planner.c;
+ * session_sort_info_from_private() (session_sort_private.c;
  * plan_private.h).  The sort keys are the partition keys followed by the
  * time key (timestamp or timestamptz, ascending, NULLS LAST), each a column
  * of the child's output; the lists have one element per key.

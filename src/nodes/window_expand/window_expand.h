@@ -25,7 +25,7 @@ typedef enum WindowExpandKind
 /*
  * What the executor needs from the planner, kept in CustomScan.custom_private
  * through window_expand_info_to_private() and read back by
- * window_expand_info_from_private() (window_expand_planner.c;
+ * window_expand_info_from_private() (window_expand_private.c;
  * plan_private.h).  Durations are in microseconds.  The path carries the
  * same struct: its custom_private is list_make1() of a pointer to one.
  */

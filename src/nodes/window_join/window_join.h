@@ -58,7 +58,7 @@ typedef enum WjWindowKind
 /*
  * What the executor needs from the planner, kept in CustomScan.custom_private
  * through window_join_info_to_private() and read back by
- * window_join_info_from_private() (window_join_planner.c; plan_private.h).
+ * window_join_info_from_private() (window_join_private.c; plan_private.h).
  */
 typedef struct WindowJoinPlanInfo
 {

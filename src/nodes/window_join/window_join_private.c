@@ -1,0 +1,76 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_join_private.c
+ *	  The WindowJoin plan's private data: window_join.h's fields in
+ *	  CustomScan.custom_private, written by the planner and read by the
+ *	  executor, through the one codec of plan_private.h.
+ *
+ * src/nodes/window_join/window_join_private.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "plan_private.h"
+#include "window_join.h"
+
+/*
+ * window_join_info_to_private
+ *		Encode a WindowJoinPlanInfo as CustomScan.custom_private
+ *		(plan_private.h).  window_join_info_from_private reads the fields in
+ *		the same order.
+ */
+List *
+window_join_info_to_private(const WindowJoinPlanInfo *info)
+{
+	List	   *priv = NIL;
+
+	wj_private_put_int(&priv, (int) info->jointype);
+	wj_private_put_int(&priv, (int) info->mode);
+	wj_private_put_int(&priv, (int) info->kind);
+	wj_private_put_int(&priv, info->outer_ncols);
+	wj_private_put_int(&priv, info->inner_ncols);
+	wj_private_put_int_list(&priv, info->outer_extra_is_expr);
+	wj_private_put_int_list(&priv, info->inner_extra_is_expr);
+	wj_private_put_node(&priv, info->every);
+	wj_private_put_node(&priv, info->size);
+	wj_private_put_node(&priv, info->offset);
+	wj_private_put_oid_list(&priv, info->outer_hashfn);
+	wj_private_put_oid_list(&priv, info->inner_hashfn);
+	wj_private_put_oid_list(&priv, info->key_coll);
+	wj_private_put_bool(&priv, info->key_partitioned);
+	wj_private_put_int(&priv, info->kp_param);
+	wj_private_put_int(&priv, info->kp_parts);
+	wj_private_put_int(&priv, info->kp_grain);
+	return priv;
+}
+
+/*
+ * window_join_info_from_private
+ *		Decode CustomScan.custom_private into *info.
+ */
+void
+window_join_info_from_private(List *priv, WindowJoinPlanInfo *info)
+{
+	WjPrivateReader r;
+
+	wj_private_reader_init(&r, priv, WJ_WINDOW_JOIN_NAME);
+	info->jointype = (JoinType) wj_private_get_int(&r);
+	info->mode = (WjMode) wj_private_get_int(&r);
+	info->kind = (WjWindowKind) wj_private_get_int(&r);
+	info->outer_ncols = wj_private_get_int(&r);
+	info->inner_ncols = wj_private_get_int(&r);
+	info->outer_extra_is_expr = wj_private_get_int_list(&r);
+	info->inner_extra_is_expr = wj_private_get_int_list(&r);
+	info->every = castNode(Const, wj_private_get_node(&r));
+	info->size = castNode(Const, wj_private_get_node(&r));
+	info->offset = castNode(Const, wj_private_get_node(&r));
+	info->outer_hashfn = wj_private_get_oid_list(&r);
+	info->inner_hashfn = wj_private_get_oid_list(&r);
+	info->key_coll = wj_private_get_oid_list(&r);
+	info->key_partitioned = wj_private_get_bool(&r);
+	info->kp_param = wj_private_get_int(&r);
+	info->kp_parts = wj_private_get_int(&r);
+	info->kp_grain = wj_private_get_int(&r);
+	wj_private_reader_done(&r);
+}
