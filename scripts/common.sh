@@ -99,11 +99,7 @@ wj_stop_servers() {
 	if [ -f "${WJ_SERVERS:-}" ]; then
 		while read -r bin dir; do
 			[ -f "$dir/postmaster.pid" ] || continue
-			if [ "$(id -u)" -eq 0 ]; then
-				runuser -u postgres -- "$bin/pg_ctl" -D "$dir" -m immediate -w stop
-			else
-				"$bin/pg_ctl" -D "$dir" -m immediate -w stop
-			fi
+			wj_as_owner "$bin/pg_ctl" -D "$dir" -m immediate -w stop
 		done <"$WJ_SERVERS"
 		rm -f "$WJ_SERVERS"
 	fi
@@ -261,21 +257,24 @@ wj_cluster_stop() {
 }
 
 # The regression suite and the parallel-forced pass on PostgreSQL MAJOR
-# (17 or 18), in a subshell whose trap always stops and removes the
-# cluster.  Prints one "test NAME (PostgreSQL MAJOR) ... ok" line per
+# (17 or 18), in a throwaway cluster of wj_virtualenv_major, which always
+# stops and removes it.  Prints one "test NAME (PostgreSQL MAJOR) ... ok" line per
 # suite and pass, as scripts/test counts them, and the wall time of each
 # pass; exits non-zero on any failure.  The caller holds $WJ_LOCK (the
 # build is installed machine-wide, in /opt/pg/MAJOR).
 wj_test_major() (
-	local major=$1 status=0 start
-	set -o pipefail
-	trap 'wj_cluster_stop "$major"' EXIT
-	trap 'exit 130' INT TERM
+	major=$1
 	cd "$WJ_ROOT"
 	wj_ensure_pg "$major" || exit 1
 	echo "== PostgreSQL $major: $("/opt/pg/$major/bin/postgres" --version)"
 	wj_build_install_major "$major" || exit 1
-	wj_cluster_start "$major" || exit 1
+	wj_virtualenv_major "$major" wj_major_suites "$major"
+)
+
+# wj_test_major's two passes, inside the throwaway cluster of MAJOR.
+wj_major_suites() {
+	local major=$1 status=0 start
+	set -o pipefail
 	export PG_CONFIG
 	PG_CONFIG=$(wj_pg_config "$major")
 	# pg_regress of that major with the system's psql 15 (none in /opt/pg)
@@ -293,5 +292,5 @@ wj_test_major() (
 		sed "s/(parallel plans forced)/(parallel plans forced, PostgreSQL $major)/" ||
 		status=1
 	echo "PostgreSQL $major: parallel-forced pass $((SECONDS - start)) s"
-	exit $status
-)
+	return $status
+}
