@@ -7,12 +7,14 @@
 # regression suite, so adding a file needs no Makefile edit.  src/ holds
 # _PG_init, the GUCs and the planner hooks; src/nodes/<node>/ each custom
 # scan node; src/parallel/ what splits work between parallel participants;
-# src/common/ what every node uses; src/functions/ the SQL functions.
+# src/common/ what every node uses; src/functions/ the SQL functions;
+# src/continuous/ continuous window views (analysis, capture, scheduler).
 # Every folder is on the include path.
 
 EXTENSION = windowjoin
 MODULE_big = windowjoin
-SRCDIRS = src src/common src/parallel src/functions $(sort $(wildcard src/nodes/*))
+SRCDIRS = src src/common src/parallel src/functions src/continuous \
+	$(sort $(wildcard src/nodes/*))
 OBJS = $(patsubst %.c,%.o,$(sort $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c))))
 PG_CPPFLAGS = $(addprefix -I,$(SRCDIRS))
 DATA = $(sort $(wildcard windowjoin--*.sql))

@@ -28,6 +28,7 @@
 #include "utils/guc.h"
 #include "utils/tuplestore.h"
 
+#include "continuous.h"
 #include "key_exchange.h"
 #include "session_sort.h"
 #include "window_expand.h"
@@ -131,6 +132,8 @@ _PG_init(void)
 							0,
 							NULL, NULL, NULL);
 
+	wj_scheduler_init(wj_preloaded);
+
 	MarkGUCPrefixReserved("windowjoin");
 
 	wj_window_expand_register();
@@ -211,6 +214,10 @@ windowjoin_status(PG_FUNCTION_ARGS)
 	wj_status_accel(rsinfo, "window aggregation (WindowExpand, session GroupAggregate)",
 					"windowjoin.enable_window_aggregate",
 					wj_enable_window_aggregate, true);
+	wj_status_row(rsinfo, "continuous view scheduler", wj_scheduler_registered(),
+				  wj_scheduler_registered() ?
+				  "running: views with a schedule are refreshed in the background" :
+				  "not running: windowjoin.refresh() is manual; background refresh needs shared_preload_libraries = 'windowjoin' and windowjoin.scheduler = on");
 
 	return (Datum) 0;
 }

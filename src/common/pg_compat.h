@@ -373,4 +373,16 @@ wj_set_sort_direction(SortGroupClause *sgc)
 #define wj_path_total_cheaper(a, b) ((a)->total_cost < (b)->total_cost)
 #endif
 
+/*
+ * wj_rel_ownercheck
+ *		Does role own relation relid?  pg_class_ownercheck() became
+ *		object_ownercheck() in 16.
+ */
+#if PG_VERSION_NUM >= 160000
+#define wj_rel_ownercheck(relid, role) \
+	object_ownercheck(RelationRelationId, (relid), (role))
+#else
+#define wj_rel_ownercheck(relid, role) pg_class_ownercheck((relid), (role))
+#endif
+
 #endif							/* WJ_PG_COMPAT_H */

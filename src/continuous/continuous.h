@@ -1,0 +1,31 @@
+/*-------------------------------------------------------------------------
+ *
+ * continuous.h
+ *	  Continuous window views: what _PG_init and windowjoin_status() need
+ *	  from src/continuous/.
+ *
+ * The SQL side (catalog windowjoin.view_catalog, create_view, refresh,
+ * drop_view, advance_watermark, the views view) is in
+ * windowjoin--0.2--0.3.sql; the C side is the query analysis
+ * (cv_analyze.c), change capture and dependencies (cv_capture.c,
+ * cv_depend.c) and the background scheduler (cv_scheduler.c).
+ *
+ * src/continuous/continuous.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CONTINUOUS_H
+#define CONTINUOUS_H
+
+#include "postgres.h"
+
+/* windowjoin.scheduler_naptime, in milliseconds */
+extern int	wj_scheduler_naptime;
+
+/* Define the scheduler's GUCs and, when preloaded, register its launcher. */
+extern void wj_scheduler_init(bool preloaded);
+
+/* Was the launcher registered (the library preloaded, scheduler on)? */
+extern bool wj_scheduler_registered(void);
+
+#endif							/* CONTINUOUS_H */

@@ -1,0 +1,660 @@
+/*-------------------------------------------------------------------------
+ *
+ * cv_analyze.c
+ *	  Recognise the query of a continuous window view and derive the
+ *	  query a refresh runs.
+ *
+ * windowjoin.create_view() hands the view's query text to
+ * windowjoin._analyze_view_query(), which parses and analyses it as the
+ * calling user and accepts exactly two shapes:
+ *
+ *	  TVF shape:	  SELECT ... FROM src, tumble|hop|cumulate(src.t, ...)
+ *					  [WHERE ...] GROUP BY ..., window_start, window_end, ...
+ *					  [HAVING ...]
+ *	  session shape:  SELECT ... FROM (SELECT ..., session(t, gap)
+ *								  OVER (PARTITION BY ... ORDER BY t) ...
+ *								FROM src [WHERE ...]) s
+ *					  [WHERE ...] GROUP BY ..., window_start, window_end, ...
+ *
+ * where src is one plain or partitioned table, the window parameters are
+ * constants and window_start/window_end are output columns taken from the
+ * window function.  Anything else is refused with SQLSTATE 0A000 and a
+ * message naming the construct.
+ *
+ * The answer describes the window (kind, size, slide or step, offset,
+ * gap), the source table and its time column, and the "range query": the
+ * view's query with "t >= $1 AND t < $2" added to the source's own quals.
+ * Every window lies inside [window_start, window_end), and a session with
+ * all its rows and the gap before it inside [lo, hi) is computed exactly
+ * from the rows in [lo, hi), so a refresh recomputes any set of windows
+ * from an index range scan of the source (see windowjoin--0.2--0.3.sql).
+ * The range query is deparsed with search_path = pg_catalog so that every
+ * name in it is schema-qualified, and refresh runs it with a fixed
+ * search_path.
+ *
+ * src/continuous/cv_analyze.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "funcapi.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/analyze.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "parser/parsetree.h"
+#include "parser/parse_relation.h"
+#include "utils/datetime.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "catalog_cache.h"
+#include "continuous.h"
+
+PG_FUNCTION_INFO_V1(wj_analyze_view_query);
+
+/* what the analysis found */
+typedef struct CvShape
+{
+	const char *kind;			/* "tumble", "hop", "cumulate", "session" */
+	Oid			source;			/* the source table */
+	AttrNumber	timeattno;		/* its time column */
+	Oid			timetype;		/* TIMESTAMPOID or TIMESTAMPTZOID */
+	Datum		size;			/* interval: window size (tumble/hop/cumulate) */
+	Datum		stride;			/* interval: hop's slide, cumulate's step */
+	Datum		offset;			/* interval: window offset */
+	Datum		gap;			/* interval: session gap */
+	bool		has_stride;
+	bool		has_gap;
+	Query	   *ranged;			/* the query, with its range quals added */
+} CvShape;
+
+/*
+ * cv_unsupported
+ *		Refuse the query, naming the construct.
+ */
+static void
+cv_unsupported(const char *construct, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("continuous views do not support %s", construct),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+/*
+ * cv_check_plain_query
+ *		The constructs a query of either shape (or the session shape's
+ *		inner query) must not use.
+ */
+static void
+cv_check_plain_query(Query *q)
+{
+	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
+		cv_unsupported("statements other than SELECT", NULL);
+	if (q->cteList != NIL)
+		cv_unsupported("WITH queries", NULL);
+	if (q->setOperations != NULL)
+		cv_unsupported("UNION, INTERSECT or EXCEPT", NULL);
+	if (q->hasSubLinks)
+		cv_unsupported("subqueries in expressions", NULL);
+	if (q->hasTargetSRFs)
+		cv_unsupported("set-returning functions in the select list", NULL);
+	if (q->distinctClause != NIL)
+		cv_unsupported("DISTINCT", NULL);
+	if (q->sortClause != NIL)
+		cv_unsupported("ORDER BY", "Order the rows when reading the view.");
+	if (q->limitCount != NULL || q->limitOffset != NULL)
+		cv_unsupported("LIMIT or OFFSET", NULL);
+	if (q->rowMarks != NIL)
+		cv_unsupported("FOR UPDATE or FOR SHARE", NULL);
+	if (q->groupingSets != NIL)
+		cv_unsupported("GROUPING SETS, ROLLUP or CUBE", NULL);
+}
+
+/*
+ * cv_check_source
+ *		The source RTE must be a plain or partitioned table.
+ */
+static Oid
+cv_check_source(RangeTblEntry *rte)
+{
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->relkind != RELKIND_RELATION &&
+		 rte->relkind != RELKIND_PARTITIONED_TABLE))
+		cv_unsupported("sources other than a plain or partitioned table",
+					   "A continuous view reads one table: FROM source, tumble(...) or FROM (SELECT ..., session(...) OVER (...) FROM source) s.");
+	if (rte->tablesample != NULL)
+		cv_unsupported("TABLESAMPLE", NULL);
+	return rte->relid;
+}
+
+/*
+ * cv_interval_arg
+ *		A window parameter: a non-null interval constant (after folding),
+ *		with no month part.
+ */
+static Datum
+cv_interval_arg(Node *arg, const char *what)
+{
+	Node	   *folded = eval_const_expressions(NULL, arg);
+	Interval   *iv;
+
+	if (!IsA(folded, Const) || ((Const *) folded)->consttype != INTERVALOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("continuous views need a constant %s", what)));
+	if (((Const *) folded)->constisnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the %s of a continuous view must not be null", what)));
+	iv = DatumGetIntervalP(((Const *) folded)->constvalue);
+	if (iv->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the %s of a continuous view must not have a month or year part", what)));
+	return ((Const *) folded)->constvalue;
+}
+
+/*
+ * cv_time_var
+ *		The time argument: a column of the source table (range table index
+ *		srcidx) of type timestamp or timestamptz.
+ */
+static Var *
+cv_time_var(Node *arg, Index srcidx)
+{
+	Var		   *var;
+
+	if (!IsA(arg, Var) || ((Var *) arg)->varno != srcidx ||
+		((Var *) arg)->varlevelsup != 0 || ((Var *) arg)->varattno <= 0)
+		cv_unsupported("a time argument that is not a column of the source table",
+					   "Pass the event-time column itself, e.g. tumble(bidtime, interval '1 minute').");
+	var = (Var *) arg;
+	if (var->vartype != TIMESTAMPOID && var->vartype != TIMESTAMPTZOID)
+		cv_unsupported("a time column that is not timestamp or timestamptz", NULL);
+	return var;
+}
+
+/*
+ * cv_is_tvf
+ *		Is funcid windowjoin's tumble, hop or cumulate?  Returns the name.
+ */
+static const char *
+cv_is_tvf(Oid funcid)
+{
+	Oid			ext = get_extension_oid("windowjoin", true);
+	char	   *name;
+
+	if (!OidIsValid(ext) ||
+		getExtensionOfObject(ProcedureRelationId, funcid) != ext)
+		return NULL;
+	name = get_func_name(funcid);
+	if (name == NULL)
+		return NULL;
+	if (strcmp(name, "tumble") == 0)
+		return "tumble";
+	if (strcmp(name, "hop") == 0)
+		return "hop";
+	if (strcmp(name, "cumulate") == 0)
+		return "cumulate";
+	return NULL;
+}
+
+/*
+ * cv_positional_args
+ *		The function's arguments by position, named ones placed where they
+ *		belong; missing (defaulted) ones are NULL.
+ */
+static void
+cv_positional_args(List *args, Node **pos, int npos)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	memset(pos, 0, sizeof(Node *) * npos);
+	foreach(lc, args)
+	{
+		Node	   *arg = lfirst(lc);
+
+		if (IsA(arg, NamedArgExpr))
+		{
+			NamedArgExpr *na = (NamedArgExpr *) arg;
+
+			if (na->argnumber >= 0 && na->argnumber < npos)
+				pos[na->argnumber] = (Node *) na->arg;
+		}
+		else if (i < npos)
+			pos[i] = arg;
+		i++;
+	}
+}
+
+/*
+ * cv_make_range_quals
+ *		"var >= $1 AND var < $2", with $1 and $2 of the time column's type.
+ */
+static Node *
+cv_make_range_quals(Var *var)
+{
+	Oid			opclass = GetDefaultOpClass(var->vartype, BTREE_AM_OID);
+	Oid			opfamily = get_opclass_family(opclass);
+	Oid			ge = get_opfamily_member(opfamily, var->vartype, var->vartype,
+										 BTGreaterEqualStrategyNumber);
+	Oid			lt = get_opfamily_member(opfamily, var->vartype, var->vartype,
+										 BTLessStrategyNumber);
+	Param	   *lo = makeNode(Param);
+	Param	   *hi;
+	Expr	   *q1;
+	Expr	   *q2;
+
+	if (!OidIsValid(ge) || !OidIsValid(lt))
+		elog(ERROR, "no btree comparison operators for type %u", var->vartype);
+
+	lo->paramkind = PARAM_EXTERN;
+	lo->paramid = 1;
+	lo->paramtype = var->vartype;
+	lo->paramtypmod = -1;
+	lo->paramcollid = InvalidOid;
+	lo->location = -1;
+	hi = copyObject(lo);
+	hi->paramid = 2;
+
+	q1 = make_opclause(ge, BOOLOID, false, (Expr *) copyObject(var),
+					   (Expr *) lo, InvalidOid, InvalidOid);
+	q2 = make_opclause(lt, BOOLOID, false, (Expr *) copyObject(var),
+					   (Expr *) hi, InvalidOid, InvalidOid);
+	((OpExpr *) q1)->opfuncid = get_opcode(ge);
+	((OpExpr *) q2)->opfuncid = get_opcode(lt);
+	return (Node *) make_andclause(list_make2(q1, q2));
+}
+
+/*
+ * cv_add_quals
+ *		AND quals into the query's WHERE clause.
+ */
+static void
+cv_add_quals(Query *q, Node *quals)
+{
+	if (q->jointree->quals == NULL)
+		q->jointree->quals = quals;
+	else
+		q->jointree->quals = (Node *) make_andclause(list_make2(quals,
+																q->jointree->quals));
+}
+
+/*
+ * cv_output_column
+ *		The select-list entry named name, or NULL.
+ */
+static TargetEntry *
+cv_output_column(Query *q, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!tle->resjunk && tle->resname && strcmp(tle->resname, name) == 0)
+			return tle;
+	}
+	return NULL;
+}
+
+/*
+ * cv_require_window_column
+ *		The output column name must exist, be grouped on, and (checked by
+ *		is_window_column) come from the window function's column fieldnum.
+ */
+static TargetEntry *
+cv_require_window_column(Query *q, const char *name)
+{
+	TargetEntry *tle = cv_output_column(q, name);
+
+	if (tle == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a continuous view must return a column named %s", name),
+				 errhint("Select window_start and window_end, and group by them.")));
+	if (tle->ressortgroupref == 0 ||
+		get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a continuous view must group by %s", name)));
+	return tle;
+}
+
+/*
+ * cv_analyze_tvf
+ *		The TVF shape: FROM src, tumble|hop|cumulate(src.t, ...).
+ */
+static void
+cv_analyze_tvf(Query *q, CvShape *shape)
+{
+	Index		srcidx = 0;
+	Index		fnidx = 0;
+	RangeTblEntry *fnrte;
+	RangeTblFunction *rtfunc;
+	FuncExpr   *fexpr;
+	Node	   *args[4];
+	Var		   *timevar;
+	ListCell   *lc;
+	Index		i = 0;
+	const char *names[2] = {"window_start", "window_end"};
+
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+
+		i++;
+		if (rte->rtekind == RTE_FUNCTION && fnidx == 0)
+			fnidx = i;
+		else if (rte->rtekind == RTE_RELATION && srcidx == 0)
+			srcidx = i;
+		else
+			cv_unsupported("joins or more than one table",
+						   "A continuous view reads one table and one window function.");
+	}
+	if (srcidx == 0 || fnidx == 0 || list_length(q->jointree->fromlist) != 2)
+		cv_unsupported("a FROM clause other than \"source, window function\"",
+					   "Write FROM source, tumble(time_column, ...).");
+	foreach(lc, q->jointree->fromlist)
+		if (!IsA(lfirst(lc), RangeTblRef))
+			cv_unsupported("JOIN syntax", "Write FROM source, tumble(time_column, ...).");
+
+	shape->source = cv_check_source(rt_fetch(srcidx, q->rtable));
+	fnrte = rt_fetch(fnidx, q->rtable);
+	if (list_length(fnrte->functions) != 1 || fnrte->funcordinality)
+		cv_unsupported("ROWS FROM or WITH ORDINALITY", NULL);
+	rtfunc = linitial(fnrte->functions);
+	if (!IsA(rtfunc->funcexpr, FuncExpr) ||
+		(shape->kind = cv_is_tvf(((FuncExpr *) rtfunc->funcexpr)->funcid)) == NULL)
+		cv_unsupported("functions in FROM other than tumble, hop and cumulate",
+					   NULL);
+	fexpr = (FuncExpr *) rtfunc->funcexpr;
+	cv_positional_args(fexpr->args, args, 4);
+
+	timevar = cv_time_var(args[0], srcidx);
+	shape->timeattno = timevar->varattno;
+	shape->timetype = timevar->vartype;
+	if (strcmp(shape->kind, "tumble") == 0)
+	{
+		shape->size = cv_interval_arg(args[1], "window size");
+		shape->offset = args[2] ? cv_interval_arg(args[2], "window offset") :
+			DirectFunctionCall3(interval_in, CStringGetDatum("0"),
+								ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	}
+	else
+	{
+		shape->stride = cv_interval_arg(args[1], strcmp(shape->kind, "hop") == 0 ?
+										"window slide" : "window step");
+		shape->has_stride = true;
+		shape->size = cv_interval_arg(args[2], "window size");
+		shape->offset = args[3] ? cv_interval_arg(args[3], "window offset") :
+			DirectFunctionCall3(interval_in, CStringGetDatum("0"),
+								ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	}
+
+	/* window_start and window_end: the function's first two columns */
+	for (int c = 0; c < 2; c++)
+	{
+		TargetEntry *tle = cv_require_window_column(q, names[c]);
+
+		if (!IsA(tle->expr, Var) || ((Var *) tle->expr)->varno != fnidx ||
+			((Var *) tle->expr)->varlevelsup != 0 ||
+			((Var *) tle->expr)->varattno != c + 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("column %s of a continuous view must be the window function's %s",
+							names[c], names[c])));
+	}
+
+	shape->ranged = copyObject(q);
+	cv_add_quals(shape->ranged, cv_make_range_quals(timevar));
+}
+
+/*
+ * cv_session_call
+ *		If expr is session(...) OVER ..., or (session(...) OVER ...).field,
+ *		return the WindowFunc (and the field number, 0 for the whole
+ *		composite).
+ */
+static WindowFunc *
+cv_session_call(Node *expr, int *fieldnum)
+{
+	*fieldnum = 0;
+	if (IsA(expr, FieldSelect))
+	{
+		*fieldnum = ((FieldSelect *) expr)->fieldnum;
+		expr = (Node *) ((FieldSelect *) expr)->arg;
+	}
+	if (IsA(expr, WindowFunc) &&
+		wj_func_of(((WindowFunc *) expr)->winfnoid) == WJF_SESSION)
+		return (WindowFunc *) expr;
+	return NULL;
+}
+
+/*
+ * cv_window_funcs_walker
+ *		Collect every WindowFunc of an expression tree.
+ */
+static bool
+cv_window_funcs_walker(Node *node, List **found)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, WindowFunc))
+	{
+		*found = lappend(*found, node);
+		return false;
+	}
+	return expression_tree_walker(node, cv_window_funcs_walker, (void *) found);
+}
+
+/*
+ * cv_analyze_session
+ *		The session shape: FROM (SELECT ..., session(t, gap) OVER (PARTITION
+ *		BY ... ORDER BY t) ... FROM src [WHERE ...]) s.
+ */
+static void
+cv_analyze_session(Query *q, CvShape *shape)
+{
+	RangeTblEntry *subrte;
+	Query	   *sub;
+	WindowFunc *session = NULL;
+	WindowClause *wc;
+	SortGroupClause *sortcl;
+	TargetEntry *ordertle;
+	List	   *wfuncs = NIL;
+	Var		   *timevar;
+	ListCell   *lc;
+	const char *names[2] = {"window_start", "window_end"};
+
+	if (list_length(q->rtable) != 1 || list_length(q->jointree->fromlist) != 1 ||
+		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
+		cv_unsupported("joins or more than one table",
+					   "A continuous session view reads one subquery over one table.");
+	subrte = linitial(q->rtable);
+	sub = subrte->subquery;
+	cv_check_plain_query(sub);
+	if (sub->hasAggs || sub->groupClause != NIL || sub->havingQual != NULL)
+		cv_unsupported("aggregation inside the session subquery", NULL);
+	if (list_length(sub->rtable) != 1 || list_length(sub->jointree->fromlist) != 1 ||
+		!IsA(linitial(sub->jointree->fromlist), RangeTblRef))
+		cv_unsupported("joins or more than one table",
+					   "A continuous session view reads one subquery over one table.");
+	shape->source = cv_check_source(linitial(sub->rtable));
+
+	cv_window_funcs_walker((Node *) sub->targetList, &wfuncs);
+	foreach(lc, wfuncs)
+	{
+		WindowFunc *wf = lfirst(lc);
+
+		if (wj_func_of(wf->winfnoid) != WJF_SESSION)
+			cv_unsupported("window functions other than session()", NULL);
+		if (session != NULL && !equal(session, wf))
+			cv_unsupported("more than one session() call", NULL);
+		session = wf;
+	}
+	if (list_length(sub->windowClause) != 1)
+		cv_unsupported("more than one window", NULL);
+	wc = linitial(sub->windowClause);
+	if (wc->frameOptions != FRAMEOPTION_DEFAULTS)
+		cv_unsupported("window frame clauses", NULL);
+	if (list_length(wc->orderClause) != 1)
+		cv_unsupported("a session window not ordered by its time column alone",
+					   "Write session(t, gap) OVER (PARTITION BY ... ORDER BY t).");
+
+	timevar = cv_time_var(linitial(session->args), 1);
+	sortcl = linitial(wc->orderClause);
+	ordertle = get_sortgroupclause_tle(sortcl, sub->targetList);
+	if (!equal(ordertle->expr, timevar))
+		cv_unsupported("a session window not ordered by its time column",
+					   "Write session(t, gap) OVER (PARTITION BY ... ORDER BY t).");
+	shape->kind = "session";
+	shape->timeattno = timevar->varattno;
+	shape->timetype = timevar->vartype;
+	shape->gap = cv_interval_arg(lsecond(session->args), "session gap");
+	shape->has_gap = true;
+
+	/*
+	 * window_start and window_end: a field of the session() result, taken
+	 * in the subquery or in the outer query.
+	 */
+	for (int c = 0; c < 2; c++)
+	{
+		TargetEntry *tle = cv_require_window_column(q, names[c]);
+		Node	   *expr = (Node *) tle->expr;
+		int			outerfield = 0;
+		int			innerfield = 0;
+		bool		ok = false;
+
+		if (IsA(expr, FieldSelect))
+		{
+			outerfield = ((FieldSelect *) expr)->fieldnum;
+			expr = (Node *) ((FieldSelect *) expr)->arg;
+		}
+		if (IsA(expr, Var) && ((Var *) expr)->varno == 1 &&
+			((Var *) expr)->varlevelsup == 0 && ((Var *) expr)->varattno > 0)
+		{
+			TargetEntry *subtle = get_tle_by_resno(sub->targetList,
+												   ((Var *) expr)->varattno);
+
+			if (subtle && cv_session_call((Node *) subtle->expr, &innerfield))
+				ok = (outerfield == 0 && innerfield == c + 1) ||
+					(outerfield == c + 1 && innerfield == 0);
+		}
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("column %s of a continuous view must be the session window's %s",
+							names[c], names[c])));
+	}
+
+	shape->ranged = copyObject(q);
+	cv_add_quals(linitial_node(RangeTblEntry, shape->ranged->rtable)->subquery,
+				 cv_make_range_quals(timevar));
+}
+
+/*
+ * cv_deparse
+ *		The query as text, every name schema-qualified.
+ */
+static char *
+cv_deparse(Query *q)
+{
+	int			nestlevel = NewGUCNestLevel();
+	char	   *sql;
+
+	(void) set_config_option("search_path", "pg_catalog",
+							 PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	sql = pg_get_querydef(q, false);
+	AtEOXact_GUC(true, nestlevel);
+	return sql;
+}
+
+/*
+ * wj_analyze_view_query
+ *		windowjoin._analyze_view_query(query text): the shape of a
+ *		continuous view's query, or an error naming what is not supported.
+ */
+Datum
+wj_analyze_view_query(PG_FUNCTION_ARGS)
+{
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	List	   *raws;
+	RawStmt    *raw;
+	Query	   *q;
+	CvShape		shape;
+	TupleDesc	tupdesc;
+	Datum		values[10];
+	bool		nulls[10];
+
+	memset(&shape, 0, sizeof(shape));
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	raws = pg_parse_query(sql);
+	if (list_length(raws) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query of a continuous view must be a single SELECT")));
+	raw = linitial_node(RawStmt, raws);
+	if (!IsA(raw->stmt, SelectStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the query of a continuous view must be a single SELECT")));
+	q = parse_analyze_fixedparams(raw, sql, NULL, 0, NULL);
+
+	cv_check_plain_query(q);
+	if (q->groupClause == NIL)
+		cv_unsupported("queries without GROUP BY",
+					   "Group by window_start and window_end (and any keys).");
+	if (contain_volatile_functions((Node *) q))
+		cv_unsupported("volatile functions", NULL);
+
+	if (q->hasWindowFuncs)
+		cv_unsupported("window functions over the aggregated rows", NULL);
+	if (list_length(q->rtable) == 1 &&
+		linitial_node(RangeTblEntry, q->rtable)->rtekind == RTE_SUBQUERY)
+		cv_analyze_session(q, &shape);
+	else
+		cv_analyze_tvf(q, &shape);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = CStringGetTextDatum(shape.kind);
+	values[1] = ObjectIdGetDatum(shape.source);
+	values[2] = CStringGetDatum(get_attname(shape.source, shape.timeattno, false));
+	values[2] = DirectFunctionCall1(namein, values[2]);
+	values[3] = ObjectIdGetDatum(shape.timetype);
+	values[4] = shape.size;
+	nulls[4] = shape.has_gap;
+	values[5] = shape.stride;
+	nulls[5] = !shape.has_stride;
+	values[6] = shape.offset;
+	nulls[6] = shape.has_gap;
+	values[7] = shape.gap;
+	nulls[7] = !shape.has_gap;
+	values[8] = CStringGetTextDatum(cv_deparse(shape.ranged));
+	values[9] = CStringGetTextDatum(cv_deparse(q));
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
