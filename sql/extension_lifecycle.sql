@@ -1,6 +1,7 @@
 --
--- The extension's life cycle: version 0.2 is installed from the 0.1 base
--- script plus the 0.1--0.2 upgrade; CREATE EXTENSION VERSION '0.1' followed
+-- The extension's life cycle: version 0.3 is installed from the 0.1 base
+-- script plus the 0.1--0.2 and 0.2--0.3 upgrades (0.3: continuous views,
+-- schema windowjoin); CREATE EXTENSION VERSION '0.1' followed
 -- by ALTER EXTENSION UPDATE must give exactly the objects of a fresh
 -- install; DROP EXTENSION refuses while views depend on it and CASCADE
 -- removes them; a new CREATE EXTENSION works again.  Each step runs in its

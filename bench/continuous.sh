@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# W8: continuous window views (docs/continuous.md), in one run:
+#   refresh   a bid history of 1M and 10M rows (100 bids a second, 1,000
+#             items); batches of 1k, 10k and 100k rows appended in time order
+#             with up to 2 s of disorder; the time of windowjoin.refresh()
+#             for tumble 1 min, hop 1 min / 5 min, cumulate 1 min / 5 min and
+#             session (gap 30 s) per item, against the full batch query of
+#             the same view (the same rows, recomputed from scratch), and
+#             the time of the INSERT with the four views' capture triggers
+#   writers   8 pgbench clients inserting 1k-row batches for --seconds with
+#             0, 1 and 3 views on the table: statements per second
+#   state     a simulated day streamed in 10k-row batches, refreshed after
+#             each: change-log rows before and after each refresh and the
+#             refresh time, sampled
+# Usage: bench/continuous.sh [--quick] [--sizes "1000000 10000000"] [--seconds N]
+# --quick: 100k rows, 5-second writer runs (what scripts/test could afford).
+set -euo pipefail
+source "$(dirname "$0")/../scripts/common.sh"
+
+sizes="1000000 10000000"
+seconds=30
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--sizes) sizes=$2; shift 2 ;;
+		--seconds) seconds=$2; shift 2 ;;
+		--quick) sizes=100000; seconds=5; shift ;;
+		*) echo "usage: $0 [--quick] [--sizes LIST] [--seconds N]" >&2; exit 2 ;;
+	esac
+done
+
+wj_ensure_deps
+wj_lock
+wj_build_install
+
+work=$(mktemp -d /tmp/wj-w8-XXXXXX)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+
+cat > "$work/lib.sql" <<'SQL'
+\set ON_ERROR_STOP 1
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS windowjoin;
+-- w8_time(sql): milliseconds to run sql once
+CREATE OR REPLACE FUNCTION w8_time(q text) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE
+  t0 timestamptz := clock_timestamp();
+BEGIN
+  EXECUTE q;
+  RETURN round((extract(epoch FROM clock_timestamp() - t0) * 1000)::numeric, 1);
+END
+$$;
+-- w8_batch(n, from_row): n bids continuing the history at 100 a second,
+-- each up to 2 s early
+CREATE OR REPLACE FUNCTION w8_batch(n int, first bigint) RETURNS text LANGUAGE sql AS $$
+  SELECT format($f$INSERT INTO bids
+    SELECT timestamptz '2024-01-01' + (i * 10 - (random() * 2000)::int) * interval '1 ms',
+           (random() * 100)::numeric(10,2), (random() * 999)::int
+      FROM generate_series(%s::bigint, %s::bigint) i$f$, first, first + n - 1)
+$$;
+SQL
+
+cat > "$work/views.sql" <<'SQL'
+SELECT windowjoin.create_view('v_tumble',
+  $$SELECT item, window_start, window_end, count(*) AS bids, sum(price) AS total
+      FROM bids, tumble(bidtime, interval '1 minute') GROUP BY item, window_start, window_end$$,
+  delay => interval '10 seconds') IS NOT NULL AS v_tumble;
+SELECT windowjoin.create_view('v_hop',
+  $$SELECT item, window_start, window_end, count(*) AS bids, sum(price) AS total
+      FROM bids, hop(bidtime, interval '1 minute', interval '5 minutes') GROUP BY item, window_start, window_end$$,
+  delay => interval '10 seconds') IS NOT NULL AS v_hop;
+SELECT windowjoin.create_view('v_cumulate',
+  $$SELECT item, window_start, window_end, count(*) AS bids, sum(price) AS total
+      FROM bids, cumulate(bidtime, interval '1 minute', interval '5 minutes') GROUP BY item, window_start, window_end$$,
+  delay => interval '10 seconds') IS NOT NULL AS v_cumulate;
+SELECT windowjoin.create_view('v_session',
+  $$SELECT item, window_start, window_end, count(*) AS bids, sum(price) AS total
+      FROM (SELECT item, price, (session(bidtime, interval '30 seconds') OVER (PARTITION BY item ORDER BY bidtime)).* FROM bids) s
+     GROUP BY item, window_start, window_end$$,
+  delay => interval '10 seconds') IS NOT NULL AS v_session;
+SQL
+cat > "$work/writer.sql" <<'SQL'
+INSERT INTO w SELECT clock_timestamp() - random() * interval '2 s', (random() * 100)::numeric(10,2), (random() * 999)::int
+  FROM generate_series(1, 1000);
+SQL
+cat > "$work/writer_view.sql" <<'SQL'
+SELECT windowjoin.create_view('w_v' || :'i',
+  $$SELECT item, window_start, window_end, count(*) AS n FROM w, tumble(bidtime, interval '1 minute') GROUP BY 1, 2, 3$$,
+  delay => interval '1 second') IS NOT NULL;
+SQL
+
+cat > "$work/run.sh" <<'RUN'
+#!/bin/bash
+set -euo pipefail
+cd "$(dirname "$0")"
+psql() { command psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+fmt='%-10s %-9s %-9s %10s %11s %10s %14s %9s\n'
+echo "# W8 refresh: history sizes $W8_SIZES (100 bids/s, 1000 items)"
+printf "$fmt" history batch view insert_ms refresh_ms batch_ms batch/refresh rows
+for n in $W8_SIZES; do
+	psql -f lib.sql
+	psql -c "DROP TABLE IF EXISTS bids CASCADE" \
+		-c "CREATE TABLE bids (bidtime timestamptz, price numeric(10,2), item int)" \
+		-c "SELECT setseed(0.5)"
+	psql -c "SELECT w8_time(w8_batch($n, 1))" >/dev/null
+	psql -c "CREATE INDEX ON bids (bidtime)" -c "VACUUM ANALYZE bids"
+	psql -f views.sql >/dev/null
+	next=$((n + 1))
+	for b in 1000 10000 100000; do
+		ins=$(psql -At -c "SELECT w8_time(w8_batch($b, $next))")
+		next=$((next + b))
+		for v in v_tumble v_hop v_cumulate v_session; do
+			r=$(psql -At -c "SELECT w8_time('SELECT windowjoin.refresh(''$v'')')")
+			rows=$(psql -At -c "SELECT rows FROM windowjoin.views WHERE name = '$v'::regclass")
+			full=- ratio=-
+			if [ "$b" = 1000 ]; then
+				full=$(psql -At -c "SELECT w8_time(format('CREATE TEMP TABLE w8_full AS SELECT * FROM (%s) q', query)) FROM windowjoin.views WHERE name = '$v'::regclass")
+				ratio=$(echo "$full / $r" | bc)
+			fi
+			printf "$fmt" "$n" "$b" "${v#v_}" "$ins" "$r" "$full" "$ratio" "$rows"
+		done
+	done
+done
+
+echo
+echo "# W8 writers: 8 clients, 1k-row INSERT batches, $W8_SECONDS s each"
+for nv in 0 1 3; do
+	psql -c "DROP TABLE IF EXISTS w CASCADE" \
+		-c "CREATE TABLE w (bidtime timestamptz, price numeric(10,2), item int)" \
+		-c "CREATE INDEX ON w (bidtime)"
+	for i in $(seq 1 $nv); do
+		psql -v i="$i" -f writer_view.sql >/dev/null
+	done
+	tps=$(pgbench -n -c 8 -j 2 -T "$W8_SECONDS" -f writer.sql 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1)
+	echo "views=$nv statements/s=$tps"
+done
+
+echo
+total=$((8640000 / 10000))
+[ -n "${W8_QUICK:-}" ] && total=20
+echo "# W8 state: $((total * 10000)) rows streamed in 10k-row batches (a day at 100 bids/s is 864), refresh after each"
+psql -c "DROP TABLE IF EXISTS bids CASCADE" \
+	-c "CREATE TABLE bids (bidtime timestamptz, price numeric(10,2), item int)" \
+	-c "CREATE INDEX ON bids (bidtime)"
+psql -f views.sql >/dev/null
+sfmt='%-6s %-9s %11s %10s %11s %10s\n'
+printf "$sfmt" batch view log_before log_after refresh_ms view_rows
+every=$((total / 8))
+[ "$every" -gt 0 ] || every=1
+for i in $(seq 0 $((total - 1))); do
+	psql -c "SELECT w8_time(w8_batch(10000, $((i * 10000 + 1))))" >/dev/null
+	for v in v_tumble v_hop v_cumulate v_session; do
+		before=$(psql -At -c "SELECT state_rows FROM windowjoin.views WHERE name = '$v'::regclass")
+		r=$(psql -At -c "SELECT w8_time('SELECT windowjoin.refresh(''$v'')')")
+		after=$(psql -At -c "SELECT state_rows || ' ' || rows FROM windowjoin.views WHERE name = '$v'::regclass")
+		if [ $((i % every)) = 0 ] || [ "$i" = $((total - 1)) ]; then
+			printf "$sfmt" "$i" "${v#v_}" "$before" "${after%% *}" "$r" "${after##* }"
+		fi
+	done
+done
+RUN
+chmod 755 "$work/run.sh"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min) before the run"
+quick=
+[ "$sizes" = 100000 ] && quick=1
+wj_virtualenv -o shared_buffers=2GB -o max_wal_size=8GB -o windowjoin.scheduler=off \
+	env W8_SIZES="$sizes" W8_SECONDS="$seconds" W8_QUICK="$quick" "$work/run.sh"

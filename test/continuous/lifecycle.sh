@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Continuous views against a live server (docs/continuous.md), in a
+# throwaway cluster of its own that preloads windowjoin, so that it can be
+# restarted and crashed:
+#   background   a view with a 1-second schedule shows closed windows with
+#                no manual refresh; after a restart the scheduler resumes
+#   crash        the server stopped with -m immediate during a refresh: the
+#                view is exactly as after the last committed refresh, the
+#                change log still holds every change, and the next refresh
+#                completes it (equal to the batch query)
+#   concurrency  pgbench writers insert into the source while refreshes run
+#                (manual, every 0.2 s, and the scheduler's): afterwards the
+#                view equals the batch query over the closed windows and
+#                counts every inserted row once
+# Prints one "test continuous/NAME ... ok" line per part that passes.
+# Usage: test/continuous/lifecycle.sh [--installed] [--pg MAJOR]
+#   --installed: the caller holds the install lock and has installed this
+#   tree (scripts/test); otherwise this script does both (PostgreSQL 15).
+set -euo pipefail
+source "$(dirname "$0")/../../scripts/common.sh"
+cd "$WJ_ROOT"
+
+installed=0
+major=15
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--installed) installed=1; shift ;;
+		--pg) major=$2; shift 2 ;;
+		*) echo "usage: $0 [--installed] [--pg MAJOR]" >&2; exit 2 ;;
+	esac
+done
+if [ "$installed" -eq 0 ]; then
+	wj_ensure_deps
+	wj_lock
+	wj_build_install
+fi
+if [ "$major" = 15 ]; then
+	bin=/usr/lib/postgresql/15/bin
+else
+	bin=/opt/pg/$major/bin
+fi
+
+dir=$(mktemp -d /tmp/wj-cv-XXXXXX)
+owner=$(id -un)
+[ "$(id -u)" -eq 0 ] && { chown postgres "$dir"; owner=postgres; }
+port=$((54100 + major))
+stop_server() {
+	wj_as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+}
+trap 'stop_server; rm -rf "$dir"' EXIT
+wj_as_owner "$bin/initdb" -D "$dir/data" -A trust -U "$owner" >/dev/null
+cat >>"$dir/data/postgresql.conf" <<CONF
+listen_addresses = ''
+port = $port
+unix_socket_directories = '$dir'
+shared_preload_libraries = 'windowjoin'
+windowjoin.scheduler_naptime = 200
+CONF
+start_server() {
+	wj_as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w start >/dev/null 9>&-
+}
+start_server
+wj_register_server "$bin" "$dir/data"
+export PGHOST=$dir PGPORT=$port PGUSER=$owner PGDATABASE=postgres
+q() { psql -X -qAt -v ON_ERROR_STOP=1 "$@"; }
+status=0
+fail() { echo "FAILED: $*"; status=1; }
+
+# the oracle: "ok" when the view is the batch query over its closed windows
+q >/dev/null <<'SQL'
+CREATE EXTENSION windowjoin;
+CREATE FUNCTION oracle(view regclass) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  c record;
+  wm text;
+  n1 bigint;
+  n2 bigint;
+BEGIN
+  SELECT * INTO c FROM windowjoin.view_catalog WHERE view_rel = view;
+  wm := windowjoin._show(c.watermark, c.time_type);
+  EXECUTE format('SELECT count(*) FROM (SELECT q.* FROM (%s) q WHERE q.window_end <= %L EXCEPT ALL SELECT * FROM %s) x',
+                 c.query, wm, view) INTO n1;
+  EXECUTE format('SELECT count(*) FROM (SELECT * FROM %s EXCEPT ALL SELECT q.* FROM (%s) q WHERE q.window_end <= %L) x',
+                 view, c.query, wm) INTO n2;
+  RETURN CASE WHEN n1 = 0 AND n2 = 0 THEN 'ok' ELSE format('%s missing, %s extra', n1, n2) END;
+END
+$$;
+SQL
+
+# --- background ----------------------------------------------------------
+q >/dev/null <<'SQL'
+CREATE TABLE bg (t timestamptz, v int);
+CREATE INDEX ON bg (t);
+SELECT windowjoin.create_view('bg_tumble',
+  $$SELECT window_start, window_end, count(*) AS n FROM bg, tumble(t, interval '1 second')
+     GROUP BY window_start, window_end$$, schedule => interval '1 second');
+SQL
+start=$(date +%s.%N)
+q -c "INSERT INTO bg SELECT clock_timestamp() + i * interval '10 ms', 1 FROM generate_series(1, 300) i"
+seen=0
+for _ in $(seq 1 100); do
+	n=$(q -c "SELECT count(*) FROM bg_tumble")
+	if [ "$n" -gt 0 ]; then seen=1; break; fi
+	sleep 0.1
+done
+took=$(echo "$(date +%s.%N) - $start" | bc)
+if [ "$seen" = 1 ] && [ "$(q -c "SELECT oracle('bg_tumble')")" = ok ]; then
+	echo "background: first closed window after ${took} s with no manual refresh"
+else
+	fail "background: no closed window after ${took} s"
+fi
+before=$(q -c "SELECT refreshes FROM windowjoin.views WHERE name = 'bg_tumble'::regclass")
+wj_as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w restart >/dev/null 9>&-
+q -c "INSERT INTO bg SELECT clock_timestamp() + interval '5 s' + i * interval '10 ms', 2 FROM generate_series(1, 300) i"
+resumed=0
+for _ in $(seq 1 100); do
+	n=$(q -c "SELECT count(*) FROM bg_tumble b WHERE b.window_start > (SELECT min(t) FROM bg WHERE v = 2)")
+	if [ "$n" -gt 0 ]; then resumed=1; break; fi
+	sleep 0.1
+done
+after=$(q -c "SELECT refreshes FROM windowjoin.views WHERE name = 'bg_tumble'::regclass")
+if [ "$resumed" = 1 ] && [ "$(q -c "SELECT oracle('bg_tumble')")" = ok ]; then
+	echo "background: after a restart the scheduler resumed ($before refreshes before, $after after)"
+	echo "test continuous/background       ... ok"
+else
+	fail "background: the scheduler did not resume after a restart"
+fi
+q -c "SELECT windowjoin.drop_view('bg_tumble')" >/dev/null
+
+# --- crash ---------------------------------------------------------------
+q >/dev/null <<'SQL'
+CREATE TABLE cr (t timestamptz, k int, v int);
+CREATE INDEX ON cr (t);
+INSERT INTO cr SELECT timestamptz '2024-01-01' + i * interval '100 ms', i % 10, i % 7
+  FROM generate_series(1, 200000) i;
+SELECT windowjoin.create_view('cr_hop',
+  $$SELECT k, window_start, window_end, count(*) AS n, sum(v) AS s
+      FROM cr, hop(t, interval '1 minute', interval '5 minutes')
+     GROUP BY k, window_start, window_end$$);
+SQL
+snap=$(q -c "SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) || ' ' || (SELECT watermark FROM windowjoin.views WHERE name = 'cr_hop'::regclass) FROM cr_hop x")
+q -c "INSERT INTO cr SELECT timestamptz '2024-01-01' + (200000 + i) * interval '100 ms', i % 10, i % 7 FROM generate_series(1, 1500000) i"
+pending=$(q -c "SELECT count(*) FROM cr_hop_changes")
+(q -c "SELECT windowjoin.refresh('cr_hop')" >/dev/null 2>&1 || true) &
+refresher=$!
+running=0
+for _ in $(seq 1 200); do
+	if [ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT windowjoin.refresh(''cr_hop'')%' AND state = 'active'")" -gt 0 ]; then
+		running=1; break
+	fi
+	sleep 0.02
+done
+sleep 0.3
+wj_as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+wait "$refresher" || true
+start_server
+after=$(q -c "SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) || ' ' || (SELECT watermark FROM windowjoin.views WHERE name = 'cr_hop'::regclass) FROM cr_hop x")
+pending_after=$(q -c "SELECT count(*) FROM cr_hop_changes")
+q -c "SELECT windowjoin.refresh('cr_hop')" >/dev/null
+result=$(q -c "SELECT oracle('cr_hop')")
+left=$(q -c "SELECT count(*) FROM cr_hop_changes")
+if [ "$running" = 1 ] && [ "$snap" = "$after" ] && [ "$pending" = "$pending_after" ] &&
+	[ "$result" = ok ] && [ "$left" = 0 ]; then
+	echo "crash: refresh killed by -m immediate: view and watermark unchanged, $pending_after changes still logged; the next refresh: $result"
+	echo "test continuous/crash            ... ok"
+else
+	fail "crash: running=$running before='$snap' after='$after' pending=$pending/$pending_after oracle=$result left=$left"
+fi
+
+# --- concurrency ---------------------------------------------------------
+q >/dev/null <<'SQL'
+CREATE TABLE cc (t timestamptz, k int, v int);
+CREATE INDEX ON cc (t);
+SELECT windowjoin.create_view('cc_tumble',
+  $$SELECT k, window_start, window_end, count(*) AS n, sum(v) AS s
+      FROM cc, tumble(t, interval '1 second') GROUP BY k, window_start, window_end$$,
+  delay => interval '500 ms', schedule => interval '1 second');
+SELECT windowjoin.create_view('cc_session',
+  $$SELECT k, window_start, window_end, count(*) AS n
+      FROM (SELECT k, (session(t, interval '300 ms') OVER (PARTITION BY k ORDER BY t)).* FROM cc) s
+     GROUP BY k, window_start, window_end$$, delay => interval '500 ms');
+SQL
+cat > "$dir/writer.sql" <<'SQL'
+INSERT INTO cc SELECT clock_timestamp() - random() * interval '2 seconds', (random() * 9)::int, 1
+  FROM generate_series(1, 100);
+SQL
+chmod 644 "$dir/writer.sql"
+(while :; do
+	q -c "SELECT windowjoin.refresh('cc_tumble'), windowjoin.refresh('cc_session')" >/dev/null 2>&1 || true
+	sleep 0.2
+done) &
+refresher=$!
+"$bin/pgbench" -n -c 4 -j 2 -T 8 -f "$dir/writer.sql" postgres > "$dir/pgbench.out" 2>&1 ||
+	fail "concurrency: pgbench failed: $(tail -3 "$dir/pgbench.out")"
+kill "$refresher" 2>/dev/null || true
+wait "$refresher" 2>/dev/null || true
+q -c "SELECT windowjoin.refresh('cc_tumble'), windowjoin.refresh('cc_session')" >/dev/null
+r1=$(q -c "SELECT oracle('cc_tumble')")
+r2=$(q -c "SELECT oracle('cc_session')")
+# every row before the last closed window's end is counted once
+counted=$(q -c "SELECT (SELECT sum(n) FROM cc_tumble) = (SELECT count(*) FROM cc WHERE t < (SELECT max(window_end) FROM cc_tumble))")
+rows=$(q -c "SELECT count(*) FROM cc")
+tps=$(grep -o 'tps = [0-9.]*' "$dir/pgbench.out" | head -1)
+if [ "$r1" = ok ] && [ "$r2" = ok ] && [ "$counted" = t ]; then
+	echo "concurrency: 4 writers inserted $rows rows ($tps statements/s) while both views refreshed: tumble $r1, session $r2"
+	echo "test continuous/concurrency      ... ok"
+else
+	fail "concurrency: tumble $r1, session $r2, counted $counted"
+fi
+
+exit $status
