@@ -347,6 +347,8 @@ SELECT windowjoin.create_view('cv.e11', $$SELECT k, window_start, window_end, co
 SELECT windowjoin.create_view('cv.e12', $$SELECT t AS window_start, t AS window_end, count(*) FROM ev GROUP BY 1, 2$$);
 SELECT windowjoin.create_view('cv.e13', $$SELECT window_start, window_end, count(*) FROM ev, generate_series(1, 2) g, tumble(t, interval '1 minute') GROUP BY 1, 2$$);
 SELECT windowjoin.create_view('cv.e14', 'DELETE FROM ev');
+SELECT windowjoin.create_view('cv.e19', $$SELECT window_start, window_end, count(*) FROM (SELECT * FROM ev, tumble(t, interval '1 minute')) s GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('cv.e20', $$SELECT window_start, window_end, count(*) FROM pg_class, tumble(now(), interval '1 minute') GROUP BY 1, 2$$);
 SELECT windowjoin.create_view('cv.t_rev', $$SELECT window_start, window_end, count(*) FROM ev, tumble(t, interval '1 minute') GROUP BY 1, 2$$);
 SELECT windowjoin.create_view('cv.e15', $$SELECT window_start, window_end, count(*) FROM ev, tumble(t, interval '1 minute') GROUP BY 1, 2$$, late => 'keep');
 SELECT windowjoin.create_view('cv.e16', $$SELECT window_start, window_end, count(*) FROM ev, tumble(t, interval '1 minute') GROUP BY 1, 2$$, delay => interval '-1 second');

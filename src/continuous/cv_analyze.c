@@ -493,6 +493,9 @@ cv_analyze_session(Query *q, CvShape *shape)
 					   "A continuous session view reads one subquery over one table.");
 	subrte = linitial(q->rtable);
 	sub = subrte->subquery;
+	if (!sub->hasWindowFuncs)
+		cv_unsupported("a subquery in FROM without session()",
+					   "Write FROM source, tumble(time_column, ...) or FROM (SELECT ..., session(t, gap) OVER (...) FROM source) s.");
 	cv_check_plain_query(sub);
 	if (sub->hasAggs || sub->groupClause != NIL || sub->havingQual != NULL)
 		cv_unsupported("aggregation inside the session subquery", NULL);
@@ -513,6 +516,9 @@ cv_analyze_session(Query *q, CvShape *shape)
 			cv_unsupported("more than one session() call", NULL);
 		session = wf;
 	}
+	if (session == NULL)
+		cv_unsupported("a subquery in FROM without session()",
+					   "Write FROM source, tumble(time_column, ...) or FROM (SELECT ..., session(t, gap) OVER (...) FROM source) s.");
 	if (list_length(sub->windowClause) != 1)
 		cv_unsupported("more than one window", NULL);
 	wc = linitial(sub->windowClause);
