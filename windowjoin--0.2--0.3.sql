@@ -105,6 +105,10 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT t';
 CREATE FUNCTION windowjoin._tz(t timestamp) RETURNS timestamptz
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$SELECT t AT TIME ZONE 'UTC'$$;
 
+-- an interval in microseconds (no months: the windows' lengths)
+CREATE FUNCTION windowjoin._usecs(i interval) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$SELECT (extract(epoch FROM i) * 1000000)::bigint$$;
+
 -- ... and as the source's type, shown as text
 CREATE FUNCTION windowjoin._show(t timestamptz, typ regtype) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -196,6 +200,8 @@ DECLARE
   lt regclass;
   trg text;
   with_rows text;
+  grain bigint;
+  origin bigint;
   max_ev timestamptz;
 BEGIN
   IF late IS NULL OR late NOT IN ('revise', 'drop', 'log') THEN
@@ -257,8 +263,8 @@ BEGIN
     EXECUTE format('CREATE INDEX ON %s (window_start)', v);
   END IF;
 
-  EXECUTE format('CREATE TABLE %I.%I (sign smallint NOT NULL, t %s%s)',
-                 nsp, rel || '_changes', a.time_type,
+  EXECUTE format('CREATE TABLE %I.%I (sign smallint NOT NULL, t %s, t_max %s, n int NOT NULL%s)',
+                 nsp, rel || '_changes', a.time_type, a.time_type,
                  CASE WHEN late = 'log' THEN format(', r %s', a.source) ELSE '' END);
   ch := format('%I.%I', nsp, rel || '_changes')::regclass;
   EXECUTE format('COMMENT ON TABLE %s IS %L', ch,
@@ -270,25 +276,33 @@ BEGIN
     lt := format('%I.%I', nsp, rel || '_late')::regclass;
   END IF;
 
-  with_rows := CASE WHEN late = 'log' THEN 'rows' ELSE 'time' END;
+  -- the log's grain: the unit in which rows become late (docs/continuous.md)
+  with_rows := CASE WHEN late = 'log' THEN 'rows' ELSE 'bins' END;
+  grain := (extract(epoch FROM CASE a.kind
+             WHEN 'tumble' THEN a.size
+             WHEN 'hop' THEN CASE WHEN windowjoin._usecs(a.size) % windowjoin._usecs(a.stride) = 0
+                                  THEN a.stride ELSE interval '0' END
+             WHEN 'cumulate' THEN a.stride
+             ELSE a.gap END) * 1000000)::bigint;
+  origin := coalesce(windowjoin._usecs(a."offset"), 0);
   trg := format('windowjoin_%s', v::oid);
   EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS wj_new '
-                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L)',
+                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
                  trg || '_insert', a.source, format('%I.%I', nsp, rel || '_changes'),
-                 a.time_column, with_rows);
+                 a.time_column, with_rows, grain, origin);
   EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS wj_old '
                  'NEW TABLE AS wj_new FOR EACH STATEMENT '
-                 'EXECUTE FUNCTION windowjoin._capture(%L, %L, %L)',
+                 'EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
                  trg || '_update', a.source, format('%I.%I', nsp, rel || '_changes'),
-                 a.time_column, with_rows);
+                 a.time_column, with_rows, grain, origin);
   EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS wj_old '
-                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L)',
+                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
                  trg || '_delete', a.source, format('%I.%I', nsp, rel || '_changes'),
-                 a.time_column, with_rows);
+                 a.time_column, with_rows, grain, origin);
   EXECUTE format('CREATE TRIGGER %I AFTER TRUNCATE ON %s '
-                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L)',
+                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
                  trg || '_truncate', a.source, format('%I.%I', nsp, rel || '_changes'),
-                 a.time_column, with_rows);
+                 a.time_column, with_rows, grain, origin);
 
   EXECUTE format('SELECT windowjoin._tz(max(%I)) FROM %s', a.time_column, a.source)
     INTO max_ev;
@@ -372,6 +386,8 @@ BEGIN
   -- and cumulate: the first window holding t ends at or before the
   -- watermark.  Session: t lies before the range the next recompute reads,
   -- (least(open_from, watermark - gap) - gap): no open session can reach it.
+  -- A log row is a bin of rows (t its earliest time, t_max its latest, n
+  -- their count) that share their first window, or one row.
   l_prev := least(c.open_from, old_wm - c.gap) - c.gap;
   latecond := CASE c.kind
     WHEN 'tumble' THEN format('windowjoin._bin(t, %L, %L) + %L::interval <= $1',
@@ -380,7 +396,7 @@ BEGIN
                            c.stride, c."offset", c.size)
     WHEN 'cumulate' THEN format('windowjoin._bin(t, %1$L, %2$L) + %1$L::interval <= $1',
                                 c.stride, c."offset")
-    ELSE 't < $2' END;
+    ELSE 't_max < $2' END;
   binexpr := CASE c.kind
     WHEN 'hop' THEN format('windowjoin._bin(t, %L, %L)', c.stride, c."offset")
     WHEN 'session' THEN 't'
@@ -388,11 +404,12 @@ BEGIN
 
   -- 1. fold the change log
   EXECUTE format($q$
-    WITH d AS (DELETE FROM %1$s RETURNING sign, windowjoin._tz(t) AS t%2$s)%3$s
-    SELECT count(*) FILTER (WHERE sign <> 0),
+    WITH d AS (DELETE FROM %1$s RETURNING sign, windowjoin._tz(t) AS t,
+                                          windowjoin._tz(t_max) AS t_max, n%2$s)%3$s
+    SELECT coalesce(sum(n) FILTER (WHERE sign <> 0), 0),
            coalesce(bool_or(sign = 0), false),
-           max(t) FILTER (WHERE sign > 0),
-           count(*) FILTER (WHERE sign <> 0 AND %4$s),
+           max(t_max) FILTER (WHERE sign > 0),
+           coalesce(sum(n) FILTER (WHERE sign <> 0 AND %4$s), 0),
            array_agg(DISTINCT %5$s) FILTER (WHERE sign <> 0 AND %4$s),
            min(t) FILTER (WHERE sign <> 0)
       FROM d$q$,

@@ -5,6 +5,7 @@
 -- updates, deletes and late rows for tumble, hop, cumulate and session,
 -- with each late policy and with the nodes on and off, and every error.
 --
+\set SHOW_CONTEXT never
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';

@@ -7,21 +7,29 @@
  *
  * windowjoin.create_view() puts four AFTER ... FOR EACH STATEMENT
  * triggers on the source, all calling windowjoin._capture(changes,
- * time_column, with_rows): INSERT (REFERENCING NEW TABLE), UPDATE (OLD and
- * NEW TABLE), DELETE (OLD TABLE) and TRUNCATE.  The trigger walks the
- * statement's transition tables and appends one row per changed source row
- * to the change log, (sign, t) or (sign, t, row): +1 for a row that
- * appeared, -1 for one that went away, the row's event time, and the whole
- * row when the view's late policy is 'log'.  TRUNCATE appends one marker
- * (sign 0).  Rows with a null event time belong to no window and are not
- * logged.
+ * time_column, mode, grain, offset): INSERT (REFERENCING NEW TABLE), UPDATE
+ * (OLD and NEW TABLE), DELETE (OLD TABLE) and TRUNCATE.  The trigger walks
+ * the statement's transition tables and appends to the change log rows of
+ * (sign, t, t_max, n[, row]): sign +1 for rows that appeared, -1 for rows
+ * that went away.  TRUNCATE appends one marker (sign 0).  Rows with a null
+ * event time belong to no window and are not logged.
  *
- * The writer pays this append and nothing else: no lookup of windows, no
- * watermark, no aggregation.  The log has no index, and tuples go in with
- * heap_multi_insert-style bulk inserts (table_multi_insert), so a 1,000-row
- * INSERT costs one short loop.  windowjoin.refresh() folds the log later.
- * The trigger writes the log directly, so a writer needs no privilege on
- * it, as with any trigger-maintained table.
+ *	  mode 'bins'  the changed rows are counted per sign and per bin of
+ *				   grain microseconds (aligned to offset): one log row per
+ *				   bin, with the earliest and latest event time and the
+ *				   count.  The grain is the view's unit of lateness (the
+ *				   tumble size, the hop slide, the cumulate step, the
+ *				   session gap): every row of a bin closes with the same
+ *				   window, so refresh needs no more.
+ *	  mode 'rows'  one log row per changed row (n = 1), with the whole row,
+ *				   for late => 'log', which copies late rows to a table.
+ *
+ * The writer pays this and nothing else: no lookup of windows, no
+ * watermark.  A 1,000-row INSERT in time order appends one or two rows.
+ * The log has no index; tuples go in through table_multi_insert.
+ * windowjoin.refresh() folds the log later.  The trigger writes the log
+ * directly, so a writer needs no privilege on it, as with any
+ * trigger-maintained table.
  *
  * src/continuous/cv_capture.c
  *
@@ -30,6 +38,9 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "common/int.h"
+#include "utils/hsearch.h"
+#include "utils/timestamp.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -81,8 +92,8 @@ cv_log_flush(CvLogWriter *w)
  *		Add one (sign, t[, row]) entry to the batch.
  */
 static void
-cv_log_append(CvLogWriter *w, int16 sign, Datum t, bool tnull,
-			  Datum row, bool rownull)
+cv_log_append(CvLogWriter *w, int16 sign, Datum t, bool tnull, Datum tmax,
+			  int32 n, Datum row, bool rownull)
 {
 	TupleTableSlot *slot;
 	int			natts;
@@ -98,10 +109,14 @@ cv_log_append(CvLogWriter *w, int16 sign, Datum t, bool tnull,
 	slot->tts_isnull[0] = false;
 	slot->tts_values[1] = t;
 	slot->tts_isnull[1] = tnull;
-	if (natts > 2)
+	slot->tts_values[2] = tmax;
+	slot->tts_isnull[2] = tnull;
+	slot->tts_values[3] = Int32GetDatum(n);
+	slot->tts_isnull[3] = false;
+	if (natts > 4)
 	{
-		slot->tts_values[2] = row;
-		slot->tts_isnull[2] = rownull;
+		slot->tts_values[4] = row;
+		slot->tts_isnull[4] = rownull;
 	}
 	ExecStoreVirtualTuple(slot);
 	ExecMaterializeSlot(slot);
@@ -109,13 +124,47 @@ cv_log_append(CvLogWriter *w, int16 sign, Datum t, bool tnull,
 		cv_log_flush(w);
 }
 
+/* one bin of changed rows: its key, and the earliest and latest time */
+typedef struct CvBin
+{
+	struct
+	{
+		int64		bin;
+		int16		sign;
+	}			key;
+	Timestamp	tmin;
+	Timestamp	tmax;
+	int32		n;
+} CvBin;
+
+/*
+ * cv_bin_of
+ *		The start of the grain-long bin holding t, bins aligned to offset;
+ *		an infinite time (or one whose bin would overflow) is its own bin.
+ */
+static int64
+cv_bin_of(Timestamp t, int64 grain, int64 offset)
+{
+	int64		shifted;
+	int64		rem;
+
+	if (TIMESTAMP_NOT_FINITE(t) || pg_sub_s64_overflow(t, offset, &shifted))
+		return t;
+	rem = shifted % grain;
+	if (rem < 0)
+		rem += grain;
+	return t - rem;
+}
+
 /*
  * cv_log_rows
- *		Append every row of a transition table with the given sign.
+ *		Append the rows of a transition table with the given sign: one log
+ *		row per row (bins NULL), or their counts per bin.
  */
 static void
 cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
-			AttrNumber timeattno, bool with_rows, int16 sign)
+			AttrNumber timeattno, bool with_rows, int16 sign,
+			HTAB *bins, int64 grain, int64 offset)
 {
 	TupleTableSlot *in;
 	MemoryContext rowcxt;
@@ -137,6 +186,27 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 		t = slot_getattr(in, timeattno, &tnull);
 		if (tnull)
 			continue;
+		if (bins != NULL)
+		{
+			CvBin		probe;
+			CvBin	   *b;
+			bool		found;
+			Timestamp	ts_t = DatumGetTimestamp(t);
+
+			memset(&probe.key, 0, sizeof(probe.key));
+			probe.key.bin = cv_bin_of(ts_t, grain, offset);
+			probe.key.sign = sign;
+			b = hash_search(bins, &probe.key, HASH_ENTER, &found);
+			if (!found)
+			{
+				b->tmin = b->tmax = ts_t;
+				b->n = 0;
+			}
+			b->tmin = Min(b->tmin, ts_t);
+			b->tmax = Max(b->tmax, ts_t);
+			b->n++;
+			continue;
+		}
 		oldcxt = MemoryContextSwitchTo(rowcxt);
 		if (with_rows)
 		{
@@ -145,7 +215,7 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 			row = heap_copy_tuple_as_datum(tup, srcdesc);
 		}
 		MemoryContextSwitchTo(oldcxt);
-		cv_log_append(w, sign, t, false, row, !with_rows);
+		cv_log_append(w, sign, t, false, t, 1, row, !with_rows);
 		MemoryContextReset(rowcxt);
 	}
 	ExecDropSingleTupleTableSlot(in);
@@ -153,10 +223,21 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 }
 
 /*
+ * cv_usecs_arg
+ *		A trigger argument holding a count of microseconds.
+ */
+static int64
+cv_usecs_arg(const char *arg)
+{
+	return pg_strtoint64(arg);
+}
+
+/*
  * wj_capture
  *		windowjoin._capture(): the statement-level AFTER trigger of a
  *		continuous view's source.  Arguments: the change log (a relation
- *		name), the time column, and 'rows' to log whole rows.
+ *		name), the time column, 'bins' or 'rows', the grain and the offset
+ *		of the bins in microseconds.
  */
 Datum
 wj_capture(PG_FUNCTION_ARGS)
@@ -167,6 +248,9 @@ wj_capture(PG_FUNCTION_ARGS)
 	TupleDesc	srcdesc;
 	AttrNumber	timeattno;
 	bool		with_rows;
+	int64		grain;
+	int64		offset;
+	HTAB	   *bins = NULL;
 	Oid			logoid;
 	CvLogWriter w;
 
@@ -177,10 +261,10 @@ wj_capture(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("windowjoin._capture() must be an AFTER ... FOR EACH STATEMENT trigger")));
 	trigger = trigdata->tg_trigger;
-	if (trigger->tgnargs != 3)
+	if (trigger->tgnargs != 5)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("windowjoin._capture() takes a change log, a time column and a row flag")));
+				 errmsg("windowjoin._capture() takes a change log, a time column, a mode, a grain and an offset")));
 
 	src = trigdata->tg_relation;
 	srcdesc = RelationGetDescr(src);
@@ -191,6 +275,18 @@ wj_capture(PG_FUNCTION_ARGS)
 				 errmsg("time column \"%s\" of a continuous view's source \"%s\" does not exist",
 						trigger->tgargs[1], RelationGetRelationName(src))));
 	with_rows = strcmp(trigger->tgargs[2], "rows") == 0;
+	grain = cv_usecs_arg(trigger->tgargs[3]);
+	offset = cv_usecs_arg(trigger->tgargs[4]);
+	if (!with_rows && grain > 0)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(((CvBin *) NULL)->key);
+		ctl.entrysize = sizeof(CvBin);
+		ctl.hcxt = CurrentMemoryContext;
+		bins = hash_create("windowjoin capture bins", 64, &ctl,
+						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
 	logoid = DatumGetObjectId(DirectFunctionCall1(regclassin,
 												  CStringGetDatum(trigger->tgargs[0])));
 
@@ -201,11 +297,24 @@ wj_capture(PG_FUNCTION_ARGS)
 	w.slots = palloc0(sizeof(TupleTableSlot *) * CV_CAPTURE_BATCH);
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
-		cv_log_append(&w, 0, (Datum) 0, true, (Datum) 0, true);
+		cv_log_append(&w, 0, (Datum) 0, true, (Datum) 0, 0, (Datum) 0, true);
 	else
 	{
-		cv_log_rows(&w, trigdata->tg_oldtable, srcdesc, timeattno, with_rows, -1);
-		cv_log_rows(&w, trigdata->tg_newtable, srcdesc, timeattno, with_rows, 1);
+		cv_log_rows(&w, trigdata->tg_oldtable, srcdesc, timeattno, with_rows, -1,
+					bins, grain, offset);
+		cv_log_rows(&w, trigdata->tg_newtable, srcdesc, timeattno, with_rows, 1,
+					bins, grain, offset);
+	}
+	if (bins != NULL)
+	{
+		HASH_SEQ_STATUS seq;
+		CvBin	   *b;
+
+		hash_seq_init(&seq, bins);
+		while ((b = hash_seq_search(&seq)) != NULL)
+			cv_log_append(&w, b->key.sign, TimestampGetDatum(b->tmin), false,
+						  TimestampGetDatum(b->tmax), b->n, (Datum) 0, true);
+		hash_destroy(bins);
 	}
 	cv_log_flush(&w);
 
