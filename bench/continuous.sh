@@ -49,13 +49,13 @@ BEGIN
   RETURN round((extract(epoch FROM clock_timestamp() - t0) * 1000)::numeric, 1);
 END
 $$;
--- w8_batch(n, from_row): n bids continuing the history at 100 a second,
--- each up to 2 s early
-CREATE OR REPLACE FUNCTION w8_batch(n int, first bigint) RETURNS text LANGUAGE sql AS $$
-  SELECT format($f$INSERT INTO bids
-    SELECT timestamptz '2024-01-01' + (i * 10 - (random() * 2000)::int) * interval '1 ms',
-           (random() * 100)::numeric(10,2), (random() * 999)::int
-      FROM generate_series(%s::bigint, %s::bigint) i$f$, first, first + n - 1)
+-- w8_batch(n, from_row[, table]): n bids continuing the history at 100 a
+-- second, each up to 2 s early (the same rows for the same arguments)
+CREATE OR REPLACE FUNCTION w8_batch(n int, first bigint, tab text DEFAULT 'bids') RETURNS text LANGUAGE sql AS $$
+  SELECT format($f$INSERT INTO %s
+    SELECT timestamptz '2024-01-01' + (i * 10 - (hashint8(i) %% 2000)::int) * interval '1 ms',
+           (abs(hashint8(i + 1)) %% 10000 / 100.0)::numeric(10,2), (abs(hashint8(i + 2)) %% 1000)::int
+      FROM generate_series(%s::bigint, %s::bigint) i$f$, tab, first, first + n - 1)
 $$;
 SQL
 
@@ -122,6 +122,61 @@ for n in $W8_SIZES; do
 done
 
 echo
+echo "# W8 peers: tumble 1 min per item, 1k new rows appended to a history of n rows"
+echo "#   windowjoin: INSERT (capture) + windowjoin.refresh(); TimescaleDB: INSERT into a hypertable +"
+echo "#   refresh_continuous_aggregate() of the new rows' range; pg_ivm: INSERT maintaining an IMMV;"
+echo "#   plain: the INSERT with no view"
+has_ts=$(psql -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'timescaledb'")
+has_ivm=$(psql -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'pg_ivm'")
+pfmt='%-10s %-34s %10s\n'
+printf "$pfmt" history system ms
+for n in $W8_SIZES; do
+	psql -c "DROP TABLE IF EXISTS bids CASCADE" \
+		-c "CREATE TABLE bids (bidtime timestamptz, price numeric(10,2), item int)"
+	psql -c "SELECT w8_time(w8_batch($n, 1))" >/dev/null
+	psql -c "CREATE INDEX ON bids (bidtime)" -c "VACUUM ANALYZE bids"
+	for tab in p_plain p_wj; do
+		psql -c "DROP TABLE IF EXISTS $tab CASCADE" -c "CREATE TABLE $tab AS SELECT * FROM bids" \
+			-c "CREATE INDEX ON $tab (bidtime)" -c "VACUUM ANALYZE $tab"
+	done
+	psql -c "SELECT windowjoin.create_view('p_wj_tumble', \$\$SELECT item, window_start, window_end, count(*) AS bids, sum(price) AS total FROM p_wj, tumble(bidtime, interval '1 minute') GROUP BY 1, 2, 3\$\$, delay => interval '10 seconds')" >/dev/null
+	next=$((n + 1))
+	for round in 1 2 3; do
+		plain=$(psql -At -c "SELECT w8_time(w8_batch(1000, $next, 'p_plain'))")
+		ins=$(psql -At -c "SELECT w8_time(w8_batch(1000, $next, 'p_wj'))")
+		ref=$(psql -At -c "SELECT w8_time('SELECT windowjoin.refresh(''p_wj_tumble'')')")
+		printf "$pfmt" "$n" "plain INSERT (round $round)" "$plain"
+		printf "$pfmt" "$n" "windowjoin INSERT + refresh" "$ins + $ref = $(echo "$ins + $ref" | bc)"
+		if [ "$has_ts" = 1 ]; then
+			if [ "$round" = 1 ]; then
+				psql -c "CREATE EXTENSION IF NOT EXISTS timescaledb" >/dev/null 2>&1
+				psql -c "DROP TABLE IF EXISTS p_ts CASCADE" \
+					-c "CREATE TABLE p_ts (bidtime timestamptz NOT NULL, price numeric(10,2), item int)" \
+					-c "SELECT create_hypertable('p_ts', 'bidtime', chunk_time_interval => interval '6 hours')" \
+					-c "INSERT INTO p_ts SELECT * FROM bids" -c "VACUUM ANALYZE p_ts" >/dev/null
+				psql -c "CREATE MATERIALIZED VIEW p_ts_cagg WITH (timescaledb.continuous, timescaledb.materialized_only = true) AS SELECT time_bucket('1 minute', bidtime) AS window_start, item, count(*) AS bids, sum(price) AS total FROM p_ts GROUP BY 1, 2 WITH NO DATA" >/dev/null
+				psql -c "CALL refresh_continuous_aggregate('p_ts_cagg', NULL, NULL)" >/dev/null
+			fi
+			tins=$(psql -At -c "SELECT w8_time(w8_batch(1000, $next, 'p_ts'))")
+			range=$(psql -At -c "SELECT quote_literal(time_bucket('1 minute', min(bidtime))) || ', ' || quote_literal(time_bucket('1 minute', max(bidtime)) + interval '1 minute') FROM p_ts WHERE bidtime >= (SELECT max(bidtime) - interval '12 seconds' FROM p_ts)")
+			tref=$(psql -At -c '\timing on' -c "CALL refresh_continuous_aggregate('p_ts_cagg', $range)" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
+			printf "$pfmt" "$n" "TimescaleDB INSERT + refresh" "$tins + $tref = $(echo "$tins + $tref" | bc)"
+		fi
+		if [ "$has_ivm" = 1 ]; then
+			if [ "$round" = 1 ]; then
+				psql -c "CREATE EXTENSION IF NOT EXISTS pg_ivm" >/dev/null 2>&1
+				psql -c "DROP TABLE IF EXISTS p_ivm CASCADE" -c "CREATE TABLE p_ivm AS SELECT * FROM bids" \
+					-c "CREATE INDEX ON p_ivm (bidtime)" -c "VACUUM ANALYZE p_ivm" >/dev/null
+				psql -c "SELECT pgivm.create_immv('p_ivm_tumble', 'SELECT date_bin(''1 minute'', bidtime, ''1970-01-01+00'') AS window_start, item, count(*) AS bids, sum(price) AS total FROM p_ivm GROUP BY 1, 2')" >/dev/null
+			fi
+			iins=$(psql -At -c "SELECT w8_time(w8_batch(1000, $next, 'p_ivm'))")
+			printf "$pfmt" "$n" "pg_ivm INSERT (maintains the view)" "$iins"
+		fi
+		next=$((next + 1000))
+	done
+done
+
+echo
 echo "# W8 writers: 8 clients, 1k-row INSERT batches, $W8_SECONDS s each"
 for nv in 0 1 3; do
 	psql -c "DROP TABLE IF EXISTS w CASCADE" \
@@ -162,5 +217,10 @@ chmod 755 "$work/run.sh"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min) before the run"
 quick=
 [ "$sizes" = 100000 ] && quick=1
+preload=windowjoin
+libdir=$(pg_config --pkglibdir)
+[ -f "$libdir/timescaledb.so" ] && preload="timescaledb,$preload"
+[ -f "$libdir/pg_ivm.so" ] && preload="$preload,pg_ivm"
 wj_virtualenv -o shared_buffers=2GB -o max_wal_size=8GB -o windowjoin.scheduler=off \
+	-o shared_preload_libraries="$preload" -o timescaledb.telemetry_level=off \
 	env W8_SIZES="$sizes" W8_SECONDS="$seconds" W8_QUICK="$quick" "$work/run.sh"
