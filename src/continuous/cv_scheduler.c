@@ -32,6 +32,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_database.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
@@ -45,6 +46,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -273,7 +275,11 @@ cv_due_views(void)
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	if (OidIsValid(get_extension_oid("windowjoin", true)))
+	/* the extension, at a version with continuous views (0.3 on) */
+	if (OidIsValid(get_extension_oid("windowjoin", true)) &&
+		OidIsValid(get_namespace_oid("windowjoin", true)) &&
+		OidIsValid(get_relname_relid("view_catalog",
+									 get_namespace_oid("windowjoin", true))))
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SPI_connect();
