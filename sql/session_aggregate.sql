@@ -30,6 +30,39 @@ SELECT k, (w).window_start, (w).window_end, sum(v)
 FROM (SELECT *, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s
 GROUP BY k, (w).window_start, (w).window_end;
 
+-- EXPLAIN of the nodes that show SessionWindow's session() column: the
+-- node itself, and the sort or (its subquery scan gone) the aggregate
+-- above it.  Since 18, EXPLAIN names the window of a window function
+-- after the WindowAgg that computes it, and SessionWindow shows session()
+-- as a plain call instead (wj_session_window_finish_plan); 15 and 17 print
+-- it as the window function, "OVER (?)" after the call, cut here.  With
+-- ANALYZE, only the lines that show it.
+CREATE FUNCTION pg_temp.session_explain(opts text, q text, pattern text DEFAULT NULL)
+RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (' || opts || ') ' || q LOOP
+		line := replace(wj_test.explain_line(line), ' OVER (?)', '');
+		IF line IS NOT NULL AND (pattern IS NULL OR line ~ pattern) THEN
+			RETURN NEXT line;
+		END IF;
+	END LOOP;
+END $$;
+SELECT pg_temp.session_explain('VERBOSE, COSTS OFF', $$
+SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).* FROM ev$$);
+SELECT pg_temp.session_explain('VERBOSE, COSTS OFF', $$
+SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).window_end AS e FROM ev
+ORDER BY e DESC, k LIMIT 3$$);
+SELECT pg_temp.session_explain('COSTS OFF', $$
+SELECT k, window_start, window_end, count(*)
+FROM (SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).* FROM ev) s
+GROUP BY 1, 2, 3$$);
+SELECT pg_temp.session_explain('ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF, VERBOSE', $$
+SELECT k, window_start, window_end, count(*)
+FROM (SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).* FROM ev) s
+GROUP BY 1, 2, 3$$, 'session\(');
+
 SELECT wj_test.on_off(q, 'window_aggregate', '^ *GroupAggregate|Sort Key: s\.') FROM (VALUES
   -- streaming
   ($$SELECT k, (w).window_start, (w).window_end, sum(v), count(*), min(t), max(t) FROM (SELECT *, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) s GROUP BY k, (w).window_start, (w).window_end$$),

@@ -10,7 +10,8 @@
  *	  chain any previously installed hook first.  Each recogniser checks its
  *	  own GUC and adds nothing when it is off or when the query is not one it
  *	  can execute exactly; the paths it adds compete with PostgreSQL's own on
- *	  cost.
+ *	  cost.  On PostgreSQL 18 and later a planner hook also finishes the plans
+ *	  with a SessionWindow for EXPLAIN (wj_session_window_finish_plan()).
  *
  * src/planner.c
  *
@@ -27,6 +28,10 @@
 
 static set_join_pathlist_hook_type prev_set_join_pathlist_hook = NULL;
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+#if PG_VERSION_NUM >= 180000
+static planner_hook_type prev_planner_hook = NULL;
+static bool planner_hook_reached = false;
+#endif
 
 /*
  * wj_set_join_pathlist
@@ -67,6 +72,47 @@ wj_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	}
 }
 
+#if PG_VERSION_NUM >= 180000
+/*
+ * wj_planner
+ *		planner_hook (PostgreSQL 18 and later): chain, then, if the plan got
+ *		a SessionWindow, make it one that EXPLAIN can print
+ *		(wj_session_window_finish_plan()).  Plans without one are returned
+ *		untouched and not walked.
+ */
+static PlannedStmt *
+wj_planner(Query *parse, const char *query_string, int cursorOptions,
+		   ParamListInfo boundParams)
+{
+	uint64		session_windows = wj_session_windows_planned;
+	PlannedStmt *stmt;
+
+	planner_hook_reached = true;
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions,
+								 boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions,
+								boundParams);
+	if (wj_session_windows_planned != session_windows)
+		wj_session_window_finish_plan(stmt);
+	return stmt;
+}
+
+/*
+ * wj_planner_hook_reached
+ *		Has the planner called wj_planner in this backend?  If not, the
+ *		library was loaded while the current plan is being made (it was not
+ *		preloaded), or a planner hook installed after windowjoin's does not
+ *		call it: plans are then not finished by wj_planner.
+ */
+bool
+wj_planner_hook_reached(void)
+{
+	return planner_hook_reached;
+}
+#endif
+
 /*
  * wj_join_hook_installed
  *		Is windowjoin's join pathlist hook still the one the planner calls?
@@ -92,4 +138,8 @@ wj_planner_init(void)
 	set_join_pathlist_hook = wj_set_join_pathlist;
 	prev_create_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = wj_create_upper_paths;
+#if PG_VERSION_NUM >= 180000
+	prev_planner_hook = planner_hook;
+	planner_hook = wj_planner;
+#endif
 }

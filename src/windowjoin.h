@@ -30,9 +30,15 @@ extern int	wj_leader_participation;
 #define WJ_LEADER_ON	1
 #define WJ_LEADER_OFF	2
 
-/* planner.c: installs the chained set_join_pathlist_hook */
+/*
+ * planner.c: installs the chained set_join_pathlist_hook and
+ * create_upper_paths_hook (and, on 18 and later, planner_hook)
+ */
 extern void wj_planner_init(void);
 extern bool wj_join_hook_installed(void);
+#if PG_VERSION_NUM >= 180000
+extern bool wj_planner_hook_reached(void);
+#endif
 
 /*
  * Per-join-kind path generators, called from the join pathlist hook with
