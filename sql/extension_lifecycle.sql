@@ -19,8 +19,9 @@ SELECT * FROM windowjoin_status();
 -- its definition (functions: pg_get_functiondef; types: their columns),
 -- in a stable order.  Defined as a psql variable, run in each database.
 -- Not the array types of its composite types, members too since
--- PostgreSQL 16.
-\set wj_objects 'SELECT pg_describe_object(d.classid, d.objid, 0) AS object, md5(CASE d.classid WHEN ''pg_proc''::regclass THEN pg_get_functiondef(d.objid) || coalesce(obj_description(d.objid, ''pg_proc''), '''') WHEN ''pg_type''::regclass THEN (SELECT coalesce(string_agg(a.attname || '' '' || format_type(a.atttypid, a.atttypmod), '', '' ORDER BY a.attnum), '''') FROM pg_type t LEFT JOIN pg_attribute a ON a.attrelid = t.typrelid AND a.attnum > 0 WHERE t.oid = d.objid) ELSE '''' END) AS digest FROM pg_depend d JOIN pg_extension e ON d.refclassid = ''pg_extension''::regclass AND d.refobjid = e.oid WHERE e.extname = ''windowjoin'' AND d.deptype = ''e'' AND NOT (d.classid = ''pg_type''::regclass AND (SELECT typcategory FROM pg_type WHERE oid = d.objid) = ''A'') ORDER BY 1'
+-- PostgreSQL 16, nor the row types of its tables and views, members too on
+-- 17.
+\set wj_objects 'SELECT pg_describe_object(d.classid, d.objid, 0) AS object, md5(CASE d.classid WHEN ''pg_proc''::regclass THEN pg_get_functiondef(d.objid) || coalesce(obj_description(d.objid, ''pg_proc''), '''') WHEN ''pg_type''::regclass THEN (SELECT coalesce(string_agg(a.attname || '' '' || format_type(a.atttypid, a.atttypmod), '', '' ORDER BY a.attnum), '''') FROM pg_type t LEFT JOIN pg_attribute a ON a.attrelid = t.typrelid AND a.attnum > 0 WHERE t.oid = d.objid) ELSE '''' END) AS digest FROM pg_depend d JOIN pg_extension e ON d.refclassid = ''pg_extension''::regclass AND d.refobjid = e.oid WHERE e.extname = ''windowjoin'' AND d.deptype = ''e'' AND NOT (d.classid = ''pg_type''::regclass AND (SELECT typcategory = ''A'' OR coalesce((SELECT relkind <> ''c'' FROM pg_class WHERE oid = typrelid), false) FROM pg_type WHERE oid = d.objid)) ORDER BY 1'
 
 -- a fresh install of the default version
 CREATE DATABASE wj_fresh;
