@@ -300,6 +300,57 @@ cv_add_quals(Query *q, Node *quals)
 }
 
 /*
+ * cv_is_group_rte
+ *		PostgreSQL 18 adds an RTE_GROUP entry for the grouping expressions of
+ *		an aggregate query; it is not a source.
+ */
+static bool
+cv_is_group_rte(RangeTblEntry *rte)
+{
+#if PG_VERSION_NUM >= 180000
+	return rte->rtekind == RTE_GROUP;
+#else
+	return false;
+#endif
+}
+
+/*
+ * cv_source_rtes
+ *		The range table entries of q other than RTE_GROUP.
+ */
+static int
+cv_source_rtes(Query *q)
+{
+	ListCell   *lc;
+	int			n = 0;
+
+	foreach(lc, q->rtable)
+		if (!cv_is_group_rte(lfirst(lc)))
+			n++;
+	return n;
+}
+
+/*
+ * cv_ungroup
+ *		From 18 on, grouped expressions of the select list are Vars of the
+ *		RTE_GROUP entry: the expression they stand for.
+ */
+static Node *
+cv_ungroup(Query *q, Node *expr)
+{
+#if PG_VERSION_NUM >= 180000
+	if (IsA(expr, Var) && ((Var *) expr)->varlevelsup == 0)
+	{
+		RangeTblEntry *rte = rt_fetch(((Var *) expr)->varno, q->rtable);
+
+		if (rte->rtekind == RTE_GROUP)
+			return (Node *) list_nth(rte->groupexprs, ((Var *) expr)->varattno - 1);
+	}
+#endif
+	return expr;
+}
+
+/*
  * cv_output_column
  *		The select-list entry named name, or NULL.
  */
@@ -364,6 +415,8 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 		RangeTblEntry *rte = lfirst(lc);
 
 		i++;
+		if (cv_is_group_rte(rte))
+			continue;
 		if (rte->rtekind == RTE_FUNCTION && fnidx == 0)
 			fnidx = i;
 		else if (rte->rtekind == RTE_RELATION && srcidx == 0)
@@ -416,10 +469,11 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 	for (int c = 0; c < 2; c++)
 	{
 		TargetEntry *tle = cv_require_window_column(q, names[c]);
+		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
 
-		if (!IsA(tle->expr, Var) || ((Var *) tle->expr)->varno != fnidx ||
-			((Var *) tle->expr)->varlevelsup != 0 ||
-			((Var *) tle->expr)->varattno != c + 1)
+		if (!IsA(expr, Var) || ((Var *) expr)->varno != fnidx ||
+			((Var *) expr)->varlevelsup != 0 ||
+			((Var *) expr)->varattno != c + 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("column %s of a continuous view must be the window function's %s",
@@ -487,11 +541,12 @@ cv_analyze_session(Query *q, CvShape *shape)
 	ListCell   *lc;
 	const char *names[2] = {"window_start", "window_end"};
 
-	if (list_length(q->rtable) != 1 || list_length(q->jointree->fromlist) != 1 ||
+	if (cv_source_rtes(q) != 1 || list_length(q->jointree->fromlist) != 1 ||
 		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
 		cv_unsupported("joins or more than one table",
 					   "A continuous session view reads one subquery over one table.");
-	subrte = linitial(q->rtable);
+	subrte = rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex,
+					  q->rtable);
 	sub = subrte->subquery;
 	if (!sub->hasWindowFuncs)
 		cv_unsupported("a subquery in FROM without session()",
@@ -547,8 +602,9 @@ cv_analyze_session(Query *q, CvShape *shape)
 	for (int c = 0; c < 2; c++)
 	{
 		TargetEntry *tle = cv_require_window_column(q, names[c]);
-		Node	   *expr = (Node *) tle->expr;
+		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
 		int			outerfield = 0;
+		Index		subidx = linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex;
 		int			innerfield = 0;
 		bool		ok = false;
 
@@ -557,7 +613,7 @@ cv_analyze_session(Query *q, CvShape *shape)
 			outerfield = ((FieldSelect *) expr)->fieldnum;
 			expr = (Node *) ((FieldSelect *) expr)->arg;
 		}
-		if (IsA(expr, Var) && ((Var *) expr)->varno == 1 &&
+		if (IsA(expr, Var) && ((Var *) expr)->varno == subidx &&
 			((Var *) expr)->varlevelsup == 0 && ((Var *) expr)->varattno > 0)
 		{
 			TargetEntry *subtle = get_tle_by_resno(sub->targetList,
@@ -575,7 +631,8 @@ cv_analyze_session(Query *q, CvShape *shape)
 	}
 
 	shape->ranged = copyObject(q);
-	cv_add_quals(linitial_node(RangeTblEntry, shape->ranged->rtable)->subquery,
+	cv_add_quals(rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex,
+						  shape->ranged->rtable)->subquery,
 				 cv_make_range_quals(timevar));
 }
 
@@ -639,8 +696,10 @@ wj_analyze_view_query(PG_FUNCTION_ARGS)
 
 	if (q->hasWindowFuncs)
 		cv_unsupported("window functions over the aggregated rows", NULL);
-	if (list_length(q->rtable) == 1 &&
-		linitial_node(RangeTblEntry, q->rtable)->rtekind == RTE_SUBQUERY)
+	if (cv_source_rtes(q) == 1 && list_length(q->jointree->fromlist) == 1 &&
+		IsA(linitial(q->jointree->fromlist), RangeTblRef) &&
+		rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex,
+				 q->rtable)->rtekind == RTE_SUBQUERY)
 		cv_analyze_session(q, &shape);
 	else
 		cv_analyze_tvf(q, &shape);
