@@ -197,21 +197,40 @@ psql -c "DROP TABLE IF EXISTS bids CASCADE" \
 	-c "CREATE TABLE bids (bidtime timestamptz, price numeric(10,2), item int)" \
 	-c "CREATE INDEX ON bids (bidtime)"
 psql -f views.sql >/dev/null
-sfmt='%-6s %-9s %11s %10s %11s %10s\n'
-printf "$sfmt" batch view log_before log_after refresh_ms view_rows
-every=$((total / 8))
-[ "$every" -gt 0 ] || every=1
-for i in $(seq 0 $((total - 1))); do
-	psql -c "SELECT w8_time(w8_batch(10000, $((i * 10000 + 1))))" >/dev/null
-	for v in v_tumble v_hop v_cumulate v_session; do
-		before=$(psql -At -c "SELECT state_rows FROM windowjoin.views WHERE name = '$v'::regclass")
-		r=$(psql -At -c "SELECT w8_time('SELECT windowjoin.refresh(''$v'')')")
-		after=$(psql -At -c "SELECT state_rows || ' ' || rows FROM windowjoin.views WHERE name = '$v'::regclass")
-		if [ $((i % every)) = 0 ] || [ "$i" = $((total - 1)) ]; then
-			printf "$sfmt" "$i" "${v#v_}" "$before" "${after%% *}" "$r" "${after##* }"
-		fi
-	done
-done
+psql -v total="$total" <<'SQL'
+CREATE TABLE w8_state (batch int, view text, log_before bigint, log_after bigint,
+                       refresh_ms numeric, view_rows bigint, state_bytes bigint);
+CREATE PROCEDURE w8_stream(total int) LANGUAGE plpgsql AS $$
+DECLARE
+  v text;
+  before bigint;
+  ms numeric;
+BEGIN
+  FOR i IN 0 .. total - 1 LOOP
+    EXECUTE w8_batch(10000, i * 10000 + 1);
+    COMMIT;
+    FOREACH v IN ARRAY ARRAY['v_tumble', 'v_hop', 'v_cumulate', 'v_session'] LOOP
+      SELECT state_rows INTO before FROM windowjoin.views WHERE name = v::regclass;
+      ms := w8_time(format('SELECT windowjoin.refresh(%L)', v));
+      INSERT INTO w8_state SELECT i, v, before, state_rows, ms, rows, state_bytes
+        FROM windowjoin.views WHERE name = v::regclass;
+      COMMIT;
+    END LOOP;
+  END LOOP;
+END
+$$;
+CALL w8_stream(:total);
+\pset footer off
+SELECT batch, substr(view, 3) AS view, log_before, log_after, refresh_ms, view_rows, state_bytes
+  FROM w8_state
+ WHERE batch % greatest(:total / 8, 1) = 0 OR batch = :total - 1
+ ORDER BY batch, view;
+SELECT substr(view, 3) AS view,
+       round(avg(refresh_ms) FILTER (WHERE batch < :total / 4), 1) AS first_quarter_ms,
+       round(avg(refresh_ms) FILTER (WHERE batch >= :total * 3 / 4), 1) AS last_quarter_ms,
+       max(log_after) AS max_log_after
+  FROM w8_state GROUP BY view ORDER BY view;
+SQL
 RUN
 chmod 755 "$work/run.sh"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min) before the run"
