@@ -217,7 +217,7 @@ windowjoin_status(PG_FUNCTION_ARGS)
 	wj_status_row(rsinfo, "continuous view scheduler", wj_scheduler_registered(),
 				  wj_scheduler_registered() ?
 				  "running: views with a schedule are refreshed in the background" :
-				  "not running: windowjoin.refresh() is manual; background refresh needs shared_preload_libraries = 'windowjoin' and windowjoin.scheduler = on");
+				  "not running: windowjoin.refresh() is manual; background refresh needs shared_preload_libraries = 'windowjoin'");
 
 	return (Datum) 0;
 }

@@ -4,8 +4,9 @@
  *	  Background refresh of continuous window views: one launcher, and
  *	  short-lived per-database workers.
  *
- * When the library is preloaded (and windowjoin.scheduler is on), _PG_init
- * registers the launcher, a background worker connected to no database.
+ * When the library is preloaded, _PG_init registers the launcher, a
+ * background worker connected to no database (it starts no worker while
+ * windowjoin.scheduler is off).
  * Every windowjoin.scheduler_naptime it lists the databases that accept
  * connections (templates excluded) and starts, for each one that has no
  * worker running, a per-database worker.  The per-database worker connects,
@@ -77,11 +78,11 @@ wj_scheduler_init(bool preloaded)
 	BackgroundWorker worker;
 
 	DefineCustomBoolVariable("windowjoin.scheduler",
-							 "Starts the background refresh of continuous window views.",
-							 "Needs shared_preload_libraries = 'windowjoin'.",
+							 "Refreshes continuous window views in the background.",
+							 "Needs shared_preload_libraries = 'windowjoin'; when off, the launcher starts no worker.",
 							 &wj_scheduler_enabled,
 							 true,
-							 PGC_POSTMASTER,
+							 PGC_SIGHUP,
 							 0,
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("windowjoin.scheduler_naptime",
@@ -93,7 +94,7 @@ wj_scheduler_init(bool preloaded)
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
-	if (!preloaded || !wj_scheduler_enabled)
+	if (!preloaded)
 		return;
 
 	memset(&worker, 0, sizeof(worker));
@@ -224,6 +225,14 @@ wj_scheduler_launcher_main(Datum arg)
 		}
 		list_free(running);
 		running = still;
+		if (!wj_scheduler_enabled)
+		{
+			(void) WaitLatch(MyLatch,
+							 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 wj_scheduler_naptime, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			continue;
+		}
 
 		MemoryContextReset(cxt);
 		{
