@@ -46,6 +46,33 @@ wj_rescan_child(CustomScanState *node, PlanState *child)
 }
 
 /*
+ * wj_plan_children
+ *		The children of plan besides its lefttree and righttree: those of
+ *		Append, MergeAppend, BitmapAnd/Or, SubqueryScan and CustomScan.
+ */
+List *
+wj_plan_children(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			return ((Append *) plan)->appendplans;
+		case T_MergeAppend:
+			return ((MergeAppend *) plan)->mergeplans;
+		case T_BitmapAnd:
+			return ((BitmapAnd *) plan)->bitmapplans;
+		case T_BitmapOr:
+			return ((BitmapOr *) plan)->bitmapplans;
+		case T_SubqueryScan:
+			return list_make1(((SubqueryScan *) plan)->subplan);
+		case T_CustomScan:
+			return ((CustomScan *) plan)->custom_plans;
+		default:
+			return NIL;
+	}
+}
+
+/*
  * find_in_plan
  *		Search the plan tree under plan for target; when found, set
  *		*pappend to whether a parallel-aware Append lies between target and
@@ -55,7 +82,7 @@ wj_rescan_child(CustomScanState *node, PlanState *child)
 static bool
 find_in_plan(Plan *plan, Plan *target, bool pappend, bool *result)
 {
-	List	   *children = NIL;
+	List	   *children;
 	ListCell   *lc;
 
 	if (plan == NULL)
@@ -70,29 +97,7 @@ find_in_plan(Plan *plan, Plan *target, bool pappend, bool *result)
 		*result = pappend;
 		return true;
 	}
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_BitmapAnd:
-			children = ((BitmapAnd *) plan)->bitmapplans;
-			break;
-		case T_BitmapOr:
-			children = ((BitmapOr *) plan)->bitmapplans;
-			break;
-		case T_SubqueryScan:
-			children = list_make1(((SubqueryScan *) plan)->subplan);
-			break;
-		case T_CustomScan:
-			children = ((CustomScan *) plan)->custom_plans;
-			break;
-		default:
-			break;
-	}
+	children = wj_plan_children(plan);
 	if (find_in_plan(plan->lefttree, target, pappend, result) ||
 		find_in_plan(plan->righttree, target, pappend, result))
 		return true;

@@ -14,6 +14,9 @@
 #include "access/parallel.h"
 #include "nodes/execnodes.h"
 
+/* The children of a plan besides its lefttree and righttree */
+extern List *wj_plan_children(Plan *plan);
+
 /* Rescan one child of node (a member of its custom_ps) */
 extern void wj_rescan_child(CustomScanState *node, PlanState *child);
 

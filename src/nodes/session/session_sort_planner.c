@@ -68,6 +68,7 @@
 #include "utils/typcache.h"
 
 #include "catalog_cache.h"
+#include "exec_common.h"
 #include "input_paths.h"
 #include "keypart.h"
 #include "pg_compat.h"
@@ -905,7 +906,7 @@ session_call(WindowFunc *wfunc)
 static void
 finish_session_windows(Plan *plan)
 {
-	List	   *children = NIL;
+	List	   *children;
 	ListCell   *lc;
 
 	if (plan == NULL)
@@ -933,29 +934,7 @@ finish_session_windows(Plan *plan)
 	}
 
 	/* the children: every node type whose children are not its two trees */
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_BitmapAnd:
-			children = ((BitmapAnd *) plan)->bitmapplans;
-			break;
-		case T_BitmapOr:
-			children = ((BitmapOr *) plan)->bitmapplans;
-			break;
-		case T_SubqueryScan:
-			children = list_make1(((SubqueryScan *) plan)->subplan);
-			break;
-		case T_CustomScan:
-			children = ((CustomScan *) plan)->custom_plans;
-			break;
-		default:
-			break;
-	}
+	children = wj_plan_children(plan);
 	foreach(lc, children)
 		finish_session_windows((Plan *) lfirst(lc));
 	finish_session_windows(plan->lefttree);
