@@ -278,12 +278,12 @@ BEGIN
 
   -- the log's grain: the unit in which rows become late (docs/continuous.md)
   with_rows := CASE WHEN late = 'log' THEN 'rows' ELSE 'bins' END;
-  grain := (extract(epoch FROM CASE a.kind
+  grain := windowjoin._usecs(CASE a.kind
              WHEN 'tumble' THEN a.size
              WHEN 'hop' THEN CASE WHEN windowjoin._usecs(a.size) % windowjoin._usecs(a.stride) = 0
                                   THEN a.stride ELSE interval '0' END
              WHEN 'cumulate' THEN a.stride
-             ELSE a.gap END) * 1000000)::bigint;
+             ELSE a.gap END);
   origin := coalesce(windowjoin._usecs(a."offset"), 0);
   trg := format('windowjoin_%s', v::oid);
   EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS wj_new '

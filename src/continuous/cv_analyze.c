@@ -173,6 +173,19 @@ cv_interval_arg(Node *arg, const char *what)
 }
 
 /*
+ * cv_offset_arg
+ *		The window offset: the argument if given, else 0.
+ */
+static Datum
+cv_offset_arg(Node *arg)
+{
+	if (arg != NULL)
+		return cv_interval_arg(arg, "window offset");
+	return DirectFunctionCall3(interval_in, CStringGetDatum("0"),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/*
  * cv_time_var
  *		The time argument: a column of the source table (range table index
  *		srcidx) of type timestamp or timestamptz.
@@ -450,9 +463,7 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 	if (strcmp(shape->kind, "tumble") == 0)
 	{
 		shape->size = cv_interval_arg(args[1], "window size");
-		shape->offset = args[2] ? cv_interval_arg(args[2], "window offset") :
-			DirectFunctionCall3(interval_in, CStringGetDatum("0"),
-								ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+		shape->offset = cv_offset_arg(args[2]);
 	}
 	else
 	{
@@ -460,9 +471,7 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 										"window slide" : "window step");
 		shape->has_stride = true;
 		shape->size = cv_interval_arg(args[2], "window size");
-		shape->offset = args[3] ? cv_interval_arg(args[3], "window offset") :
-			DirectFunctionCall3(interval_in, CStringGetDatum("0"),
-								ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+		shape->offset = cv_offset_arg(args[3]);
 	}
 
 	/* window_start and window_end: the function's first two columns */

@@ -223,16 +223,6 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 }
 
 /*
- * cv_usecs_arg
- *		A trigger argument holding a count of microseconds.
- */
-static int64
-cv_usecs_arg(const char *arg)
-{
-	return pg_strtoint64(arg);
-}
-
-/*
  * wj_capture
  *		windowjoin._capture(): the statement-level AFTER trigger of a
  *		continuous view's source.  Arguments: the change log (a relation
@@ -275,8 +265,8 @@ wj_capture(PG_FUNCTION_ARGS)
 				 errmsg("time column \"%s\" of a continuous view's source \"%s\" does not exist",
 						trigger->tgargs[1], RelationGetRelationName(src))));
 	with_rows = strcmp(trigger->tgargs[2], "rows") == 0;
-	grain = cv_usecs_arg(trigger->tgargs[3]);
-	offset = cv_usecs_arg(trigger->tgargs[4]);
+	grain = pg_strtoint64(trigger->tgargs[3]);
+	offset = pg_strtoint64(trigger->tgargs[4]);
 	if (!with_rows && grain > 0)
 	{
 		HASHCTL		ctl;

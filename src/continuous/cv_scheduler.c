@@ -225,16 +225,11 @@ wj_scheduler_launcher_main(Datum arg)
 		}
 		list_free(running);
 		running = still;
-		if (!wj_scheduler_enabled)
-		{
-			(void) WaitLatch(MyLatch,
-							 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 wj_scheduler_naptime, PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-			continue;
-		}
 
+		/* windowjoin.scheduler off: no database, so no worker */
 		MemoryContextReset(cxt);
+		dbs = NIL;
+		if (wj_scheduler_enabled)
 		{
 			MemoryContext old = MemoryContextSwitchTo(cxt);
 
