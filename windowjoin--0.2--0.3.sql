@@ -51,6 +51,9 @@ CREATE TABLE windowjoin.view_catalog (
   range_query        text NOT NULL,
   changes_rel        regclass NOT NULL,
   late_rel           regclass,
+  panes_rel          regclass,
+  pane_query         text,
+  combine_query      text,
   delay              interval NOT NULL,
   late               text NOT NULL,
   emit               text NOT NULL,
@@ -85,14 +88,18 @@ SELECT pg_catalog.pg_extension_config_dump('windowjoin.view_catalog', '');
 CREATE FUNCTION windowjoin._analyze_view_query(query text,
   OUT kind text, OUT source regclass, OUT time_column name, OUT time_type regtype,
   OUT size interval, OUT stride interval, OUT "offset" interval, OUT gap interval,
-  OUT range_query text, OUT normalized_query text)
+  OUT range_query text, OUT normalized_query text, OUT pane_columns text)
 AS 'MODULE_PATHNAME', 'wj_analyze_view_query' LANGUAGE C STRICT VOLATILE;
+
+CREATE FUNCTION windowjoin._pane_queries(query text, panes regclass,
+  OUT pane_query text, OUT combine_query text)
+AS 'MODULE_PATHNAME', 'wj_view_pane_queries' LANGUAGE C STRICT VOLATILE;
 
 CREATE FUNCTION windowjoin._capture() RETURNS trigger
 AS 'MODULE_PATHNAME', 'wj_capture' LANGUAGE C;
 
 CREATE FUNCTION windowjoin._register_view(view regclass, source regclass,
-  changes regclass, late regclass, triggers oid[]) RETURNS void
+  changes regclass, late regclass, triggers oid[], panes regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'wj_register_view' LANGUAGE C VOLATILE;
 
 --------------------------------------------------------------------------
@@ -161,6 +168,9 @@ LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
   n bigint;
 BEGIN
+  IF rel IS NULL THEN
+    RETURN NULL;
+  END IF;
   EXECUTE format('SELECT count(*) FROM %s', rel) INTO n;
   RETURN n;
 END
@@ -203,6 +213,9 @@ DECLARE
   grain bigint;
   origin bigint;
   max_ev timestamptz;
+  pn regclass;
+  pane_q text;
+  combine_q text;
 BEGIN
   IF late IS NULL OR late NOT IN ('revise', 'drop', 'log') THEN
     RAISE EXCEPTION 'invalid late policy "%"', late
@@ -275,6 +288,17 @@ BEGIN
                    nsp, rel || '_late', a.source);
     lt := format('%I.%I', nsp, rel || '_late')::regclass;
   END IF;
+  -- hop and cumulate views whose aggregates combine exactly keep one row
+  -- per group and pane (src/continuous/cv_panes.c)
+  IF a.pane_columns IS NOT NULL THEN
+    EXECUTE format('CREATE TABLE %I.%I (%s)', nsp, rel || '_panes', a.pane_columns);
+    pn := format('%I.%I', nsp, rel || '_panes')::regclass;
+    EXECUTE format('CREATE INDEX ON %s (pane_start)', pn);
+    EXECUTE format('COMMENT ON TABLE %s IS %L', pn,
+                   format('pane partial states of continuous view %s, kept by windowjoin.refresh()', v));
+    SELECT p.pane_query, p.combine_query INTO pane_q, combine_q
+      FROM windowjoin._pane_queries(query, pn) p;
+  END IF;
 
   -- the log's grain: the unit in which rows become late (docs/continuous.md)
   with_rows := CASE WHEN late = 'log' THEN 'rows' ELSE 'bins' END;
@@ -309,15 +333,15 @@ BEGIN
 
   INSERT INTO windowjoin.view_catalog
     (view_rel, query, kind, source_rel, time_column, time_type, size, stride,
-     "offset", gap, range_query, changes_rel, late_rel, delay, late, emit,
-     schedule, max_event)
+     "offset", gap, range_query, changes_rel, late_rel, panes_rel, pane_query,
+     combine_query, delay, late, emit, schedule, max_event)
   VALUES (v, query, a.kind, a.source, a.time_column, a.time_type, a.size,
-          a.stride, a."offset", a.gap, a.range_query, ch, lt, delay, late, emit,
-          schedule, coalesce(max_ev, '-infinity'));
+          a.stride, a."offset", a.gap, a.range_query, ch, lt, pn, pane_q,
+          combine_q, delay, late, emit, schedule, coalesce(max_ev, '-infinity'));
 
   PERFORM windowjoin._register_view(v, a.source, ch, lt,
     ARRAY(SELECT t.oid FROM pg_catalog.pg_trigger t
-          WHERE t.tgrelid = a.source AND t.tgname LIKE trg || '\_%'));
+          WHERE t.tgrelid = a.source AND t.tgname LIKE trg || '\_%'), pn);
 
   PERFORM windowjoin.refresh(v);
   RETURN v;
@@ -366,6 +390,10 @@ DECLARE
   removed bigint := 0;
   inserted bigint := 0;
   new_open_from timestamptz;
+  late_bin timestamptz;
+  panes_done timestamptz;
+  panes_from timestamptz;
+  panes_n bigint := 0;
 BEGIN
   c := windowjoin._lock(view);
   IF (SELECT relowner FROM pg_class WHERE oid = view) <> (SELECT oid FROM pg_roles WHERE rolname = c.owner) THEN
@@ -444,7 +472,29 @@ BEGIN
   new_wm := greatest(old_wm, max_ev - c.delay, c.explicit_watermark);
 
   IF c.kind <> 'session' THEN
-    -- 2. revise closed windows touched by late changes, island by island
+    -- 2a. a view with panes (cv_panes.c) holds the panes that are complete
+    -- (end <= watermark) and can still belong to a window not yet emitted
+    -- (from panes_from).  Whatever the late policy, a late change
+    -- recomputes the panes of its bin from the source, as later windows
+    -- still hold its rows.
+    IF c.panes_rel IS NOT NULL AND late_bins IS NOT NULL AND isfinite(old_wm) THEN
+      panes_done := windowjoin._bin(old_wm, c.stride, c."offset");
+      panes_from := CASE c.kind
+        WHEN 'hop' THEN panes_done + c.stride - c.size
+        ELSE windowjoin._bin(panes_done, c.size, c."offset") END;
+      FOREACH late_bin IN ARRAY late_bins LOOP
+        lo := greatest(late_bin, panes_from);
+        hi := least(late_bin + CASE c.kind WHEN 'hop' THEN c.stride ELSE c.size END, panes_done);
+        CONTINUE WHEN lo >= hi;
+        PERFORM windowjoin._run(tz, format(
+          'DELETE FROM %s WHERE pane_start >= $1 AND pane_start < $2', c.panes_rel),
+          lo, hi, NULL, NULL);
+        panes_n := panes_n + windowjoin._run(tz, format('INSERT INTO %s %s', c.panes_rel,
+          c.pane_query), lo, hi, NULL, NULL);
+      END LOOP;
+    END IF;
+
+    -- 2b. revise closed windows touched by late changes, island by island
     IF c.late = 'revise' AND late_bins IS NOT NULL THEN
       FOR r IN
         SELECT min(x.lo) AS lo, max(x.hi) AS hi
@@ -479,11 +529,39 @@ BEGIN
       removed := removed + windowjoin._run(tz, format('DELETE FROM %s WHERE NOT final', view),
                                            NULL, NULL, NULL, NULL);
     END IF;
-    IF new_wm > old_wm THEN
+    IF new_wm > old_wm AND (c.panes_rel IS NULL OR NOT isfinite(old_wm)) THEN
       emitted := windowjoin._run(tz, format(
         'INSERT INTO %s SELECT q.*%s FROM (%s) q WHERE q.window_end > $3 AND q.window_end <= $4',
         view, finalcol, c.range_query), old_wm - c.size, new_wm, old_wm, new_wm);
       inserted := inserted + emitted;
+    END IF;
+    -- ... or, with panes: the panes completed since, then the windows
+    -- ending in (old watermark, new watermark] from their panes; panes no
+    -- window to come holds are purged.  The first refresh (and a full one)
+    -- emits from the source and computes the panes it keeps.
+    IF c.panes_rel IS NOT NULL AND new_wm > old_wm AND isfinite(new_wm) THEN
+      panes_done := windowjoin._bin(new_wm, c.stride, c."offset");
+      panes_from := CASE c.kind
+        WHEN 'hop' THEN panes_done + c.stride - c.size
+        ELSE windowjoin._bin(panes_done, c.size, c."offset") END;
+      IF isfinite(old_wm) THEN
+        lo := windowjoin._bin(old_wm, c.stride, c."offset");
+      ELSE
+        PERFORM windowjoin._run(tz, format('DELETE FROM %s', c.panes_rel), NULL, NULL, NULL, NULL);
+        lo := panes_from;
+      END IF;
+      IF panes_done > lo THEN
+        panes_n := panes_n + windowjoin._run(tz, format('INSERT INTO %s %s', c.panes_rel,
+          c.pane_query), lo, panes_done, NULL, NULL);
+      END IF;
+      IF isfinite(old_wm) AND panes_done > old_wm THEN
+        emitted := windowjoin._run(tz, format(
+          'INSERT INTO %s SELECT q.*%s FROM (%s) q WHERE q.window_end > $3 AND q.window_end <= $4',
+          view, finalcol, c.combine_query), old_wm - c.size, panes_done, old_wm, new_wm);
+        inserted := inserted + emitted;
+      END IF;
+      PERFORM windowjoin._run(tz, format('DELETE FROM %s WHERE pane_start < $1', c.panes_rel),
+                              panes_from, NULL, NULL, NULL);
     END IF;
     IF c.emit = 'on_update' THEN
       n := windowjoin._run(tz, format(
@@ -550,6 +628,7 @@ BEGIN
          last_stats = jsonb_build_object(
            'changes_folded', folded, 'late_rows', late_n,
            'windows_emitted', emitted, 'windows_revised', revised,
+           'panes_computed', panes_n,
            'rows_removed', removed,
            'fold_ms', round((extract(epoch FROM t1 - t0) * 1000)::numeric, 3),
            'revise_ms', round((extract(epoch FROM t2 - t1) * 1000)::numeric, 3),
@@ -651,8 +730,10 @@ SELECT c.view_rel AS name,
        CASE WHEN c.schedule IS NOT NULL
             THEN coalesce(c.last_refresh, c.created) + c.schedule END AS next_refresh,
        c.view_rows AS rows,
-       windowjoin._count(c.changes_rel) AS state_rows,
-       pg_catalog.pg_total_relation_size(c.changes_rel) AS state_bytes,
+       windowjoin._count(c.changes_rel)
+         + coalesce(windowjoin._count(c.panes_rel), 0) AS state_rows,
+       pg_catalog.pg_total_relation_size(c.changes_rel)
+         + coalesce(pg_catalog.pg_total_relation_size(c.panes_rel), 0) AS state_bytes,
        c.late_rows,
        c.revisions,
        c.refreshes,

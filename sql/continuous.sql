@@ -212,6 +212,23 @@ SELECT windowjoin.create_view('cv.c_rev',
   $$SELECT k, window_start, window_end, count(*) AS n, bool_or(v > 90) AS big
       FROM evp, cumulate(t, interval '1 minute', interval '4 minutes')
      GROUP BY k, window_start, window_end$$, emit => 'on_update') IS NOT NULL AS created;
+-- hop and cumulate views whose aggregates combine keep pane partial
+-- states (docs/continuous.md): keys computed from columns, a WHERE, a
+-- HAVING, FILTER, an offset, expressions over aggregates, exact numeric
+-- sums and averages
+SELECT windowjoin.create_view('cv.hp_rev',
+  $$SELECT k % 3 AS kk, window_start, window_end, count(*) AS n, count(v) AS nv,
+           sum(v) * 2 + count(*) AS expr, avg(v) AS a, min(v) AS lo,
+           max(v) FILTER (WHERE v < 50) AS hi, bool_and(v > 5) AS all5
+      FROM evp, hop(t, interval '30 seconds', interval '2 minutes', "offset" => interval '10 seconds')
+     WHERE v <> 7
+     GROUP BY k % 3, window_start, window_end HAVING sum(v) > 20$$,
+  delay => interval '20 seconds') IS NOT NULL AS created;
+SELECT windowjoin.create_view('cv.cp_rev',
+  $$SELECT window_start, window_end, sum(v::numeric / 3) AS s3, avg(v::bigint) AS a8,
+           sum(v::bigint) AS s8, sum(v::smallint) AS s2, min(t) AS first_t, every(v > 1) AS all1
+      FROM ev, cumulate(t, interval '1 minute', interval '3 minutes', interval '20 seconds')
+     GROUP BY window_start, window_end$$) IS NOT NULL AS created;
 SELECT windowjoin.create_view('cv.s_rev',
   $$SELECT k, window_start, window_end, count(*) AS n, sum(v) AS s
       FROM (SELECT k, v, (session(t, interval '40 seconds') OVER (PARTITION BY k ORDER BY t)).*
@@ -246,6 +263,11 @@ SELECT windowjoin.create_view('cv.s_log',
       FROM (SELECT k, v, (session(t, interval '40 seconds') OVER (PARTITION BY k ORDER BY t)).* FROM ev) s
      GROUP BY k, window_start, window_end$$,
   late => 'log') IS NOT NULL AS created;
+
+-- which views keep panes: not h_rev (string_agg with ORDER BY) nor the
+-- tumble and session views
+SELECT view_rel, panes_rel IS NOT NULL AS panes FROM windowjoin.view_catalog
+ ORDER BY view_rel::text;
 
 -- cv.fuzz(rounds, nodes): rounds of changes, a refresh of every view after
 -- each, and the oracle; raises on the first difference.

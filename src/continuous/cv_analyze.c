@@ -66,24 +66,10 @@
 
 #include "catalog_cache.h"
 #include "continuous.h"
+#include "cv_shape.h"
 
 PG_FUNCTION_INFO_V1(wj_analyze_view_query);
-
-/* what the analysis found */
-typedef struct CvShape
-{
-	const char *kind;			/* "tumble", "hop", "cumulate", "session" */
-	Oid			source;			/* the source table */
-	AttrNumber	timeattno;		/* its time column */
-	Oid			timetype;		/* TIMESTAMPOID or TIMESTAMPTZOID */
-	Datum		size;			/* interval: window size (tumble/hop/cumulate) */
-	Datum		stride;			/* interval: hop's slide, cumulate's step */
-	Datum		offset;			/* interval: window offset */
-	Datum		gap;			/* interval: session gap */
-	bool		has_stride;
-	bool		has_gap;
-	Query	   *ranged;			/* the query, with its range quals added */
-} CvShape;
+PG_FUNCTION_INFO_V1(wj_view_pane_queries);
 
 /*
  * cv_unsupported
@@ -260,74 +246,6 @@ cv_positional_args(List *args, Node **pos, int npos)
 }
 
 /*
- * cv_make_range_quals
- *		"var >= $1 AND var < $2", with $1 and $2 of the time column's type.
- */
-static Node *
-cv_make_range_quals(Var *var)
-{
-	Oid			opclass = GetDefaultOpClass(var->vartype, BTREE_AM_OID);
-	Oid			opfamily = get_opclass_family(opclass);
-	Oid			ge = get_opfamily_member(opfamily, var->vartype, var->vartype,
-										 BTGreaterEqualStrategyNumber);
-	Oid			lt = get_opfamily_member(opfamily, var->vartype, var->vartype,
-										 BTLessStrategyNumber);
-	Param	   *lo = makeNode(Param);
-	Param	   *hi;
-	Expr	   *q1;
-	Expr	   *q2;
-
-	if (!OidIsValid(ge) || !OidIsValid(lt))
-		elog(ERROR, "no btree comparison operators for type %u", var->vartype);
-
-	lo->paramkind = PARAM_EXTERN;
-	lo->paramid = 1;
-	lo->paramtype = var->vartype;
-	lo->paramtypmod = -1;
-	lo->paramcollid = InvalidOid;
-	lo->location = -1;
-	hi = copyObject(lo);
-	hi->paramid = 2;
-
-	q1 = make_opclause(ge, BOOLOID, false, (Expr *) copyObject(var),
-					   (Expr *) lo, InvalidOid, InvalidOid);
-	q2 = make_opclause(lt, BOOLOID, false, (Expr *) copyObject(var),
-					   (Expr *) hi, InvalidOid, InvalidOid);
-	((OpExpr *) q1)->opfuncid = get_opcode(ge);
-	((OpExpr *) q2)->opfuncid = get_opcode(lt);
-	return (Node *) make_andclause(list_make2(q1, q2));
-}
-
-/*
- * cv_add_quals
- *		AND quals into the query's WHERE clause.
- */
-static void
-cv_add_quals(Query *q, Node *quals)
-{
-	if (q->jointree->quals == NULL)
-		q->jointree->quals = quals;
-	else
-		q->jointree->quals = (Node *) make_andclause(list_make2(quals,
-																q->jointree->quals));
-}
-
-/*
- * cv_is_group_rte
- *		PostgreSQL 18 adds an RTE_GROUP entry for the grouping expressions of
- *		an aggregate query; it is not a source.
- */
-static bool
-cv_is_group_rte(RangeTblEntry *rte)
-{
-#if PG_VERSION_NUM >= 180000
-	return rte->rtekind == RTE_GROUP;
-#else
-	return false;
-#endif
-}
-
-/*
  * cv_source_rtes
  *		The range table entries of q other than RTE_GROUP.
  */
@@ -341,26 +259,6 @@ cv_source_rtes(Query *q)
 		if (!cv_is_group_rte(lfirst(lc)))
 			n++;
 	return n;
-}
-
-/*
- * cv_ungroup
- *		From 18 on, grouped expressions of the select list are Vars of the
- *		RTE_GROUP entry: the expression they stand for.
- */
-static Node *
-cv_ungroup(Query *q, Node *expr)
-{
-#if PG_VERSION_NUM >= 180000
-	if (IsA(expr, Var) && ((Var *) expr)->varlevelsup == 0)
-	{
-		RangeTblEntry *rte = rt_fetch(((Var *) expr)->varno, q->rtable);
-
-		if (rte->rtekind == RTE_GROUP)
-			return (Node *) list_nth(rte->groupexprs, ((Var *) expr)->varattno - 1);
-	}
-#endif
-	return expr;
 }
 
 /*
@@ -446,6 +344,8 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 			cv_unsupported("JOIN syntax", "Write FROM source, tumble(time_column, ...).");
 
 	shape->source = cv_check_source(rt_fetch(srcidx, q->rtable));
+	shape->srcidx = srcidx;
+	shape->fnidx = fnidx;
 	fnrte = rt_fetch(fnidx, q->rtable);
 	if (list_length(fnrte->functions) != 1 || fnrte->funcordinality)
 		cv_unsupported("ROWS FROM or WITH ORDINALITY", NULL);
@@ -646,44 +546,18 @@ cv_analyze_session(Query *q, CvShape *shape)
 }
 
 /*
- * cv_deparse
- *		The query as text, every name schema-qualified.
+ * cv_analyze_text
+ *		Parse and analyse a view's query as the calling user and find its
+ *		shape; an error naming what is not supported.
  */
-static char *
-cv_deparse(Query *q)
+static Query *
+cv_analyze_text(const char *sql, CvShape *shape)
 {
-	int			nestlevel = NewGUCNestLevel();
-	char	   *sql;
-
-	(void) set_config_option("search_path", "pg_catalog",
-							 PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	sql = pg_get_querydef(q, false);
-	AtEOXact_GUC(true, nestlevel);
-	return sql;
-}
-
-/*
- * wj_analyze_view_query
- *		windowjoin._analyze_view_query(query text): the shape of a
- *		continuous view's query, or an error naming what is not supported.
- */
-Datum
-wj_analyze_view_query(PG_FUNCTION_ARGS)
-{
-	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	List	   *raws;
 	RawStmt    *raw;
 	Query	   *q;
-	CvShape		shape;
-	TupleDesc	tupdesc;
-	Datum		values[10];
-	bool		nulls[10];
 
-	memset(&shape, 0, sizeof(shape));
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-
+	memset(shape, 0, sizeof(*shape));
 	raws = pg_parse_query(sql);
 	if (list_length(raws) != 1)
 		ereport(ERROR,
@@ -709,9 +583,34 @@ wj_analyze_view_query(PG_FUNCTION_ARGS)
 		IsA(linitial(q->jointree->fromlist), RangeTblRef) &&
 		rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex,
 				 q->rtable)->rtekind == RTE_SUBQUERY)
-		cv_analyze_session(q, &shape);
+		cv_analyze_session(q, shape);
 	else
-		cv_analyze_tvf(q, &shape);
+		cv_analyze_tvf(q, shape);
+	return q;
+}
+
+/*
+ * wj_analyze_view_query
+ *		windowjoin._analyze_view_query(query text): the shape of a
+ *		continuous view's query, or an error naming what is not supported.
+ *		pane_columns is NULL unless the view keeps pane partial states
+ *		(cv_panes.c).
+ */
+Datum
+wj_analyze_view_query(PG_FUNCTION_ARGS)
+{
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Query	   *q;
+	CvShape		shape;
+	TupleDesc	tupdesc;
+	Datum		values[11];
+	bool		nulls[11];
+	char	   *pane_columns;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	q = cv_analyze_text(sql, &shape);
+	pane_columns = cv_pane_columns(q, &shape);
 
 	memset(nulls, 0, sizeof(nulls));
 	values[0] = CStringGetTextDatum(shape.kind);
@@ -729,6 +628,37 @@ wj_analyze_view_query(PG_FUNCTION_ARGS)
 	nulls[7] = !shape.has_gap;
 	values[8] = CStringGetTextDatum(cv_deparse(shape.ranged));
 	values[9] = CStringGetTextDatum(cv_deparse(q));
+	if (pane_columns)
+		values[10] = CStringGetTextDatum(pane_columns);
+	nulls[10] = (pane_columns == NULL);
 
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * wj_view_pane_queries
+ *		windowjoin._pane_queries(query text, panes regclass): the pane query
+ *		and the combine query of a view keeping pane partial states in the
+ *		table panes, whose columns _analyze_view_query gave.
+ */
+Datum
+wj_view_pane_queries(PG_FUNCTION_ARGS)
+{
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	Oid			panes = PG_GETARG_OID(1);
+	Query	   *q;
+	Query	   *pane_query;
+	Query	   *combine_query;
+	CvShape		shape;
+	TupleDesc	tupdesc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	q = cv_analyze_text(sql, &shape);
+	cv_pane_queries(q, &shape, panes, &pane_query, &combine_query);
+	values[0] = CStringGetTextDatum(cv_deparse(pane_query));
+	values[1] = CStringGetTextDatum(cv_deparse(combine_query));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -4,15 +4,16 @@
  *	  The pg_depend entries that tie a continuous view's objects together.
  *
  * A continuous view is a table (the view), its change log, its late table
- * (late => 'log') and four capture triggers on its source.  They are
+ * (late => 'log'), its pane table (hop and cumulate views whose aggregates
+ * combine; cv_panes.c) and four capture triggers on its source.  They are
  * recorded in pg_depend so that PostgreSQL's own DROP does the right
  * thing:
  *
  *	  view -> source		NORMAL:	DROP TABLE source is refused while a
  *									view reads it; CASCADE drops the view
- *	  log, late -> view	AUTO:	dropped with the view
+ *	  log, late, panes -> view	AUTO:	dropped with the view
  *	  triggers -> view		AUTO:	dropped with the view
- *	  view, log, late -> extension	AUTO:	DROP EXTENSION removes them
+ *	  view, log, late, panes -> extension	AUTO:	DROP EXTENSION removes them
  *
  * The catalog row goes with the view through the extension's sql_drop
  * event trigger (windowjoin._on_drop).
@@ -80,7 +81,8 @@ cv_trigger_relation(Oid trigoid)
 
 /*
  * wj_register_view
- *		windowjoin._register_view(view, source, log, late, triggers):
+ *		windowjoin._register_view(view, source, log, late, triggers,
+ *		panes):
  *		record the dependencies described in the file header.  The caller
  *		must own the view, its log and its late table.
  */
@@ -92,6 +94,7 @@ wj_register_view(PG_FUNCTION_ARGS)
 	Oid			log = PG_GETARG_OID(2);
 	Oid			late = PG_ARGISNULL(3) ? InvalidOid : PG_GETARG_OID(3);
 	ArrayType  *triggers = PG_GETARG_ARRAYTYPE_P(4);
+	Oid			panes = PG_ARGISNULL(5) ? InvalidOid : PG_GETARG_OID(5);
 	Datum	   *trigoids;
 	int			ntrig;
 	ObjectAddress viewaddr;
@@ -103,6 +106,8 @@ wj_register_view(PG_FUNCTION_ARGS)
 	cv_require_owner(log);
 	if (OidIsValid(late))
 		cv_require_owner(late);
+	if (OidIsValid(panes))
+		cv_require_owner(panes);
 
 	ObjectAddressSet(viewaddr, RelationRelationId, view);
 	ObjectAddressSet(extaddr, ExtensionRelationId, ext);
@@ -117,6 +122,12 @@ wj_register_view(PG_FUNCTION_ARGS)
 	if (OidIsValid(late))
 	{
 		ObjectAddressSet(addr, RelationRelationId, late);
+		recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
+		recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
+	}
+	if (OidIsValid(panes))
+	{
+		ObjectAddressSet(addr, RelationRelationId, panes);
 		recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
 		recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
 	}

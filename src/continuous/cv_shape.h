@@ -1,0 +1,59 @@
+/*-------------------------------------------------------------------------
+ *
+ * cv_shape.h
+ *	  What the analysis of a continuous view's query found (cv_analyze.c),
+ *	  and the pane decomposition derived from it (cv_panes.c).
+ *
+ * src/continuous/cv_shape.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CV_SHAPE_H
+#define CV_SHAPE_H
+
+#include "postgres.h"
+
+#include "nodes/parsenodes.h"
+#include "nodes/primnodes.h"
+
+/* what the analysis found */
+typedef struct CvShape
+{
+	const char *kind;			/* "tumble", "hop", "cumulate", "session" */
+	Oid			source;			/* the source table */
+	AttrNumber	timeattno;		/* its time column */
+	Oid			timetype;		/* TIMESTAMPOID or TIMESTAMPTZOID */
+	Datum		size;			/* interval: window size (tumble/hop/cumulate) */
+	Datum		stride;			/* interval: hop's slide, cumulate's step */
+	Datum		offset;			/* interval: window offset */
+	Datum		gap;			/* interval: session gap */
+	bool		has_stride;
+	bool		has_gap;
+	Index		srcidx;			/* TVF shape: the source's range table index */
+	Index		fnidx;			/* TVF shape: the window function's */
+	Query	   *ranged;			/* the query, with its range quals added */
+} CvShape;
+
+/* cv_query.c */
+extern Node *cv_make_range_quals(Var *var);
+extern void cv_add_quals(Query *q, Node *quals);
+extern bool cv_is_group_rte(RangeTblEntry *rte);
+extern Node *cv_ungroup(Query *q, Node *expr);
+extern char *cv_deparse(Query *q);
+
+/*
+ * The pane columns of a hop or cumulate view whose aggregates all combine
+ * exactly, as a column list for CREATE TABLE; NULL if the view is
+ * maintained without panes (cv_panes.c).
+ */
+extern char *cv_pane_columns(Query *q, CvShape *shape);
+
+/*
+ * The pane query (the partial aggregates of the panes holding the source
+ * rows with $1 <= t < $2) and the combine query (the view's rows of the
+ * windows made of the panes in "panes" starting in [$1, $2)).
+ */
+extern void cv_pane_queries(Query *q, CvShape *shape, Oid panes,
+							Query **pane_query, Query **combine_query);
+
+#endif							/* CV_SHAPE_H */
