@@ -54,6 +54,7 @@ CREATE TABLE windowjoin.view_catalog (
   panes_rel          regclass,
   pane_query         text,
   combine_query      text,
+  merge_query        text,
   delay              interval NOT NULL,
   late               text NOT NULL,
   emit               text NOT NULL,
@@ -92,7 +93,7 @@ CREATE FUNCTION windowjoin._analyze_view_query(query text,
 AS 'MODULE_PATHNAME', 'wj_analyze_view_query' LANGUAGE C STRICT VOLATILE;
 
 CREATE FUNCTION windowjoin._pane_queries(query text, panes regclass,
-  OUT pane_query text, OUT combine_query text)
+  OUT pane_query text, OUT combine_query text, OUT merge_query text)
 AS 'MODULE_PATHNAME', 'wj_view_pane_queries' LANGUAGE C STRICT VOLATILE;
 
 CREATE FUNCTION windowjoin._capture() RETURNS trigger
@@ -216,6 +217,7 @@ DECLARE
   pn regclass;
   pane_q text;
   combine_q text;
+  merge_q text;
 BEGIN
   IF late IS NULL OR late NOT IN ('revise', 'drop', 'log') THEN
     RAISE EXCEPTION 'invalid late policy "%"', late
@@ -289,14 +291,15 @@ BEGIN
     lt := format('%I.%I', nsp, rel || '_late')::regclass;
   END IF;
   -- hop and cumulate views whose aggregates combine exactly keep one row
-  -- per group and pane (src/continuous/cv_panes.c)
-  IF a.pane_columns IS NOT NULL THEN
+  -- per group and pane, session views one per open session (on_close);
+  -- src/continuous/cv_panes.c
+  IF a.pane_columns IS NOT NULL AND (a.kind <> 'session' OR emit = 'on_close') THEN
     EXECUTE format('CREATE TABLE %I.%I (%s)', nsp, rel || '_panes', a.pane_columns);
     pn := format('%I.%I', nsp, rel || '_panes')::regclass;
     EXECUTE format('CREATE INDEX ON %s (pane_start)', pn);
     EXECUTE format('COMMENT ON TABLE %s IS %L', pn,
                    format('pane partial states of continuous view %s, kept by windowjoin.refresh()', v));
-    SELECT p.pane_query, p.combine_query INTO pane_q, combine_q
+    SELECT p.pane_query, p.combine_query, p.merge_query INTO pane_q, combine_q, merge_q
       FROM windowjoin._pane_queries(query, pn) p;
   END IF;
 
@@ -334,10 +337,10 @@ BEGIN
   INSERT INTO windowjoin.view_catalog
     (view_rel, query, kind, source_rel, time_column, time_type, size, stride,
      "offset", gap, range_query, changes_rel, late_rel, panes_rel, pane_query,
-     combine_query, delay, late, emit, schedule, max_event)
+     combine_query, merge_query, delay, late, emit, schedule, max_event)
   VALUES (v, query, a.kind, a.source, a.time_column, a.time_type, a.size,
           a.stride, a."offset", a.gap, a.range_query, ch, lt, pn, pane_q,
-          combine_q, delay, late, emit, schedule, coalesce(max_ev, '-infinity'));
+          combine_q, merge_q, delay, late, emit, schedule, coalesce(max_ev, '-infinity'));
 
   PERFORM windowjoin._register_view(v, a.source, ch, lt,
     ARRAY(SELECT t.oid FROM pg_catalog.pg_trigger t
@@ -394,6 +397,7 @@ DECLARE
   panes_done timestamptz;
   panes_from timestamptz;
   panes_n bigint := 0;
+  fast boolean;
 BEGIN
   c := windowjoin._lock(view);
   IF (SELECT relowner FROM pg_class WHERE oid = view) <> (SELECT oid FROM pg_roles WHERE rolname = c.owner) THEN
@@ -529,10 +533,16 @@ BEGIN
       removed := removed + windowjoin._run(tz, format('DELETE FROM %s WHERE NOT final', view),
                                            NULL, NULL, NULL, NULL);
     END IF;
-    IF new_wm > old_wm AND (c.panes_rel IS NULL OR NOT isfinite(old_wm)) THEN
+    -- (e: the last window end at or before the new watermark; nothing to
+    -- read when it is not after the old one)
+    e := CASE c.kind
+      WHEN 'hop' THEN windowjoin._bin(new_wm - c.size, c.stride, c."offset") + c.size
+      WHEN 'cumulate' THEN windowjoin._bin(new_wm, c.stride, c."offset")
+      ELSE windowjoin._bin(new_wm, c.size, c."offset") END;
+    IF new_wm > old_wm AND e > old_wm AND (c.panes_rel IS NULL OR NOT isfinite(old_wm)) THEN
       emitted := windowjoin._run(tz, format(
         'INSERT INTO %s SELECT q.*%s FROM (%s) q WHERE q.window_end > $3 AND q.window_end <= $4',
-        view, finalcol, c.range_query), old_wm - c.size, new_wm, old_wm, new_wm);
+        view, finalcol, c.range_query), old_wm - c.size, e, old_wm, e);
       inserted := inserted + emitted;
     END IF;
     -- ... or, with panes: the panes completed since, then the windows
@@ -571,7 +581,36 @@ BEGIN
     END IF;
     new_open_from := c.open_from;
   ELSE
-    -- 2+3. sessions: recompute everything from l onwards.  A session with
+    -- 2+3. sessions with fragments (cv_panes.c) whose changes all lie after
+    -- the old watermark: the fragment table holds the open sessions of the
+    -- rows up to the old watermark, one row each.  The rows in (old, new
+    -- watermark] become fragments, merged with those per partition; the
+    -- sessions ending by the new watermark are emitted (no later row can
+    -- reach them) and the others kept.
+    fast := c.panes_rel IS NOT NULL AND isfinite(old_wm) AND NOT truncated AND NOT full_refresh
+            AND (change_min IS NULL OR change_min > old_wm);
+    IF fast THEN
+      t2 := clock_timestamp();
+      new_open_from := c.open_from;
+      IF new_wm > old_wm THEN
+        panes_n := windowjoin._run(tz, format('INSERT INTO %s %s', c.panes_rel, c.pane_query),
+                                   old_wm + interval '1 microsecond',
+                                   new_wm + interval '1 microsecond', NULL, NULL);
+        PERFORM windowjoin._run(tz, format(
+          'WITH wj_fragments AS (DELETE FROM %s RETURNING *) INSERT INTO %s %s',
+          c.panes_rel, c.panes_rel, c.merge_query), NULL, NULL, NULL, NULL);
+        emitted := windowjoin._run(tz, format(
+          'INSERT INTO %s SELECT q.* FROM (%s) q WHERE q.window_end <= $1',
+          view, c.combine_query), new_wm, NULL, NULL, NULL);
+        inserted := emitted;
+        PERFORM windowjoin._run(tz, format('DELETE FROM %s WHERE pane_end <= $1', c.panes_rel),
+                                new_wm, NULL, NULL, NULL);
+        SELECT coalesce(g.v, 'infinity') INTO new_open_from FROM windowjoin._get(tz, format(
+          'SELECT 0::bigint, windowjoin._tz(min(pane_start)) FROM %s', c.panes_rel),
+          NULL, NULL, NULL, NULL) g;
+      END IF;
+    ELSE
+    -- Otherwise: recompute everything from l onwards.  A session with
     -- its first row at or after l + gap is computed exactly from the rows
     -- at or after l.  Every session still open or newly closed starts
     -- there, and l is moved back to the start of the earliest session a
@@ -609,8 +648,19 @@ BEGIN
           NULL, NULL, NULL, NULL) g;
         inserted := inserted + n;
       END IF;
+      -- the fragments again: the open sessions of the rows up to the new
+      -- watermark, all starting at or after new_open_from
+      IF c.panes_rel IS NOT NULL THEN
+        PERFORM windowjoin._run(tz, format('DELETE FROM %s', c.panes_rel), NULL, NULL, NULL, NULL);
+        IF isfinite(new_wm) AND isfinite(new_open_from) THEN
+          panes_n := windowjoin._run(tz, format(
+            'INSERT INTO %s SELECT f.* FROM (%s) f WHERE f.pane_end > $3', c.panes_rel, c.pane_query),
+            new_open_from - c.gap, new_wm + interval '1 microsecond', new_wm, NULL);
+        END IF;
+      END IF;
     ELSE
       new_open_from := c.open_from;
+    END IF;
     END IF;
   END IF;
 
@@ -629,6 +679,10 @@ BEGIN
            'changes_folded', folded, 'late_rows', late_n,
            'windows_emitted', emitted, 'windows_revised', revised,
            'panes_computed', panes_n,
+           'path', CASE WHEN c.kind = 'session' AND fast THEN 'fragments'
+                        WHEN c.kind <> 'session' AND c.panes_rel IS NOT NULL AND isfinite(old_wm)
+                          THEN 'panes'
+                        ELSE 'source' END,
            'rows_removed', removed,
            'fold_ms', round((extract(epoch FROM t1 - t0) * 1000)::numeric, 3),
            'revise_ms', round((extract(epoch FROM t2 - t1) * 1000)::numeric, 3),

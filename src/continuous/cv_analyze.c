@@ -539,6 +539,14 @@ cv_analyze_session(Query *q, CvShape *shape)
 							names[c], names[c])));
 	}
 
+	shape->srcidx = linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex;
+	foreach(lc, wc->partitionClause)
+	{
+		TargetEntry *ptle = get_sortgroupclause_tle(lfirst(lc), sub->targetList);
+
+		shape->partattnos = lappend_int(shape->partattnos,
+										ptle->resjunk ? 0 : ptle->resno);
+	}
 	shape->ranged = copyObject(q);
 	cv_add_quals(rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex,
 						  shape->ranged->rtable)->subquery,
@@ -637,9 +645,10 @@ wj_analyze_view_query(PG_FUNCTION_ARGS)
 
 /*
  * wj_view_pane_queries
- *		windowjoin._pane_queries(query text, panes regclass): the pane query
- *		and the combine query of a view keeping pane partial states in the
- *		table panes, whose columns _analyze_view_query gave.
+ *		windowjoin._pane_queries(query text, panes regclass): the pane query,
+ *		the combine query and (session) the merge query of a view keeping
+ *		pane partial states in the table panes, whose columns
+ *		_analyze_view_query gave.
  */
 Datum
 wj_view_pane_queries(PG_FUNCTION_ARGS)
@@ -649,16 +658,20 @@ wj_view_pane_queries(PG_FUNCTION_ARGS)
 	Query	   *q;
 	Query	   *pane_query;
 	Query	   *combine_query;
+	char	   *merge_query;
 	CvShape		shape;
 	TupleDesc	tupdesc;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	q = cv_analyze_text(sql, &shape);
-	cv_pane_queries(q, &shape, panes, &pane_query, &combine_query);
+	cv_pane_queries(q, &shape, panes, &pane_query, &combine_query, &merge_query);
 	values[0] = CStringGetTextDatum(cv_deparse(pane_query));
 	values[1] = CStringGetTextDatum(cv_deparse(combine_query));
+	if (merge_query)
+		values[2] = CStringGetTextDatum(merge_query);
+	nulls[2] = (merge_query == NULL);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -83,6 +83,10 @@ typedef enum CvPartialKind
 /* the pane decomposition of a view's query */
 typedef struct CvPanes
 {
+	bool		session;		/* a session view: fragments of sessions */
+	Node	   *wstart;			/* session: the window_start expression */
+	Node	   *wend;			/* session: the window_end expression */
+	int			nwin;			/* window columns: pane_start[, pane_end] */
 	List	   *keys;			/* grouping expressions over the source */
 	List	   *aggs;			/* distinct Aggrefs of select list and HAVING */
 	List	   *kinds;			/* their CvPartialKind (int list) */
@@ -168,7 +172,7 @@ cv_collect_aggs_walker(Node *node, List **aggs)
 typedef struct CvStrayContext
 {
 	Query	   *q;
-	List	   *keys;
+	List	   *covered;		/* the keys (and a session's window columns) */
 	Index		srcidx;
 } CvStrayContext;
 
@@ -176,7 +180,7 @@ typedef struct CvStrayContext
  * cv_stray_var_walker
  *		Does the expression read a source column outside an aggregate and
  *		outside the grouping keys (a column functionally dependent on a
- *		grouped primary key)?
+ *		grouped primary key; a session's window_time)?
  */
 static bool
 cv_stray_var_walker(Node *node, CvStrayContext *cxt)
@@ -185,7 +189,7 @@ cv_stray_var_walker(Node *node, CvStrayContext *cxt)
 		return false;
 	if (IsA(node, Aggref))
 		return false;
-	if (list_member(cxt->keys, cv_ungroup(cxt->q, node)))
+	if (list_member(cxt->covered, cv_ungroup(cxt->q, node)))
 		return false;
 	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
 	{
@@ -196,6 +200,67 @@ cv_stray_var_walker(Node *node, CvStrayContext *cxt)
 		return ((Var *) node)->varno == cxt->srcidx;
 	}
 	return expression_tree_walker(node, cv_stray_var_walker, (void *) cxt);
+}
+
+/*
+ * cv_window_tle_expr
+ *		The expression of the output column name (window_start or
+ *		window_end), as grouped.
+ */
+static Node *
+cv_window_tle_expr(Query *q, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!tle->resjunk && tle->resname && strcmp(tle->resname, name) == 0)
+			return cv_ungroup(q, (Node *) tle->expr);
+	}
+	elog(ERROR, "continuous view without column %s", name);
+	return NULL;				/* keep compiler quiet */
+}
+
+/*
+ * cv_plan_session_keys
+ *		A session view's grouping keys: its PARTITION BY columns, each
+ *		exactly once, besides window_start and window_end.  Fragments of a
+ *		session are merged per partition, so other keys (which could split
+ *		a session's rows) and a WHERE above the session() call (which could
+ *		remove every row of a fragment that bridges two others) leave the
+ *		view without panes.
+ */
+static bool
+cv_plan_session_keys(Query *q, CvShape *shape, CvPanes *panes)
+{
+	ListCell   *lc;
+	Bitmapset  *seen = NULL;
+
+	if (q->jointree->quals != NULL || list_member_int(shape->partattnos, 0))
+		return false;
+	panes->session = true;
+	panes->nwin = 2;
+	panes->wstart = cv_window_tle_expr(q, "window_start");
+	panes->wend = cv_window_tle_expr(q, "window_end");
+	foreach(lc, q->groupClause)
+	{
+		TargetEntry *tle = get_sortgroupclause_tle(lfirst(lc), q->targetList);
+		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
+		Var		   *var = (Var *) expr;
+
+		if (equal(expr, panes->wstart) || equal(expr, panes->wend))
+			continue;
+		if (!IsA(expr, Var) || var->varno != shape->srcidx ||
+			var->varlevelsup != 0 ||
+			!list_member_int(shape->partattnos, var->varattno) ||
+			bms_is_member(var->varattno, seen))
+			return false;
+		seen = bms_add_member(seen, var->varattno);
+		panes->keys = lappend(panes->keys, expr);
+	}
+	return bms_num_members(seen) == list_length(shape->partattnos);
 }
 
 /*
@@ -210,32 +275,41 @@ cv_plan_panes(Query *q, CvShape *shape, CvPanes *panes)
 	CvStrayContext stray;
 
 	memset(panes, 0, sizeof(*panes));
-	if (strcmp(shape->kind, "hop") != 0 && strcmp(shape->kind, "cumulate") != 0)
-		return false;
-	if (cv_interval_usecs(shape->stride) <= 0 ||
-		cv_interval_usecs(shape->size) % cv_interval_usecs(shape->stride) != 0)
-		return false;
-
-	/* grouping keys: over the source alone, or over the window alone */
-	foreach(lc, q->groupClause)
+	if (strcmp(shape->kind, "session") == 0)
 	{
-		SortGroupClause *sgc = lfirst(lc);
-		TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
-		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
-		Relids		rels = pull_varnos(NULL, expr);
+		if (!cv_plan_session_keys(q, shape, panes))
+			return false;
+	}
+	else
+	{
+		if (strcmp(shape->kind, "hop") != 0 && strcmp(shape->kind, "cumulate") != 0)
+			return false;
+		if (cv_interval_usecs(shape->stride) <= 0 ||
+			cv_interval_usecs(shape->size) % cv_interval_usecs(shape->stride) != 0)
+			return false;
+		panes->nwin = 1;
 
-		if (bms_is_member(shape->fnidx, rels))
+		/* grouping keys: over the source alone, or over the window alone */
+		foreach(lc, q->groupClause)
 		{
-			if (bms_is_member(shape->srcidx, rels))
-				return false;
-			continue;
+			SortGroupClause *sgc = lfirst(lc);
+			TargetEntry *tle = get_sortgroupclause_tle(sgc, q->targetList);
+			Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
+			Relids		rels = pull_varnos(NULL, expr);
+
+			if (bms_is_member(shape->fnidx, rels))
+			{
+				if (bms_is_member(shape->srcidx, rels))
+					return false;
+				continue;
+			}
+			panes->keys = lappend(panes->keys, expr);
 		}
-		panes->keys = lappend(panes->keys, expr);
 	}
 
 	cv_collect_aggs_walker((Node *) q->targetList, &panes->aggs);
 	cv_collect_aggs_walker(q->havingQual, &panes->aggs);
-	col = list_length(panes->keys) + 2;
+	col = list_length(panes->keys) + panes->nwin + 1;
 	foreach(lc, panes->aggs)
 	{
 		int			kind = cv_partial_kind(lfirst(lc));
@@ -249,7 +323,9 @@ cv_plan_panes(Query *q, CvShape *shape, CvPanes *panes)
 	panes->ncols = col - 1;
 
 	stray.q = q;
-	stray.keys = panes->keys;
+	stray.covered = list_copy(panes->keys);
+	if (panes->session)
+		stray.covered = lappend(lappend(stray.covered, panes->wstart), panes->wend);
 	stray.srcidx = shape->srcidx;
 	if (cv_stray_var_walker((Node *) q->targetList, &stray) ||
 		cv_stray_var_walker(q->havingQual, &stray))
@@ -298,7 +374,7 @@ cv_partial_aggs(Aggref *agg, int kind)
 
 /*
  * cv_pane_column_names
- *		k1..kn, pane_start, p1..pm.
+ *		k1..kn, pane_start[, pane_end], p1..pm.
  */
 static List *
 cv_pane_column_names(CvPanes *panes)
@@ -312,10 +388,24 @@ cv_pane_column_names(CvPanes *panes)
 			names = lappend(names, makeString(psprintf("k%d", i)));
 		else if (i == nkeys + 1)
 			names = lappend(names, makeString(pstrdup("pane_start")));
+		else if (i == nkeys + 2 && panes->nwin == 2)
+			names = lappend(names, makeString(pstrdup("pane_end")));
 		else
-			names = lappend(names, makeString(psprintf("p%d", i - nkeys - 1)));
+			names = lappend(names, makeString(psprintf("p%d", i - nkeys - panes->nwin)));
 	}
 	return names;
+}
+
+/*
+ * cv_window_exprs
+ *		What the pane query computes as pane_start (and pane_end).
+ */
+static List *
+cv_window_exprs(CvPanes *panes, CvShape *shape)
+{
+	if (panes->session)
+		return list_make2(copyObject(panes->wstart), copyObject(panes->wend));
+	return list_make1(makeVar(shape->fnidx, 1, shape->timetype, -1, InvalidOid, 0));
 }
 
 /*
@@ -336,8 +426,7 @@ cv_pane_columns(Query *q, CvShape *shape)
 	if (!cv_plan_panes(q, shape, &panes))
 		return NULL;
 	names = cv_pane_column_names(&panes);
-	exprs = list_copy(panes.keys);
-	exprs = lappend(exprs, makeVar(shape->fnidx, 1, shape->timetype, -1, InvalidOid, 0));
+	exprs = list_concat(list_copy(panes.keys), cv_window_exprs(&panes, shape));
 	forboth(lc, panes.aggs, lk, panes.kinds)
 		exprs = list_concat(exprs, cv_partial_aggs(lfirst(lc), lfirst_int(lk)));
 
@@ -360,7 +449,6 @@ cv_pane_columns(Query *q, CvShape *shape)
 /* context of cv_combine_mutator */
 typedef struct CvCombineContext
 {
-	Query	   *q;
 	CvPanes    *panes;
 	Index		srcidx;
 } CvCombineContext;
@@ -437,8 +525,9 @@ cv_combined_agg(Aggref *agg, int kind, int col, Index srcidx)
 
 /*
  * cv_combine_mutator
- *		Replace the view's aggregates by their combined pane columns and its
- *		grouping keys over the source by the pane's key columns.
+ *		Replace the view's aggregates by their combined pane columns, its
+ *		grouping keys over the source by the pane's key columns and (session)
+ *		its window columns by the fragment's bounds.
  */
 static Node *
 cv_combine_mutator(Node *node, CvCombineContext *cxt)
@@ -470,6 +559,12 @@ cv_combine_mutator(Node *node, CvCombineContext *cxt)
 									exprTypmod(node), exprCollation(node), 0);
 		i++;
 	}
+	if (cxt->panes->session && equal(cxt->panes->wstart, node))
+		return (Node *) makeVar(cxt->srcidx, list_length(cxt->panes->keys) + 1,
+								exprType(node), exprTypmod(node), InvalidOid, 0);
+	if (cxt->panes->session && equal(cxt->panes->wend, node))
+		return (Node *) makeVar(cxt->srcidx, list_length(cxt->panes->keys) + 2,
+								exprType(node), exprTypmod(node), InvalidOid, 0);
 	return expression_tree_mutator(node, cv_combine_mutator, (void *) cxt);
 }
 
@@ -486,6 +581,25 @@ cv_window_func(Query *q, CvShape *shape)
 }
 
 /*
+ * cv_group_tle
+ *		A grouped select-list entry of the pane query.
+ */
+static TargetEntry *
+cv_group_tle(Node *expr, int resno, const char *name, Index ref, List **groups)
+{
+	TargetEntry *tle = makeTargetEntry((Expr *) copyObject(expr), resno,
+									   pstrdup(name), false);
+	SortGroupClause *sgc = makeNode(SortGroupClause);
+
+	tle->ressortgroupref = ref;
+	get_sort_group_operators(exprType(expr), false, true, false,
+							 &sgc->sortop, &sgc->eqop, NULL, &sgc->hashable);
+	sgc->tleSortGroupRef = ref;
+	*groups = lappend(*groups, sgc);
+	return tle;
+}
+
+/*
  * cv_make_pane_query
  *		The view's query made into the pane query (see the file header).
  */
@@ -493,63 +607,41 @@ static Query *
 cv_make_pane_query(Query *q, CvShape *shape, CvPanes *panes)
 {
 	Query	   *pq = copyObject(shape->ranged);
-	FuncExpr   *fexpr = cv_window_func(pq, shape);
-	Oid			argtypes[3] = {shape->timetype, INTERVALOID, INTERVALOID};
-	List	   *tumble_name;
 	List	   *names = cv_pane_column_names(panes);
 	List	   *tlist = NIL;
 	List	   *groups = NIL;
+	List	   *grouped;
 	ListCell   *lc;
 	ListCell   *lk;
 	int			resno = 1;
 	Index		ref = 0;
 
-	/* tumble(t, stride, offset), in the schema of the view's function */
-	tumble_name = list_make2(makeString(get_namespace_name(get_func_namespace(fexpr->funcid))),
-							 makeString(pstrdup("tumble")));
-	fexpr->funcid = LookupFuncName(tumble_name, 3, argtypes, false);
-	fexpr->args = list_make3(linitial(fexpr->args),
-							 makeConst(INTERVALOID, -1, InvalidOid, sizeof(Interval),
-									   shape->stride, false, false),
-							 makeConst(INTERVALOID, -1, InvalidOid, sizeof(Interval),
-									   shape->offset, false, false));
+	/* hop and cumulate: tumble(t, stride, offset), in the same schema */
+	if (!panes->session)
+	{
+		FuncExpr   *fexpr = cv_window_func(pq, shape);
+		Oid			argtypes[3] = {shape->timetype, INTERVALOID, INTERVALOID};
+		List	   *tumble_name;
 
-	/* the keys and pane_start, grouped; then the partials */
+		tumble_name = list_make2(makeString(get_namespace_name(get_func_namespace(fexpr->funcid))),
+								 makeString(pstrdup("tumble")));
+		fexpr->funcid = LookupFuncName(tumble_name, 3, argtypes, false);
+		fexpr->args = list_make3(linitial(fexpr->args),
+								 makeConst(INTERVALOID, -1, InvalidOid, sizeof(Interval),
+										   shape->stride, false, false),
+								 makeConst(INTERVALOID, -1, InvalidOid, sizeof(Interval),
+										   shape->offset, false, false));
+	}
+
+	/* the keys and the window columns, grouped; then the partials */
 	foreach(lc, q->groupClause)
+		ref = Max(ref, ((SortGroupClause *) lfirst(lc))->tleSortGroupRef);
+	grouped = list_concat(list_copy(panes->keys), cv_window_exprs(panes, shape));
+	foreach(lc, grouped)
 	{
-		SortGroupClause *sgc = lfirst(lc);
-
-		ref = Max(ref, sgc->tleSortGroupRef);
-	}
-	foreach(lc, panes->keys)
-	{
-		SortGroupClause *sgc;
-		TargetEntry *tle;
-
-		tle = makeTargetEntry(copyObject(lfirst(lc)), resno,
-							  pstrdup(strVal(list_nth(names, resno - 1))), false);
-		tle->ressortgroupref = ++ref;
-		sgc = makeNode(SortGroupClause);
-		get_sort_group_operators(exprType((Node *) tle->expr), false, true, false,
-								 &sgc->sortop, &sgc->eqop, NULL, &sgc->hashable);
-		sgc->tleSortGroupRef = ref;
-		tlist = lappend(tlist, tle);
-		groups = lappend(groups, sgc);
-		resno++;
-	}
-	{
-		SortGroupClause *sgc = makeNode(SortGroupClause);
-		TargetEntry *tle;
-
-		tle = makeTargetEntry((Expr *) makeVar(shape->fnidx, 1, shape->timetype, -1,
-											   InvalidOid, 0),
-							  resno, pstrdup("pane_start"), false);
-		tle->ressortgroupref = ++ref;
-		get_sort_group_operators(shape->timetype, false, true, false,
-								 &sgc->sortop, &sgc->eqop, NULL, &sgc->hashable);
-		sgc->tleSortGroupRef = ref;
-		tlist = lappend(tlist, tle);
-		groups = lappend(groups, sgc);
+		tlist = lappend(tlist, cv_group_tle(lfirst(lc), resno,
+											strVal(list_nth(names, resno - 1)),
+											++ref, &groups));
 		resno++;
 	}
 	forboth(lc, panes->aggs, lk, panes->kinds)
@@ -580,21 +672,26 @@ cv_make_combine_query(Query *q, CvShape *shape, CvPanes *panes, Oid panesrel)
 {
 	Query	   *cq = copyObject(q);
 	RangeTblEntry *rte = rt_fetch(shape->srcidx, cq->rtable);
-	FuncExpr   *fexpr = cv_window_func(cq, shape);
 	int			nkeys = list_length(panes->keys);
 	Var		   *pane_start = makeVar(shape->srcidx, nkeys + 1, shape->timetype, -1,
 									 InvalidOid, 0);
 	CvCombineContext cxt;
 	ListCell   *lc;
 
-	/* FROM panes p, <window function>(p.pane_start, ...) */
+	/*
+	 * FROM panes p, <window function>(p.pane_start, ...); a session view's
+	 * subquery becomes FROM panes p, one row per session
+	 */
+	rte->rtekind = RTE_RELATION;
+	rte->subquery = NULL;
 	rte->relid = panesrel;
 	rte->relkind = RELKIND_RELATION;
+	rte->rellockmode = AccessShareLock;
 	rte->alias = makeAlias("p", NIL);
 	rte->eref = makeAlias("p", cv_pane_column_names(panes));
-	linitial(fexpr->args) = copyObject(pane_start);
+	if (!panes->session)
+		linitial(cv_window_func(cq, shape)->args) = copyObject(pane_start);
 
-	cxt.q = cq;
 	cxt.panes = panes;
 	cxt.srcidx = shape->srcidx;
 	foreach(lc, cq->targetList)
@@ -614,8 +711,83 @@ cv_make_combine_query(Query *q, CvShape *shape, CvPanes *panes, Oid panesrel)
 	}
 #endif
 	cq->jointree->quals = NULL;
-	cv_add_quals(cq, cv_make_range_quals(pane_start));
+	if (!panes->session)
+		cv_add_quals(cq, cv_make_range_quals(pane_start));
 	return cq;
+}
+
+/*
+ * cv_merge_partial
+ *		Append the expression merging one partial column of the fragments
+ *		of a session (partial in, the same partial type out).
+ */
+static void
+cv_merge_partial(StringInfo buf, Aggref *agg, int kind, Node *partial,
+				 const char *col)
+{
+	const char *c = quote_identifier(col);
+
+	if (kind == CVP_SAME)
+		appendStringInfo(buf, "pg_catalog.%s(g.%s)",
+						 quote_identifier(get_func_name(agg->aggfnoid)), c);
+	else if (exprType(partial) == INT8OID)
+		appendStringInfo(buf, "pg_catalog.sum(g.%s)::pg_catalog.int8", c);
+	else
+		appendStringInfo(buf, "pg_catalog.sum(g.%s)", c);
+}
+
+/*
+ * cv_make_merge_query
+ *		A session view's merge query: the fragments in the relation named
+ *		wj_fragments, merged per partition into sessions (gaps and islands:
+ *		a fragment starts a new session when it starts after every earlier
+ *		one has ended), one row per session in the pane table's columns.
+ */
+static char *
+cv_make_merge_query(CvPanes *panes)
+{
+	List	   *names = cv_pane_column_names(panes);
+	int			nkeys = list_length(panes->keys);
+	StringInfoData part;
+	StringInfoData buf;
+	ListCell   *lc;
+	ListCell   *lk;
+	int			col;
+
+	initStringInfo(&part);
+	for (int i = 0; i < nkeys; i++)
+		appendStringInfo(&part, "%s%s", i == 0 ? "PARTITION BY " : ", ",
+						 quote_identifier(strVal(list_nth(names, i))));
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "SELECT ");
+	for (int i = 0; i < nkeys; i++)
+		appendStringInfo(&buf, "g.%s, ", quote_identifier(strVal(list_nth(names, i))));
+	appendStringInfoString(&buf, "pg_catalog.min(g.pane_start), pg_catalog.max(g.pane_end)");
+	col = nkeys + panes->nwin;
+	forboth(lc, panes->aggs, lk, panes->kinds)
+	{
+		ListCell   *lp;
+
+		foreach(lp, cv_partial_aggs(lfirst(lc), lfirst_int(lk)))
+		{
+			appendStringInfoString(&buf, ", ");
+			cv_merge_partial(&buf, lfirst(lc), lfirst_int(lk), lfirst(lp),
+							 strVal(list_nth(names, col)));
+			col++;
+		}
+	}
+	appendStringInfo(&buf,
+					 " FROM (SELECT f.*, pg_catalog.sum(f.wj_new) OVER (%s ORDER BY f.pane_start, f.pane_end"
+					 " ROWS UNBOUNDED PRECEDING) AS wj_session"
+					 " FROM (SELECT p.*, CASE WHEN p.pane_start <= pg_catalog.max(p.pane_end) OVER (%s"
+					 " ORDER BY p.pane_start, p.pane_end ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+					 " THEN 0 ELSE 1 END AS wj_new FROM wj_fragments p) f) g GROUP BY ",
+					 part.data, part.data);
+	for (int i = 0; i < nkeys; i++)
+		appendStringInfo(&buf, "g.%s, ", quote_identifier(strVal(list_nth(names, i))));
+	appendStringInfoString(&buf, "g.wj_session");
+	return buf.data;
 }
 
 /*
@@ -624,7 +796,7 @@ cv_make_combine_query(Query *q, CvShape *shape, CvPanes *panes, Oid panesrel)
  */
 void
 cv_pane_queries(Query *q, CvShape *shape, Oid panesrel,
-				Query **pane_query, Query **combine_query)
+				Query **pane_query, Query **combine_query, char **merge_query)
 {
 	CvPanes		panes;
 
@@ -634,4 +806,5 @@ cv_pane_queries(Query *q, CvShape *shape, Oid panesrel,
 				 errmsg("the query of the continuous view has no pane decomposition")));
 	*pane_query = cv_make_pane_query(q, shape, &panes);
 	*combine_query = cv_make_combine_query(q, shape, &panes, panesrel);
+	*merge_query = panes.session ? cv_make_merge_query(&panes) : NULL;
 }

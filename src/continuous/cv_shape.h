@@ -29,8 +29,11 @@ typedef struct CvShape
 	Datum		gap;			/* interval: session gap */
 	bool		has_stride;
 	bool		has_gap;
-	Index		srcidx;			/* TVF shape: the source's range table index */
+	Index		srcidx;			/* the range table index of the source (TVF
+								 * shape) or of the session subquery */
 	Index		fnidx;			/* TVF shape: the window function's */
+	List	   *partattnos;		/* session shape: the subquery's columns
+								 * holding the PARTITION BY expressions */
 	Query	   *ranged;			/* the query, with its range quals added */
 } CvShape;
 
@@ -49,11 +52,14 @@ extern char *cv_deparse(Query *q);
 extern char *cv_pane_columns(Query *q, CvShape *shape);
 
 /*
- * The pane query (the partial aggregates of the panes holding the source
- * rows with $1 <= t < $2) and the combine query (the view's rows of the
- * windows made of the panes in "panes" starting in [$1, $2)).
+ * The pane query (the partial aggregates of the panes, or of the session
+ * fragments, of the source rows with $1 <= t < $2), the combine query (the
+ * view's rows of the windows made of the panes in "panes" starting in
+ * [$1, $2), or of the sessions in "panes") and, for a session view, the
+ * merge query (the fragments in wj_fragments merged into sessions).
  */
 extern void cv_pane_queries(Query *q, CvShape *shape, Oid panes,
-							Query **pane_query, Query **combine_query);
+							Query **pane_query, Query **combine_query,
+							char **merge_query);
 
 #endif							/* CV_SHAPE_H */
