@@ -7,8 +7,10 @@
  * The SQL side (catalog windowjoin.view_catalog, create_view, refresh,
  * drop_view, advance_watermark, the views view) is in
  * windowjoin--0.2--0.3.sql; the C side is the query analysis
- * (cv_analyze.c), change capture and dependencies (cv_capture.c,
- * cv_depend.c) and the background scheduler (cv_scheduler.c).
+ * (cv_analyze.c, with query-tree helpers in cv_query.c), the pane and
+ * session partial states derived from it (cv_panes.c), change capture
+ * and dependencies (cv_capture.c, cv_depend.c) and the background
+ * scheduler (cv_scheduler.c).
  *
  * src/continuous/continuous.h
  *

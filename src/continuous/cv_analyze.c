@@ -29,8 +29,10 @@
  * from the rows in [lo, hi), so a refresh recomputes any set of windows
  * from an index range scan of the source (see windowjoin--0.2--0.3.sql).
  * The range query is deparsed with search_path = pg_catalog so that every
- * name in it is schema-qualified, and refresh runs it with a fixed
- * search_path.
+ * name in it is schema-qualified (cv_query.c), and refresh runs it with a
+ * fixed search_path.  It also names the pane columns of a view that keeps
+ * partial states, and windowjoin._pane_queries() derives that view's pane,
+ * combine and merge queries (cv_panes.c).
  *
  * src/continuous/cv_analyze.c
  *

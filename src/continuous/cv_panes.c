@@ -26,7 +26,16 @@
  *				WHERE pane_start >= $1 AND pane_start < $2 GROUP BY ...
  *				[HAVING <the view's HAVING over the same combined values>]
  *
- * Both queries are the view's query tree transformed (the window function
+ * A session view keeps its open sessions the same way, one row each (its
+ * partition keys, first row's time, last row's time plus the gap, and the
+ * partials): the pane query computes session fragments from the rows in a
+ * time range, the merge query (text, below) merges fragments per partition
+ * into sessions by gaps and islands, and the combine query reads one row
+ * per session.  A session's rows may be split between fragments but not
+ * filtered out of one, so a view with a WHERE above the session() call, or
+ * grouped by other than its PARTITION BY columns, has no fragments.
+ *
+ * The queries are the view's query tree transformed (the window function
  * swapped, the aggregates replaced, the grouping keys made pane columns)
  * and deparsed, so every expression of the select list and HAVING is kept
  * as the user wrote it.  The combining rules are exact for the aggregates
