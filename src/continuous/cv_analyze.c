@@ -264,25 +264,6 @@ cv_source_rtes(Query *q)
 }
 
 /*
- * cv_output_column
- *		The select-list entry named name, or NULL.
- */
-static TargetEntry *
-cv_output_column(Query *q, const char *name)
-{
-	ListCell   *lc;
-
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		if (!tle->resjunk && tle->resname && strcmp(tle->resname, name) == 0)
-			return tle;
-	}
-	return NULL;
-}
-
-/*
  * cv_require_window_column
  *		The output column name must exist, be grouped on, and (checked by
  *		is_window_column) come from the window function's column fieldnum.

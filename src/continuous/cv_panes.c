@@ -219,17 +219,11 @@ cv_stray_var_walker(Node *node, CvStrayContext *cxt)
 static Node *
 cv_window_tle_expr(Query *q, const char *name)
 {
-	ListCell   *lc;
+	TargetEntry *tle = cv_output_column(q, name);
 
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		if (!tle->resjunk && tle->resname && strcmp(tle->resname, name) == 0)
-			return cv_ungroup(q, (Node *) tle->expr);
-	}
-	elog(ERROR, "continuous view without column %s", name);
-	return NULL;				/* keep compiler quiet */
+	if (tle == NULL)
+		elog(ERROR, "continuous view without column %s", name);
+	return cv_ungroup(q, (Node *) tle->expr);
 }
 
 /*

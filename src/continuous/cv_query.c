@@ -131,3 +131,22 @@ cv_deparse(Query *q)
 	AtEOXact_GUC(true, nestlevel);
 	return sql;
 }
+
+/*
+ * cv_output_column
+ *		The select-list entry named name, or NULL.
+ */
+TargetEntry *
+cv_output_column(Query *q, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (!tle->resjunk && tle->resname && strcmp(tle->resname, name) == 0)
+			return tle;
+	}
+	return NULL;
+}

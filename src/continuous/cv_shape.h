@@ -42,6 +42,7 @@ extern Node *cv_make_range_quals(Var *var);
 extern void cv_add_quals(Query *q, Node *quals);
 extern bool cv_is_group_rte(RangeTblEntry *rte);
 extern Node *cv_ungroup(Query *q, Node *expr);
+extern TargetEntry *cv_output_column(Query *q, const char *name);
 extern char *cv_deparse(Query *q);
 
 /*
