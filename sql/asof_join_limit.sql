@@ -4,6 +4,10 @@
 -- the node reads few more outer rows than it returns.
 --
 SET TimeZone = 'UTC';
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 CREATE SCHEMA asof_limit;
 SET search_path = asof_limit, public;
 SET enable_nestloop = off;
@@ -23,12 +27,11 @@ DECLARE
   strategy text;
   scanned text;
 BEGIN
-  FOR line IN EXECUTE format($q$
-    EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  FOR line IN SELECT l FROM wj_test.explain(format($q$
     SELECT o.id, r.v FROM obs o
     JOIN LATERAL (SELECT v FROM vers r WHERE r.k = o.k AND r.t <= o.t
                   ORDER BY r.t DESC LIMIT 1) r ON true
-    LIMIT %s$q$, lim) LOOP
+    LIMIT %s$q$, lim), 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l LOOP
     IF line LIKE '%Strategy:%' THEN
       strategy := btrim(line);
     ELSIF line LIKE '%Seq Scan on obs%' THEN

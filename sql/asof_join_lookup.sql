@@ -144,12 +144,12 @@ LANGUAGE plpgsql AS $$
 DECLARE
   line text;
 BEGIN
-  FOR line IN EXPLAIN (COSTS OFF)
+  FOR line IN SELECT l FROM wj_test.plan_lines($q$
     SELECT o.id, r.v, r.note FROM obs o
     LEFT JOIN LATERAL (
       SELECT r.v, r.note FROM vers_tied r
       WHERE r.k = o.k AND r.k2 = o.k2 AND r.t <= o.t
-      ORDER BY r.t DESC LIMIT 1) r ON true
+      ORDER BY r.t DESC LIMIT 1) r ON true$q$) l
   LOOP
     IF line LIKE '%Strategy:%' THEN
       strategy := btrim(line);
@@ -438,18 +438,6 @@ ANALYZE img_v, img_o;
 -- the long key is stored compressed, the outer rows' is not
 SELECT pg_column_compression(k) IS NOT NULL AS compressed, count(*)
 FROM img_v WHERE length(k) = 5000 GROUP BY 1;
-CREATE FUNCTION lk_key_lookup(q text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	SET LOCAL windowjoin.enable_asof_join = on;
-	FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || q LOOP
-		IF line ~ 'Key Lookup|Strategy' THEN
-			RETURN NEXT btrim(line);
-		END IF;
-	END LOOP;
-END $$;
 CREATE FUNCTION lk_key_image() RETURNS TABLE (key text, lookup text, result text)
 LANGUAGE plpgsql AS $f$
 DECLARE
@@ -469,7 +457,9 @@ LEFT JOIN LATERAL (
   ORDER BY r.t DESC LIMIT 1) r ON true
 $q$, c.cond);
 		key := c.key;
-		lookup := (SELECT string_agg(l, '; ') FROM lk_key_lookup(q) l);
+		SET LOCAL windowjoin.enable_asof_join = on;
+		lookup := (SELECT string_agg(btrim(l), '; ')
+				   FROM wj_test.explain(q, 'VERBOSE, COSTS OFF', 'Key Lookup|Strategy') l);
 		result := wj_test.on_off(q, 'asof_join');
 		RETURN NEXT;
 	END LOOP;

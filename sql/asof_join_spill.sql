@@ -58,21 +58,13 @@ JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
               ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'spill');
 
 -- the same in JSON: the figures are always there
-CREATE FUNCTION sp_json(q text) RETURNS json LANGUAGE plpgsql AS $$
-DECLARE
-  j json;
-BEGIN
-  PERFORM set_config(wj_test.parallel_guc(), 'off', true);
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO j;
-  RETURN j -> 0 -> 'Plan';
-END $$;
 SELECT p ->> 'Custom Plan Provider' AS node,
        (p ->> 'Spill Batches')::int > 1 AS several_batches,
        (p ->> 'Spill Batch Depth')::int >= 1 AS depth,
        (p ->> 'Spill Disk Usage')::int > 0 AS disk
-FROM sp_json($q$SELECT o.id, r.val FROM spo o
+FROM wj_test.explain_json($q$SELECT o.id, r.val FROM spo o
 JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
-              ORDER BY r.t DESC LIMIT 1) r ON true$q$) p;
+              ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') p;
 
 -- Every join form, spilled, against PostgreSQL's plan
 SELECT wj_test.on_off($q$SELECT o.id, r.val, r.note FROM spo o

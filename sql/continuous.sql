@@ -9,6 +9,10 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
+
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS cv CASCADE;
 RESET client_min_messages;

@@ -11,6 +11,10 @@ SET client_min_messages = warning;
 SET DateStyle = 'ISO, YMD';
 \set orig_db :DBNAME
 
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 -- in the suite's database: the default version, preloaded status
 SELECT extversion FROM pg_extension WHERE extname = 'windowjoin';
 SELECT * FROM windowjoin_status();

@@ -12,6 +12,7 @@ SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET client_min_messages = warning;
 \set ECHO none
+\i sql/include/helpers.sql
 \i test/fuzz/fuzz.sql
 \set ECHO all
 

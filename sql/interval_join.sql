@@ -373,9 +373,7 @@ CREATE FUNCTION ij_rows(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   p json;
 BEGIN
-  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
-  EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF, SUMMARY OFF) ' || q INTO p;
-  p := p->0->'Plan'->'Plans'->0;
+  p := wj_test.explain_json(q, 'ANALYZE, TIMING OFF, SUMMARY OFF', serial => true) -> 'Plans' -> 0;
   RETURN format('%s: estimated / actual rows %s',
                 coalesce(p->>'Custom Plan Provider', p->>'Node Type'),
                 CASE WHEN (p->>'Plan Rows')::numeric / (p->>'Actual Rows')::numeric > 100

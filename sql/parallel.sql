@@ -147,12 +147,8 @@ SELECT wj_test.split_check('WindowExpand', $q$SELECT k, window_start, window_end
 -- plan has the shared WindowExpand (a plan choice too).
 CREATE FUNCTION par_shared(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
-  line text;
-  shared bool := false;
+  shared bool := wj_test.uses(q, 'Pane States: shared, partitioned by window');
 BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    IF line LIKE '%Pane States: shared, partitioned by window%' THEN shared := true; END IF;
-  END LOOP;
   RETURN wj_test.split_check('WindowExpand', q) || ', shared: ' || shared;
 END $$;
 CREATE TABLE pwn AS SELECT * FROM pw;
@@ -193,19 +189,9 @@ RESET parallel_leader_participation;
 SELECT count(*) FROM (SELECT k, window_start, window_end, sum(v)
   FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3 LIMIT 5) l;
 -- EXPLAIN ANALYZE shows the partitions (4 per planned participant)
-CREATE FUNCTION par_expand_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line ~ 'Pane States|Window Partitions|WindowExpand|Gather|Workers Planned' THEN
-      RETURN NEXT regexp_replace(line, ' \(actual.*', '');
-    END IF;
-  END LOOP;
-END $$;
-SELECT par_expand_lines($q$SELECT k, window_start, window_end, sum(v)
-  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3$q$);
-DROP FUNCTION par_expand_lines(text);
+SELECT regexp_replace(l, ' \(actual.*', '') AS par_expand_lines FROM wj_test.explain($q$SELECT k, window_start, window_end, sum(v)
+  FROM pwn, hop(t, interval '20 seconds', interval '1 minute') GROUP BY 1, 2, 3$q$,
+  'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF', 'Pane States|Window Partitions|WindowExpand|Gather|Workers Planned') l;
 DROP FUNCTION par_shared(text);
 
 -- Key partitioning: every participant scans both inputs in full, keeps
@@ -355,7 +341,7 @@ BEGIN
   FOR attempt IN 1..5 LOOP
     busy := 0;
     exchanges := 0;
-    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    FOR line IN SELECT l FROM wj_test.explain(q, 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l LOOP
       IF line ~ 'Workers Launched: ' THEN
         launched := (regexp_match(line, 'Workers Launched: (\d+)'))[1]::int;
       END IF;
@@ -526,7 +512,7 @@ DECLARE
   line text;
   ahead bigint;
 BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+  FOR line IN SELECT l FROM wj_test.explain(q, 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l LOOP
     IF line ~ 'Outer Rows Read Ahead: ' THEN
       ahead := (regexp_match(line, 'Outer Rows Read Ahead: (\d+)'))[1]::bigint;
     END IF;

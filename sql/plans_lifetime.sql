@@ -9,6 +9,10 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 CREATE SCHEMA plans_lifetime;
 SET search_path = plans_lifetime, public;
 SET max_parallel_workers_per_gather = 0;
@@ -60,7 +64,7 @@ END $$;
 CREATE FUNCTION nodes(stmt text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE line text; found text[] := '{}'; n text;
 BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || stmt LOOP
+  FOR line IN SELECT l FROM wj_test.plan_lines(stmt) l LOOP
     FOREACH n IN ARRAY ARRAY['WindowJoin', 'IntervalJoin', 'AsOfJoin', 'WindowExpand', 'GroupAggregate', 'HashAggregate'] LOOP
       IF line LIKE '%' || n || '%' AND NOT n = ANY (found) THEN found := found || n; END IF;
     END LOOP;

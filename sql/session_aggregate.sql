@@ -37,31 +37,20 @@ GROUP BY k, (w).window_start, (w).window_end;
 -- as a plain call instead (wj_session_window_finish_plan); 15 and 17 print
 -- it as the window function, "OVER (?)" after the call, cut here.  With
 -- ANALYZE, only the lines that show it.
-CREATE FUNCTION pg_temp.session_explain(opts text, q text, pattern text DEFAULT NULL)
-RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (' || opts || ') ' || q LOOP
-		line := replace(wj_test.explain_line(line), ' OVER (?)', '');
-		IF line IS NOT NULL AND (pattern IS NULL OR line ~ pattern) THEN
-			RETURN NEXT line;
-		END IF;
-	END LOOP;
-END $$;
-SELECT pg_temp.session_explain('VERBOSE, COSTS OFF', $$
-SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).* FROM ev$$);
-SELECT pg_temp.session_explain('VERBOSE, COSTS OFF', $$
+SELECT replace(l, ' OVER (?)', '') AS session_explain FROM wj_test.explain($$
+SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).* FROM ev$$,
+  'VERBOSE, COSTS OFF') l;
+SELECT replace(l, ' OVER (?)', '') AS session_explain FROM wj_test.explain($$
 SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).window_end AS e FROM ev
-ORDER BY e DESC, k LIMIT 3$$);
-SELECT pg_temp.session_explain('COSTS OFF', $$
+ORDER BY e DESC, k LIMIT 3$$, 'VERBOSE, COSTS OFF') l;
+SELECT replace(l, ' OVER (?)', '') AS session_explain FROM wj_test.explain($$
 SELECT k, window_start, window_end, count(*)
 FROM (SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).* FROM ev) s
-GROUP BY 1, 2, 3$$);
-SELECT pg_temp.session_explain('ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF, VERBOSE', $$
+GROUP BY 1, 2, 3$$, 'COSTS OFF') l;
+SELECT replace(l, ' OVER (?)', '') AS session_explain FROM wj_test.explain($$
 SELECT k, window_start, window_end, count(*)
 FROM (SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).* FROM ev) s
-GROUP BY 1, 2, 3$$, 'session\(');
+GROUP BY 1, 2, 3$$, 'ANALYZE, BUFFERS OFF, COSTS OFF, TIMING OFF, SUMMARY OFF, VERBOSE', 'session\(') l;
 
 SELECT wj_test.on_off(q, 'window_aggregate', '^ *GroupAggregate|Sort Key: s\.') FROM (VALUES
   -- streaming

@@ -6,6 +6,10 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 CREATE SCHEMA tumble_hop_cumulate;
 SET search_path = tumble_hop_cumulate, public;
 CREATE TABLE bid (bidtime timestamp, price numeric(10,2), item text);

@@ -7,6 +7,10 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 CREATE SCHEMA window_crosscheck;
 SET search_path = window_crosscheck, public;
 SELECT setseed(0.42);

@@ -125,17 +125,11 @@ RESET enable_nestloop;
 -- Then the node is run (forced) within and beyond its memory limit, which
 -- is work_mem x hash_mem_multiplier, and must give the same rows as
 -- PostgreSQL's plan.
-CREATE FUNCTION wjm_cost(v text) RETURNS numeric LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE format('EXPLAIN SELECT * FROM %s', v) LOOP
-    IF line LIKE '%Custom Scan (WindowJoin)%' THEN
-      RETURN substring(line FROM 'cost=[0-9.]+\.\.([0-9.]+) ')::numeric;
-    END IF;
-  END LOOP;
-  RETURN NULL;
-END $$;
+CREATE FUNCTION wjm_cost(v text) RETURNS numeric LANGUAGE sql AS $$
+  SELECT substring(l FROM 'cost=[0-9.]+\.\.([0-9.]+) ')::numeric
+  FROM wj_test.explain(format('SELECT * FROM %s', v), '', 'Custom Scan \(WindowJoin\)') l
+  LIMIT 1
+$$;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;

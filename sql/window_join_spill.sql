@@ -91,14 +91,6 @@ BEGIN
     || wj_test.on_off(q, 'window_join', 'Custom Scan \(WindowJoin\)', force => true);
 END $$;
 
-CREATE FUNCTION wjs_explain_json(q text) RETURNS jsonb LANGUAGE plpgsql AS $$
-DECLARE
-  plan jsonb;
-BEGIN
-  EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-  RETURN plan;
-END $$;
-
 -- 64kB: the hot window (1200 rows a side) does not fit; with
 -- hash_mem_multiplier 1 there is no room for batch files: one batch, joined
 -- in chunks of inner rows
@@ -133,9 +125,10 @@ SET work_mem = '4MB';
 SELECT * FROM wj_test.explain_analyze(wjs_query('tumble', 'FULL', 'sp_l', 'sp_r', ''), 'spill');
 -- non-text formats always show the spill counters
 SET work_mem = '64kB';
-SELECT (plan -> 0 -> 'Plan' ->> 'Spilled Windows')::int > 0 AS spilled,
-       (plan -> 0 -> 'Plan' ->> 'Spill Disk Usage')::int > 0 AS used_disk
-FROM wjs_explain_json(wjs_query('cumulate', 'RIGHT', 'sp_l', 'sp_r', '')) plan;
+SELECT (plan ->> 'Spilled Windows')::int > 0 AS spilled,
+       (plan ->> 'Spill Disk Usage')::int > 0 AS used_disk
+FROM wj_test.explain_json(wjs_query('cumulate', 'RIGHT', 'sp_l', 'sp_r', ''),
+                          'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') plan;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_nestloop;
@@ -168,6 +161,5 @@ DROP VIEW wjs_rescan;
 RESET work_mem;
 RESET hash_mem_multiplier;
 DROP FUNCTION wjs_check(text, text, text, text, text);
-DROP FUNCTION wjs_explain_json(text);
 DROP FUNCTION wjs_query(text, text, text, text, text);
 DROP TABLE sp_l, sp_r, sp_hl, sp_hr;

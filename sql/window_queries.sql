@@ -6,6 +6,10 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 CREATE SCHEMA window_queries;
 SET search_path = window_queries, public;
 CREATE TABLE bid (bidtime timestamp, price numeric(10,2), item text, supplier_id text);

@@ -6,6 +6,10 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
 CREATE SCHEMA window_rules;
 SET search_path = window_rules, public;
 
@@ -149,20 +153,14 @@ ORDER BY 1, 2;
 CREATE TABLE bid_like (t timestamp);
 EXPLAIN (COSTS OFF) SELECT * FROM bid_like, tumble(t, interval '1 minute') AS w;
 EXPLAIN (COSTS OFF) SELECT * FROM bid_like, hop(t, interval '1 minute', interval '10 minutes') AS w;
-CREATE FUNCTION plan_rows(q text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE j json;
-BEGIN
-  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
-  RETURN (j -> 0 -> 'Plan' ->> 'Plan Rows')::float8;
-END $$;
-SELECT plan_rows($$SELECT * FROM hop(timestamp '2020-01-01', interval '1 minute', interval '10 minutes')$$);
-SELECT plan_rows($$SELECT * FROM hop(timestamp '2020-01-01', interval '4 minutes', interval '10 minutes')$$);
-SELECT plan_rows($$SELECT * FROM cumulate(timestamp '2020-01-01', interval '1 hour', interval '1 day')$$);
-SELECT plan_rows($$SELECT * FROM tumble(now()::timestamp, interval '1 hour')$$);
+SELECT (wj_test.explain_json($$SELECT * FROM hop(timestamp '2020-01-01', interval '1 minute', interval '10 minutes')$$) ->> 'Plan Rows')::float8 AS plan_rows;
+SELECT (wj_test.explain_json($$SELECT * FROM hop(timestamp '2020-01-01', interval '4 minutes', interval '10 minutes')$$) ->> 'Plan Rows')::float8 AS plan_rows;
+SELECT (wj_test.explain_json($$SELECT * FROM cumulate(timestamp '2020-01-01', interval '1 hour', interval '1 day')$$) ->> 'Plan Rows')::float8 AS plan_rows;
+SELECT (wj_test.explain_json($$SELECT * FROM tumble(now()::timestamp, interval '1 hour')$$) ->> 'Plan Rows')::float8 AS plan_rows;
 -- the same for the inner Function Scan of a join: 1000 rows x 10 windows
 INSERT INTO bid_like SELECT timestamp '2020-01-01' + g * interval '1 second' FROM generate_series(1, 1000) g;
 ANALYZE bid_like;
-SELECT plan_rows($$SELECT * FROM bid_like, hop(t, interval '1 minute', interval '10 minutes')$$);
+SELECT (wj_test.explain_json($$SELECT * FROM bid_like, hop(t, interval '1 minute', interval '10 minutes')$$) ->> 'Plan Rows')::float8 AS plan_rows;
 
 RESET search_path;
 SET client_min_messages = warning;

@@ -53,9 +53,26 @@
 --		comparison itself runs at work_mem 16MB.  Not re-entrant (it uses
 --		the temporary tables wj_test_on and wj_test_off).
 --
+--	wj_test.explain(q, opts, pattern)
+--		The lines of EXPLAIN (opts) q (opts: EXPLAIN's options, default
+--		'COSTS OFF'; '' for none) as PostgreSQL 15 prints them
+--		(wj_test.explain_line), only those matching the regular expression
+--		pattern when it is given.  It runs in the caller's settings (a
+--		parallel plan as planned) and masks nothing: with ANALYZE, the
+--		caller picks the lines whose figures it shows (or use
+--		explain_analyze).
+--
 --	wj_test.plan_lines(q, pattern)
---		The lines of EXPLAIN (COSTS OFF) q, only those matching the regular
---		expression pattern when it is given.
+--		wj_test.explain(q, 'COSTS OFF', pattern).
+--
+--	wj_test.explain_json(q, opts, serial)
+--		The top plan node (the "Plan" object) of EXPLAIN (opts, FORMAT JSON)
+--		q, as json (opts: more options, e.g. 'ANALYZE, COSTS OFF', default
+--		none), with :parallel_guc off for the statement as in
+--		explain_analyze (the figures of a custom scan come from this
+--		process); serial: max_parallel_workers_per_gather 0 as well.
+--		Non-text formats show every figure, zero or not: a suite tests
+--		them unmasked.
 --
 --	wj_test.uses(q, node)
 --		Whether the plan of q (EXPLAIN (COSTS OFF)) has a line mentioning
@@ -242,13 +259,13 @@ BEGIN
 	RETURN line;
 END $$;
 
--- EXPLAIN (COSTS OFF) q, the lines matching pattern (all when NULL)
-CREATE FUNCTION wj_test.plan_lines(q text, pattern text DEFAULT NULL) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
+-- EXPLAIN (opts) q, the lines matching pattern (all when NULL)
+CREATE FUNCTION wj_test.explain(q text, opts text DEFAULT 'COSTS OFF', pattern text DEFAULT NULL)
+RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
 BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+	FOR line IN EXECUTE 'EXPLAIN ' || coalesce('(' || nullif(btrim(opts), '') || ') ', '') || q LOOP
 		line := wj_test.explain_line(line);
 		IF line IS NULL THEN
 			CONTINUE;
@@ -258,6 +275,12 @@ BEGIN
 		END IF;
 	END LOOP;
 END $$;
+
+-- EXPLAIN (COSTS OFF) q, the lines matching pattern (all when NULL)
+CREATE FUNCTION wj_test.plan_lines(q text, pattern text DEFAULT NULL) RETURNS SETOF text
+LANGUAGE sql AS $$
+	SELECT wj_test.explain(q, 'COSTS OFF', pattern)
+$$;
 
 -- does the plan of q mention node?
 CREATE FUNCTION wj_test.uses(q text, node text) RETURNS boolean
@@ -428,6 +451,25 @@ BEGIN
 	END LOOP;
 	PERFORM wj_test.set(wj_test.parallel_guc(), old);
 	PERFORM wj_test.set('max_parallel_workers_per_gather', old_workers);
+END $$;
+
+-- the top plan node of EXPLAIN (opts, FORMAT JSON) q, in this process
+CREATE FUNCTION wj_test.explain_json(q text, opts text DEFAULT '',
+									 serial boolean DEFAULT false) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+	old text := wj_test.set(wj_test.parallel_guc(), 'off');
+	old_workers text := current_setting('max_parallel_workers_per_gather');
+BEGIN
+	IF serial THEN
+		PERFORM wj_test.set('max_parallel_workers_per_gather', '0');
+	END IF;
+	EXECUTE 'EXPLAIN (' || coalesce(nullif(btrim(opts), '') || ', ', '') || 'FORMAT JSON) ' || q
+		INTO plan;
+	PERFORM wj_test.set(wj_test.parallel_guc(), old);
+	PERFORM wj_test.set('max_parallel_workers_per_gather', old_workers);
+	RETURN plan -> 0 -> 'Plan';
 END $$;
 
 -- the rows of temporary table a not in temporary table b plus those of b

@@ -91,7 +91,7 @@ wj_interval_duration(const Interval *span, const char *param_name)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be at least 1 millisecond", param_name),
-				 errdetail("window_time is window_end minus 1 millisecond, which must stay inside the window."),
+				 errdetail("The window_time column is window_end minus 1 millisecond, which must stay inside the window."),
 				 errhint("Pass an interval of at least 1 millisecond.")));
 
 	return usecs;
@@ -208,7 +208,7 @@ wj_timestamp_add(int64 ts, int64 delta)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("window bound out of range for type timestamp"),
-				 errhint("Rows this close to the ends of the timestamp range have windows that cannot be represented.")));
+				 errhint("Filter out rows this close to the ends of the timestamp range, whose windows cannot be represented.")));
 	return result;
 }
 

@@ -222,7 +222,7 @@ wj_cumulate_ends(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("cumulate size must be a whole multiple of step"),
-					 errdetail("size is %lld microseconds, step is %lld microseconds.",
+					 errdetail("The size is %lld microseconds and the step is %lld microseconds.",
 							   (long long) size, (long long) step),
 					 errhint("Choose a step that divides the size, for example step '1 hour' with size '1 day'.")));
 
