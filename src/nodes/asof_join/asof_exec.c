@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * asof_join_exec.c
+ * asof_exec.c
  *	  Executor side of the AsOfJoin custom scan: joins each outer row with
  *	  the version of a history valid at its time.
  *
@@ -78,15 +78,20 @@
  * lookup fell back.
  *
  * This file holds the node's callbacks (begin, exec, end, rescan, EXPLAIN
- * and the parallel ones), what every strategy shares (the inner stream
- * without rows that never match, comparisons, the scan tuple, the outer
- * row loop of the streamed strategies).  The sweep and its batches on
- * disk are in asof_sweep.c, the merge in asof_merge.c, the lookup in
- * asof_lookup.c, the parts of the nearest
- * direction both of those use in asof_nearest.c; asof_exec_internal.h
- * declares the state they share.
+ * and the parallel ones), which run the strategy chosen at begin through
+ * its table of callbacks (AsOfStrategy), and what every strategy shares:
+ * the inner stream without rows that never match, comparisons, the scan
+ * tuple, the outer rows of the streamed strategies (asof_outer_next), the
+ * hash table of keys of the sweep and the lookup, and the tolerance and
+ * join filter applied to every strategy's match.  The merge is in
+ * asof_merge.c, the sweep and its batches on disk in asof_sweep.c, the
+ * lookup in asof_lookup.c (under a Gather also asof_shared.c, and
+ * asof_key_index.c), the parts of the nearest direction the merge and the
+ * lookup share in asof_nearest.c.  Calls go one way: from the strategies'
+ * files to this one; this one reaches a strategy only through its table.
+ * asof_exec_internal.h declares the state they share.
  *
- * src/nodes/asof_join/asof_join_exec.c
+ * src/nodes/asof_join/asof_exec.c
  *
  *-------------------------------------------------------------------------
  */
@@ -181,7 +186,6 @@ asof_join_create_state(CustomScan *cscan)
 												 T_CustomScanState);
 
 	s->css.methods = &asof_exec_methods;
-	s->split_part = -1;
 	return (Node *) s;
 }
 
@@ -251,8 +255,6 @@ asof_join_begin(CustomScanState *node, EState *estate, int eflags)
 	node->custom_ps = list_make2(s->outer_ps, s->inner_ps);
 
 	asof_info_from_private(cscan->custom_private, info);
-	if (s->info.split_param >= 0)
-		asof_set_split_param(s);	/* split_part -1: every version */
 	s->jointype = info->jointype;
 	s->forward = info->forward;
 	s->strict = info->strict;
@@ -300,15 +302,7 @@ asof_join_begin(CustomScanState *node, EState *estate, int eflags)
 		s->outer_time = ExecInitExpr(texpr, &node->ss.ps);
 		s->has_shift = wj_shift_match(texpr, &base, &s->shift);
 		if (s->has_shift)
-		{
 			s->time_base = ExecInitExpr(base, &node->ss.ps);
-			s->seen_slot = ExecInitExtraTupleSlot(estate,
-												  ExecGetResultType(s->inner_ps),
-												  &TTSOpsMinimalTuple);
-			s->deferred_slot = ExecInitExtraTupleSlot(estate,
-													  node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-													  &TTSOpsMinimalTuple);
-		}
 	}
 	s->inner_time_attno = info->time_attno;
 	asof_init_cmp(&s->time_cmp,
@@ -332,144 +326,29 @@ asof_join_begin(CustomScanState *node, EState *estate, int eflags)
 
 	s->joinqual = joinquals ? ExecInitQual(joinquals, &node->ss.ps) : NULL;
 
-	s->best_slot = ExecInitExtraTupleSlot(estate,
-										  ExecGetResultType(s->inner_ps),
-										  &TTSOpsMinimalTuple);
-
-	s->strategy = info->strategy;
-	s->hashed = (s->strategy != ASOF_STRATEGY_MERGE);
-	if (s->hashed)
-	{
-		FmgrInfo   *hashfunctions = palloc0(sizeof(FmgrInfo) * s->nkeys);
-		Oid		   *eqfuncs = palloc0(sizeof(Oid) * s->nkeys);
-		Oid		   *collations = palloc0(sizeof(Oid) * s->nkeys);
-		TupleDesc	keydesc;
-		AttrNumber *keycols;
-
-		for (i = 0; i < s->nkeys; i++)
-		{
-			fmgr_info(info->key_hashfuncs[i], &hashfunctions[i]);
-			eqfuncs[i] = info->key_eqfuncs[i];
-			collations[i] = info->key_cmps[i].collation;
-		}
-		s->metacxt = AllocSetContextCreate(CurrentMemoryContext,
-										   "AsOfJoin hash table",
-										   ALLOCSET_DEFAULT_SIZES);
-		/* blocks of at most a sixteenth of the limit: the sweep checks it */
-		s->hashcxt = AllocSetContextCreate(s->metacxt,
-										   "AsOfJoin versions",
-										   ALLOCSET_DEFAULT_MINSIZE,
-										   ALLOCSET_DEFAULT_INITSIZE,
-										   Max(ALLOCSET_DEFAULT_INITSIZE,
-											   Min(ALLOCSET_DEFAULT_MAXSIZE,
-												   pg_prevpower2_size_t(get_hash_memory_limit() / 16))));
-		/*
-		 * The table is keyed by a tuple of the keys alone, one column per
-		 * key, so that two keys on the same inner column (r.a = o.x AND
-		 * r.a = o.y) are still two values, each compared with its own.
-		 */
-		keydesc = CreateTemplateTupleDesc(s->nkeys);
-		keycols = palloc(sizeof(AttrNumber) * s->nkeys);
-		for (i = 0; i < s->nkeys; i++)
-		{
-			TupleDescCopyEntry(keydesc, i + 1, ExecGetResultType(s->inner_ps),
-							   s->inner_key_attno[i]);
-			keycols[i] = i + 1;
-		}
-		s->hashtable = wj_build_tuple_hash_table(&node->ss.ps,
-												 keydesc,
-												 s->nkeys, keycols,
-												 eqfuncs, hashfunctions,
-												 collations, 256,
-												 s->metacxt,
-												 s->hashcxt,
-												 node->ss.ps.ps_ExprContext->ecxt_per_tuple_memory,
-												 false);
-		s->probe_slot = ExecInitExtraTupleSlot(estate, keydesc,
-											   &TTSOpsVirtual);
-		s->match_slot = ExecInitExtraTupleSlot(estate,
-											   ExecGetResultType(s->inner_ps),
-											   &TTSOpsMinimalTuple);
-		s->ikeys = palloc0(sizeof(Datum) * s->nkeys);
-	}
-	if (s->strategy == ASOF_STRATEGY_LOOKUP)
-	{
-		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
-		Oid			time_opfamily = info->time_cmp.opfamily;
-		Oid			time_outertype = info->time_cmp.outertype;
-
-		s->mem_limit = get_hash_memory_limit();
-		s->rec_header = MAXALIGN(s->ninner * (sizeof(Datum) + sizeof(bool)));
-		/* the columns a shared record keeps as offsets (asof_shared.c) */
-		s->inner_byref = palloc(sizeof(int) * Max(s->ninner, 1));
-		s->ninner_byref = 0;
-		for (i = 0; i < s->ninner; i++)
-		{
-			if (!TupleDescAttr(ExecGetResultType(s->inner_ps), i)->attbyval)
-				s->inner_byref[s->ninner_byref++] = i;
-		}
-		s->image_values = palloc(sizeof(Datum) * Max(s->ninner, 1));
-		s->dense_ptr = NULL;
-		s->dense_free = 0;
-		s->dense_next = 0;
-		s->time_int64 = s->time_cmp.use_ssup &&
-			(s->time_cmp.ssup.comparator == ssup_datum_signed_cmp ||
-			 s->time_cmp.ssup.comparator == ssup_datum_int32_cmp);
-		asof_key_index_init(s, info);
-
-		/* The fallback sorts the outer rows by time, like the sweep's plan */
-		s->time_collation = info->time_cmp.collation;
-		s->time_sortop = get_opfamily_member(time_opfamily, time_outertype,
-											 time_outertype,
-											 s->forward ?
-											 BTGreaterStrategyNumber :
-											 BTLessStrategyNumber);
-		if (!OidIsValid(s->time_sortop))
-			elog(ERROR, "missing sort operator for type %u in opfamily %u",
-				 time_outertype, time_opfamily);
-		s->sort_desc = CreateTemplateTupleDesc(s->nouter + 1);
-		for (i = 0; i < s->nouter; i++)
-			TupleDescCopyEntry(s->sort_desc, i + 1, outerdesc, i + 1);
-		TupleDescInitEntry(s->sort_desc, s->nouter + 1, "asof_time",
-						   time_outertype, -1, 0);
-		TupleDescInitEntryCollation(s->sort_desc, s->nouter + 1,
-									s->time_collation);
-		s->sort_in_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
-												 &TTSOpsVirtual);
-		s->sort_out_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
-												  &TTSOpsMinimalTuple);
-
-		s->probes = palloc0(sizeof(AsOfProbe) * ASOF_BATCH);
-		s->batch_values = palloc(sizeof(Datum) * ASOF_BATCH * s->nouter);
-		s->batch_isnull = palloc(sizeof(bool) * ASOF_BATCH * s->nouter);
-		s->batch_econtext = CreateExprContext(estate);
-		s->ahead_slot = ExecInitExtraTupleSlot(estate,
-											   ExecGetResultType(s->outer_ps),
-											   &TTSOpsVirtual);
-	}
-	s->ahead_cxt = NULL;
-	asof_ahead_end(s);
-	s->ahead_eof = false;
-	s->ahead_total = 0;
-	s->batch_n = 0;
-	s->batch_pos = 0;
-	s->batch_size = 1;
-	s->outer_done = false;
-	s->loaded = false;
-	s->fallback = false;
-	s->fell_back = false;
-	s->outer_sort = NULL;
 	s->next = NULL;
 	s->inner_done = false;
-	s->have_best = false;
-	s->best_is_next = false;
-	s->best_bytes = 0;
-	s->seen_valid = false;
-	s->deferred = NULL;
-	s->drained = false;
+	s->inner_reads = 0;
 	wj_state_reset(&s->stats, false);
 	if (info->nearest)
-		asof_nearest_begin(s, estate);
+		asof_nearest_begin(s);
+
+	/* the strategy, once for all */
+	switch (info->strategy)
+	{
+		case ASOF_STRATEGY_MERGE:
+			s->strategy = &asof_merge_strategy;
+			break;
+		case ASOF_STRATEGY_SWEEP:
+			s->strategy = &asof_sweep_strategy;
+			break;
+		case ASOF_STRATEGY_LOOKUP:
+			s->strategy = &asof_lookup_strategy;
+			break;
+		default:
+			elog(ERROR, "unrecognized AsOfJoin strategy: %d", info->strategy);
+	}
+	s->sstate = s->strategy->begin(s, estate);
 }
 
 /* Read the next inner row into s->next */
@@ -478,7 +357,7 @@ asof_fetch_inner(AsOfJoinState *s)
 {
 	TupleTableSlot *slot = ExecProcNode(s->inner_ps);
 
-	s->best_is_next = false;
+	s->inner_reads++;
 	if (TupIsNull(slot))
 	{
 		s->next = NULL;
@@ -511,7 +390,7 @@ asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner)
 	bool		isnull;
 
 	(void) slot_getattr(inner, s->inner_time_attno, &isnull);
-	return isnull && !s->near_keep_nulls;
+	return isnull && !s->info.near_keep_nulls;
 }
 
 /*
@@ -520,13 +399,13 @@ asof_inner_time_null(AsOfJoinState *s, TupleTableSlot *inner)
  *		never match, but they are versions of their keys for which
  *		PostgreSQL's plan evaluates the outer time: the lookup strategy
  *		evaluates it only for keys that have versions, and a shifted time
- *		out of range needs the same knowledge.
+ *		out of range needs the same knowledge (the lookup sets
+ *		s->keep_null_times while it has not fallen back).
  */
 static inline bool
 asof_keep_null_time(AsOfJoinState *s)
 {
-	return s->has_shift || s->near_keep_nulls ||
-		(s->strategy == ASOF_STRATEGY_LOOKUP && !s->fallback);
+	return s->has_shift || s->info.near_keep_nulls || s->keep_null_times;
 }
 
 /* True if the inner row is to be skipped: a NULL key or (see above) time */
@@ -593,19 +472,98 @@ asof_compare_time(AsOfJoinState *s, TupleTableSlot *inner)
 
 /*
  * asof_key_slot
- *		Store key values in the probe slot, key i in column i + 1 (never
+ *		Store key values in the table's probe slot, key i in column i + 1 (never
  *		NULL).  This is what the hash table hashes, compares and keeps as
  *		the representative of a key.
  */
 TupleTableSlot *
-asof_key_slot(AsOfJoinState *s, Datum *keys)
+asof_key_slot(AsOfJoinState *s, AsOfKeyTable *kt, Datum *keys)
 {
-	TupleTableSlot *slot = s->probe_slot;
+	TupleTableSlot *slot = kt->probe_slot;
 
 	ExecClearTuple(slot);
 	memcpy(slot->tts_values, keys, s->nkeys * sizeof(Datum));
 	memset(slot->tts_isnull, false, s->nkeys * sizeof(bool));
 	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * asof_key_table_create
+ *		The hash table of keys of the sweep and the lookup (AsOfKeyTable),
+ *		keyed by a tuple of the keys alone, in contexts of its own.
+ */
+AsOfKeyTable *
+asof_key_table_create(AsOfJoinState *s, EState *estate)
+{
+	AsOfPlanInfo *info = &s->info;
+	PlanState  *ps = &s->css.ss.ps;
+	AsOfKeyTable *kt = palloc0(sizeof(AsOfKeyTable));
+	FmgrInfo   *hashfunctions = palloc0(sizeof(FmgrInfo) * s->nkeys);
+	Oid		   *eqfuncs = palloc0(sizeof(Oid) * s->nkeys);
+	Oid		   *collations = palloc0(sizeof(Oid) * s->nkeys);
+	TupleDesc	keydesc;
+	AttrNumber *keycols;
+	int			i;
+
+	for (i = 0; i < s->nkeys; i++)
+	{
+		fmgr_info(info->key_hashfuncs[i], &hashfunctions[i]);
+		eqfuncs[i] = info->key_eqfuncs[i];
+		collations[i] = info->key_cmps[i].collation;
+	}
+	kt->metacxt = AllocSetContextCreate(CurrentMemoryContext,
+										"AsOfJoin hash table",
+										ALLOCSET_DEFAULT_SIZES);
+	/* blocks of at most a sixteenth of the limit: the sweep checks it */
+	kt->hashcxt = AllocSetContextCreate(kt->metacxt,
+										"AsOfJoin versions",
+										ALLOCSET_DEFAULT_MINSIZE,
+										ALLOCSET_DEFAULT_INITSIZE,
+										Max(ALLOCSET_DEFAULT_INITSIZE,
+											Min(ALLOCSET_DEFAULT_MAXSIZE,
+												pg_prevpower2_size_t(get_hash_memory_limit() / 16))));
+
+	/*
+	 * The table is keyed by a tuple of the keys alone, one column per key,
+	 * so that two keys on the same inner column (r.a = o.x AND r.a = o.y)
+	 * are still two values, each compared with its own.
+	 */
+	keydesc = CreateTemplateTupleDesc(s->nkeys);
+	keycols = palloc(sizeof(AttrNumber) * s->nkeys);
+	for (i = 0; i < s->nkeys; i++)
+	{
+		TupleDescCopyEntry(keydesc, i + 1, ExecGetResultType(s->inner_ps),
+						   s->inner_key_attno[i]);
+		keycols[i] = i + 1;
+	}
+	kt->hashtable = wj_build_tuple_hash_table(ps,
+											  keydesc,
+											  s->nkeys, keycols,
+											  eqfuncs, hashfunctions,
+											  collations, 256,
+											  kt->metacxt,
+											  kt->hashcxt,
+											  ps->ps_ExprContext->ecxt_per_tuple_memory,
+											  false);
+	kt->probe_slot = ExecInitExtraTupleSlot(estate, keydesc,
+											&TTSOpsVirtual);
+	kt->match_slot = ExecInitExtraTupleSlot(estate,
+											ExecGetResultType(s->inner_ps),
+											&TTSOpsMinimalTuple);
+	kt->ikeys = palloc0(sizeof(Datum) * s->nkeys);
+	return kt;
+}
+
+/*
+ * asof_key_table_reset
+ *		Empty the table: its entries and their versions leave the state.
+ */
+void
+asof_key_table_reset(AsOfJoinState *s, AsOfKeyTable *kt)
+{
+	ResetTupleHashTable(kt->hashtable);
+	MemoryContextReset(kt->hashcxt);
+	wj_state_clear(&s->stats);
 }
 
 /*
@@ -638,66 +596,6 @@ asof_within_tolerance(AsOfJoinState *s, Datum itime, ExprContext *econtext)
 }
 
 /*
- * asof_fetch_outer
- *		The next outer row: those read ahead while waiting for the shared
- *		versions (asof_shared.c) first, in the order read, then the outer
- *		child's.  NULL at the end.  (The lookup's batches take the rows
- *		read ahead as they are, asof_lookup_fill.)
- */
-TupleTableSlot *
-asof_fetch_outer(AsOfJoinState *s)
-{
-	if (s->ahead_pos < s->ahead_n)
-	{
-		TupleTableSlot *slot = s->ahead_slot;
-
-		ExecClearTuple(slot);
-		asof_ahead_take(s, slot->tts_values, slot->tts_isnull);
-		return ExecStoreVirtualTuple(slot);
-	}
-	/* the last of them, returned before, is done with */
-	if (s->ahead_cxt != NULL)
-		asof_ahead_end(s);
-	if (s->ahead_eof)
-		return NULL;
-	return ExecProcNode(s->outer_ps);
-}
-
-/*
- * asof_ahead_take
- *		Copy the next row read ahead to values/isnull; its by-reference
- *		values stay where they are, in ahead_cxt.
- */
-void
-asof_ahead_take(AsOfJoinState *s, Datum *values, bool *isnull)
-{
-	Assert(s->ahead_pos < s->ahead_n);
-	memcpy(values, s->ahead_values + s->ahead_pos * s->nouter,
-		   s->nouter * sizeof(Datum));
-	memcpy(isnull, s->ahead_isnull + s->ahead_pos * s->nouter,
-		   s->nouter * sizeof(bool));
-	s->ahead_pos++;
-}
-
-/*
- * asof_ahead_end
- *		Free the outer rows read ahead (all returned and done with, or a
- *		rescan).
- */
-void
-asof_ahead_end(AsOfJoinState *s)
-{
-	if (s->ahead_cxt != NULL)
-		MemoryContextDelete(s->ahead_cxt);
-	s->ahead_cxt = NULL;
-	s->ahead_values = NULL;
-	s->ahead_isnull = NULL;
-	s->ahead_n = 0;
-	s->ahead_pos = 0;
-	s->ahead_cap = 0;
-}
-
-/*
  * asof_form
  *		Store the outer row's columns in the scan slot, with NULLs for the
  *		inner columns.  The outer expressions are evaluated on this slot.
@@ -719,28 +617,6 @@ asof_form(AsOfJoinState *s, TupleTableSlot *outer)
 {
 	slot_getallattrs(outer);
 	return asof_form_values(s, outer->tts_values, outer->tts_isnull);
-}
-
-/*
- * asof_lookup_discard
- *		Forget the table's contents (versions or current versions).
- */
-void
-asof_lookup_discard(AsOfJoinState *s)
-{
-	ResetTupleHashTable(s->hashtable);
-	MemoryContextReset(s->hashcxt);
-	s->keyidx = NULL;
-	s->in_images = false;
-	s->dense_ptr = NULL;
-	s->dense_free = 0;
-	s->dense_next = 0;
-	s->rec_relative = false;
-	s->blocks = NULL;
-	s->block_used = NULL;
-	s->nblocks = 0;
-	s->maxblocks = 0;
-	wj_state_clear(&s->stats);
 }
 
 /*
@@ -799,112 +675,69 @@ asof_raise_time(AsOfJoinState *s, ExprContext *econtext)
 }
 
 /*
- * asof_next_streamed
- *		Merge and sweep strategies: the next outer row (from the outer child,
- *		or from the lookup's fallback sort), in the scan slot, with the
- *		version the merge or the sweep finds in *values and *nulls, NULL if
- *		none.  Returns NULL when the outer rows are exhausted.
+ * asof_outer_keys
+ *		Evaluate the outer keys of the row in the scan slot into s->okeys;
+ *		false if one is NULL.
+ */
+bool
+asof_outer_keys(AsOfJoinState *s, ExprContext *econtext)
+{
+	bool		anynull = false;
+	int			i;
+
+	for (i = 0; i < s->nkeys; i++)
+	{
+		bool		isnull;
+
+		s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+												&isnull);
+		anynull |= isnull;
+	}
+	return !anynull;
+}
+
+/*
+ * asof_outer_next
+ *		The streamed strategies (merge, sweep): the next outer row, from the
+ *		outer child or from the lookup's sort of them (sorted, when it holds
+ *		one), in the scan slot, with its keys in s->okeys and, if they are
+ *		not NULL, its time in s->otime; *what says which of those it has.
+ *		NULL when the outer rows are exhausted.
  *
  * The outer time is evaluated only for rows whose keys are not NULL.  A
- * row whose shifted time is out of range raises its error only if its
- * keys have some version (which PostgreSQL's plan compares it with): the
- * merge knows that at once, the sweep sets the row aside until the end.
+ * shifted time out of range (ASOF_OUTER_TIME_OUT) raises its error only if
+ * the keys have some version (which PostgreSQL's plan compares it with):
+ * the merge knows that at once, the sweep sets the row aside until the end.
  */
 TupleTableSlot *
-asof_next_streamed(AsOfJoinState *s, Datum **values, bool **nulls)
+asof_outer_next(AsOfJoinState *s, AsOfOuterSort *sorted, AsOfOuterRow *what)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *outer;
-	TupleTableSlot *match = NULL;
 	TupleTableSlot *scan;
 	bool		isnull;
-	bool		anynull;
-	int			i;
 
-	*values = NULL;
-	*nulls = NULL;
-	for (;;)
+	CHECK_FOR_INTERRUPTS();
+	if (sorted != NULL && sorted->sort != NULL)
 	{
-		CHECK_FOR_INTERRUPTS();
-		if (s->outer_sort != NULL)
-		{
-			outer = s->sort_out_slot;
-			if (!tuplesort_gettupleslot(s->outer_sort, true, false, outer,
-										NULL))
-				outer = NULL;
-		}
-		else
-			outer = asof_fetch_outer(s);
-		if (TupIsNull(outer))
-		{
-			if (s->deferred != NULL)
-				return asof_next_deferred(s);
-			return NULL;
-		}
-
-		/* Outer expressions see the scan slot, where our expressions live */
-		scan = asof_form(s, outer);
-		econtext->ecxt_scantuple = scan;
-		anynull = false;
-		for (i = 0; i < s->nkeys; i++)
-		{
-			s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-													&isnull);
-			anynull |= isnull;
-		}
-		if (anynull)
-			return scan;		/* matches nothing */
-		if (s->nearest)
-		{
-			/* a shifted time out of range: an error if the keys have versions */
-			if (!asof_outer_time(s, econtext, &isnull))
-			{
-				if (asof_nearest_key_seen(s))
-					asof_raise_time(s, econtext);
-				return scan;
-			}
-			s->near_time_null = isnull;
-			match = asof_nearest_merge(s, econtext);
-			break;
-		}
-		if (!asof_outer_time(s, econtext, &isnull))
-		{
-			/* a shifted time out of range */
-			if (s->hashed)
-			{
-				if (s->deferred == NULL)
-				{
-					MemoryContext oldcxt;
-
-					oldcxt = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-					s->deferred = tuplestore_begin_heap(false, false, work_mem);
-					MemoryContextSwitchTo(oldcxt);
-				}
-				tuplestore_puttupleslot(s->deferred, scan);
-				ResetExprContext(econtext);
-				continue;
-			}
-			if (asof_merge_key_seen(s))
-				asof_raise_time(s, econtext);
-			return scan;
-		}
-		if (isnull)
-			return scan;
-		break;
+		outer = sorted->slot;
+		if (!tuplesort_gettupleslot(sorted->sort, true, false, outer, NULL))
+			outer = NULL;
 	}
-
-	if (s->nearest)
-		;						/* found above */
-	else if (s->hashed)
-		match = asof_hashed(s);
 	else
-		match = s->forward ? asof_forward(s) : asof_backward(s);
-	if (match != NULL)
-	{
-		slot_getallattrs(match);
-		*values = match->tts_values;
-		*nulls = match->tts_isnull;
-	}
+		outer = ExecProcNode(s->outer_ps);
+	if (TupIsNull(outer))
+		return NULL;
+
+	/* Outer expressions see the scan slot, where our expressions live */
+	scan = asof_form(s, outer);
+	econtext->ecxt_scantuple = scan;
+	if (!asof_outer_keys(s, econtext))
+		*what = ASOF_OUTER_NULL_KEY;
+	else if (!asof_outer_time(s, econtext, &isnull))
+		*what = ASOF_OUTER_TIME_OUT;
+	else
+		*what = isnull ? ASOF_OUTER_NULL_TIME : ASOF_OUTER_READY;
 	return scan;
 }
 
@@ -917,17 +750,13 @@ asof_next(ScanState *ss)
 {
 	AsOfJoinState *s = (AsOfJoinState *) ss;
 	ExprContext *econtext = ss->ps.ps_ExprContext;
-	bool		lookup;
 
 	if (wj_leader_leaves_share(&s->leader, &ss->ps))
 	{
-		if (s->strategy == ASOF_STRATEGY_LOOKUP && !s->loaded)
-			asof_shared_load_for_workers(s);
+		if (s->strategy->leave_share != NULL)
+			s->strategy->leave_share(s, s->sstate);
 		return ExecClearTuple(ss->ss_ScanTupleSlot);
 	}
-	if (s->strategy == ASOF_STRATEGY_LOOKUP && !s->loaded)
-		asof_shared_load(s);
-	lookup = (s->strategy == ASOF_STRATEGY_LOOKUP && !s->fallback);
 
 	for (;;)
 	{
@@ -938,17 +767,12 @@ asof_next(ScanState *ss)
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 
-		if (lookup)
-			scan = asof_next_looked_up(s, &values, &nulls);
-		else if (s->hashed && !s->nearest)
-			scan = asof_sweep_next(s, &values, &nulls);
-		else
-			scan = asof_next_streamed(s, &values, &nulls);
+		scan = s->strategy->next(s, s->sstate, &values, &nulls);
 		if (scan == NULL)
 			return ExecClearTuple(ss->ss_ScanTupleSlot);
 		econtext->ecxt_scantuple = scan;
 
-		if (values != NULL && s->ntol > 0 && !s->nearest &&
+		if (values != NULL && s->ntol > 0 && s->near == NULL &&
 			!asof_within_tolerance(s, values[s->inner_time_attno - 1],
 								   econtext))
 			values = NULL;
@@ -1007,25 +831,14 @@ asof_join_exec(CustomScanState *node)
 
 /*
  * asof_join_end
- *		EndCustomScan: shut down the children.
+ *		EndCustomScan: end the strategy, shut down the children.
  */
 static void
 asof_join_end(CustomScanState *node)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
-	if (s->outer_sort != NULL)
-	{
-		tuplesort_end(s->outer_sort);
-		s->outer_sort = NULL;
-	}
-	if (s->deferred != NULL)
-	{
-		tuplestore_end(s->deferred);
-		s->deferred = NULL;
-	}
-	asof_sweep_reset(s);
-	asof_ahead_end(s);
+	s->strategy->end(s, s->sstate);
 	ExecEndNode(s->outer_ps);
 	ExecEndNode(s->inner_ps);
 }
@@ -1033,59 +846,30 @@ asof_join_end(CustomScanState *node)
 /*
  * asof_join_rescan
  *		ReScanCustomScan: start over; the children restart too, now or (if
- *		parameters they depend on changed) at their next call.  Like a Hash
- *		Join, the lookup strategy keeps its loaded versions when the inner
- *		child's parameters did not change (the planner gives it none).
+ *		parameters they depend on changed) at their next call.  The
+ *		strategy starts over its own state; like a Hash Join, the lookup
+ *		keeps its loaded versions when the inner child's parameters did
+ *		not change (the planner gives it none), and the inner child then
+ *		does not restart.
  */
 static void
 asof_join_rescan(CustomScanState *node)
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
-	bool		keep;
 
 	ExecScanReScan(&node->ss);
-	asof_forget(s);
-	asof_nearest_forget(s);
-	if (s->outer_sort != NULL)
-	{
-		tuplesort_end(s->outer_sort);
-		s->outer_sort = NULL;
-	}
 	if (node->ss.ps.chgParam != NULL)
 	{
 		UpdateChangedParamSet(s->outer_ps, node->ss.ps.chgParam);
 		UpdateChangedParamSet(s->inner_ps, node->ss.ps.chgParam);
 	}
-
-	if (s->deferred != NULL)
-	{
-		tuplestore_end(s->deferred);
-		s->deferred = NULL;
-	}
-	s->drained = false;
-	asof_sweep_reset(s);
-	s->seen_valid = false;
-	if (s->seen_slot != NULL)
-		ExecClearTuple(s->seen_slot);
-	s->batch_n = 0;
-	s->batch_pos = 0;
-	s->batch_size = 1;
-	s->outer_done = false;
-	asof_ahead_end(s);
-	s->ahead_eof = false;
 	s->leader.asked = false;
-	keep = (s->strategy == ASOF_STRATEGY_LOOKUP && s->loaded &&
-			!s->fallback && s->inner_ps->chgParam == NULL &&
-			!s->in_images);
-	if (!keep)
+	if (s->strategy->rescan(s, s->sstate))
 	{
-		if (s->hashed)
-			asof_lookup_discard(s);
+		/* the inner stream starts over */
 		wj_state_reset(&s->stats, true);
 		s->next = NULL;
 		s->inner_done = false;
-		s->loaded = false;
-		s->fallback = false;
 		if (s->inner_ps->chgParam == NULL)
 			ExecReScan(s->inner_ps);
 	}
@@ -1134,52 +918,9 @@ asof_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Tolerance", wj_deparse_exprs(show_tol, context), es);
 	if (list_length(show_keys) > 0)
 	{
-		int			strategy = s->info.strategy;
-
-		ExplainPropertyText("Strategy",
-							strategy == ASOF_STRATEGY_LOOKUP ?
-							"versions hashed by keys, outer rows looked up" :
-							strategy == ASOF_STRATEGY_SWEEP ?
-							"hashed keys, inputs in time order" :
-							"inputs sorted by keys and time", es);
-		if (strategy == ASOF_STRATEGY_LOOKUP && es->verbose)
-			ExplainPropertyText("Key Lookup",
-								s->key_image != NULL ? "by image" :
-								"by hash and equality functions", es);
-		if (strategy == ASOF_STRATEGY_LOOKUP &&
-			node->ss.ps.plan->parallel_aware)
-		{
-			bool		shared = s->info.share_versions && s->time_int64;
-			bool		split = shared && s->info.split_param >= 0;
-
-			/* a split load sorts each key's versions itself, on a Sort's input */
-			ExplainPropertyText("Versions", split ?
-								psprintf("loaded once in %d key partitions%s, shared by the participants",
-										 s->info.split_parts,
-										 IsA(s->inner_ps, SortState) ?
-										 ", sorted per key in place of the Sort below" :
-										 "") :
-								shared ?
-								"loaded once, shared by the participants" :
-								"loaded by each participant", es);
-			if (es->analyze && shared && !split)
-				ExplainPropertyInteger("Outer Rows Read Ahead", NULL,
-									   s->ahead_total, es);
-		}
-		if (es->analyze && strategy == ASOF_STRATEGY_LOOKUP)
-		{
-			if (s->fell_back)
-			{
-				char	   *msg;
-
-				msg = psprintf("versions exceeded %zu kB: outer rows sorted by %s",
-							   s->mem_limit / 1024,
-							   s->nearest ? "keys and time" : "time");
-				ExplainPropertyText("Fallback", msg, es);
-			}
-			else
-				ExplainPropertyText("Fallback", "none", es);
-		}
+		ExplainPropertyText("Strategy", s->strategy->label, es);
+		if (s->strategy->explain != NULL)
+			s->strategy->explain(s, s->sstate, es);
 	}
 	if (s->info.nearest)
 		ExplainPropertyText("Direction",
@@ -1191,8 +932,8 @@ asof_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							"backward (latest version at or before)", es);
 	wj_explain_exprs("Join Filter", joinquals, context, es);
 	wj_explain_state(&s->stats, es);
-	if (s->hashed && !s->nearest)
-		asof_sweep_explain(s, es);
+	if (s->strategy->explain_state != NULL)
+		s->strategy->explain_state(s, s->sstate, es);
 	wj_explain_workers(&s->pinstr, &node->ss.ps, &s->stats, es);
 }
 
@@ -1204,13 +945,21 @@ asof_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
  *		lookup strategy loads the versions in each participant, or once for
  *		all when the copies would not fit (AsOfShared, asof_shared.c).
  *		Each worker's peak state and rows are collected for EXPLAIN ANALYZE
- *		(state_stats.h).  The segment holds the
- *		AsOfShared, then the figures.
+ *		(state_stats.h).  The segment holds the strategy's part (the
+ *		lookup's AsOfShared), then the figures.
  */
+static Size
+asof_strategy_dsm_size(AsOfJoinState *s)
+{
+	return s->strategy->dsm_size != NULL ? s->strategy->dsm_size() : 0;
+}
+
 static Size
 asof_join_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return add_size(asof_shared_estimate(), wj_instr_estimate(pcxt));
+	AsOfJoinState *s = (AsOfJoinState *) node;
+
+	return add_size(asof_strategy_dsm_size(s), wj_instr_estimate(pcxt));
 }
 
 static void
@@ -1219,10 +968,10 @@ asof_join_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coo
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
 	s->leader.pcxt = pcxt;
-	s->shared = (AsOfShared *) coordinate;
-	asof_shared_init(s->shared);
+	if (s->strategy->dsm_init != NULL)
+		s->strategy->dsm_init(s, s->sstate, coordinate, false);
 	wj_instr_init_dsm(&s->pinstr, pcxt,
-					  (char *) coordinate + asof_shared_estimate());
+					  (char *) coordinate + asof_strategy_dsm_size(s));
 }
 
 static void
@@ -1231,7 +980,8 @@ asof_join_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
-	asof_shared_reinit(s->shared, node->ss.ps.state->es_query_dsa);
+	if (s->strategy->dsm_reinit != NULL)
+		s->strategy->dsm_reinit(s, s->sstate);
 }
 
 static void
@@ -1239,9 +989,10 @@ asof_join_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinat
 {
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
-	s->shared = (AsOfShared *) coordinate;
+	if (s->strategy->dsm_init != NULL)
+		s->strategy->dsm_init(s, s->sstate, coordinate, true);
 	wj_instr_init_worker(&s->pinstr,
-						 (char *) coordinate + asof_shared_estimate());
+						 (char *) coordinate + asof_strategy_dsm_size(s));
 }
 
 static void
@@ -1250,17 +1001,9 @@ asof_join_shutdown(CustomScanState *node)
 	AsOfJoinState *s = (AsOfJoinState *) node;
 
 	wj_instr_shutdown(&s->pinstr, &node->ss.ps, &s->stats);
-
-	/* the workers are done: the leader keeps their rows read ahead */
-	if (s->shared != NULL && !IsParallelWorker())
-		s->ahead_total = asof_shared_ahead_rows(s->shared);
-
-	/* the segment and the DSA area go away, and the image with them */
 	s->leader.pcxt = NULL;
-	s->shared = NULL;
-	if (s->in_images)
-	{
-		asof_lookup_discard(s);
-		s->loaded = false;
-	}
+
+	/* the segment and the DSA area go away */
+	if (s->strategy->shutdown != NULL)
+		s->strategy->shutdown(s, s->sstate);
 }

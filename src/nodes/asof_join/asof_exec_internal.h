@@ -1,23 +1,38 @@
 /*-------------------------------------------------------------------------
  *
  * asof_exec_internal.h
- *	  Executor state of the AsOfJoin custom scan and the functions its
- *	  executor files share.
+ *	  Executor state of the AsOfJoin custom scan that every strategy
+ *	  shares, the table of a strategy's callbacks, and the functions the
+ *	  strategies share.
  *
- * The executor is split by strategy (see asof_join_exec.c for the algorithms):
+ * The executor is split by strategy (see asof_exec.c for the algorithms),
+ * each with a state of its own that its files alone know:
  *
- *	asof_join_exec.c		the node's callbacks (begin, exec, end, rescan, EXPLAIN,
- *					parallel), the inner stream and the scan tuple shared by
- *					every strategy, and the sweep strategy
+ *	asof_exec.c		the node's callbacks (begin, exec, end, rescan, EXPLAIN,
+ *					parallel), which run the strategy chosen at begin
+ *					through its AsOfStrategy, and what the strategies share:
+ *					the inner stream, comparisons, the scan tuple, the outer
+ *					rows of the streamed strategies, the hash table of keys
  *	asof_merge.c	the merge strategy, backward, forward and nearest
+ *					(AsOfMergeState; asof_merge.h for the lookup's fallback)
+ *	asof_sweep.c	the sweep strategy and its batches on disk
+ *					(AsOfSweepState; asof_sweep.h for the lookup's fallback)
  *	asof_lookup.c	the lookup strategy (versions hashed by key, binary
- *					search per outer row) and its run-time fallback, also
- *					for the nearest direction
+ *					search per outer row) and its run-time fallback to the
+ *					sweep or, in the nearest direction, the merge
+ *					(AsOfLookupState, asof_lookup.h)
+ *	asof_lookup_probe.c	the lookup's answers: batches of outer rows
  *	asof_shared.c	the lookup strategy under a Gather: the versions loaded
  *					by one participant into shared memory, read there by all
+ *	asof_key_index.c	the lookup's keys found by their images
  *	asof_nearest.c	what the nearest direction's merge and lookup share:
  *					its setup, tolerance window and the choice between the
- *					two neighbours of the outer time
+ *					two neighbours of the outer time (AsOfNearest)
+ *
+ * Calls go one way: from the strategies' files into asof_exec.c and
+ * asof_nearest.c; those reach a strategy only through its AsOfStrategy.
+ * The lookup includes asof_merge.h and asof_sweep.h to make the state of
+ * the strategy it falls back to; neither includes anything of the lookup.
  *
  * src/nodes/asof_join/asof_exec_internal.h
  *
@@ -29,35 +44,13 @@
 #include "nodes/execnodes.h"
 #include "fmgr.h"
 #include "nodes/extensible.h"
-#include "storage/condition_variable.h"
-#include "storage/spin.h"
-#include "utils/dsa.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
-#include "utils/tuplestore.h"
 
 #include "asof.h"
 #include "exec_common.h"
 #include "state_stats.h"
 #include "time_shift.h"
-
-/*
- * Lookup strategy under a Gather: the versions loaded by one participant
- * and shared with the others (asof_shared.c), in the DSM segment
- */
-typedef struct AsOfShared
-{
-	slock_t		mutex;			/* protects state and ahead_rows */
-	int			state;			/* ASOF_SHARED_* (asof_shared.c) */
-	dsa_pointer image;			/* the versions' image, once ready */
-	ConditionVariable cv;		/* the loader wakes the others */
-	int64		ahead_rows;		/* outer rows read ahead, all participants */
-	/* a load split by key partition (AsOfPlanInfo.split_param) */
-	pg_atomic_uint32 next_part;	/* the next partition to claim */
-	int			parts_done;		/* partitions whose image is written */
-	Size		split_bytes;	/* the bytes of their images, in all */
-	dsa_pointer part_images[ASOF_MAX_SPLIT];
-} AsOfShared;
 
 /* A comparison of an outer value with an inner value */
 typedef struct AsOfCmp
@@ -68,7 +61,95 @@ typedef struct AsOfCmp
 	Oid			collation;
 } AsOfCmp;
 
-typedef struct AsOfJoinState
+/*
+ * The nearest direction (asof_nearest.c), which the merge and the lookup
+ * handle: what both need besides their own state
+ */
+typedef struct AsOfNearest
+{
+	bool		keep_nulls;		/* NULL times take part (no tolerance) */
+	bool		inner_first;	/* distance(inner, outer) */
+	bool		time_null;		/* the current outer time is NULL */
+	Oid			type;			/* the time type */
+	bool	   *tol_upper;		/* per tolerance bound: an upper bound */
+	Datum	   *bounds;			/* the current outer row's bounds */
+	FmgrInfo	dist_flinfo;	/* btree_gist's distance function */
+	SortSupportData dist_ssup;	/* orders its results */
+} AsOfNearest;
+
+/*
+ * The current version (sweep) or every version (lookup) of each key, in a
+ * TupleHashTable keyed by a tuple of the keys alone (asof_key_table_create).
+ * The lookup's fallback sweeps in the lookup's table.
+ */
+typedef struct AsOfKeyTable
+{
+	TupleHashTable hashtable;
+	MemoryContext metacxt;		/* the table itself, and hashcxt */
+	MemoryContext hashcxt;		/* its entries and the version copies */
+	TupleTableSlot *probe_slot; /* the keys alone, one column per key */
+	TupleTableSlot *match_slot; /* a version out of the table */
+	Datum	   *ikeys;			/* keys of the inner row being stored */
+} AsOfKeyTable;
+
+/*
+ * Where a streamed strategy (merge, sweep) reads its outer rows: the outer
+ * child, or -- the lookup's fallback -- the lookup's sort of them
+ */
+typedef struct AsOfOuterSort
+{
+	Tuplesortstate *sort;		/* NULL: the outer child */
+	TupleTableSlot *slot;		/* a sorted row */
+} AsOfOuterSort;
+
+typedef struct AsOfJoinState AsOfJoinState;
+
+/*
+ * A strategy: its callbacks, chosen once at BeginCustomScan from the plan's
+ * strategy.  Each gets the node and the state its begin returned (a
+ * strategy the lookup falls back to has a state of its own, given to it by
+ * the lookup).  Optional callbacks are NULL.
+ *
+ *	begin		make the strategy's state
+ *	next		the next outer row, in the scan slot, with its version's
+ *				columns in *values and *nulls (NULL: none); NULL at the end
+ *	rescan		start over; false if the inner child's rows are kept (the
+ *				node then neither restarts it nor empties its state figures)
+ *	end			release what the state holds besides memory
+ *	explain		EXPLAIN lines after "Strategy" (only with keys; optional)
+ *	explain_state	after the peak state (optional)
+ *	leave_share	a leader leaving its share of the outer rows to the
+ *				workers: what it does instead of returning rows (optional)
+ *	dsm_size, dsm_init, dsm_reinit, shutdown	under a Gather: the
+ *				strategy's part of the DSM segment (before the node's
+ *				per-worker figures) and the end of the parallel scan
+ *				(optional)
+ */
+typedef struct AsOfStrategy
+{
+	const char *label;			/* EXPLAIN's "Strategy" */
+	void	   *(*begin) (AsOfJoinState *s, EState *estate);
+	TupleTableSlot *(*next) (AsOfJoinState *s, void *state, Datum **values,
+							 bool **nulls);
+	bool		(*rescan) (AsOfJoinState *s, void *state);
+	void		(*end) (AsOfJoinState *s, void *state);
+	void		(*explain) (AsOfJoinState *s, void *state, ExplainState *es);
+	void		(*explain_state) (AsOfJoinState *s, void *state,
+								  ExplainState *es);
+	void		(*leave_share) (AsOfJoinState *s, void *state);
+	Size		(*dsm_size) (void);
+	void		(*dsm_init) (AsOfJoinState *s, void *state, void *coordinate,
+							 bool worker);
+	void		(*dsm_reinit) (AsOfJoinState *s, void *state);
+	void		(*shutdown) (AsOfJoinState *s, void *state);
+} AsOfStrategy;
+
+/* The strategies: asof_merge.c, asof_sweep.c, asof_lookup.c */
+extern const AsOfStrategy asof_merge_strategy;
+extern const AsOfStrategy asof_sweep_strategy;
+extern const AsOfStrategy asof_lookup_strategy;
+
+struct AsOfJoinState
 {
 	CustomScanState css;
 
@@ -78,12 +159,13 @@ typedef struct AsOfJoinState
 	JoinType	jointype;
 	bool		forward;
 	bool		strict;
-	int			strategy;		/* ASOF_STRATEGY_* */
-	bool		hashed;			/* keys in a hash table (sweep, lookup) */
 	int			nouter;			/* columns of the outer child */
 	int			ninner;			/* columns of the inner child */
 	int			nkeys;
 	int			ntol;
+
+	const AsOfStrategy *strategy;	/* chosen at begin */
+	void	   *sstate;			/* and its state */
 
 	ExprState **outer_key;		/* per key */
 	ExprState  *outer_time;
@@ -111,210 +193,21 @@ typedef struct AsOfJoinState
 	bool		has_shift;
 	WjShift		shift;
 	ExprState  *time_base;
-	TupleTableSlot *seen_slot;	/* merge: a read row of the outer keys */
-	bool		seen_valid;
-	Tuplestorestate *deferred;	/* sweep: outer rows set aside */
-	TupleTableSlot *deferred_slot;
-	bool		drained;		/* sweep: every inner row read */
 
+	/* the inner stream (asof_peek_inner) */
 	TupleTableSlot *next;		/* inner lookahead, NULL if none */
 	bool		inner_done;		/* inner child exhausted */
-	TupleTableSlot *best_slot;	/* the current version (a copy) */
-	bool		have_best;
-	bool		best_is_next;	/* forward: best_slot copies next */
-	int64		best_bytes;
+	int64		inner_reads;	/* rows fetched so far */
+	bool		keep_null_times;	/* a strategy keeps rows with a NULL
+									 * time (the lookup, see
+									 * asof_keep_null_time) */
 
-	/*
-	 * sweep strategy: the current version of every key seen so far; lookup
-	 * strategy: every version of every key (an AsOfVersions per key)
-	 */
-	TupleHashTable hashtable;
-	MemoryContext metacxt;		/* the table itself, and hashcxt */
-	MemoryContext hashcxt;		/* its entries and the version copies */
-	TupleTableSlot *probe_slot; /* the keys alone, one column per key */
-	struct AsOfKeyImage *key_image; /* the keys compare by image: how to
-									 * read them (asof_key_index.c) */
-	struct asof_keyidx_hash *keyidx;	/* then: the table's keys by image,
-										 * once the versions are in it */
-	TupleTableSlot *match_slot; /* a version out of the table */
-	Datum	   *ikeys;			/* keys of the inner row being stored */
-
-	/* lookup strategy */
-	bool		loaded;			/* the versions are in the table */
-	bool		fallback;		/* they did not fit: sweep instead */
-	bool		fell_back;		/* that happened at least once (EXPLAIN) */
-	bool		load_only;		/* loading for the workers: on overflow
-								 * read no outer row (asof_shared.c) */
-	size_t		mem_limit;		/* bytes the table may take */
-	Size		rec_header;		/* Datums and nulls before a version's data */
-	char	   *dense_ptr;		/* free space for versions in hashcxt */
-	Size		dense_free;
-	Size		dense_next;		/* size of the next block */
-
-	/*
-	 * Loading versions to share (asof_shared.c): the records' by-reference
-	 * Datums are offsets from the record itself, and every block holding
-	 * records is listed, so that the image copies the blocks whole and
-	 * finds a record's offset from its block alone
-	 */
-	bool		rec_relative;
-	char	  **blocks;			/* their starts, in hashcxt */
-	Size	   *block_used;		/* bytes of records in each */
-	int			nblocks;
-	int			maxblocks;
-	int			dense_block;	/* the block dense_ptr is in */
-	bool		time_int64;		/* version times compared as int64 */
-	Tuplesortstate *outer_sort; /* fallback: outer rows by time */
-	TupleDesc	sort_desc;		/* outer columns plus the outer time */
-	TupleTableSlot *sort_in_slot;
-	TupleTableSlot *sort_out_slot;
-	Oid			time_sortop;	/* orders outer times as the sweep needs */
-	Oid			time_collation;
-	struct AsOfProbe *probes;	/* the batch of outer rows being answered */
-	Datum	   *batch_values;	/* copies of their columns, nouter each */
-	bool	   *batch_isnull;
-	int			batch_n;
-	int			batch_pos;		/* next one to return */
-	int			batch_size;		/* rows to read into the next batch */
-	bool		outer_done;		/* outer child exhausted */
-	ExprContext *batch_econtext;	/* their keys and times, per batch */
-
-	/*
-	 * Outer rows read ahead while waiting for another participant to load
-	 * the shared versions (asof_shared.c), copied as a batch copies them,
-	 * and returned first (asof_lookup_fill, asof_fetch_outer); ahead_eof:
-	 * the outer child was exhausted then
-	 */
-	MemoryContext ahead_cxt;	/* holds them all, NULL if none */
-	Datum	   *ahead_values;	/* their columns, nouter each */
-	bool	   *ahead_isnull;
-	int64		ahead_n;
-	int64		ahead_pos;		/* the next one to return */
-	int64		ahead_cap;
-	TupleTableSlot *ahead_slot; /* one of them as a slot (virtual) */
-	bool		ahead_eof;
-	int64		ahead_total;	/* leader: all participants', copied at
-								 * shutdown for EXPLAIN */
+	AsOfNearest *near;			/* the nearest direction, or NULL */
 
 	WjStateStats stats;
-
-	/* nearest direction (see asof_nearest_merge, asof_nearest_probe) */
-	bool		nearest;
-	bool		near_keep_nulls;	/* NULL times take part (no tolerance) */
-	bool		near_inner_first;	/* distance(inner, outer) */
-	bool		near_time_null;	/* the current outer time is NULL */
-	Oid			near_type;		/* the time type */
-	bool	   *tol_upper;		/* per tolerance bound: an upper bound */
-	Datum	   *near_bounds;	/* the current outer row's bounds */
-	FmgrInfo	dist_flinfo;	/* btree_gist's distance function */
-	SortSupportData dist_ssup;	/* orders its results */
-	AsOfCmp    *near_key_icmp;	/* inner key with inner key */
-	TupleTableSlot *near_slot[4];	/* ASOF_NEAR_*: copies of versions */
-	bool		near_have[4];
-	int64		near_bytes[4];
-	AttrNumber *near_sortattnos;	/* lookup's fallback: outer keys, time */
-	Oid		   *near_sortops;
-	Oid		   *near_sortcolls;
-	bool	   *near_nullsfirst;
-	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
+	WjParallelInstr pinstr;		/* per-worker figures under a Gather */
 	WjLeaderShare leader;		/* the leader's share under a Gather */
-	AsOfShared *shared;			/* lookup under a Gather: the versions
-								 * loaded once, or NULL */
-	bool		in_images;		/* the table's records lie in shared images
-								 * (asof_shared.c): their by-reference
-								 * Datums are offsets from the record */
-	int			split_part;		/* split load: the partition read, or -1 */
-	SortSupport vsort;			/* split load: the inner Sort's keys, to
-								 * order each key's versions in its place */
-	bool	   *vsort_byref;	/* per Sort key: passed by reference */
-	int			nvsort;
-	int		   *inner_byref;	/* lookup: the inner columns passed by
-								 * reference */
-	int			ninner_byref;
-	Datum	   *image_values;	/* a match's Datums made pointers */
-
-	/* sweep: keys in batches on disk (asof_sweep.c) */
-	struct AsOfSpill *spill;
-	bool		row_spilled;	/* the outer row went to a batch */
-} AsOfJoinState;
-
-/* The versions the nearest merge keeps (near_slot[]) */
-#define ASOF_NEAR_PREV	0		/* latest of the key at or before the time */
-#define ASOF_NEAR_AHEAD 1		/* the next one read, not yet passed */
-#define ASOF_NEAR_NULL	2		/* the key's last version with a NULL time */
-#define ASOF_NEAR_FIRST 3		/* the key's earliest version read */
-
-/*
- * Lookup strategy: the versions of one key, in the inner child's order
- * (time ascending looking backward, descending looking forward; tied
- * versions in tie-breaker order).  Each version is a record: its ninner
- * Datums, its ninner null flags, then copies of its by-reference values,
- * which the Datums point into.  Probes touch them at random, so they are
- * laid out to touch few cache lines: records packed densely into large
- * blocks, each time next to its record's address.  When the times compare
- * as integers (timestamp, timestamptz, date, integers) they are kept as
- * int64, fences[] holds every ASOF_FENCE-th of them and super[] every
- * ASOF_FENCE-th fence: the binary search runs over super[] (small enough
- * to stay in cache), then over one cache line of fences[], then over one
- * block of ASOF_FENCE versions.
- */
-#define ASOF_FENCE		8
-#define ASOF_DENSE_MIN		(8 * 1024)	/* first block; then doubling */
-#define ASOF_DENSE_MAX		(1024 * 1024)
-
-typedef struct AsOfVersion
-{
-	Datum		time;			/* version time (int64 if time_int64) */
-	char	   *rec;			/* the record */
-} AsOfVersion;
-
-typedef struct AsOfVersions
-{
-	int			n;
-	int			cap;
-	AsOfVersion *v;				/* time and record side by side */
-	int64	   *fences;			/* int64 times: v[0], v[8], ... */
-	int64	   *super;			/* and v[0], v[64], ... */
-	char	   *nullrec;		/* nearest: last version with a NULL time */
-	char	   *base;			/* the image the recs are offsets in, or
-								 * NULL: they are pointers */
-} AsOfVersions;
-
-/*
- * The lookup strategy answers outer rows in batches of up to ASOF_BATCH
- * (the first batch of a scan is one row, each next one twice as large, so
- * that a LIMIT above the node reads few more outer rows than it needs), in
- * phases: find each row's key; then (with int64 times) its line of fences
- * among the super fences, asking the CPU to prefetch that line; then the
- * block of ASOF_FENCE versions holding its answer, prefetched likewise;
- * then each row's version in its block, prefetching the record; then
- * return the rows one by one.  The versions are touched at
- * random and mostly miss the caches; this way the misses of a batch
- * overlap instead of stalling one after the other.
- */
-#define ASOF_BATCH		128
-
-typedef struct AsOfProbe
-{
-	AsOfVersions *vl;			/* the key's versions, NULL: no match */
-	int64		t;				/* the outer time as int64 */
-	int			from;			/* the fences or versions to search next: */
-	int			to;				/* [from .. to-1] */
-	Datum	   *rec;			/* the match, or NULL */
-} AsOfProbe;
-
-#if defined(__GNUC__) || defined(__clang__)
-#define ASOF_PREFETCH(p)	__builtin_prefetch(p)
-#else
-#define ASOF_PREFETCH(p)	((void) (p))
-#endif
-
-/* The record of a version of vl: its rec, a pointer or an offset in an image */
-static inline Datum *
-asof_rec(AsOfVersions *vl, char *rec)
-{
-	return (Datum *) (vl->base != NULL ? vl->base + (Size) rec : rec);
-}
+};
 
 /* Compare an outer value with an inner one: <0, 0, >0 as outer is less */
 static inline int
@@ -326,7 +219,16 @@ asof_compare(AsOfCmp *cmp, Datum outer, Datum inner)
 										   outer, inner));
 }
 
-/* asof_join_exec.c: the inner stream, comparisons, the scan tuple */
+/* What asof_outer_next found in the outer row */
+typedef enum AsOfOuterRow
+{
+	ASOF_OUTER_NULL_KEY,		/* a NULL key: matches nothing */
+	ASOF_OUTER_TIME_OUT,		/* a shifted time out of range */
+	ASOF_OUTER_NULL_TIME,		/* keys, a NULL time (s->otime unset) */
+	ASOF_OUTER_READY			/* keys and time in s->okeys, s->otime */
+} AsOfOuterRow;
+
+/* asof_exec.c: comparisons, the inner stream, the scan tuple, outer rows */
 extern void asof_init_cmp(AsOfCmp *cmp, Oid opfamily, Oid outertype,
 						  Oid innertype, Oid collation);
 extern void asof_fetch_inner(AsOfJoinState *s);
@@ -335,71 +237,26 @@ extern bool asof_inner_key_null(AsOfJoinState *s, TupleTableSlot *inner);
 extern TupleTableSlot *asof_peek_inner(AsOfJoinState *s);
 extern int	asof_compare_keys(AsOfJoinState *s, TupleTableSlot *inner);
 extern int	asof_compare_time(AsOfJoinState *s, TupleTableSlot *inner);
-extern TupleTableSlot *asof_key_slot(AsOfJoinState *s, Datum *keys);
 extern TupleTableSlot *asof_form_values(AsOfJoinState *s, Datum *values,
 										bool *isnull);
 extern TupleTableSlot *asof_form(AsOfJoinState *s, TupleTableSlot *outer);
-extern void asof_lookup_discard(AsOfJoinState *s);
-extern TupleTableSlot *asof_fetch_outer(AsOfJoinState *s);
-extern void asof_ahead_take(AsOfJoinState *s, Datum *values, bool *isnull);
-extern void asof_ahead_end(AsOfJoinState *s);
+extern bool asof_outer_keys(AsOfJoinState *s, ExprContext *econtext);
+extern TupleTableSlot *asof_outer_next(AsOfJoinState *s,
+									   AsOfOuterSort *sorted,
+									   AsOfOuterRow *what);
+extern void asof_raise_time(AsOfJoinState *s, ExprContext *econtext);
+extern AsOfKeyTable *asof_key_table_create(AsOfJoinState *s, EState *estate);
+extern TupleTableSlot *asof_key_slot(AsOfJoinState *s, AsOfKeyTable *kt,
+									 Datum *keys);
+extern void asof_key_table_reset(AsOfJoinState *s, AsOfKeyTable *kt);
 
-/* asof_key_index.c */
-extern void asof_key_index_init(AsOfJoinState *s, const AsOfPlanInfo *info);
-extern void asof_key_index_build(AsOfJoinState *s);
-extern AsOfVersions *asof_key_index_find(AsOfJoinState *s, Datum *keys);
-
-/* asof_merge.c */
-extern void asof_forget(AsOfJoinState *s);
-extern TupleTableSlot *asof_backward(AsOfJoinState *s);
-extern TupleTableSlot *asof_forward(AsOfJoinState *s);
-extern bool asof_merge_key_seen(AsOfJoinState *s);
-extern void asof_nearest_forget(AsOfJoinState *s);
-extern bool asof_nearest_key_seen(AsOfJoinState *s);
-extern TupleTableSlot *asof_nearest_merge(AsOfJoinState *s,
-										  ExprContext *econtext);
-
-/* asof_shared.c */
-extern Size asof_shared_estimate(void);
-extern void asof_shared_init(AsOfShared *sh);
-extern void asof_shared_reinit(AsOfShared *sh, dsa_area *area);
-extern int64 asof_shared_ahead_rows(AsOfShared *sh);
-extern void asof_shared_load(AsOfJoinState *s);
-extern void asof_shared_load_for_workers(AsOfJoinState *s);
-extern Datum *asof_image_values(AsOfJoinState *s, Datum *rec);
-
-/* asof_lookup.c */
-extern void asof_lookup_load(AsOfJoinState *s);
-extern void asof_lookup_load_unsorted(AsOfJoinState *s);
-extern void asof_set_split_param(AsOfJoinState *s);
-extern void asof_restart_inner(AsOfJoinState *s);
-extern void asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
-							 bool *isnull);
-extern void asof_lookup_fall_back(AsOfJoinState *s);
-extern TupleTableSlot *asof_next_looked_up(AsOfJoinState *s, Datum **values,
-										   bool **nulls);
-
-/* asof_nearest.c */
-extern void asof_nearest_begin(AsOfJoinState *s, EState *estate);
+/* asof_nearest.c: the nearest direction */
+extern void asof_nearest_begin(AsOfJoinState *s);
 extern bool asof_nearest_bounds(AsOfJoinState *s, ExprContext *econtext);
 extern bool asof_nearest_within(AsOfJoinState *s, Datum itime);
 extern int	asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,
 								bool have_next, Datum tnext,
 								ExprContext *econtext);
 extern bool asof_nearest_infinite(AsOfJoinState *s);
-
-/* asof_join_exec.c: used by the sweep (asof_sweep.c) */
-extern void asof_raise_time(AsOfJoinState *s, ExprContext *econtext);
-extern TupleTableSlot *asof_next_streamed(AsOfJoinState *s, Datum **values,
-										  bool **nulls);
-
-/* asof_sweep.c: the sweep strategy */
-extern void asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner);
-extern TupleTableSlot *asof_hashed(AsOfJoinState *s);
-extern TupleTableSlot *asof_next_deferred(AsOfJoinState *s);
-extern TupleTableSlot *asof_sweep_next(AsOfJoinState *s, Datum **values,
-									   bool **nulls);
-extern void asof_sweep_reset(AsOfJoinState *s);
-extern void asof_sweep_explain(AsOfJoinState *s, ExplainState *es);
 
 #endif							/* ASOF_EXEC_INTERNAL_H */

@@ -40,7 +40,7 @@
 #include "utils/lsyscache.h"
 
 #include "asof.h"
-#include "asof_exec_internal.h"
+#include "asof_lookup.h"
 #include "pg_compat.h"
 
 /* How the keys' images are read: per key, its type's length and passing */
@@ -159,17 +159,18 @@ asof_key_image_eq(AsOfKeyImage *img, Datum *a, Datum *b)
  *		At executor start-up of a lookup: can the keys be found by their
  *		images?  Yes when every key has the same type on both sides and its
  *		btree operator class declares equality to be image equality in the
- *		key's collation (as _bt_allequalimage asks).  Sets s->key_image,
+ *		key's collation (as _bt_allequalimage asks).  Sets ls->key_image,
  *		left NULL otherwise.
  */
 void
 asof_key_index_init(AsOfJoinState *s, const AsOfPlanInfo *info)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	AsOfKeyImage *img;
 	int			i;
 
-	s->key_image = NULL;
-	s->keyidx = NULL;
+	ls->key_image = NULL;
+	ls->keyidx = NULL;
 	if (info->nkeys == 0)
 		return;
 	for (i = 0; i < info->nkeys; i++)
@@ -193,7 +194,7 @@ asof_key_index_init(AsOfJoinState *s, const AsOfPlanInfo *info)
 	for (i = 0; i < info->nkeys; i++)
 		get_typlenbyval(info->key_cmps[i].innertype, &img->typlen[i],
 						&img->typbyval[i]);
-	s->key_image = img;
+	ls->key_image = img;
 }
 
 /*
@@ -205,18 +206,19 @@ asof_key_index_init(AsOfJoinState *s, const AsOfPlanInfo *info)
 void
 asof_key_index_build(AsOfJoinState *s)
 {
-	TupleDesc	keydesc = s->probe_slot->tts_tupleDescriptor;
+	AsOfLookupState *ls = asof_lookup_state(s);
+	TupleDesc	keydesc = ls->table->probe_slot->tts_tupleDescriptor;
 	TupleHashIterator iter;
 	TupleHashEntry entry;
 	asof_keyidx_hash *idx;
-	int			nkeys = s->key_image->nkeys;
+	int			nkeys = ls->key_image->nkeys;
 	bool	   *isnull = palloc(sizeof(bool) * nkeys);	/* keys never NULL */
 
-	idx = asof_keyidx_create(s->hashcxt,
-							 Max(s->hashtable->hashtab->members, 16),
-							 s->key_image);
-	InitTupleHashIterator(s->hashtable, &iter);
-	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
+	idx = asof_keyidx_create(ls->table->hashcxt,
+							 Max(ls->table->hashtable->hashtab->members, 16),
+							 ls->key_image);
+	InitTupleHashIterator(ls->table->hashtable, &iter);
+	while ((entry = ScanTupleHashTable(ls->table->hashtable, &iter)) != NULL)
 	{
 		HeapTupleData htup;
 		Datum	   *keys;
@@ -224,7 +226,7 @@ asof_key_index_build(AsOfJoinState *s)
 		bool		found;
 
 		CHECK_FOR_INTERRUPTS();
-		keys = MemoryContextAlloc(s->hashcxt, sizeof(Datum) * nkeys);
+		keys = MemoryContextAlloc(ls->table->hashcxt, sizeof(Datum) * nkeys);
 		htup.t_len = entry->firstTuple->t_len + MINIMAL_TUPLE_OFFSET;
 		htup.t_data = (HeapTupleHeader) ((char *) entry->firstTuple -
 										 MINIMAL_TUPLE_OFFSET);
@@ -232,11 +234,11 @@ asof_key_index_build(AsOfJoinState *s)
 		ke = asof_keyidx_insert(idx, keys, &found);
 		if (found)
 			elog(ERROR, "AsOfJoin key index has a key twice");
-		ke->vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
+		ke->vl = (AsOfVersions *) wj_tuplehash_get(ls->table->hashtable, entry);
 	}
 	TermTupleHashIterator(&iter);
 	pfree(isnull);
-	s->keyidx = idx;
+	ls->keyidx = idx;
 }
 
 /*
@@ -247,7 +249,8 @@ asof_key_index_build(AsOfJoinState *s)
 AsOfVersions *
 asof_key_index_find(AsOfJoinState *s, Datum *keys)
 {
-	AsOfKeyEntry *ke = asof_keyidx_lookup(s->keyidx, keys);
+	AsOfLookupState *ls = asof_lookup_state(s);
+	AsOfKeyEntry *ke = asof_keyidx_lookup(ls->keyidx, keys);
 
 	return ke != NULL ? ke->vl : NULL;
 }

@@ -7,20 +7,23 @@
  *
  * asof_lookup_load reads the inner child (sorted by time, tie breakers)
  * into a TupleHashTable whose entry per key is an array of versions in that
- * order (AsOfVersions, asof_exec_internal.h); each version is a record
- * packed into large blocks (asof_dense_alloc).  With integer-like times the
- * array has two levels of fences, so that the binary search runs mostly in
- * cache.  asof_lookup_fill reads outer rows in batches and answers them in
- * phases that prefetch what the next phase touches (asof_lookup_start,
- * asof_lookup_block, asof_lookup_finish); asof_next_looked_up returns them
- * one by one.  The nearest direction looks at both neighbours of the
- * binary search's answer (asof_nearest_probe).
+ * order (AsOfVersions, asof_lookup.h); each version is a record packed
+ * into large blocks (asof_dense_alloc).  With integer-like times the array
+ * has two levels of fences, so that the binary search runs mostly in
+ * cache.  The outer rows are answered in batches by asof_lookup_probe.c.
  *
  * If the versions exceed work_mem * hash_mem_multiplier while loading, the
  * node falls back at run time: the table is emptied, the inner child
  * restarted and the outer rows sorted by the node itself -- by time for the
  * sweep (asof_sort_outer), by (keys, time) for the nearest merge
- * (asof_nearest_sort_outer).
+ * (asof_nearest_sort_outer) -- and the strategy fallen back to takes them:
+ * a sweep in this table, or a merge, each with a state of its own made at
+ * begin (asof_sweep_begin_in, asof_merge_begin_sorted) and run through its
+ * strategy table (AsOfLookupState.fb).
+ *
+ * The state (AsOfLookupState, asof_lookup.h) is this file's and that of
+ * asof_lookup_probe.c, asof_shared.c and asof_key_index.c; they find it
+ * through the node (asof_lookup_state).  The strategy's callbacks are at the end.
  *
  * src/nodes/asof_join/asof_lookup.c
  *
@@ -46,14 +49,16 @@
 #include "utils/tuplesort.h"
 
 #include "asof.h"
-#include "asof_exec_internal.h"
+#include "asof_lookup.h"
+#include "asof_merge.h"
+#include "asof_sweep.h"
 #include "pg_compat.h"
 #include "state_stats.h"
 #include "windowjoin.h"
 
-static void asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe,
-							   AsOfVersions *vl, ExprContext *econtext);
 static void asof_nearest_sort_outer(AsOfJoinState *s);
+static void asof_nearest_sort_begin(AsOfJoinState *s);
+static TupleTableSlot *asof_fetch_outer(AsOfJoinState *s);
 
 /*
  * asof_byref_size
@@ -170,27 +175,28 @@ asof_copy_values(TupleTableSlot *slot, int natts, Datum *values,
 static int
 asof_note_block(AsOfJoinState *s, char *start, Size used)
 {
-	if (s->nblocks == s->maxblocks)
+	AsOfLookupState *ls = asof_lookup_state(s);
+	if (ls->nblocks == ls->maxblocks)
 	{
-		s->maxblocks = Max(s->maxblocks * 2, 64);
-		if (s->blocks == NULL)
+		ls->maxblocks = Max(ls->maxblocks * 2, 64);
+		if (ls->blocks == NULL)
 		{
-			s->blocks = MemoryContextAlloc(s->hashcxt,
-										   sizeof(char *) * s->maxblocks);
-			s->block_used = MemoryContextAlloc(s->hashcxt,
-											   sizeof(Size) * s->maxblocks);
+			ls->blocks = MemoryContextAlloc(ls->table->hashcxt,
+										   sizeof(char *) * ls->maxblocks);
+			ls->block_used = MemoryContextAlloc(ls->table->hashcxt,
+											   sizeof(Size) * ls->maxblocks);
 		}
 		else
 		{
-			s->blocks = repalloc_huge(s->blocks,
-									  sizeof(char *) * s->maxblocks);
-			s->block_used = repalloc_huge(s->block_used,
-										  sizeof(Size) * s->maxblocks);
+			ls->blocks = repalloc_huge(ls->blocks,
+									  sizeof(char *) * ls->maxblocks);
+			ls->block_used = repalloc_huge(ls->block_used,
+										  sizeof(Size) * ls->maxblocks);
 		}
 	}
-	s->blocks[s->nblocks] = start;
-	s->block_used[s->nblocks] = used;
-	return s->nblocks++;
+	ls->blocks[ls->nblocks] = start;
+	ls->block_used[ls->nblocks] = used;
+	return ls->nblocks++;
 }
 
 /*
@@ -201,46 +207,34 @@ asof_note_block(AsOfJoinState *s, char *start, Size used)
 static char *
 asof_dense_alloc(AsOfJoinState *s, Size size)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	char	   *p;
 
 	size = MAXALIGN(size);
 	if (size > ASOF_DENSE_MIN / 8)
 	{
-		p = MemoryContextAlloc(s->hashcxt, size);
-		if (s->rec_relative)
+		p = MemoryContextAlloc(ls->table->hashcxt, size);
+		if (ls->rec_relative)
 			(void) asof_note_block(s, p, size);
 		return p;
 	}
-	if (size > s->dense_free)
+	if (size > ls->dense_free)
 	{
 		/* blocks grow like an AllocSet's, so small tables stay small */
-		if (s->dense_next == 0)
-			s->dense_next = ASOF_DENSE_MIN;
-		s->dense_ptr = MemoryContextAlloc(s->hashcxt, s->dense_next);
-		s->dense_free = s->dense_next;
-		s->dense_next = Min(s->dense_next * 2, ASOF_DENSE_MAX);
-		if (s->rec_relative)
-			s->dense_block = asof_note_block(s, s->dense_ptr, 0);
+		if (ls->dense_next == 0)
+			ls->dense_next = ASOF_DENSE_MIN;
+		ls->dense_ptr = MemoryContextAlloc(ls->table->hashcxt, ls->dense_next);
+		ls->dense_free = ls->dense_next;
+		ls->dense_next = Min(ls->dense_next * 2, ASOF_DENSE_MAX);
+		if (ls->rec_relative)
+			ls->dense_block = asof_note_block(s, ls->dense_ptr, 0);
 	}
-	p = s->dense_ptr;
-	s->dense_ptr += size;
-	s->dense_free -= size;
-	if (s->rec_relative)
-		s->block_used[s->dense_block] += size;
+	p = ls->dense_ptr;
+	ls->dense_ptr += size;
+	ls->dense_free -= size;
+	if (ls->rec_relative)
+		ls->block_used[ls->dense_block] += size;
 	return p;
-}
-
-/*
- * asof_time_int64
- *		A version time (or outer time) as the int64 the fast binary search
- *		compares, when s->time_int64.
- */
-static inline int64
-asof_time_int64(AsOfJoinState *s, Datum d)
-{
-	if (s->time_cmp.ssup.comparator == ssup_datum_int32_cmp)
-		return (int64) DatumGetInt32(d);
-	return DatumGetInt64(d);
 }
 
 /*
@@ -250,6 +244,7 @@ asof_time_int64(AsOfJoinState *s, Datum d)
 static void
 asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	TupleHashEntry entry;
 	AsOfVersions *vl;
 	MemoryContext oldcxt;
@@ -261,11 +256,12 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 
 	slot_getallattrs(inner);
 	for (i = 0; i < s->nkeys; i++)
-		s->ikeys[i] = inner->tts_values[s->inner_key_attno[i] - 1];
-	entry = LookupTupleHashEntry(s->hashtable, asof_key_slot(s, s->ikeys),
+		ls->table->ikeys[i] = inner->tts_values[s->inner_key_attno[i] - 1];
+	entry = LookupTupleHashEntry(ls->table->hashtable,
+								 asof_key_slot(s, ls->table, ls->table->ikeys),
 								 &isnew, NULL);
 
-	oldcxt = MemoryContextSwitchTo(s->hashcxt);
+	oldcxt = MemoryContextSwitchTo(ls->table->hashcxt);
 	if (isnew)
 	{
 		vl = palloc(sizeof(AsOfVersions));
@@ -276,27 +272,27 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 		vl->super = NULL;
 		vl->nullrec = NULL;
 		vl->base = NULL;
-		if (s->time_int64)
+		if (ls->time_int64)
 		{
 			vl->fences = palloc(sizeof(int64) * (vl->cap / ASOF_FENCE));
 			vl->super = palloc(sizeof(int64) *
 							   (vl->cap / ASOF_FENCE / ASOF_FENCE + 1));
 		}
-		wj_tuplehash_set(s->hashtable, entry, vl);
+		wj_tuplehash_set(ls->table->hashtable, entry, vl);
 	}
 	else
-		vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
+		vl = (AsOfVersions *) wj_tuplehash_get(ls->table->hashtable, entry);
 	MemoryContextSwitchTo(oldcxt);
 
 	/*
 	 * a version with a NULL time: its key has versions, none matches
 	 * (except in the nearest direction without tolerance: kept below)
 	 */
-	if (asof_inner_time_null(s, inner) && !s->near_keep_nulls)
+	if (asof_inner_time_null(s, inner) && !s->info.near_keep_nulls)
 		return;
 
 
-	oldcxt = MemoryContextSwitchTo(s->hashcxt);
+	oldcxt = MemoryContextSwitchTo(ls->table->hashcxt);
 	if (vl->n == vl->cap)
 	{
 		if (vl->cap > INT_MAX / 2)
@@ -317,17 +313,17 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 	MemoryContextSwitchTo(oldcxt);
 
 	/* The record: Datums, nulls, then the by-reference values */
-	size = s->rec_header + asof_byref_size(inner, s->ninner);
+	size = ls->rec_header + asof_byref_size(inner, s->ninner);
 	rec = asof_dense_alloc(s, size);
 	values = (Datum *) rec;
 	memcpy(rec + s->ninner * sizeof(Datum), inner->tts_isnull,
 		   s->ninner * sizeof(bool));
-	asof_flatten_values(inner, s->ninner, values, rec + s->rec_header);
-	if (s->rec_relative)
+	asof_flatten_values(inner, s->ninner, values, rec + ls->rec_header);
+	if (ls->rec_relative)
 	{
-		for (i = 0; i < s->ninner_byref; i++)
+		for (i = 0; i < ls->ninner_byref; i++)
 		{
-			int			att = s->inner_byref[i];
+			int			att = ls->inner_byref[i];
 
 			if (!inner->tts_isnull[att])
 				values[att] = (Datum) (DatumGetPointer(values[att]) - rec);
@@ -335,14 +331,14 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 	}
 
 	/* nearest: a version with a NULL time serves only a key without others */
-	if (s->nearest && inner->tts_isnull[s->inner_time_attno - 1])
+	if (s->near != NULL && inner->tts_isnull[s->inner_time_attno - 1])
 	{
 		vl->nullrec = rec;
 		wj_state_add(&s->stats, size);
 		return;
 	}
 
-	if (s->time_int64)
+	if (ls->time_int64)
 	{
 		int64		t = asof_time_int64(s, values[s->inner_time_attno - 1]);
 
@@ -367,14 +363,15 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 static void
 asof_sort_outer(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	AttrNumber	attno = s->nouter + 1;
 	bool		nulls_first = false;
-	TupleTableSlot *in = s->sort_in_slot;
+	TupleTableSlot *in = ls->sort_in_slot;
 	int			i;
 
-	s->outer_sort = tuplesort_begin_heap(s->sort_desc, 1, &attno,
-										 &s->time_sortop, &s->time_collation,
+	ls->sorted.sort = tuplesort_begin_heap(ls->sort_desc, 1, &attno,
+										 &ls->time_sortop, &ls->time_collation,
 										 &nulls_first, work_mem, NULL,
 										 TUPLESORT_NONE);
 	for (;;)
@@ -414,10 +411,10 @@ asof_sort_outer(AsOfJoinState *s)
 										  s->outer_time, econtext,
 										  &in->tts_isnull[s->nouter]);
 		ExecStoreVirtualTuple(in);
-		tuplesort_puttupleslot(s->outer_sort, in);
+		tuplesort_puttupleslot(ls->sorted.sort, in);
 	}
 	ResetExprContext(econtext);
-	tuplesort_performsort(s->outer_sort);
+	tuplesort_performsort(ls->sorted.sort);
 }
 
 /*
@@ -429,9 +426,10 @@ asof_sort_outer(AsOfJoinState *s)
 static bool
 asof_lookup_add(AsOfJoinState *s, TupleTableSlot *inner)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	ResetExprContext(s->css.ss.ps.ps_ExprContext);
 	asof_lookup_put(s, inner);
-	if (MemoryContextMemAllocated(s->metacxt, true) > s->mem_limit)
+	if (MemoryContextMemAllocated(ls->table->metacxt, true) > ls->mem_limit)
 	{
 		asof_lookup_fall_back(s);
 		return false;
@@ -451,11 +449,13 @@ asof_lookup_add(AsOfJoinState *s, TupleTableSlot *inner)
 void
 asof_lookup_load(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *inner;
 
-	s->loaded = true;
-	s->fallback = false;
+	ls->loaded = true;
+	ls->fallback = false;
+	s->keep_null_times = true;
 	while ((inner = asof_peek_inner(s)) != NULL)
 	{
 		if (!asof_lookup_add(s, inner))
@@ -473,23 +473,24 @@ asof_lookup_load(AsOfJoinState *s)
 static void
 asof_vsort_prepare(AsOfJoinState *s, Sort *sort)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	TupleDesc	desc = s->inner_ps->ps_ResultTupleDesc;
 	MemoryContext oldcxt = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
 	int			i;
 
-	s->nvsort = sort->numCols;
-	s->vsort = palloc0(sizeof(SortSupportData) * sort->numCols);
-	s->vsort_byref = palloc(sizeof(bool) * sort->numCols);
+	ls->nvsort = sort->numCols;
+	ls->vsort = palloc0(sizeof(SortSupportData) * sort->numCols);
+	ls->vsort_byref = palloc(sizeof(bool) * sort->numCols);
 	for (i = 0; i < sort->numCols; i++)
 	{
-		SortSupport ssup = &s->vsort[i];
+		SortSupport ssup = &ls->vsort[i];
 
 		ssup->ssup_cxt = CurrentMemoryContext;
 		ssup->ssup_collation = sort->collations[i];
 		ssup->ssup_nulls_first = sort->nullsFirst[i];
 		ssup->ssup_attno = sort->sortColIdx[i];
 		PrepareSortSupportFromOrderingOp(sort->sortOperators[i], ssup);
-		s->vsort_byref[i] = !TupleDescAttr(desc, ssup->ssup_attno - 1)->attbyval;
+		ls->vsort_byref[i] = !TupleDescAttr(desc, ssup->ssup_attno - 1)->attbyval;
 	}
 	MemoryContextSwitchTo(oldcxt);
 }
@@ -506,21 +507,22 @@ asof_version_cmp(const void *a, const void *b, void *arg)
 	const AsOfVersion *va = (const AsOfVersion *) a;
 	const AsOfVersion *vb = (const AsOfVersion *) b;
 	AsOfJoinState *s = (AsOfJoinState *) arg;
+	AsOfLookupState *ls = asof_lookup_state(s);
 	int			first = 0;
 	int			i;
 
-	if (s->vsort[0].ssup_attno == s->inner_time_attno)
+	if (ls->vsort[0].ssup_attno == s->inner_time_attno)
 	{
 		int64		ta = DatumGetInt64(va->time);
 		int64		tb = DatumGetInt64(vb->time);
 
 		if (ta != tb)
-			return (ta < tb) == !s->vsort[0].ssup_reverse ? -1 : 1;
+			return (ta < tb) == !ls->vsort[0].ssup_reverse ? -1 : 1;
 		first = 1;
 	}
-	for (i = first; i < s->nvsort; i++)
+	for (i = first; i < ls->nvsort; i++)
 	{
-		SortSupport ssup = &s->vsort[i];
+		SortSupport ssup = &ls->vsort[i];
 		int			att = ssup->ssup_attno - 1;
 		Datum		da = ((Datum *) va->rec)[att];
 		Datum		db = ((Datum *) vb->rec)[att];
@@ -528,7 +530,7 @@ asof_version_cmp(const void *a, const void *b, void *arg)
 		bool		nb = ((bool *) (vb->rec + s->ninner * sizeof(Datum)))[att];
 		int			c;
 
-		if (s->rec_relative && s->vsort_byref[i])
+		if (ls->rec_relative && ls->vsort_byref[i])
 		{
 			if (!na)
 				da = PointerGetDatum(va->rec + (Size) da);
@@ -557,16 +559,18 @@ asof_version_cmp(const void *a, const void *b, void *arg)
 void
 asof_lookup_load_unsorted(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	PlanState  *input = outerPlanState(s->inner_ps);
 	TupleHashIterator iter;
 	TupleHashEntry entry;
 
-	Assert(IsA(s->inner_ps, SortState) && s->time_int64);
-	if (s->vsort == NULL)
+	Assert(IsA(s->inner_ps, SortState) && ls->time_int64);
+	if (ls->vsort == NULL)
 		asof_vsort_prepare(s, (Sort *) s->inner_ps->plan);
-	s->loaded = true;
-	s->fallback = false;
+	ls->loaded = true;
+	ls->fallback = false;
+	s->keep_null_times = true;
 	for (;;)
 	{
 		TupleTableSlot *inner;
@@ -587,10 +591,10 @@ asof_lookup_load_unsorted(AsOfJoinState *s)
 	s->next = NULL;
 	s->inner_done = true;
 
-	InitTupleHashIterator(s->hashtable, &iter);
-	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
+	InitTupleHashIterator(ls->table->hashtable, &iter);
+	while ((entry = ScanTupleHashTable(ls->table->hashtable, &iter)) != NULL)
 	{
-		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
+		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(ls->table->hashtable, entry);
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
@@ -608,19 +612,105 @@ asof_lookup_load_unsorted(AsOfJoinState *s)
 }
 
 /*
+ * asof_lookup_discard
+ *		Forget the table's contents (the versions, or the current versions
+ *		of the sweep fallen back to).
+ */
+void
+asof_lookup_discard(AsOfJoinState *s)
+{
+	AsOfLookupState *ls = asof_lookup_state(s);
+	asof_key_table_reset(s, ls->table);
+	ls->keyidx = NULL;
+	ls->in_images = false;
+	ls->dense_ptr = NULL;
+	ls->dense_free = 0;
+	ls->dense_next = 0;
+	ls->rec_relative = false;
+	ls->blocks = NULL;
+	ls->block_used = NULL;
+	ls->nblocks = 0;
+	ls->maxblocks = 0;
+}
+
+/*
+ * asof_fetch_outer
+ *		The next outer row: those read ahead while waiting for the shared
+ *		versions (asof_shared.c) first, in the order read, then the outer
+ *		child's.  NULL at the end.  (The lookup's batches take the rows
+ *		read ahead as they are, asof_lookup_fill.)
+ */
+static TupleTableSlot *
+asof_fetch_outer(AsOfJoinState *s)
+{
+	AsOfLookupState *ls = asof_lookup_state(s);
+	if (ls->ahead_pos < ls->ahead_n)
+	{
+		TupleTableSlot *slot = ls->ahead_slot;
+
+		ExecClearTuple(slot);
+		asof_ahead_take(s, slot->tts_values, slot->tts_isnull);
+		return ExecStoreVirtualTuple(slot);
+	}
+	/* the last of them, returned before, is done with */
+	if (ls->ahead_cxt != NULL)
+		asof_ahead_end(s);
+	if (ls->ahead_eof)
+		return NULL;
+	return ExecProcNode(s->outer_ps);
+}
+
+/*
+ * asof_ahead_take
+ *		Copy the next row read ahead to values/isnull; its by-reference
+ *		values stay where they are, in ahead_cxt.
+ */
+void
+asof_ahead_take(AsOfJoinState *s, Datum *values, bool *isnull)
+{
+	AsOfLookupState *ls = asof_lookup_state(s);
+	Assert(ls->ahead_pos < ls->ahead_n);
+	memcpy(values, ls->ahead_values + ls->ahead_pos * s->nouter,
+		   s->nouter * sizeof(Datum));
+	memcpy(isnull, ls->ahead_isnull + ls->ahead_pos * s->nouter,
+		   s->nouter * sizeof(bool));
+	ls->ahead_pos++;
+}
+
+/*
+ * asof_ahead_end
+ *		Free the outer rows read ahead (all returned and done with, or a
+ *		rescan).
+ */
+void
+asof_ahead_end(AsOfJoinState *s)
+{
+	AsOfLookupState *ls = asof_lookup_state(s);
+	if (ls->ahead_cxt != NULL)
+		MemoryContextDelete(ls->ahead_cxt);
+	ls->ahead_cxt = NULL;
+	ls->ahead_values = NULL;
+	ls->ahead_isnull = NULL;
+	ls->ahead_n = 0;
+	ls->ahead_pos = 0;
+	ls->ahead_cap = 0;
+}
+
+/*
  * asof_set_split_param
  *		A split load (AsOfPlanInfo.split_param): set the parameter of the
- *		versions' scan filter to the partition read, s->split_part (-1:
+ *		versions' scan filter to the partition read, ls->split_part (-1:
  *		every version).
  */
 void
 asof_set_split_param(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	ParamExecData *prm;
 
 	prm = &s->css.ss.ps.state->es_param_exec_vals[s->info.split_param];
 	prm->execPlan = NULL;
-	prm->value = Int32GetDatum(s->split_part);
+	prm->value = Int32GetDatum(ls->split_part);
 	prm->isnull = false;
 }
 
@@ -654,467 +744,19 @@ asof_restart_inner(AsOfJoinState *s)
 void
 asof_lookup_fall_back(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	asof_lookup_discard(s);
-	s->fallback = true;
-	s->fell_back = true;
-	if (s->load_only)
+	ls->fallback = true;
+	s->keep_null_times = false;
+	ls->fell_back = true;
+	if (ls->load_only)
 		return;
-	s->split_part = -1;			/* every version, for the sweep */
+	ls->split_part = -1;			/* every version, for the sweep */
 	asof_restart_inner(s);
-	if (s->nearest)
+	if (s->near != NULL)
 		asof_nearest_sort_outer(s);
 	else
 		asof_sort_outer(s);
-}
-
-/*
- * asof_count_reached
- *		Number of leading elements of a[0..n-1] (int64 times, every stride-th
- *		int64 of the array) that are reached: a[i] <= t (or < t) when they
- *		ascend (backward), a[i] >= t (or > t) when they descend (forward).
- *		Branch-free binary search.
- */
-static inline int
-asof_count_reached(const int64 *a, int stride, int n, int64 t, bool forward,
-				   bool strict)
-{
-	int			base = 0;
-	int			len = n;
-
-#define ASOF_SEARCH(REACHED) \
-	do { \
-		if (len == 0) \
-			return 0; \
-		while (len > 1) \
-		{ \
-			int			half = len / 2; \
-			int64		x = a[(base + half - 1) * stride]; \
-			base = (REACHED) ? base + half : base; \
-			len -= half; \
-		} \
-		{ \
-			int64		x = a[base * stride]; \
-			return base + ((REACHED) ? 1 : 0); \
-		} \
-	} while (0)
-
-	if (!forward)
-	{
-		if (strict)
-			ASOF_SEARCH(x < t);
-		else
-			ASOF_SEARCH(x <= t);
-	}
-	else
-	{
-		if (strict)
-			ASOF_SEARCH(x > t);
-		else
-			ASOF_SEARCH(x >= t);
-	}
-#undef ASOF_SEARCH
-}
-
-/*
- * asof_lookup_generic
- *		Lookup strategy, times that do not compare as int64: the answer for
- *		the current outer time (s->otime) among its key's versions vl, by a
- *		plain binary search, and a prefetch of its record.  The versions
- *		reached by the outer time (time <= (<) outer time backward, >= (>)
- *		forward) are a prefix of the key's list; the last of them is the one
- *		the sweep would keep, ties included.
- */
-static void
-asof_lookup_generic(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl)
-{
-	int			lo = 0;
-	int			hi = vl->n;
-
-	while (lo < hi)
-	{
-		int			mid = lo + (hi - lo) / 2;
-		int			c = asof_compare(&s->time_cmp, s->otime,
-									 vl->v[mid].time);
-
-		if (s->forward)
-			c = -c;
-		if (s->strict ? c > 0 : c >= 0)
-			lo = mid + 1;	/* reached */
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return;
-	probe->rec = asof_rec(vl, vl->v[lo - 1].rec);
-	ASOF_PREFETCH(probe->rec);
-}
-
-/*
- * asof_lookup_start
- *		Lookup strategy, int64 times, first phase for an outer time
- *		(probe->t) among its key's versions (probe->vl): find the line of
- *		fences leading to the answer, and prefetch it.  The versions reached
- *		are a prefix of the key's list (see asof_lookup_generic); none
- *		reached, probe->vl becomes NULL.  Run for the whole batch in a loop
- *		of its own, apart from the key lookups: the searches of successive
- *		rows do not depend on one another, so the CPU overlaps their loads.
- */
-static void
-asof_lookup_start(AsOfJoinState *s, AsOfProbe *probe)
-{
-	AsOfVersions *vl = probe->vl;
-	int			nf = (vl->n + ASOF_FENCE - 1) / ASOF_FENCE;
-	int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
-	int			sf;
-
-	/*
-	 * sf entries of super[] reached: the last fence reached is among
-	 * fences[(sf-1)*8 .. sf*8-1], and the first of those is reached.
-	 */
-	sf = asof_count_reached(vl->super, 1, ns, probe->t, s->forward,
-							s->strict);
-	if (sf == 0)
-	{
-		probe->vl = NULL;
-		return;
-	}
-	probe->from = (sf - 1) * ASOF_FENCE + 1;
-	probe->to = Min(sf * ASOF_FENCE, nf);
-	ASOF_PREFETCH(&vl->fences[probe->from - 1]);
-	ASOF_PREFETCH(&vl->fences[probe->to - 1]);
-}
-
-/*
- * asof_lookup_block
- *		Lookup strategy, second phase (int64 times): the block of versions
- *		holding the answer, from the line of fences found by the first
- *		phase; prefetch it.
- */
-static void
-asof_lookup_block(AsOfJoinState *s, AsOfProbe *probe)
-{
-	AsOfVersions *vl = probe->vl;
-	int			f;
-
-	f = probe->from +
-		asof_count_reached(vl->fences + probe->from, 1,
-						   probe->to - probe->from, probe->t,
-						   s->forward, s->strict);
-	/* f fences reached: the answer is in the block after fence f-1 */
-	probe->from = (f - 1) * ASOF_FENCE + 1;
-	probe->to = Min(f * ASOF_FENCE, vl->n);
-	ASOF_PREFETCH(&vl->v[probe->from - 1]);
-	ASOF_PREFETCH(&vl->v[probe->to - 1]);
-}
-
-/*
- * asof_lookup_finish
- *		Lookup strategy, last phase: the version in its block (int64
- *		times), and a prefetch of its record.
- */
-static void
-asof_lookup_finish(AsOfJoinState *s, AsOfProbe *probe)
-{
-	AsOfVersions *vl = probe->vl;
-	int			lo;
-
-	StaticAssertStmt(sizeof(AsOfVersion) == 2 * sizeof(int64),
-					 "AsOfVersion is not two int64 wide");
-	lo = probe->from +
-		asof_count_reached((int64 *) (vl->v + probe->from), 2,
-						   probe->to - probe->from, probe->t,
-						   s->forward, s->strict);
-	probe->rec = asof_rec(vl, vl->v[lo - 1].rec);
-	ASOF_PREFETCH(probe->rec);
-	ASOF_PREFETCH((char *) probe->rec + 64);
-}
-
-/*
- * asof_lookup_fill
- *		Lookup strategy: read the next batch of outer rows (copies, as their
- *		child may reuse its slot) and find their versions.
- */
-static void
-asof_lookup_fill(AsOfJoinState *s)
-{
-	ExprContext *econtext = s->batch_econtext;
-	MemoryContext oldcxt = CurrentMemoryContext;
-	int			n = 0;
-	int			i;
-
-	ResetExprContext(econtext);
-	if (s->key_image != NULL && s->keyidx == NULL)
-		asof_key_index_build(s);
-	/* the previous batch is answered: rows read ahead all returned? */
-	if (s->ahead_cxt != NULL && s->ahead_pos == s->ahead_n)
-		asof_ahead_end(s);
-	while (n < s->batch_size && !s->outer_done)
-	{
-		TupleTableSlot *scan;
-		AsOfProbe  *probe = &s->probes[n];
-		bool		isnull;
-		bool		anynull = false;
-
-		CHECK_FOR_INTERRUPTS();
-		if (s->ahead_pos < s->ahead_n)
-			asof_ahead_take(s, s->batch_values + n * s->nouter,
-							s->batch_isnull + n * s->nouter);
-		else
-		{
-			TupleTableSlot *outer = NULL;
-
-			if (!s->ahead_eof)
-				outer = ExecProcNode(s->outer_ps);
-			if (TupIsNull(outer))
-			{
-				s->outer_done = true;
-				break;
-			}
-			MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-			asof_copy_values(outer, s->nouter,
-							 s->batch_values + n * s->nouter,
-							 s->batch_isnull + n * s->nouter);
-			MemoryContextSwitchTo(oldcxt);
-		}
-
-		/* Outer expressions see the scan slot, where our expressions live */
-		scan = asof_form_values(s, s->batch_values + n * s->nouter,
-								s->batch_isnull + n * s->nouter);
-		econtext->ecxt_scantuple = scan;
-		for (i = 0; i < s->nkeys; i++)
-		{
-			s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-													&isnull);
-			anynull |= isnull;
-		}
-		probe->vl = NULL;
-		probe->rec = NULL;
-
-		/*
-		 * The outer time only when the keys have versions: PostgreSQL's
-		 * plan compares it with versions of the keys alone, so it never
-		 * evaluates it otherwise (near the end of the range, o.t +
-		 * interval '1 hour' would raise an error).
-		 */
-		if (!anynull)
-		{
-			AsOfVersions *vl;
-
-			if (s->keyidx != NULL)
-				vl = asof_key_index_find(s, s->okeys);
-			else
-			{
-				TupleHashEntry entry;
-
-				entry = LookupTupleHashEntry(s->hashtable,
-											 asof_key_slot(s, s->okeys),
-											 NULL, NULL);
-				vl = entry == NULL ? NULL :
-					(AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
-			}
-			if (vl != NULL)
-			{
-				s->otime = ExecEvalExprSwitchContext(s->outer_time, econtext,
-													 &isnull);
-				if (s->nearest)
-				{
-					s->near_time_null = isnull;
-					asof_nearest_probe(s, probe, vl, econtext);
-				}
-				else if (!isnull && s->time_int64)
-				{
-					/* searched in the phases below */
-					probe->vl = vl;
-					probe->t = asof_time_int64(s, s->otime);
-				}
-				else if (!isnull)
-					asof_lookup_generic(s, probe, vl);
-			}
-		}
-		n++;
-	}
-	for (i = 0; i < n; i++)
-	{
-		if (s->probes[i].vl != NULL)
-			asof_lookup_start(s, &s->probes[i]);
-	}
-	for (i = 0; i < n; i++)
-	{
-		if (s->probes[i].vl != NULL)
-			asof_lookup_block(s, &s->probes[i]);
-	}
-	for (i = 0; i < n; i++)
-	{
-		if (s->probes[i].vl != NULL)
-			asof_lookup_finish(s, &s->probes[i]);
-	}
-	s->batch_n = n;
-	s->batch_pos = 0;
-	s->batch_size = Min(s->batch_size * 2, ASOF_BATCH);
-}
-
-/*
- * asof_next_looked_up
- *		Lookup strategy: the next outer row of the batch, in the scan slot,
- *		with its version (Datums then nulls) in *values, NULL if none.
- *		Returns NULL when the outer rows are exhausted.
- */
-TupleTableSlot *
-asof_next_looked_up(AsOfJoinState *s, Datum **values, bool **nulls)
-{
-	TupleTableSlot *scan;
-	int			i;
-
-	if (s->batch_pos == s->batch_n)
-	{
-		asof_lookup_fill(s);
-		if (s->batch_n == 0)
-			return NULL;
-	}
-	i = s->batch_pos++;
-	scan = asof_form_values(s, s->batch_values + i * s->nouter,
-							s->batch_isnull + i * s->nouter);
-	*values = s->probes[i].rec;
-	*nulls = *values ? (bool *) (*values + s->ninner) : NULL;
-	if (*values != NULL && s->in_images)
-		*values = asof_image_values(s, *values);
-	return scan;
-}
-
-/* The time of a lookup record, and of a version's record */
-#define ASOF_REC_TIME(s, rec) (((Datum *) (rec))[(s)->inner_time_attno - 1])
-#define ASOF_VERSION_TIME(s, vl, i) \
-	ASOF_REC_TIME(s, asof_rec(vl, (vl)->v[i].rec))
-
-/*
- * asof_nearest_first
- *		Lookup: the earliest of a key's versions (the last of those at the
- *		earliest time).
- */
-static int
-asof_nearest_first(AsOfJoinState *s, AsOfVersions *vl)
-{
-	int			first = 0;
-
-	while (first + 1 < vl->n &&
-		   asof_compare(&s->time_cmp, vl->v[first + 1].time,
-						vl->v[first].time) == 0)
-		first++;
-	return first;
-}
-
-/*
- * asof_nearest_probe
- *		Lookup: the version closest to the current outer row (s->otime, a
- *		NULL time when s->near_time_null) among its keys' versions vl, in
- *		probe->rec, NULL if none.
-
- */
-static void
-asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
-				   ExprContext *econtext)
-{
-	int			n = vl->n;
-	int			lo;
-	int			next;
-	int			which;
-
-	probe->vl = NULL;
-	probe->rec = NULL;
-	if (s->near_time_null && !s->near_keep_nulls)
-		return;
-	if (n == 0)
-	{
-		probe->rec = (Datum *) vl->nullrec;
-		return;
-	}
-	if (s->near_time_null)
-	{
-		probe->rec = asof_rec(vl, vl->v[asof_nearest_first(s, vl)].rec);
-		return;
-	}
-	if (s->ntol > 0 && !asof_nearest_bounds(s, econtext))
-		return;
-
-	/*
-	 * lo: the number of versions at or before the outer time; with int64
-	 * times through super[] and fences[] (see AsOfVersions), as the
-	 * backward lookup does
-	 */
-	if (s->time_int64)
-	{
-		int64		t = asof_time_int64(s, s->otime);
-		int			nf = (n + ASOF_FENCE - 1) / ASOF_FENCE;
-		int			ns = (nf + ASOF_FENCE - 1) / ASOF_FENCE;
-		int			from;
-		int			to;
-		int			f;
-
-		f = asof_count_reached(vl->super, 1, ns, t, false, false);
-		if (f == 0)
-			lo = 0;
-		else
-		{
-			from = (f - 1) * ASOF_FENCE + 1;
-			to = Min(f * ASOF_FENCE, nf);
-			f = from + asof_count_reached(vl->fences + from, 1, to - from, t,
-										  false, false);
-			from = (f - 1) * ASOF_FENCE + 1;
-			to = Min(f * ASOF_FENCE, n);
-			lo = from + asof_count_reached((int64 *) (vl->v + from), 2,
-										   to - from, t, false, false);
-		}
-	}
-	else
-
-	{
-		int			hi = n;
-
-		lo = 0;
-		while (lo < hi)
-		{
-			int			mid = lo + (hi - lo) / 2;
-
-			if (asof_compare(&s->time_cmp, s->otime, vl->v[mid].time) >= 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	}
-
-	/* Every version at the same distance: the earliest, if in range */
-	if (asof_nearest_infinite(s))
-	{
-		int			first = asof_nearest_first(s, vl);
-
-		if (asof_nearest_within(s, ASOF_VERSION_TIME(s, vl, first)))
-			probe->rec = asof_rec(vl, vl->v[first].rec);
-		else if (lo > 0 &&
-				 asof_nearest_within(s, ASOF_VERSION_TIME(s, vl, lo - 1)))
-			probe->rec = asof_rec(vl, vl->v[lo - 1].rec);
-		return;
-	}
-
-	/* the version after: the last of its run of equal times */
-	next = lo;
-	while (next + 1 < n &&
-		   (s->time_int64 ?
-			DatumGetInt64(vl->v[next + 1].time) == DatumGetInt64(vl->v[next].time) :
-			asof_compare(&s->time_cmp, vl->v[next + 1].time,
-						 vl->v[next].time) == 0))
-		next++;
-
-	which = asof_nearest_choose(s, lo > 0,
-								lo > 0 ? ASOF_VERSION_TIME(s, vl, lo - 1) : 0,
-								next < n,
-								next < n ? ASOF_VERSION_TIME(s, vl, next) : 0,
-								econtext);
-	if (which == 0)
-		probe->rec = asof_rec(vl, vl->v[lo - 1].rec);
-	else if (which == 1)
-		probe->rec = asof_rec(vl, vl->v[next].rec);
-	if (probe->rec != NULL)
-		ASOF_PREFETCH(probe->rec);
 }
 
 /*
@@ -1126,14 +768,15 @@ asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe, AsOfVersions *vl,
 static void
 asof_nearest_sort_outer(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *in = s->sort_in_slot;
+	TupleTableSlot *in = ls->sort_in_slot;
 	bool		anynull;
 	int			i;
 
-	s->outer_sort = tuplesort_begin_heap(s->sort_desc, s->nkeys + 1,
-										 s->near_sortattnos, s->near_sortops,
-										 s->near_sortcolls, s->near_nullsfirst,
+	ls->sorted.sort = tuplesort_begin_heap(ls->sort_desc, s->nkeys + 1,
+										 ls->near_sortattnos, ls->near_sortops,
+										 ls->near_sortcolls, ls->near_nullsfirst,
 										 work_mem, NULL, TUPLESORT_NONE);
 	for (;;)
 	{
@@ -1172,8 +815,361 @@ asof_nearest_sort_outer(AsOfJoinState *s)
 										  &in->tts_isnull[s->nouter + s->nkeys]);
 		ExecStoreVirtualTuple(in);
 
-		tuplesort_puttupleslot(s->outer_sort, in);
+		tuplesort_puttupleslot(ls->sorted.sort, in);
 	}
 	ResetExprContext(econtext);
-	tuplesort_performsort(s->outer_sort);
+	tuplesort_performsort(ls->sorted.sort);
 }
+
+/*
+ * asof_nearest_sort_begin
+ *		The fallback's sort of the outer rows in the nearest direction: by
+ *		(keys, time), NULLs last, as the merge needs; the keys and the time
+ *		are extra columns after the outer ones.
+ */
+static void
+asof_nearest_sort_begin(AsOfJoinState *s)
+{
+	AsOfLookupState *ls = asof_lookup_state(s);
+	AsOfPlanInfo *info = &s->info;
+	TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
+	int			nsort = s->nkeys + 1;
+	int			i;
+
+	ls->sort_desc = CreateTemplateTupleDesc(s->nouter + nsort);
+	for (i = 0; i < s->nouter; i++)
+		TupleDescCopyEntry(ls->sort_desc, i + 1, outerdesc, i + 1);
+	ls->near_sortattnos = palloc(sizeof(AttrNumber) * nsort);
+	ls->near_sortops = palloc(sizeof(Oid) * nsort);
+	ls->near_sortcolls = palloc(sizeof(Oid) * nsort);
+	ls->near_nullsfirst = palloc0(sizeof(bool) * nsort);
+	for (i = 0; i < nsort; i++)
+	{
+		/* the keys, then the time */
+		AsOfCmpInfo *cmp = (i < s->nkeys) ? &info->key_cmps[i] :
+		&info->time_cmp;
+		Oid			opfamily = cmp->opfamily;
+		Oid			outertype = cmp->outertype;
+		Oid			coll = cmp->collation;
+
+		ls->near_sortattnos[i] = s->nouter + 1 + i;
+		ls->near_sortops[i] = get_opfamily_member(opfamily, outertype,
+												  outertype,
+												  BTLessStrategyNumber);
+		if (!OidIsValid(ls->near_sortops[i]))
+			elog(ERROR, "missing sort operator for type %u in opfamily %u",
+				 outertype, opfamily);
+		ls->near_sortcolls[i] = coll;
+		TupleDescInitEntry(ls->sort_desc, s->nouter + 1 + i, "asof_sort",
+						   outertype, -1, 0);
+		TupleDescInitEntryCollation(ls->sort_desc, s->nouter + 1 + i, coll);
+	}
+}
+
+/*
+ * asof_lookup_begin
+ *		The lookup strategy's state: the table of versions, the batches of
+ *		outer rows, and for the fallback the sort of the outer rows and the
+ *		strategy fallen back to -- a sweep in this table over the outer rows
+ *		sorted by time, or in the nearest direction a merge over them sorted
+ *		by keys and time -- with a state of its own.
+ */
+static void *
+asof_lookup_begin(AsOfJoinState *s, EState *estate)
+{
+	AsOfLookupState *ls = palloc0(sizeof(AsOfLookupState));
+	AsOfPlanInfo *info = &s->info;
+	TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
+	TupleDesc	innerdesc = ExecGetResultType(s->inner_ps);
+	int			i;
+
+	/* what runs below finds the state through the node */
+	s->sstate = ls;
+	ls->split_part = -1;
+	if (info->split_param >= 0)
+		asof_set_split_param(s);	/* split_part -1: every version */
+	ls->table = asof_key_table_create(s, estate);
+	ls->mem_limit = get_hash_memory_limit();
+	ls->rec_header = MAXALIGN(s->ninner * (sizeof(Datum) + sizeof(bool)));
+	/* the columns a shared record keeps as offsets (asof_shared.c) */
+	ls->inner_byref = palloc(sizeof(int) * Max(s->ninner, 1));
+	ls->ninner_byref = 0;
+	for (i = 0; i < s->ninner; i++)
+	{
+		if (!TupleDescAttr(innerdesc, i)->attbyval)
+			ls->inner_byref[ls->ninner_byref++] = i;
+	}
+	ls->image_values = palloc(sizeof(Datum) * Max(s->ninner, 1));
+	ls->time_int64 = s->time_cmp.use_ssup &&
+		(s->time_cmp.ssup.comparator == ssup_datum_signed_cmp ||
+		 s->time_cmp.ssup.comparator == ssup_datum_int32_cmp);
+	asof_key_index_init(s, info);
+
+	ls->probes = palloc0(sizeof(AsOfProbe) * ASOF_BATCH);
+	ls->batch_values = palloc(sizeof(Datum) * ASOF_BATCH * s->nouter);
+	ls->batch_isnull = palloc(sizeof(bool) * ASOF_BATCH * s->nouter);
+	ls->batch_econtext = CreateExprContext(estate);
+	ls->batch_size = 1;
+	ls->ahead_slot = ExecInitExtraTupleSlot(estate, outerdesc,
+											&TTSOpsVirtual);
+
+	/* The fallback sorts the outer rows as the plan of the other strategy */
+	if (s->near != NULL)
+		asof_nearest_sort_begin(s);
+	else
+	{
+		Oid			time_opfamily = info->time_cmp.opfamily;
+		Oid			time_outertype = info->time_cmp.outertype;
+
+		/* by time, like the sweep's plan */
+		ls->time_collation = info->time_cmp.collation;
+		ls->time_sortop = get_opfamily_member(time_opfamily, time_outertype,
+											  time_outertype,
+											  s->forward ?
+											  BTGreaterStrategyNumber :
+											  BTLessStrategyNumber);
+		if (!OidIsValid(ls->time_sortop))
+			elog(ERROR, "missing sort operator for type %u in opfamily %u",
+				 time_outertype, time_opfamily);
+		ls->sort_desc = CreateTemplateTupleDesc(s->nouter + 1);
+		for (i = 0; i < s->nouter; i++)
+			TupleDescCopyEntry(ls->sort_desc, i + 1, outerdesc, i + 1);
+		TupleDescInitEntry(ls->sort_desc, s->nouter + 1, "asof_time",
+						   time_outertype, -1, 0);
+		TupleDescInitEntryCollation(ls->sort_desc, s->nouter + 1,
+									ls->time_collation);
+	}
+	ls->sort_in_slot = ExecInitExtraTupleSlot(estate, ls->sort_desc,
+											  &TTSOpsVirtual);
+	ls->sorted.slot = ExecInitExtraTupleSlot(estate, ls->sort_desc,
+											 &TTSOpsMinimalTuple);
+	if (s->near != NULL)
+	{
+		ls->fb = &asof_merge_strategy;
+		ls->fb_state = asof_merge_begin_sorted(s, estate, &ls->sorted);
+	}
+	else
+	{
+		ls->fb = &asof_sweep_strategy;
+		ls->fb_state = asof_sweep_begin_in(s, estate, ls->table, &ls->sorted);
+	}
+
+	/* the inner stream keeps rows with a NULL time until a fallback */
+	s->keep_null_times = true;
+	return ls;
+}
+
+/*
+ * asof_lookup_next
+ *		The next outer row with its version: the versions loaded first (or
+ *		shared, asof_shared_load), then the outer rows answered in batches,
+ *		or by the strategy fallen back to.
+ */
+static TupleTableSlot *
+asof_lookup_next(AsOfJoinState *s, void *state, Datum **values, bool **nulls)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	if (!ls->loaded)
+		asof_shared_load(s);
+	if (ls->fallback)
+		return ls->fb->next(s, ls->fb_state, values, nulls);
+	return asof_next_looked_up(s, values, nulls);
+}
+
+/*
+ * asof_lookup_rescan
+ *		Start over: the batches, the rows read ahead, the fallback's sort
+ *		and the strategy fallen back to.  Like a Hash Join, keep the versions
+ *		loaded unless the inner child's parameters changed (or they lie in
+ *		shared images, gone with the parallel query); false then: the inner
+ *		child does not restart.
+ */
+static bool
+asof_lookup_rescan(AsOfJoinState *s, void *state)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	if (ls->sorted.sort != NULL)
+	{
+		tuplesort_end(ls->sorted.sort);
+		ls->sorted.sort = NULL;
+	}
+	(void) ls->fb->rescan(s, ls->fb_state);
+	ls->batch_n = 0;
+	ls->batch_pos = 0;
+	ls->batch_size = 1;
+	ls->outer_done = false;
+	asof_ahead_end(s);
+	ls->ahead_eof = false;
+	if (ls->loaded && !ls->fallback && s->inner_ps->chgParam == NULL &&
+		!ls->in_images)
+		return false;
+	asof_lookup_discard(s);
+	ls->loaded = false;
+	ls->fallback = false;
+	s->keep_null_times = true;
+	return true;
+}
+
+/*
+ * asof_lookup_end
+ *		The end of the scan: the fallback's sort, the strategy fallen back
+ *		to, the rows read ahead.
+ */
+static void
+asof_lookup_end(AsOfJoinState *s, void *state)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	if (ls->sorted.sort != NULL)
+	{
+		tuplesort_end(ls->sorted.sort);
+		ls->sorted.sort = NULL;
+	}
+	ls->fb->end(s, ls->fb_state);
+	asof_ahead_end(s);
+}
+
+/*
+ * asof_lookup_explain
+ *		After "Strategy": how keys are found (VERBOSE), how the versions are
+ *		loaded under a Gather, and under ANALYZE whether the lookup fell
+ *		back.
+ */
+static void
+asof_lookup_explain(AsOfJoinState *s, void *state, ExplainState *es)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	if (es->verbose)
+		ExplainPropertyText("Key Lookup",
+							ls->key_image != NULL ? "by image" :
+							"by hash and equality functions", es);
+	if (s->css.ss.ps.plan->parallel_aware)
+	{
+		bool		shared = s->info.share_versions && ls->time_int64;
+		bool		split = shared && s->info.split_param >= 0;
+
+		/* a split load sorts each key's versions itself, on a Sort's input */
+		ExplainPropertyText("Versions", split ?
+							psprintf("loaded once in %d key partitions%s, shared by the participants",
+									 s->info.split_parts,
+									 IsA(s->inner_ps, SortState) ?
+									 ", sorted per key in place of the Sort below" :
+									 "") :
+							shared ?
+							"loaded once, shared by the participants" :
+							"loaded by each participant", es);
+		if (es->analyze && shared && !split)
+			ExplainPropertyInteger("Outer Rows Read Ahead", NULL,
+								   ls->ahead_total, es);
+	}
+	if (es->analyze)
+	{
+		if (ls->fell_back)
+		{
+			char	   *msg;
+
+			msg = psprintf("versions exceeded %zu kB: outer rows sorted by %s",
+						   ls->mem_limit / 1024,
+						   s->near != NULL ? "keys and time" : "time");
+			ExplainPropertyText("Fallback", msg, es);
+		}
+		else
+			ExplainPropertyText("Fallback", "none", es);
+	}
+}
+
+/*
+ * asof_lookup_explain_state
+ *		After the peak state: the batches of the sweep fallen back to (the
+ *		merge of the nearest direction has none).
+ */
+static void
+asof_lookup_explain_state(AsOfJoinState *s, void *state, ExplainState *es)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	if (ls->fb->explain_state != NULL)
+		ls->fb->explain_state(s, ls->fb_state, es);
+}
+
+/*
+ * asof_lookup_leave_share
+ *		A leader leaving the outer rows to the workers still loads the
+ *		versions for them (asof_shared_load_for_workers).
+ */
+static void
+asof_lookup_leave_share(AsOfJoinState *s, void *state)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	if (!ls->loaded)
+		asof_shared_load_for_workers(s);
+}
+
+/*
+ * asof_lookup_dsm_size, asof_lookup_dsm_init, asof_lookup_dsm_reinit,
+ * asof_lookup_shutdown
+ *		Under a Gather: the AsOfShared of the versions loaded once
+ *		(asof_shared.c) in the DSM segment, set up by the leader, found by
+ *		the workers, made ready for the next scan on a rescan of the Gather.
+ *		At shutdown the leader keeps the rows all participants read ahead,
+ *		for EXPLAIN, and the versions attached from the images, which go
+ *		away with the DSA area, are forgotten.
+ */
+static Size
+asof_lookup_dsm_size(void)
+{
+	return asof_shared_estimate();
+}
+
+static void
+asof_lookup_dsm_init(AsOfJoinState *s, void *state, void *coordinate,
+					 bool worker)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	ls->shared = (AsOfShared *) coordinate;
+	if (!worker)
+		asof_shared_init(ls->shared);
+}
+
+static void
+asof_lookup_dsm_reinit(AsOfJoinState *s, void *state)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	asof_shared_reinit(ls->shared, s->css.ss.ps.state->es_query_dsa);
+}
+
+static void
+asof_lookup_shutdown(AsOfJoinState *s, void *state)
+{
+	AsOfLookupState *ls = (AsOfLookupState *) state;
+
+	if (ls->shared != NULL && !IsParallelWorker())
+		ls->ahead_total = asof_shared_ahead_rows(ls->shared);
+	ls->shared = NULL;
+	if (ls->in_images)
+	{
+		asof_lookup_discard(s);
+		ls->loaded = false;
+	}
+}
+
+const AsOfStrategy asof_lookup_strategy = {
+	.label = "versions hashed by keys, outer rows looked up",
+	.begin = asof_lookup_begin,
+	.next = asof_lookup_next,
+	.rescan = asof_lookup_rescan,
+	.end = asof_lookup_end,
+	.explain = asof_lookup_explain,
+	.explain_state = asof_lookup_explain_state,
+	.leave_share = asof_lookup_leave_share,
+	.dsm_size = asof_lookup_dsm_size,
+	.dsm_init = asof_lookup_dsm_init,
+	.dsm_reinit = asof_lookup_dsm_reinit,
+	.shutdown = asof_lookup_shutdown,
+};

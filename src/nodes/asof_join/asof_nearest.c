@@ -3,9 +3,10 @@
  * asof_nearest.c
  *	  The parts of the AsOfJoin nearest direction (ORDER BY version_time
  *	  <-> outer_time) that its merge (asof_merge.c) and its lookup
- *	  (asof_lookup.c) share: the setup from the plan, the tolerance window,
- *	  and the choice between the two neighbours of the outer time by
- *	  btree_gist's distance.
+ *	  (asof_lookup_probe.c) share: the setup from the plan (AsOfNearest,
+ *	  the node's s->near), the tolerance window, and the choice between
+ *	  the two neighbours of the outer time by btree_gist's distance.  What
+ *	  each keeps besides is in its own state.
  *
  * src/nodes/asof_join/asof_nearest.c
  *
@@ -78,87 +79,29 @@
 /*
  * asof_nearest_begin
  *		BeginCustomScan's part for the nearest direction: the distance
- *		function and its ordering, the bounds' sides, the version slots and
- *		the lookup fallback's sort of outer rows by (keys, time).
+ *		function and its ordering, and the bounds' sides (s->near).  The
+ *		merge and the lookup add what they keep themselves.
  */
 void
-asof_nearest_begin(AsOfJoinState *s, EState *estate)
+asof_nearest_begin(AsOfJoinState *s)
 {
 	AsOfPlanInfo *info = &s->info;
-	TupleDesc	innerdesc = ExecGetResultType(s->inner_ps);
+	AsOfNearest *near = palloc0(sizeof(AsOfNearest));
 	int			i;
 
-	s->nearest = true;
-	fmgr_info(info->near_distfunc, &s->dist_flinfo);
-	memset(&s->dist_ssup, 0, sizeof(SortSupportData));
-	s->dist_ssup.ssup_cxt = CurrentMemoryContext;
-	s->dist_ssup.ssup_collation = InvalidOid;
-	s->dist_ssup.ssup_nulls_first = false;
-	PrepareSortSupportFromOrderingOp(info->near_ltop, &s->dist_ssup);
-	s->near_type = info->near_type;
-	s->near_inner_first = info->near_inner_first;
-	s->near_keep_nulls = info->near_keep_nulls;
-	s->tol_upper = palloc0(sizeof(bool) * Max(s->ntol, 1));
+	fmgr_info(info->near_distfunc, &near->dist_flinfo);
+	near->dist_ssup.ssup_cxt = CurrentMemoryContext;
+	near->dist_ssup.ssup_collation = InvalidOid;
+	near->dist_ssup.ssup_nulls_first = false;
+	PrepareSortSupportFromOrderingOp(info->near_ltop, &near->dist_ssup);
+	near->type = info->near_type;
+	near->inner_first = info->near_inner_first;
+	near->keep_nulls = info->near_keep_nulls;
+	near->tol_upper = palloc0(sizeof(bool) * Max(s->ntol, 1));
 	for (i = 0; i < s->ntol; i++)
-		s->tol_upper[i] = info->tol_upper[i];
-	s->near_bounds = palloc0(sizeof(Datum) * Max(s->ntol, 1));
-
-	s->near_key_icmp = palloc0(sizeof(AsOfCmp) * Max(s->nkeys, 1));
-	for (i = 0; i < s->nkeys; i++)
-	{
-		Oid			innertype = info->key_cmps[i].innertype;
-
-		asof_init_cmp(&s->near_key_icmp[i],
-					  info->key_cmps[i].opfamily,
-					  innertype, innertype,
-					  info->key_cmps[i].collation);
-	}
-	for (i = 0; i < 4; i++)
-	{
-		s->near_slot[i] = ExecInitExtraTupleSlot(estate, innerdesc,
-												 &TTSOpsMinimalTuple);
-		s->near_have[i] = false;
-		s->near_bytes[i] = 0;
-	}
-
-	if (s->strategy == ASOF_STRATEGY_LOOKUP)
-	{
-		TupleDesc	outerdesc = ExecGetResultType(s->outer_ps);
-		int			nsort = s->nkeys + 1;
-
-		s->sort_desc = CreateTemplateTupleDesc(s->nouter + nsort);
-		for (i = 0; i < s->nouter; i++)
-			TupleDescCopyEntry(s->sort_desc, i + 1, outerdesc, i + 1);
-		s->near_sortattnos = palloc(sizeof(AttrNumber) * nsort);
-		s->near_sortops = palloc(sizeof(Oid) * nsort);
-		s->near_sortcolls = palloc(sizeof(Oid) * nsort);
-		s->near_nullsfirst = palloc0(sizeof(bool) * nsort);
-		for (i = 0; i < nsort; i++)
-		{
-			/* the keys, then the time */
-			AsOfCmpInfo *cmp = (i < s->nkeys) ? &info->key_cmps[i] :
-			&info->time_cmp;
-			Oid			opfamily = cmp->opfamily;
-			Oid			outertype = cmp->outertype;
-			Oid			coll = cmp->collation;
-
-			s->near_sortattnos[i] = s->nouter + 1 + i;
-			s->near_sortops[i] = get_opfamily_member(opfamily, outertype,
-													 outertype,
-													 BTLessStrategyNumber);
-			if (!OidIsValid(s->near_sortops[i]))
-				elog(ERROR, "missing sort operator for type %u in opfamily %u",
-					 outertype, opfamily);
-			s->near_sortcolls[i] = coll;
-			TupleDescInitEntry(s->sort_desc, s->nouter + 1 + i, "asof_sort",
-							   outertype, -1, 0);
-			TupleDescInitEntryCollation(s->sort_desc, s->nouter + 1 + i, coll);
-		}
-		s->sort_in_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
-												 &TTSOpsVirtual);
-		s->sort_out_slot = ExecInitExtraTupleSlot(estate, s->sort_desc,
-												  &TTSOpsMinimalTuple);
-	}
+		near->tol_upper[i] = info->tol_upper[i];
+	near->bounds = palloc0(sizeof(Datum) * Max(s->ntol, 1));
+	s->near = near;
 }
 
 /*
@@ -174,7 +117,7 @@ asof_nearest_bounds(AsOfJoinState *s, ExprContext *econtext)
 
 	for (i = 0; i < s->ntol; i++)
 	{
-		s->near_bounds[i] = ExecEvalExprSwitchContext(s->tol_bound[i],
+		s->near->bounds[i] = ExecEvalExprSwitchContext(s->tol_bound[i],
 													  econtext, &isnull);
 		if (isnull)
 			return false;
@@ -191,9 +134,9 @@ asof_nearest_within(AsOfJoinState *s, Datum itime)
 	for (i = 0; i < s->ntol; i++)
 	{
 		/* < 0: the bound is below the version time */
-		int			c = asof_compare(&s->tol_cmp[i], s->near_bounds[i], itime);
+		int			c = asof_compare(&s->tol_cmp[i], s->near->bounds[i], itime);
 
-		if (s->tol_upper[i] ? (c < 0 || (c == 0 && s->tol_strict[i])) :
+		if (s->near->tol_upper[i] ? (c < 0 || (c == 0 && s->tol_strict[i])) :
 			(c > 0 || (c == 0 && s->tol_strict[i])))
 			return false;
 	}
@@ -213,7 +156,7 @@ asof_nearest_fast(AsOfJoinState *s, Datum x, int64 *d)
 	int64		b;
 	int64		r;
 
-	switch (s->near_type)
+	switch (s->near->type)
 	{
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
@@ -256,9 +199,9 @@ asof_nearest_fast(AsOfJoinState *s, Datum x, int64 *d)
 static Datum
 asof_nearest_dist(AsOfJoinState *s, Datum t)
 {
-	if (s->near_inner_first)
-		return FunctionCall2Coll(&s->dist_flinfo, InvalidOid, t, s->otime);
-	return FunctionCall2Coll(&s->dist_flinfo, InvalidOid, s->otime, t);
+	if (s->near->inner_first)
+		return FunctionCall2Coll(&s->near->dist_flinfo, InvalidOid, t, s->otime);
+	return FunctionCall2Coll(&s->near->dist_flinfo, InvalidOid, s->otime, t);
 }
 
 /* The same, computed in econtext's per-tuple memory */
@@ -310,7 +253,7 @@ asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,
 	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	c = ApplySortComparator(asof_nearest_dist(s, tnext), false,
 							asof_nearest_dist(s, tprev), false,
-							&s->dist_ssup);
+							&s->near->dist_ssup);
 	MemoryContextSwitchTo(oldcxt);
 	return (c < 0) ? 1 : 0;
 }
@@ -323,6 +266,6 @@ asof_nearest_choose(AsOfJoinState *s, bool have_prev, Datum tprev,
 bool
 asof_nearest_infinite(AsOfJoinState *s)
 {
-	return (s->near_type == TIMESTAMPOID || s->near_type == TIMESTAMPTZOID) &&
+	return (s->near->type == TIMESTAMPOID || s->near->type == TIMESTAMPTZOID) &&
 		TIMESTAMP_NOT_FINITE(DatumGetTimestamp(s->otime));
 }

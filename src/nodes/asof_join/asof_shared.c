@@ -38,7 +38,7 @@
  * first, as it does while the workers are starting up, and then drops its
  * table and returns no rows (asof_shared_load_for_workers).
  *
- * Only when the times compare as int64 (AsOfJoinState.time_int64): the
+ * Only when the times compare as int64 (AsOfLookupState.time_int64): the
  * binary search then reads the int64 times of the version arrays, never a
  * Datum that may point into a record.  Other time types keep a table per
  * participant.
@@ -53,7 +53,7 @@
  * they point to (the key as a MinimalTuple; the version array with record
  * offsets; the fences and super fences), then the loader's blocks of
  * records, copied whole.  The loader writes its records position-
- * independent in the first place (AsOfJoinState.rec_relative: every
+ * independent in the first place (AsOfLookupState.rec_relative: every
  * by-reference Datum an offset from its record), so that writing the image
  * never touches a record: a version's offset comes from the block it lies
  * in (AsOfBlockMap).
@@ -71,7 +71,7 @@
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
 
-#include "asof_exec_internal.h"
+#include "asof_lookup.h"
 #include "pg_compat.h"
 
 /* AsOfShared.state */
@@ -221,15 +221,16 @@ asof_rec_offset(AsOfBlockMap *map, int nblocks, char *rec)
 static Size
 asof_image_size(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	TupleHashIterator iter;
 	TupleHashEntry entry;
 	Size		size = MAXALIGN(sizeof(AsOfImage));
 	int			i;
 
-	InitTupleHashIterator(s->hashtable, &iter);
-	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
+	InitTupleHashIterator(ls->table->hashtable, &iter);
+	while ((entry = ScanTupleHashTable(ls->table->hashtable, &iter)) != NULL)
 	{
-		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
+		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(ls->table->hashtable, entry);
 
 		size = add_size(size, MAXALIGN(sizeof(AsOfImageKey)));
 		size = add_size(size, MAXALIGN(entry->firstTuple->t_len));
@@ -240,8 +241,8 @@ asof_image_size(AsOfJoinState *s)
 												   ASOF_NSUPER(vl->n))));
 	}
 	TermTupleHashIterator(&iter);
-	for (i = 0; i < s->nblocks; i++)
-		size = add_size(size, MAXALIGN(s->block_used[i]));
+	for (i = 0; i < ls->nblocks; i++)
+		size = add_size(size, MAXALIGN(ls->block_used[i]));
 	return size;
 }
 
@@ -250,11 +251,12 @@ asof_image_size(AsOfJoinState *s)
  *		Write the image of the loader's table (size bytes) to image: the
  *		keys and their version arrays, then the blocks of records as they
  *		are (their by-reference Datums are offsets from the record already,
- *		see AsOfJoinState.rec_relative).
+ *		see AsOfLookupState.rec_relative).
  */
 static void
 asof_image_write(AsOfJoinState *s, char *image, Size size)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	AsOfImage  *hdr = (AsOfImage *) image;
 	AsOfImageKey *keys;
 	AsOfBlockMap *map;
@@ -265,7 +267,7 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
 	int			i;
 
 	hdr->size = size;
-	hdr->nkeys = s->hashtable->hashtab->members;
+	hdr->nkeys = ls->table->hashtable->hashtab->members;
 	keys = (AsOfImageKey *) (image + MAXALIGN(sizeof(AsOfImage)));
 	off = MAXALIGN(sizeof(AsOfImage)) +
 		MAXALIGN(sizeof(AsOfImageKey)) * hdr->nkeys;
@@ -274,21 +276,21 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
 	{
 		Size		boff = size;
 
-		map = palloc(sizeof(AsOfBlockMap) * Max(s->nblocks, 1));
-		for (i = s->nblocks - 1; i >= 0; i--)
+		map = palloc(sizeof(AsOfBlockMap) * Max(ls->nblocks, 1));
+		for (i = ls->nblocks - 1; i >= 0; i--)
 		{
-			boff -= MAXALIGN(s->block_used[i]);
-			map[i].start = s->blocks[i];
-			map[i].used = s->block_used[i];
+			boff -= MAXALIGN(ls->block_used[i]);
+			map[i].start = ls->blocks[i];
+			map[i].used = ls->block_used[i];
 			map[i].off = boff;
 		}
-		qsort(map, s->nblocks, sizeof(AsOfBlockMap), asof_block_cmp);
+		qsort(map, ls->nblocks, sizeof(AsOfBlockMap), asof_block_cmp);
 	}
 
-	InitTupleHashIterator(s->hashtable, &iter);
-	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
+	InitTupleHashIterator(ls->table->hashtable, &iter);
+	while ((entry = ScanTupleHashTable(ls->table->hashtable, &iter)) != NULL)
 	{
-		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(s->hashtable, entry);
+		AsOfVersions *vl = (AsOfVersions *) wj_tuplehash_get(ls->table->hashtable, entry);
 		AsOfImageKey *ik = &keys[k++];
 		AsOfVersion *v;
 
@@ -303,7 +305,7 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
 		for (i = 0; i < vl->n; i++)
 		{
 			v[i].time = vl->v[i].time;
-			v[i].rec = (char *) asof_rec_offset(map, s->nblocks, vl->v[i].rec);
+			v[i].rec = (char *) asof_rec_offset(map, ls->nblocks, vl->v[i].rec);
 		}
 		off += MAXALIGN(sizeof(AsOfVersion) * (Size) vl->n);
 
@@ -321,15 +323,15 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
 		}
 
 		ik->nullrec = vl->nullrec != NULL ?
-			asof_rec_offset(map, s->nblocks, vl->nullrec) : 0;
+			asof_rec_offset(map, ls->nblocks, vl->nullrec) : 0;
 	}
 	TermTupleHashIterator(&iter);
 
-	for (i = 0; i < s->nblocks; i++)
+	for (i = 0; i < ls->nblocks; i++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		memcpy(image + off, s->blocks[i], s->block_used[i]);
-		off += MAXALIGN(s->block_used[i]);
+		memcpy(image + off, ls->blocks[i], ls->block_used[i]);
+		off += MAXALIGN(ls->block_used[i]);
 	}
 	pfree(map);
 	if (k != hdr->nkeys || off != size)
@@ -348,13 +350,14 @@ asof_image_write(AsOfJoinState *s, char *image, Size size)
 static void
 asof_image_attach(AsOfJoinState *s, char *image)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	AsOfImage  *hdr = (AsOfImage *) image;
 	AsOfImageKey *keys;
 	TupleTableSlot *kslot;
 	int64		k;
 
 	keys = (AsOfImageKey *) (image + MAXALIGN(sizeof(AsOfImage)));
-	kslot = MakeSingleTupleTableSlot(s->probe_slot->tts_tupleDescriptor,
+	kslot = MakeSingleTupleTableSlot(ls->table->probe_slot->tts_tupleDescriptor,
 									 &TTSOpsMinimalTuple);
 	for (k = 0; k < hdr->nkeys; k++)
 	{
@@ -366,13 +369,13 @@ asof_image_attach(AsOfJoinState *s, char *image)
 		CHECK_FOR_INTERRUPTS();
 		ExecStoreMinimalTuple((MinimalTuple) (image + ik->key), kslot, false);
 		slot_getallattrs(kslot);
-		entry = LookupTupleHashEntry(s->hashtable,
-									 asof_key_slot(s, kslot->tts_values),
+		entry = LookupTupleHashEntry(ls->table->hashtable,
+									 asof_key_slot(s, ls->table, kslot->tts_values),
 									 &isnew, NULL);
 		if (!isnew)
 			elog(ERROR, "AsOfJoin image of the versions has a key twice");
 
-		vl = MemoryContextAlloc(s->hashcxt, sizeof(AsOfVersions));
+		vl = MemoryContextAlloc(ls->table->hashcxt, sizeof(AsOfVersions));
 		vl->n = ik->n;
 		vl->cap = ik->n;
 		vl->v = (AsOfVersion *) (image + ik->versions);
@@ -385,35 +388,37 @@ asof_image_attach(AsOfJoinState *s, char *image)
 			vl->super = vl->fences + ASOF_NFENCES(ik->n);
 		}
 		vl->nullrec = ik->nullrec != 0 ? image + ik->nullrec : NULL;
-		wj_tuplehash_set(s->hashtable, entry, vl);
+		wj_tuplehash_set(ls->table->hashtable, entry, vl);
 	}
 	ExecDropSingleTupleTableSlot(kslot);
-	s->in_images = true;
-	s->loaded = true;
-	s->fallback = false;
+	ls->in_images = true;
+	ls->loaded = true;
+	ls->fallback = false;
+	s->keep_null_times = true;
 }
 
 /*
  * asof_image_values
  *		A match's record in the image: its Datums, the by-reference ones
- *		turned from offsets into pointers, in s->image_values.
+ *		turned from offsets into pointers, in ls->image_values.
  */
 Datum *
 asof_image_values(AsOfJoinState *s, Datum *rec)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	bool	   *nulls = (bool *) (rec + s->ninner);
 	int			i;
 
-	memcpy(s->image_values, rec, s->ninner * sizeof(Datum));
-	for (i = 0; i < s->ninner_byref; i++)
+	memcpy(ls->image_values, rec, s->ninner * sizeof(Datum));
+	for (i = 0; i < ls->ninner_byref; i++)
 	{
-		int			att = s->inner_byref[i];
+		int			att = ls->inner_byref[i];
 
 		if (!nulls[att])
-			s->image_values[att] =
+			ls->image_values[att] =
 				PointerGetDatum((char *) rec + (Size) rec[att]);
 	}
-	return s->image_values;
+	return ls->image_values;
 }
 
 /*
@@ -425,8 +430,10 @@ asof_image_values(AsOfJoinState *s, Datum *rec)
 static bool
 asof_shareable(AsOfJoinState *s)
 {
-	return s->shared != NULL && s->info.share_versions &&
-		s->css.ss.ps.state->es_query_dsa != NULL && s->time_int64;
+	AsOfLookupState *ls = asof_lookup_state(s);
+
+	return ls->shared != NULL && s->info.share_versions &&
+		s->css.ss.ps.state->es_query_dsa != NULL && ls->time_int64;
 }
 
 /*
@@ -438,7 +445,8 @@ asof_shareable(AsOfJoinState *s)
 static bool
 asof_shared_claim(AsOfJoinState *s, bool *shareable)
 {
-	AsOfShared *sh = s->shared;
+	AsOfLookupState *ls = asof_lookup_state(s);
+	AsOfShared *sh = ls->shared;
 	bool		build = false;
 
 	*shareable = asof_shareable(s);
@@ -461,19 +469,20 @@ asof_shared_claim(AsOfJoinState *s, bool *shareable)
  *		Returns the state set: READY, OVERFLOW (past the memory limit, this
  *		participant has fallen back), or UNSHARED (no room in the DSA area;
  *		the inner child is then restarted).  On READY and UNSHARED the
- *		loader's own table is gone (s->loaded false), its state figures
+ *		loader's own table is gone (ls->loaded false), its state figures
  *		kept on READY: they are the versions loaded, for EXPLAIN ANALYZE.
  */
 static int
 asof_shared_build(AsOfJoinState *s)
 {
-	AsOfShared *sh = s->shared;
+	AsOfLookupState *ls = asof_lookup_state(s);
+	AsOfShared *sh = ls->shared;
 	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
 	int			state = ASOF_SHARED_OVERFLOW;
 
-	s->rec_relative = true;
+	ls->rec_relative = true;
 	asof_lookup_load(s);
-	if (!s->fallback)
+	if (!ls->fallback)
 	{
 		Size		size = asof_image_size(s);
 		dsa_pointer dp;
@@ -496,7 +505,7 @@ asof_shared_build(AsOfJoinState *s)
 			asof_lookup_discard(s);
 			asof_restart_inner(s);
 		}
-		s->loaded = false;
+		ls->loaded = false;
 	}
 	asof_shared_set_state(sh, state);
 	return state;
@@ -515,7 +524,8 @@ asof_shared_build(AsOfJoinState *s)
 static bool
 asof_split_build(AsOfJoinState *s)
 {
-	AsOfShared *sh = s->shared;
+	AsOfLookupState *ls = asof_lookup_state(s);
+	AsOfShared *sh = ls->shared;
 	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
 	WjStateStats stats;
 
@@ -530,16 +540,16 @@ asof_split_build(AsOfJoinState *s)
 		if (p >= (uint32) s->info.split_parts ||
 			asof_shared_state(sh) != ASOF_SHARED_BUILDING)
 			break;
-		s->split_part = (int) p;
+		ls->split_part = (int) p;
 		asof_restart_inner(s);
-		s->rec_relative = true;
+		ls->rec_relative = true;
 		/* on overflow these fall back, with partition -1 */
 		if (IsA(s->inner_ps, SortState))
 			asof_lookup_load_unsorted(s);
 		else
 			asof_lookup_load(s);
-		s->split_part = -1;
-		if (s->fallback)
+		ls->split_part = -1;
+		if (ls->fallback)
 		{
 			asof_shared_set_state(sh, ASOF_SHARED_OVERFLOW);
 			return false;
@@ -549,7 +559,7 @@ asof_split_build(AsOfJoinState *s)
 		size = asof_image_size(s);
 		SpinLockAcquire(&sh->mutex);
 		sh->split_bytes += size;
-		over = sh->split_bytes > s->mem_limit;
+		over = sh->split_bytes > ls->mem_limit;
 		SpinLockRelease(&sh->mutex);
 		if (over)
 		{
@@ -564,7 +574,7 @@ asof_split_build(AsOfJoinState *s)
 		{
 			asof_shared_set_state(sh, ASOF_SHARED_UNSHARED);
 			asof_lookup_discard(s);
-			s->loaded = false;
+			ls->loaded = false;
 			return false;
 		}
 		asof_image_write(s, dsa_get_address(area, dp), size);
@@ -573,7 +583,7 @@ asof_split_build(AsOfJoinState *s)
 		stats.peak_rows = Max(stats.peak_rows, stats.rows);
 		stats.peak_bytes = Max(stats.peak_bytes, stats.bytes);
 		asof_lookup_discard(s);
-		s->loaded = false;
+		ls->loaded = false;
 		SpinLockAcquire(&sh->mutex);
 		sh->part_images[p] = dp;
 		if (++sh->parts_done == s->info.split_parts &&
@@ -599,7 +609,8 @@ asof_split_build(AsOfJoinState *s)
 static void
 asof_split_load(AsOfJoinState *s, bool for_workers)
 {
-	AsOfShared *sh = s->shared;
+	AsOfLookupState *ls = asof_lookup_state(s);
+	AsOfShared *sh = ls->shared;
 	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
 	int			state;
 
@@ -609,14 +620,14 @@ asof_split_load(AsOfJoinState *s, bool for_workers)
 		sh->state = ASOF_SHARED_BUILDING;
 	SpinLockRelease(&sh->mutex);
 
-	if (!asof_split_build(s) && s->fallback)
+	if (!asof_split_build(s) && ls->fallback)
 		return;
 	if (for_workers)
 		return;
 	state = asof_shared_wait(sh);
 	if (state == ASOF_SHARED_OVERFLOW)
 	{
-		s->loaded = true;
+		ls->loaded = true;
 		asof_lookup_fall_back(s);
 		return;
 	}
@@ -643,20 +654,21 @@ asof_split_load(AsOfJoinState *s, bool for_workers)
 void
 asof_shared_load_for_workers(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	bool		shareable;
 
 	if (s->info.split_param >= 0 && asof_shareable(s))
 	{
-		s->load_only = true;
+		ls->load_only = true;
 		asof_split_load(s, true);
-		s->load_only = false;
+		ls->load_only = false;
 		return;
 	}
 	if (!asof_shared_claim(s, &shareable))
 		return;
-	s->load_only = true;
+	ls->load_only = true;
 	(void) asof_shared_build(s);
-	s->load_only = false;
+	ls->load_only = false;
 }
 
 /*
@@ -713,23 +725,24 @@ asof_shared_wait(AsOfShared *sh)
 static bool
 asof_ahead_grow(AsOfJoinState *s)
 {
-	int64		cap = Max(s->ahead_cap * 2, ASOF_BATCH * 8);
+	AsOfLookupState *ls = asof_lookup_state(s);
+	int64		cap = Max(ls->ahead_cap * 2, ASOF_BATCH * 8);
 	Size		n = (Size) s->nouter * cap;
 
-	if (MemoryContextMemAllocated(s->ahead_cxt, true) +
-		(sizeof(Datum) + sizeof(bool)) * (n - (Size) s->nouter * s->ahead_cap) >
-		s->mem_limit)
+	if (MemoryContextMemAllocated(ls->ahead_cxt, true) +
+		(sizeof(Datum) + sizeof(bool)) * (n - (Size) s->nouter * ls->ahead_cap) >
+		ls->mem_limit)
 		return false;
-	s->ahead_cap = cap;
-	if (s->ahead_values == NULL)
+	ls->ahead_cap = cap;
+	if (ls->ahead_values == NULL)
 	{
-		s->ahead_values = palloc_extended(sizeof(Datum) * n, MCXT_ALLOC_HUGE);
-		s->ahead_isnull = palloc_extended(sizeof(bool) * n, MCXT_ALLOC_HUGE);
+		ls->ahead_values = palloc_extended(sizeof(Datum) * n, MCXT_ALLOC_HUGE);
+		ls->ahead_isnull = palloc_extended(sizeof(bool) * n, MCXT_ALLOC_HUGE);
 	}
 	else
 	{
-		s->ahead_values = repalloc_huge(s->ahead_values, sizeof(Datum) * n);
-		s->ahead_isnull = repalloc_huge(s->ahead_isnull, sizeof(bool) * n);
+		ls->ahead_values = repalloc_huge(ls->ahead_values, sizeof(Datum) * n);
+		ls->ahead_isnull = repalloc_huge(ls->ahead_isnull, sizeof(bool) * n);
 	}
 	return true;
 }
@@ -755,26 +768,27 @@ asof_ahead_grow(AsOfJoinState *s)
 static void
 asof_read_ahead(AsOfJoinState *s)
 {
+	AsOfLookupState *ls = asof_lookup_state(s);
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	double		share = Max(s->outer_ps->plan->plan_rows, ASOF_BATCH);
 	MemoryContext oldcxt;
 
-	Assert(s->ahead_cxt == NULL && !s->ahead_eof);
-	s->ahead_cxt = AllocSetContextCreate(s->css.ss.ps.state->es_query_cxt,
+	Assert(ls->ahead_cxt == NULL && !ls->ahead_eof);
+	ls->ahead_cxt = AllocSetContextCreate(s->css.ss.ps.state->es_query_cxt,
 										 "AsOfJoin outer rows read ahead",
 										 ALLOCSET_DEFAULT_SIZES);
 	/* the state and the limits are looked at once per ASOF_BATCH rows */
-	while (s->ahead_n % ASOF_BATCH != 0 ||
-		   (asof_shared_state(s->shared) == ASOF_SHARED_BUILDING &&
-			s->ahead_n < share &&
-			MemoryContextMemAllocated(s->ahead_cxt, true) < s->mem_limit))
+	while (ls->ahead_n % ASOF_BATCH != 0 ||
+		   (asof_shared_state(ls->shared) == ASOF_SHARED_BUILDING &&
+			ls->ahead_n < share &&
+			MemoryContextMemAllocated(ls->ahead_cxt, true) < ls->mem_limit))
 	{
 		TupleTableSlot *outer;
 
 		CHECK_FOR_INTERRUPTS();
 		/* the child runs in the caller's context, the copies go here */
-		oldcxt = MemoryContextSwitchTo(s->ahead_cxt);
-		if (s->ahead_n == s->ahead_cap && !asof_ahead_grow(s))
+		oldcxt = MemoryContextSwitchTo(ls->ahead_cxt);
+		if (ls->ahead_n == ls->ahead_cap && !asof_ahead_grow(s))
 		{
 			MemoryContextSwitchTo(oldcxt);
 			break;
@@ -783,31 +797,31 @@ asof_read_ahead(AsOfJoinState *s)
 		outer = ExecProcNode(s->outer_ps);
 		if (TupIsNull(outer))
 		{
-			s->ahead_eof = true;
+			ls->ahead_eof = true;
 			break;
 		}
-		oldcxt = MemoryContextSwitchTo(s->ahead_cxt);
+		oldcxt = MemoryContextSwitchTo(ls->ahead_cxt);
 		asof_copy_values(outer, s->nouter,
-						 s->ahead_values + s->ahead_n * s->nouter,
-						 s->ahead_isnull + s->ahead_n * s->nouter);
+						 ls->ahead_values + ls->ahead_n * s->nouter,
+						 ls->ahead_isnull + ls->ahead_n * s->nouter);
 		MemoryContextSwitchTo(oldcxt);
-		if (s->ahead_n == 0 && s->nkeys > 0)
+		if (ls->ahead_n == 0 && s->nkeys > 0)
 		{
 			bool		isnull;
 			int			i;
 
 			econtext->ecxt_scantuple =
-				asof_form_values(s, s->ahead_values, s->ahead_isnull);
+				asof_form_values(s, ls->ahead_values, ls->ahead_isnull);
 			for (i = 0; i < s->nkeys; i++)
 				(void) ExecEvalExprSwitchContext(s->outer_key[i], econtext,
 												 &isnull);
 			ResetExprContext(econtext);
 		}
-		s->ahead_n++;
+		ls->ahead_n++;
 	}
-	SpinLockAcquire(&s->shared->mutex);
-	s->shared->ahead_rows += s->ahead_n;
-	SpinLockRelease(&s->shared->mutex);
+	SpinLockAcquire(&ls->shared->mutex);
+	ls->shared->ahead_rows += ls->ahead_n;
+	SpinLockRelease(&ls->shared->mutex);
 }
 
 /*
@@ -820,7 +834,8 @@ asof_read_ahead(AsOfJoinState *s)
 void
 asof_shared_load(AsOfJoinState *s)
 {
-	AsOfShared *sh = s->shared;
+	AsOfLookupState *ls = asof_lookup_state(s);
+	AsOfShared *sh = ls->shared;
 	dsa_area   *area = s->css.ss.ps.state->es_query_dsa;
 	bool		shareable;
 	int			state;
@@ -858,7 +873,7 @@ asof_shared_load(AsOfJoinState *s)
 		asof_image_attach(s, dsa_get_address(area, sh->image));
 	else if (state == ASOF_SHARED_OVERFLOW)
 	{
-		s->loaded = true;
+		ls->loaded = true;
 		asof_lookup_fall_back(s);
 	}
 	else

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * asof_sweep.c
- *	  The sweep strategy of the AsOfJoin custom scan (see asof_join_exec.c for
+ *	  The sweep strategy of the AsOfJoin custom scan (see asof_exec.c for
  *	  the node and its other strategies), and its batches on disk.
  *
  * Both children arrive sorted by time alone (descending when looking
@@ -12,6 +12,11 @@
  * state is one version per key seen so far.  Among versions tied on (keys,
  * time) the last one read wins.  Outer rows whose shifted time is out of
  * range are set aside and answered at the end (asof_next_deferred).
+ *
+ * The state (AsOfSweepState) is the table of current versions, the rows
+ * set aside and the batches.  The lookup strategy falls back to a sweep
+ * of its own (asof_sweep_begin_in, asof_sweep.h): in the lookup's table,
+ * over the outer rows the lookup sorted by time.
  *
  * Batches.  The state is bounded by work_mem * hash_mem_multiplier, the
  * memory of a Hash Join's table, at run time, whatever the planner
@@ -64,8 +69,10 @@
 #include "miscadmin.h"
 #include "storage/buffile.h"
 #include "utils/memutils.h"
+#include "utils/tuplestore.h"
 
 #include "asof_exec_internal.h"
+#include "asof_sweep.h"
 #include "pg_compat.h"
 
 /* Kinds of records in a batch file */
@@ -147,16 +154,30 @@ typedef struct AsOfSpill
 	int64		disk_bytes;		/* written to temporary files */
 } AsOfSpill;
 
-static void asof_spill_split(AsOfJoinState *s);
+/* The sweep strategy's state */
+typedef struct AsOfSweepState
+{
+	AsOfKeyTable *table;		/* the current version of every key seen */
+	bool		owns_table;		/* false: the lookup's, which it resets */
+	AsOfOuterSort *sorted;		/* the lookup's sort of the outer rows, or
+								 * NULL: the outer child */
+	Tuplestorestate *deferred;	/* outer rows set aside (shifted time) */
+	TupleTableSlot *deferred_slot;
+	bool		drained;		/* every inner row read */
+	AsOfSpill  *spill;			/* keys in batches on disk */
+	bool		row_spilled;	/* the outer row went to a batch */
+} AsOfSweepState;
+
+static void asof_spill_split(AsOfJoinState *s, AsOfSweepState *sw);
 
 /*
  * asof_spill_get
  *		The sweep's spill state, made at its first use.
  */
 static AsOfSpill *
-asof_spill_get(AsOfJoinState *s)
+asof_spill_get(AsOfJoinState *s, AsOfSweepState *sw)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 	MemoryContext cxt;
 	MemoryContext oldcxt;
 
@@ -180,7 +201,7 @@ asof_spill_get(AsOfJoinState *s)
 	sp->maxpending = 16;
 	sp->pending = palloc(sizeof(AsOfBatch *) * sp->maxpending);
 	MemoryContextSwitchTo(oldcxt);
-	s->spill = sp;
+	sw->spill = sp;
 	return sp;
 }
 
@@ -294,9 +315,9 @@ asof_spill_read(AsOfSpill *sp, BufFile *file, AsOfRecHeader *hdr)
  *		open files, at least a quarter of the limit.
  */
 static inline size_t
-asof_spill_table_limit(AsOfJoinState *s)
+asof_spill_table_limit(AsOfJoinState *s, AsOfSweepState *sw)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 	size_t		buffers = (size_t) sp->nopen * (BLCKSZ + 64);
 
 	if (buffers > sp->limit - sp->limit / 4)
@@ -310,7 +331,7 @@ asof_spill_table_limit(AsOfJoinState *s)
  *		hash given) in the table.
  */
 static void
-asof_table_put(AsOfJoinState *s, TupleTableSlot *inner,
+asof_table_put(AsOfJoinState *s, AsOfSweepState *sw, TupleTableSlot *inner,
 			   TupleTableSlot *keyslot, uint32 hash)
 {
 	TupleHashEntry entry;
@@ -319,19 +340,19 @@ asof_table_put(AsOfJoinState *s, TupleTableSlot *inner,
 	MinimalTuple copy;
 	bool		isnew;
 
-	entry = LookupTupleHashEntryHash(s->hashtable, keyslot, &isnew, hash);
+	entry = LookupTupleHashEntryHash(sw->table->hashtable, keyslot, &isnew, hash);
 
-	oldcxt = MemoryContextSwitchTo(s->hashcxt);
+	oldcxt = MemoryContextSwitchTo(sw->table->hashcxt);
 	copy = ExecCopySlotMinimalTuple(inner);
 	MemoryContextSwitchTo(oldcxt);
 
-	old = isnew ? NULL : (MinimalTuple) wj_tuplehash_get(s->hashtable, entry);
+	old = isnew ? NULL : (MinimalTuple) wj_tuplehash_get(sw->table->hashtable, entry);
 	if (old != NULL)
 	{
 		wj_state_remove(&s->stats, old->t_len);
 		pfree(old);
 	}
-	wj_tuplehash_set(s->hashtable, entry, copy);
+	wj_tuplehash_set(sw->table->hashtable, entry, copy);
 	wj_state_add(&s->stats, copy->t_len);
 }
 
@@ -340,14 +361,14 @@ asof_table_put(AsOfJoinState *s, TupleTableSlot *inner,
  *		The key slot of an inner row (keys never NULL here).
  */
 static TupleTableSlot *
-asof_inner_key_slot(AsOfJoinState *s, TupleTableSlot *inner)
+asof_inner_key_slot(AsOfJoinState *s, AsOfSweepState *sw, TupleTableSlot *inner)
 {
 	bool		isnull;
 	int			i;
 
 	for (i = 0; i < s->nkeys; i++)
-		s->ikeys[i] = slot_getattr(inner, s->inner_key_attno[i], &isnull);
-	return asof_key_slot(s, s->ikeys);
+		sw->table->ikeys[i] = slot_getattr(inner, s->inner_key_attno[i], &isnull);
+	return asof_key_slot(s, sw->table, sw->table->ikeys);
 }
 
 /*
@@ -357,10 +378,10 @@ asof_inner_key_slot(AsOfJoinState *s, TupleTableSlot *inner)
  *		the table outgrew its limit.
  */
 static void
-asof_put_hashed(AsOfJoinState *s, TupleTableSlot *inner,
+asof_put_hashed(AsOfJoinState *s, AsOfSweepState *sw, TupleTableSlot *inner,
 				TupleTableSlot *keyslot, uint32 hash)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 	AsOfBatch  *batch = asof_spill_route(sp, hash);
 
 	if (batch != NULL)
@@ -373,10 +394,10 @@ asof_put_hashed(AsOfJoinState *s, TupleTableSlot *inner,
 			pfree(tuple);
 		return;
 	}
-	asof_table_put(s, inner, keyslot, hash);
+	asof_table_put(s, sw, inner, keyslot, hash);
 	if (sp->can_split &&
-		MemoryContextMemAllocated(s->metacxt, true) > asof_spill_table_limit(s))
-		asof_spill_split(s);
+		MemoryContextMemAllocated(sw->table->metacxt, true) > asof_spill_table_limit(s, sw))
+		asof_spill_split(s, sw);
 }
 
 /*
@@ -384,16 +405,16 @@ asof_put_hashed(AsOfJoinState *s, TupleTableSlot *inner,
  *		Make the inner row the current version of its key (in memory, or in
  *		its key's batch).
  */
-void
-asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner)
+static void
+asof_hash_put(AsOfJoinState *s, AsOfSweepState *sw, TupleTableSlot *inner)
 {
-	AsOfSpill  *sp = asof_spill_get(s);
-	TupleTableSlot *keyslot = asof_inner_key_slot(s, inner);
+	AsOfSpill  *sp = asof_spill_get(s, sw);
+	TupleTableSlot *keyslot = asof_inner_key_slot(s, sw, inner);
 
 	if (sp->phase == ASOF_PHASE_INPUT)
 		sp->cur_read++;
-	asof_put_hashed(s, inner, keyslot,
-					TupleHashTableHash(s->hashtable, keyslot));
+	asof_put_hashed(s, sw, inner, keyslot,
+					TupleHashTableHash(sw->table->hashtable, keyslot));
 }
 
 /*
@@ -403,9 +424,9 @@ asof_hash_put(AsOfJoinState *s, TupleTableSlot *inner)
  *		quarter of the limit holds.
  */
 static int
-asof_spill_fanout(AsOfJoinState *s)
+asof_spill_fanout(AsOfJoinState *s, AsOfSweepState *sw)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 	int			maxbits;
 	int			f;
 	double		ratio;
@@ -431,9 +452,9 @@ asof_spill_fanout(AsOfJoinState *s)
  *		versions of the others to new batches, whose keys then go there.
  */
 static void
-asof_spill_split(AsOfJoinState *s)
+asof_spill_split(AsOfJoinState *s, AsOfSweepState *sw)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 	AsOfSplit  *split;
 	MemoryContext oldcxt;
 	TupleHashIterator iter;
@@ -450,10 +471,10 @@ asof_spill_split(AsOfJoinState *s)
 		return;
 	}
 	/* one version alone, or a split that moved nothing not long ago */
-	if (s->hashtable->hashtab->members < 2 ||
-		s->hashtable->hashtab->members < sp->retry_members)
+	if (sw->table->hashtable->hashtab->members < 2 ||
+		sw->table->hashtable->hashtab->members < sp->retry_members)
 		return;
-	f = asof_spill_fanout(s);
+	f = asof_spill_fanout(s, sw);
 	if (f <= 0)
 	{
 		sp->can_split = false;
@@ -492,10 +513,10 @@ asof_spill_split(AsOfJoinState *s)
 	sp->cur_bits += f;
 	sp->active = true;
 
-	InitTupleHashIterator(s->hashtable, &iter);
-	while ((entry = ScanTupleHashTable(s->hashtable, &iter)) != NULL)
+	InitTupleHashIterator(sw->table->hashtable, &iter);
+	while ((entry = ScanTupleHashTable(sw->table->hashtable, &iter)) != NULL)
 	{
-		MinimalTuple version = (MinimalTuple) wj_tuplehash_get(s->hashtable, entry);
+		MinimalTuple version = (MinimalTuple) wj_tuplehash_get(sw->table->hashtable, entry);
 		uint32		part;
 
 		CHECK_FOR_INTERRUPTS();
@@ -517,9 +538,7 @@ asof_spill_split(AsOfJoinState *s)
 	}
 	TermTupleHashIterator(&iter);
 
-	ResetTupleHashTable(s->hashtable);
-	MemoryContextReset(s->hashcxt);
-	wj_state_clear(&s->stats);
+	asof_key_table_reset(s, sw->table);
 
 	if (BufFileSeek(stay, 0, 0, SEEK_SET) != 0)
 		ereport(ERROR,
@@ -531,7 +550,7 @@ asof_spill_split(AsOfJoinState *s)
 
 		CHECK_FOR_INTERRUPTS();
 		ExecStoreMinimalTuple((MinimalTuple) sp->buf, inner, false);
-		asof_table_put(s, inner, asof_inner_key_slot(s, inner), hdr.hash);
+		asof_table_put(s, sw, inner, asof_inner_key_slot(s, sw, inner), hdr.hash);
 		ExecClearTuple(inner);
 	}
 	BufFileClose(stay);
@@ -541,7 +560,7 @@ asof_spill_split(AsOfJoinState *s)
 	 * only once twice as many keys are in memory.
 	 */
 	sp->retry_members = (moved == 0) ?
-		2.0 * s->hashtable->hashtab->members : 0;
+		2.0 * sw->table->hashtable->hashtab->members : 0;
 }
 
 /*
@@ -549,18 +568,18 @@ asof_spill_split(AsOfJoinState *s)
  *		Time-ordered sweep: take every version up to the outer time (from
  *		it on, looking forward) into the table, then look up the outer keys.
  *		If the outer keys are in a batch, the outer row is written there and
- *		s->row_spilled is set.
+ *		sw->row_spilled is set.
  */
-TupleTableSlot *
-asof_hashed(AsOfJoinState *s)
+static TupleTableSlot *
+asof_hashed(AsOfJoinState *s, AsOfSweepState *sw)
 {
-	AsOfSpill  *sp = asof_spill_get(s);
+	AsOfSpill  *sp = asof_spill_get(s, sw);
 	TupleHashEntry entry;
 	TupleTableSlot *keyslot;
 	uint32		hash;
 	AsOfBatch  *batch;
 
-	ExecClearTuple(s->match_slot);
+	ExecClearTuple(sw->table->match_slot);
 	for (;;)
 	{
 		int			tc;
@@ -576,12 +595,12 @@ asof_hashed(AsOfJoinState *s)
 			tc = -tc;
 		if (s->strict ? tc <= 0 : tc < 0)
 			break;
-		asof_hash_put(s, s->next);
+		asof_hash_put(s, sw, s->next);
 		asof_fetch_inner(s);
 	}
 
-	keyslot = asof_key_slot(s, s->okeys);
-	hash = TupleHashTableHash(s->hashtable, keyslot);
+	keyslot = asof_key_slot(s, sw->table, s->okeys);
+	hash = TupleHashTableHash(sw->table->hashtable, keyslot);
 	batch = asof_spill_route(sp, hash);
 	if (batch != NULL)
 	{
@@ -595,37 +614,15 @@ asof_hashed(AsOfJoinState *s)
 		MemoryContextSwitchTo(oldcxt);
 		asof_spill_write(sp, batch, ASOF_REC_OUTER, hash, tuple);
 		pfree(tuple);
-		s->row_spilled = true;
+		sw->row_spilled = true;
 		return NULL;
 	}
-	entry = LookupTupleHashEntryHash(s->hashtable, keyslot, NULL, hash);
+	entry = LookupTupleHashEntryHash(sw->table->hashtable, keyslot, NULL, hash);
 	if (entry == NULL)
 		return NULL;
 	return ExecStoreMinimalTuple((MinimalTuple)
-								 wj_tuplehash_get(s->hashtable, entry),
-								 s->match_slot, false);
-}
-
-/*
- * asof_outer_keys
- *		Evaluate the outer keys of the row in the scan slot into s->okeys;
- *		false if one is NULL.
- */
-static bool
-asof_outer_keys(AsOfJoinState *s, ExprContext *econtext)
-{
-	bool		anynull = false;
-	int			i;
-
-	for (i = 0; i < s->nkeys; i++)
-	{
-		bool		isnull;
-
-		s->okeys[i] = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-												&isnull);
-		anynull |= isnull;
-	}
-	return !anynull;
+								 wj_tuplehash_get(sw->table->hashtable, entry),
+								 sw->table->match_slot, false);
 }
 
 /*
@@ -636,16 +633,16 @@ asof_outer_keys(AsOfJoinState *s, ExprContext *econtext)
  *		their key has some version (all of them were read by now).
  */
 static void
-asof_check_deferred(AsOfJoinState *s)
+asof_check_deferred(AsOfJoinState *s, AsOfSweepState *sw)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *slot = s->deferred_slot;
-	AsOfSpill  *sp = s->spill;
+	TupleTableSlot *slot = sw->deferred_slot;
+	AsOfSpill  *sp = sw->spill;
 
-	if (s->deferred == NULL)
+	if (sw->deferred == NULL)
 		return;
-	tuplestore_rescan(s->deferred);
-	while (tuplestore_gettupleslot(s->deferred, true, false, slot))
+	tuplestore_rescan(sw->deferred);
+	while (tuplestore_gettupleslot(sw->deferred, true, false, slot))
 	{
 		TupleTableSlot *keyslot;
 		uint32		hash;
@@ -656,11 +653,11 @@ asof_check_deferred(AsOfJoinState *s)
 		econtext->ecxt_scantuple =
 			asof_form_values(s, slot->tts_values, slot->tts_isnull);
 		(void) asof_outer_keys(s, econtext);
-		keyslot = asof_key_slot(s, s->okeys);
-		hash = TupleHashTableHash(s->hashtable, keyslot);
+		keyslot = asof_key_slot(s, sw->table, s->okeys);
+		hash = TupleHashTableHash(sw->table->hashtable, keyslot);
 		if (sp != NULL && sp->active && !asof_spill_in_memory(sp, hash))
 			continue;			/* checked with its batch */
-		if (LookupTupleHashEntryHash(s->hashtable, keyslot, NULL,
+		if (LookupTupleHashEntryHash(sw->table->hashtable, keyslot, NULL,
 									 hash) != NULL)
 			asof_raise_time(s, econtext);
 	}
@@ -677,13 +674,13 @@ asof_check_deferred(AsOfJoinState *s)
  *		nothing.  With keys in batches the rows are checked batch by batch
  *		and returned at the end (asof_sweep_next): NULL here.
  */
-TupleTableSlot *
-asof_next_deferred(AsOfJoinState *s)
+static TupleTableSlot *
+asof_next_deferred(AsOfJoinState *s, AsOfSweepState *sw)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *slot = s->deferred_slot;
+	TupleTableSlot *slot = sw->deferred_slot;
 
-	if (!s->drained)
+	if (!sw->drained)
 	{
 		for (;;)
 		{
@@ -691,18 +688,18 @@ asof_next_deferred(AsOfJoinState *s)
 			if (asof_peek_inner(s) == NULL)
 				break;
 			ResetExprContext(econtext);
-			asof_hash_put(s, s->next);
+			asof_hash_put(s, sw, s->next);
 			asof_fetch_inner(s);
 		}
-		s->drained = true;
-		if (s->spill != NULL && s->spill->active)
+		sw->drained = true;
+		if (sw->spill != NULL && sw->spill->active)
 			return NULL;
-		asof_check_deferred(s);
-		tuplestore_rescan(s->deferred);
+		asof_check_deferred(s, sw);
+		tuplestore_rescan(sw->deferred);
 	}
-	else if (s->spill != NULL && s->spill->active)
+	else if (sw->spill != NULL && sw->spill->active)
 		return NULL;
-	if (!tuplestore_gettupleslot(s->deferred, true, false, slot))
+	if (!tuplestore_gettupleslot(sw->deferred, true, false, slot))
 		return NULL;
 	slot_getallattrs(slot);
 	return asof_form_values(s, slot->tts_values, slot->tts_isnull);
@@ -714,18 +711,16 @@ asof_next_deferred(AsOfJoinState *s)
  *		for its keys.  False if there is none.
  */
 static bool
-asof_spill_next_batch(AsOfJoinState *s)
+asof_spill_next_batch(AsOfJoinState *s, AsOfSweepState *sw)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 	AsOfBatch  *batch;
 	int			i;
 
 	if (sp->npending == 0)
 		return false;
 	batch = sp->pending[--sp->npending];
-	ResetTupleHashTable(s->hashtable);
-	MemoryContextReset(s->hashcxt);
-	wj_state_clear(&s->stats);
+	asof_key_table_reset(s, sw->table);
 	sp->cur = batch;
 	sp->cur_bits = batch->bits;
 	sp->cur_residue = batch->residue;
@@ -750,11 +745,11 @@ asof_spill_next_batch(AsOfJoinState *s)
  *		it held, and drop its file.
  */
 static void
-asof_spill_end_batch(AsOfJoinState *s)
+asof_spill_end_batch(AsOfJoinState *s, AsOfSweepState *sw)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 
-	asof_check_deferred(s);
+	asof_check_deferred(s, sw);
 	if (sp->cur != NULL)
 	{
 		BufFileClose(sp->cur->file);
@@ -772,9 +767,10 @@ asof_spill_end_batch(AsOfJoinState *s)
  *		was replayed.
  */
 static TupleTableSlot *
-asof_spill_replay(AsOfJoinState *s, Datum **values, bool **nulls)
+asof_spill_replay(AsOfJoinState *s, AsOfSweepState *sw, Datum **values,
+				  bool **nulls)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 
 	for (;;)
@@ -786,11 +782,11 @@ asof_spill_replay(AsOfJoinState *s, Datum **values, bool **nulls)
 		TupleHashEntry entry;
 
 		CHECK_FOR_INTERRUPTS();
-		if (sp->cur == NULL && !asof_spill_next_batch(s))
+		if (sp->cur == NULL && !asof_spill_next_batch(s, sw))
 			return NULL;
 		if (!asof_spill_read(sp, sp->cur->file, &hdr))
 		{
-			asof_spill_end_batch(s);
+			asof_spill_end_batch(s, sw);
 			continue;
 		}
 		sp->cur_read++;
@@ -808,7 +804,7 @@ asof_spill_replay(AsOfJoinState *s, Datum **values, bool **nulls)
 
 			ResetExprContext(econtext);
 			ExecStoreMinimalTuple((MinimalTuple) sp->buf, inner, false);
-			asof_put_hashed(s, inner, asof_inner_key_slot(s, inner),
+			asof_put_hashed(s, sw, inner, asof_inner_key_slot(s, sw, inner),
 							hdr.hash);
 			ExecClearTuple(inner);
 			continue;
@@ -824,8 +820,8 @@ asof_spill_replay(AsOfJoinState *s, Datum **values, bool **nulls)
 								sp->outer_slot->tts_isnull);
 		econtext->ecxt_scantuple = scan;
 		(void) asof_outer_keys(s, econtext);
-		keyslot = asof_key_slot(s, s->okeys);
-		entry = LookupTupleHashEntryHash(s->hashtable, keyslot, NULL,
+		keyslot = asof_key_slot(s, sw->table, s->okeys);
+		entry = LookupTupleHashEntryHash(sw->table->hashtable, keyslot, NULL,
 										 hdr.hash);
 		*values = NULL;
 		*nulls = NULL;
@@ -834,8 +830,8 @@ asof_spill_replay(AsOfJoinState *s, Datum **values, bool **nulls)
 			TupleTableSlot *match;
 
 			match = ExecStoreMinimalTuple((MinimalTuple)
-										  wj_tuplehash_get(s->hashtable, entry),
-										  s->match_slot, false);
+										  wj_tuplehash_get(sw->table->hashtable, entry),
+										  sw->table->match_slot, false);
 			slot_getallattrs(match);
 			*values = match->tts_values;
 			*nulls = match->tts_isnull;
@@ -845,17 +841,77 @@ asof_spill_replay(AsOfJoinState *s, Datum **values, bool **nulls)
 }
 
 /*
+ * asof_sweep_input
+ *		The next outer row of the inputs (the outer child, or the lookup's
+ *		sort of its rows), in the scan slot, with the version the sweep
+ *		finds in *values and *nulls, NULL if none; when the outer rows are
+ *		exhausted, the rows set aside (asof_next_deferred), then NULL.
+ *
+ * A row whose shifted time is out of range raises its error only if its
+ * keys have some version (which PostgreSQL's plan compares it with): the
+ * row is set aside until every version was read.
+ */
+static TupleTableSlot *
+asof_sweep_input(AsOfJoinState *s, AsOfSweepState *sw, Datum **values,
+				 bool **nulls)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *scan;
+	TupleTableSlot *match;
+	AsOfOuterRow what;
+
+	*values = NULL;
+	*nulls = NULL;
+	for (;;)
+	{
+		scan = asof_outer_next(s, sw->sorted, &what);
+		if (scan == NULL)
+		{
+			if (sw->deferred != NULL)
+				return asof_next_deferred(s, sw);
+			return NULL;
+		}
+		if (what != ASOF_OUTER_TIME_OUT)
+			break;
+
+		/* a shifted time out of range */
+		if (sw->deferred == NULL)
+		{
+			MemoryContext oldcxt;
+
+			oldcxt = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+			sw->deferred = tuplestore_begin_heap(false, false, work_mem);
+			MemoryContextSwitchTo(oldcxt);
+		}
+		tuplestore_puttupleslot(sw->deferred, scan);
+		ResetExprContext(econtext);
+	}
+	if (what != ASOF_OUTER_READY)
+		return scan;			/* a NULL key or time: matches nothing */
+
+	match = asof_hashed(s, sw);
+	if (match != NULL)
+	{
+		slot_getallattrs(match);
+		*values = match->tts_values;
+		*nulls = match->tts_isnull;
+	}
+	return scan;
+}
+
+/*
  * asof_sweep_next
  *		Sweep strategy (also the lookup's fallback): the next outer row, in
  *		the scan slot, with its version in *values and *nulls (NULL if
  *		none); NULL when the outer rows are exhausted.  First the inputs
- *		(asof_next_streamed), passing over outer rows that went to a batch,
+ *		(asof_sweep_input), passing over outer rows that went to a batch,
  *		then the batches, then the rows set aside for a shifted time.
  */
-TupleTableSlot *
-asof_sweep_next(AsOfJoinState *s, Datum **values, bool **nulls)
+static TupleTableSlot *
+asof_sweep_next(AsOfJoinState *s, void *state, Datum **values, bool **nulls)
 {
-	AsOfSpill  *sp = asof_spill_get(s);
+	AsOfSweepState *sw = (AsOfSweepState *) state;
+	AsOfSpill  *sp = asof_spill_get(s, sw);
 	TupleTableSlot *scan;
 
 	for (;;)
@@ -864,12 +920,12 @@ asof_sweep_next(AsOfJoinState *s, Datum **values, bool **nulls)
 		switch (sp->phase)
 		{
 			case ASOF_PHASE_INPUT:
-				scan = asof_next_streamed(s, values, nulls);
+				scan = asof_sweep_input(s, sw, values, nulls);
 				if (scan != NULL)
 				{
-					if (!s->row_spilled)
+					if (!sw->row_spilled)
 						return scan;
-					s->row_spilled = false;
+					sw->row_spilled = false;
 					ResetExprContext(s->css.ss.ps.ps_ExprContext);
 					continue;
 				}
@@ -879,27 +935,27 @@ asof_sweep_next(AsOfJoinState *s, Datum **values, bool **nulls)
 					return NULL;
 				}
 				/* the keys in memory: check their rows set aside */
-				asof_spill_end_batch(s);
+				asof_spill_end_batch(s, sw);
 				sp->phase = ASOF_PHASE_BATCHES;
 				break;
 			case ASOF_PHASE_BATCHES:
-				scan = asof_spill_replay(s, values, nulls);
+				scan = asof_spill_replay(s, sw, values, nulls);
 				if (scan != NULL)
 					return scan;
 				sp->phase = ASOF_PHASE_DEFERRED;
-				if (s->deferred != NULL)
-					tuplestore_rescan(s->deferred);
+				if (sw->deferred != NULL)
+					tuplestore_rescan(sw->deferred);
 				break;
 			case ASOF_PHASE_DEFERRED:
 				*values = NULL;
 				*nulls = NULL;
-				if (s->deferred != NULL &&
-					tuplestore_gettupleslot(s->deferred, true, false,
-											s->deferred_slot))
+				if (sw->deferred != NULL &&
+					tuplestore_gettupleslot(sw->deferred, true, false,
+											sw->deferred_slot))
 				{
-					slot_getallattrs(s->deferred_slot);
-					return asof_form_values(s, s->deferred_slot->tts_values,
-											s->deferred_slot->tts_isnull);
+					slot_getallattrs(sw->deferred_slot);
+					return asof_form_values(s, sw->deferred_slot->tts_values,
+											sw->deferred_slot->tts_isnull);
 				}
 				sp->phase = ASOF_PHASE_DONE;
 				break;
@@ -914,13 +970,13 @@ asof_sweep_next(AsOfJoinState *s, Datum **values, bool **nulls)
  *		Rescan and end: drop the batches and their files; the figures for
  *		EXPLAIN stay.
  */
-void
-asof_sweep_reset(AsOfJoinState *s)
+static void
+asof_sweep_reset(AsOfJoinState *s, AsOfSweepState *sw)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSpill  *sp = sw->spill;
 	int			i;
 
-	s->row_spilled = false;
+	sw->row_spilled = false;
 	if (sp == NULL)
 		return;
 	for (i = 0; i < sp->npending; i++)
@@ -955,14 +1011,16 @@ asof_sweep_reset(AsOfJoinState *s)
 
 /*
  * asof_sweep_explain
- *		EXPLAIN ANALYZE of a sweep (or a lookup that may fall back to it):
- *		the batches on disk, as WindowJoin shows its spilled windows (text:
- *		only if there were any; other formats: always).
+ *		EXPLAIN ANALYZE of a sweep (or a lookup that may fall back to it),
+ *		after the peak state: the batches on disk, as WindowJoin shows its
+ *		spilled windows (text: only if there were any; other formats:
+ *		always).
  */
-void
-asof_sweep_explain(AsOfJoinState *s, ExplainState *es)
+static void
+asof_sweep_explain(AsOfJoinState *s, void *state, ExplainState *es)
 {
-	AsOfSpill  *sp = s->spill;
+	AsOfSweepState *sw = (AsOfSweepState *) state;
+	AsOfSpill  *sp = sw->spill;
 	int64		nbatches = sp ? sp->nbatches : 0;
 	int			depth = sp ? sp->max_depth : 0;
 	int64		kb = sp ? (sp->disk_bytes + 1023) / 1024 : 0;
@@ -981,3 +1039,87 @@ asof_sweep_explain(AsOfJoinState *s, ExplainState *es)
 									 nbatches, depth, kb),
 							es);
 }
+
+/*
+ * asof_sweep_begin_in
+ *		A sweep's state, in the given table (the lookup's, for its
+ *		fallback, or one of its own), over the outer child's rows or the
+ *		lookup's sort of them (sorted, NULL: the outer child).
+ */
+void *
+asof_sweep_begin_in(AsOfJoinState *s, EState *estate, AsOfKeyTable *table,
+					AsOfOuterSort *sorted)
+{
+	AsOfSweepState *sw = palloc0(sizeof(AsOfSweepState));
+
+	sw->table = table;
+	sw->sorted = sorted;
+	if (s->has_shift)
+		sw->deferred_slot = ExecInitExtraTupleSlot(estate,
+												   s->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+												   &TTSOpsMinimalTuple);
+	return sw;
+}
+
+/*
+ * asof_sweep_begin
+ *		The sweep strategy's state, with a table of its own.
+ */
+static void *
+asof_sweep_begin(AsOfJoinState *s, EState *estate)
+{
+	AsOfSweepState *sw;
+
+	sw = asof_sweep_begin_in(s, estate, asof_key_table_create(s, estate),
+							 NULL);
+	sw->owns_table = true;
+	return sw;
+}
+
+/*
+ * asof_sweep_rescan
+ *		Start over: drop the rows set aside and the batches, and empty the
+ *		table if it is the sweep's own (the lookup empties its own).
+ */
+static bool
+asof_sweep_rescan(AsOfJoinState *s, void *state)
+{
+	AsOfSweepState *sw = (AsOfSweepState *) state;
+
+	if (sw->deferred != NULL)
+	{
+		tuplestore_end(sw->deferred);
+		sw->deferred = NULL;
+	}
+	sw->drained = false;
+	asof_sweep_reset(s, sw);
+	if (sw->owns_table)
+		asof_key_table_reset(s, sw->table);
+	return true;
+}
+
+/*
+ * asof_sweep_end
+ *		The end of the scan: drop the rows set aside and the batches.
+ */
+static void
+asof_sweep_end(AsOfJoinState *s, void *state)
+{
+	AsOfSweepState *sw = (AsOfSweepState *) state;
+
+	if (sw->deferred != NULL)
+	{
+		tuplestore_end(sw->deferred);
+		sw->deferred = NULL;
+	}
+	asof_sweep_reset(s, sw);
+}
+
+const AsOfStrategy asof_sweep_strategy = {
+	.label = "hashed keys, inputs in time order",
+	.begin = asof_sweep_begin,
+	.next = asof_sweep_next,
+	.rescan = asof_sweep_rescan,
+	.end = asof_sweep_end,
+	.explain_state = asof_sweep_explain,
+};
