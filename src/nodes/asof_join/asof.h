@@ -48,7 +48,7 @@
 #define ASOF_EXPR_SHOW_TOL		6	/* EXPLAIN: tolerance conditions */
 #define ASOF_NEXPRS				7
 
-/* Strategies (see asof_join_exec.c) */
+/* Strategies (see asof_exec.c: one AsOfStrategy each) */
 #define ASOF_STRATEGY_MERGE		0	/* both sorted by (keys, time), merged */
 #define ASOF_STRATEGY_SWEEP		1	/* both sorted by time, keys hashed */
 #define ASOF_STRATEGY_LOOKUP	2	/* versions hashed by key, outer unsorted */

@@ -436,7 +436,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  *		parameter, and set info's split_param, split_parts and
  *		share_versions.  The split needs keys, a first key whose type can be
  *		hashed, a time the shared image can hold (an integer-like type on
- *		both sides: AsOfJoinState.time_int64), not the nearest direction,
+ *		both sides: AsOfLookupState.time_int64), not the nearest direction,
  *		a scan under the inner plan that can take the filter, key
  *		partitioning on (windowjoin.enable_key_partitioning), and the top
  *		query level, whose parameters are final when its plan is made (see
