@@ -73,6 +73,7 @@
 #include "utils/tuplestore.h"
 
 #include "exec_common.h"
+#include "explain_common.h"
 #include "session_sort_internal.h"
 
 /* The int64 quicksort of a partition's rows by time */
@@ -876,15 +877,23 @@ session_sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							"hash partitions, quicksort by time", es);
 		if (!state->spilled && state->nsorted_batches == 0)
 			ExplainPropertyInteger("Partitions", NULL, state->total_parts, es);
-		if (state->nbatches > 0)
 		{
-			ExplainPropertyInteger("Batches", NULL, state->nbatches, es);
-			if (state->nsorted_batches > 0)
-				ExplainPropertyInteger("Batches Sorted by Tuplesort", NULL,
-									   state->nsorted_batches, es);
-			ExplainPropertyInteger("Batch Depth", NULL, state->max_depth, es);
-			ExplainPropertyInteger("Disk Usage", "kB",
-								   (int64) state->disk_blocks * (BLCKSZ / 1024), es);
+			WjSpillFigure figures[3];
+			int			n = 0;
+
+			figures[n].label = "Batches";
+			figures[n++].value = state->nbatches;
+			/* text: only when some batch went to a tuplesort */
+			if (state->nsorted_batches > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+			{
+				figures[n].label = "Batches Sorted by Tuplesort";
+				figures[n++].value = state->nsorted_batches;
+			}
+			figures[n].label = "Batch Depth";
+			figures[n++].value = state->max_depth;
+			wj_explain_spill(figures, n,
+							 (int64) state->disk_blocks * (BLCKSZ / 1024),
+							 state->nbatches > 0, es);
 		}
 		wj_explain_state(&state->stats, es);
 		wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);

@@ -1328,23 +1328,16 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	wj_explain_state(&state->stats, es);
 
 	/* under ANALYZE: windows that did not fit in memory (text: only if any) */
-	if (es->analyze)
 	{
-		int64		kb = (state->spill_bytes + 1023) / 1024;
+		WjSpillFigure figures[3] = {
+			{"Spilled Windows", state->spilled_windows},
+			{"Batches", state->max_batches},
+			{"Extra Chunks", state->spill_chunks}
+		};
 
-		if (es->format != EXPLAIN_FORMAT_TEXT)
-		{
-			ExplainPropertyInteger("Spilled Windows", NULL, state->spilled_windows, es);
-			ExplainPropertyInteger("Spill Batches", NULL, state->max_batches, es);
-			ExplainPropertyInteger("Spill Extra Chunks", NULL, state->spill_chunks, es);
-			ExplainPropertyInteger("Spill Disk Usage", "kB", kb, es);
-		}
-		else if (state->spilled_windows > 0 || state->spill_bytes > 0)
-			ExplainPropertyText("Spilled",
-								psprintf(INT64_FORMAT " windows, Batches: %d, Extra Chunks: " INT64_FORMAT ", Disk: " INT64_FORMAT " kB",
-										 state->spilled_windows, state->max_batches,
-										 state->spill_chunks, kb),
-								es);
+		wj_explain_spill(figures, 3, (state->spill_bytes + 1023) / 1024,
+						 state->spilled_windows > 0 || state->spill_bytes > 0,
+						 es);
 	}
 	if (state->info.key_partitioned)
 		ExplainPropertyInteger("Key Partitions", NULL,
