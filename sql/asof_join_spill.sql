@@ -59,9 +59,9 @@ JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
 
 -- the same in JSON: the figures are always there
 SELECT p ->> 'Custom Plan Provider' AS node,
-       (p ->> 'Spill Batches')::int > 1 AS several_batches,
-       (p ->> 'Spill Batch Depth')::int >= 1 AS depth,
-       (p ->> 'Spill Disk Usage')::int > 0 AS disk
+       (p ->> 'Batches')::int > 1 AS several_batches,
+       (p ->> 'Batch Depth')::int >= 1 AS depth,
+       (p ->> 'Disk Usage')::int > 0 AS disk
 FROM wj_test.explain_json($q$SELECT o.id, r.val FROM spo o
 JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
               ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') p;
@@ -69,49 +69,49 @@ JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
 -- Every join form, spilled, against PostgreSQL's plan
 SELECT wj_test.on_off($q$SELECT o.id, r.val, r.note FROM spo o
   JOIN LATERAL (SELECT val, note FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS inner_backward;
+                ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS inner_backward;
 SELECT wj_test.on_off($q$SELECT o.id, r.val, r.note FROM spo o
   LEFT JOIN LATERAL (SELECT val, note FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_backward;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_backward;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t < o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_strict;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_strict;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t >= o.t
-                     ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_forward;
+                     ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_forward;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t > o.t
-                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS inner_forward_strict;
+                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS inner_forward_strict;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                        AND r.t >= o.t - interval '90 minutes'
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_tolerance;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_tolerance;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t >= o.t
                   AND r.t <= o.t + interval '3 hours'
-                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS inner_forward_tolerance;
+                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS inner_forward_tolerance;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                        AND r.val % 3 = 0
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_inner_filter;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_inner_filter;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON r.val > o.lim$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_join_filter;
+                     ORDER BY r.t DESC LIMIT 1) r ON r.val > o.lim$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_join_filter;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                 ORDER BY r.t DESC LIMIT 1) r ON true
-  WHERE r.val > o.lim$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS inner_where_filter;
+  WHERE r.val > o.lim$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS inner_where_filter;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.k2 = o.k2
                        AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_two_keys;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_two_keys;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k2 = o.k2 AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_few_keys;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_few_keys;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k
                        AND r.t <= o.t + interval '1 hour'
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_shifted_time;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_shifted_time;
 
 -- A shifted outer time out of range is an error only if its key has a
 -- version (PostgreSQL evaluates it only then); such rows are checked in
@@ -122,11 +122,11 @@ FROM generate_series(1, 40) i;		-- keys without versions
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k
                        AND r.t <= o.t + interval '2 hours'
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS shifted_out_of_range_no_version;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS shifted_out_of_range_no_version;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k
                   AND r.t <= o.t + interval '2 hours'
-                ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS shifted_out_of_range_inner;
+                ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS shifted_out_of_range_inner;
 -- keys with versions: an error, as in PostgreSQL's plan
 INSERT INTO spo
 SELECT 9100 + i, i * 61, 'k1', timestamp '294276-12-31 23:00:00', 0
@@ -149,14 +149,14 @@ DELETE FROM spo WHERE id > 9000;
 SELECT wj_test.on_off($q$SELECT g, (SELECT sum(r.val) FROM spo o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
                 ORDER BY r.t DESC LIMIT 1) r ON true
-  WHERE o.id % 3 = g) FROM generate_series(0, 2) g$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS rescan_param;
+  WHERE o.id % 3 = g) FROM generate_series(0, 2) g$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS rescan_param;
 SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_material = off;
 SELECT wj_test.on_off($q$SELECT g, a.id, a.val FROM (VALUES (1), (2)) v(g),
   (SELECT o.id, r.val FROM spo o
    LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                      ORDER BY r.t DESC LIMIT 1) r ON true OFFSET 0) a$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS rescan_plain;
+                      ORDER BY r.t DESC LIMIT 1) r ON true OFFSET 0) a$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS rescan_plain;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
@@ -178,7 +178,7 @@ ANALYZE spv2;
 INSERT INTO spv2 SELECT k, t, val FROM spv;
 SELECT wj_test.on_off($q$SELECT o.id, r.val FROM spo o
   LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS lookup_fallback;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS lookup_fallback;
 
 -- A parallel partial outer side: every participant sweeps (and spills) on
 -- its own share of the outer rows.  The node's figures under EXPLAIN
@@ -201,18 +201,18 @@ SELECT o.id, r.val FROM spo_p o
                      ORDER BY r.t DESC LIMIT 1) r ON true;
 SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
   LEFT JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_left;
 SELECT regexp_replace(wj_test.on_off($q$SELECT o.id, r.val FROM spo_p o
   JOIN LATERAL (SELECT val FROM spv r WHERE r.k = o.k AND r.t >= o.t
-                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
+                ORDER BY r.t LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_inner_forward;
 -- The lookup strategy falling back under a Gather: the versions are loaded
 -- split by key partition, and the partitions together do not fit; the
 -- participant that finds it out falls back, the others at once
 \set q 'SELECT o.id, r.val FROM spo_p o LEFT JOIN LATERAL (SELECT val FROM spv2 r WHERE r.k = o.k AND r.t <= o.t ORDER BY r.t DESC LIMIT 1) r ON true'
 EXPLAIN (COSTS OFF) :q;
-SELECT regexp_replace(wj_test.on_off(:'q', 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true),
+SELECT regexp_replace(wj_test.on_off(:'q', 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true),
   ', (spilled|in memory)', '') AS parallel_lookup_fallback;
 SET windowjoin.leader_participation = off;
 SELECT regexp_replace(wj_test.on_off(:'q', 'asof_join', 'Strategy', analyze_plan => true),
@@ -228,4 +228,4 @@ DROP INDEX spv_k_t_idx;
 SET work_mem = '4MB';
 SELECT wj_test.on_off($q$SELECT o.id, r.val, r.note FROM spo o
   LEFT JOIN LATERAL (SELECT val, note FROM spv r WHERE r.k = o.k AND r.t <= o.t
-                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Spilled', analyze_plan => true) AS left_4mb;
+                     ORDER BY r.t DESC LIMIT 1) r ON true$q$, 'asof_join', 'Strategy|Fallback: versions|Batch Depth', analyze_plan => true) AS left_4mb;

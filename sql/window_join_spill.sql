@@ -78,7 +78,7 @@ BEGIN
   PERFORM set_config('enable_mergejoin', 'off', true);
   PERFORM set_config('enable_nestloop', 'off', true);
   FOR line IN SELECT * FROM wj_test.explain_analyze(q, 'none') LOOP
-    IF line LIKE '%Spilled: %' THEN
+    IF line LIKE '%Spilled Windows: %' THEN
       spilled := true;
       batched := substring(line FROM 'Batches: ([0-9]+)')::int > 1;
       chunked := substring(line FROM 'Extra Chunks: ([0-9]+)')::int > 0;
@@ -126,7 +126,7 @@ SELECT * FROM wj_test.explain_analyze(wjs_query('tumble', 'FULL', 'sp_l', 'sp_r'
 -- non-text formats always show the spill counters
 SET work_mem = '64kB';
 SELECT (plan ->> 'Spilled Windows')::int > 0 AS spilled,
-       (plan ->> 'Spill Disk Usage')::int > 0 AS used_disk
+       (plan ->> 'Disk Usage')::int > 0 AS used_disk
 FROM wj_test.explain_json(wjs_query('cumulate', 'RIGHT', 'sp_l', 'sp_r', ''),
                           'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') plan;
 RESET enable_hashjoin;
@@ -148,7 +148,7 @@ SELECT g, count(*) FROM generate_series(1, 2) g,
            WHERE L.v > -g OFFSET 0) x
 GROUP BY g;
 SELECT bool_or(l ~ 'Custom Scan \(WindowJoin\) \(actual rows=\d+ loops=\d+\)') AS node_used,
-       bool_or(l LIKE '%Spilled: %') AS spilled
+       bool_or(l LIKE '%Spilled Windows: %') AS spilled
 FROM wj_test.explain_analyze('SELECT * FROM wjs_rescan', 'spill') l;
 SELECT * FROM wjs_rescan ORDER BY g;
 SET windowjoin.enable_window_join = off;

@@ -86,12 +86,13 @@
 --		alignment, page size) replaced by N:
 --		  mask 'sizes' (default): byte counts and memory and disk sizes --
 --		            Peak State Bytes (and Total, and a worker's), "Memory: NkB"
---		            (and Peak, Average), "Memory Usage: NkB", "Disk: N kB",
---		            "Disk Usage: N kB"; row counts and settings shown (such
+--		            (and Peak, Average), "Memory Usage: NkB", "Disk: NkB",
+--		            "Disk Usage: NkB" (every node's spill line, as
+--		            HashAggregate's); row counts and settings shown (such
 --		            as "versions exceeded 64 kB") stay
 --		  mask 'spill': also the figures that follow from where a spill
 --		            splits the rows -- Peak State Rows, Batches, Batch Depth,
---		            Batches Sorted by Tuplesort, Extra Chunks, Spilled
+--		            Batches Sorted by Tuplesort, Extra Chunks, Spilled Windows
 --		  mask 'all': every number
 --		  mask 'none': nothing (for callers that test the numbers)
 --		PostgreSQL's "Sort Method: ... Memory/Disk: NkB" lines are dropped:
@@ -425,7 +426,7 @@ BEGIN
 	END IF;
 	line := regexp_replace(line, '(Peak State Bytes|Memory Usage|Memory|Disk Usage|Disk): [0-9]+', '\1: N', 'g');
 	IF mask = 'spill' THEN
-		line := regexp_replace(line, '(Peak State Rows|Batches Sorted by Tuplesort|Batches|Batch Depth|Extra Chunks|Spilled): [0-9]+', '\1: N', 'g');
+		line := regexp_replace(line, '(Peak State Rows|Batches Sorted by Tuplesort|Batches|Batch Depth|Extra Chunks|Spilled Windows): [0-9]+', '\1: N', 'g');
 	END IF;
 	RETURN line;
 END $$;

@@ -8,6 +8,8 @@
  *
  * Peak state ("Peak State Rows", "Peak State Bytes") is shown by
  * wj_explain_state() in state_stats.c, beside the accounting it reports.
+ * What a node wrote to temporary files is shown by wj_explain_spill(), with
+ * PostgreSQL's labels ("Batches", "Disk Usage") for every node that spills.
  *
  * src/common/explain_common.c
  *
@@ -129,4 +131,37 @@ wj_explain_window(const char *func, const char *every_label,
 		appendStringInfo(&buf, ", offset %s", wj_interval_text(offset));
 	appendStringInfoChar(&buf, ')');
 	ExplainPropertyText("Window", buf.data, es);
+}
+
+/*
+ * wj_explain_spill
+ *		Under ANALYZE, what a node wrote to temporary files, with the labels
+ *		and the layout of PostgreSQL's HashAggregate and Hash: the node's
+ *		figures ("Batches: N", "Batch Depth: N", ...) and then the peak disk
+ *		space, "Disk Usage: NkB".  Text format: one line, and only when the
+ *		node spilled; the other formats: each figure as its own property,
+ *		always, "Disk Usage" in kB.
+ */
+void
+wj_explain_spill(const WjSpillFigure *figures, int nfigures, int64 disk_kb,
+				 bool spilled, ExplainState *es)
+{
+	int			i;
+
+	if (!es->analyze)
+		return;
+	if (es->format != EXPLAIN_FORMAT_TEXT)
+	{
+		for (i = 0; i < nfigures; i++)
+			ExplainPropertyInteger(figures[i].label, NULL, figures[i].value, es);
+		ExplainPropertyInteger("Disk Usage", "kB", disk_kb, es);
+		return;
+	}
+	if (!spilled)
+		return;
+	appendStringInfoSpaces(es->str, es->indent * 2);
+	for (i = 0; i < nfigures; i++)
+		appendStringInfo(es->str, "%s: " INT64_FORMAT "  ",
+						 figures[i].label, figures[i].value);
+	appendStringInfo(es->str, "Disk Usage: " INT64_FORMAT "kB\n", disk_kb);
 }

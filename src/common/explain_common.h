@@ -44,4 +44,19 @@ extern void wj_explain_window(const char *func, const char *every_label,
 							  const Interval *every, const Interval *size,
 							  const Interval *offset, ExplainState *es);
 
+/* One figure of a node's spill: its EXPLAIN label and its value */
+typedef struct WjSpillFigure
+{
+	const char *label;
+	int64		value;
+} WjSpillFigure;
+
+/*
+ * Under ANALYZE, a node's spill to temporary files: its figures, then
+ * "Disk Usage" in kB, as PostgreSQL's HashAggregate shows its batches (in
+ * text format on one line, only when spilled is true)
+ */
+extern void wj_explain_spill(const WjSpillFigure *figures, int nfigures,
+							 int64 disk_kb, bool spilled, ExplainState *es);
+
 #endif							/* EXPLAIN_COMMON_H */

@@ -73,6 +73,7 @@
 
 #include "asof_exec_internal.h"
 #include "asof_sweep.h"
+#include "explain_common.h"
 #include "pg_compat.h"
 
 /* Kinds of records in a batch file */
@@ -1012,8 +1013,8 @@ asof_sweep_reset(AsOfJoinState *s, AsOfSweepState *sw)
 /*
  * asof_sweep_explain
  *		EXPLAIN ANALYZE of a sweep (or a lookup that may fall back to it),
- *		after the peak state: the batches on disk, as WindowJoin shows its
- *		spilled windows (text: only if there were any; other formats:
+ *		after the peak state: the batches on disk, with every node's spill
+ *		labels (wj_explain_spill; text: only if there were any; other formats:
  *		always).
  */
 static void
@@ -1022,22 +1023,13 @@ asof_sweep_explain(AsOfJoinState *s, void *state, ExplainState *es)
 	AsOfSweepState *sw = (AsOfSweepState *) state;
 	AsOfSpill  *sp = sw->spill;
 	int64		nbatches = sp ? sp->nbatches : 0;
-	int			depth = sp ? sp->max_depth : 0;
-	int64		kb = sp ? (sp->disk_bytes + 1023) / 1024 : 0;
+	WjSpillFigure figures[2] = {
+		{"Batches", nbatches},
+		{"Batch Depth", sp ? sp->max_depth : 0}
+	};
 
-	if (!es->analyze)
-		return;
-	if (es->format != EXPLAIN_FORMAT_TEXT)
-	{
-		ExplainPropertyInteger("Spill Batches", NULL, nbatches, es);
-		ExplainPropertyInteger("Spill Batch Depth", NULL, depth, es);
-		ExplainPropertyInteger("Spill Disk Usage", "kB", kb, es);
-	}
-	else if (nbatches > 0)
-		ExplainPropertyText("Spilled",
-							psprintf(INT64_FORMAT " batches, Batch Depth: %d, Disk: " INT64_FORMAT " kB",
-									 nbatches, depth, kb),
-							es);
+	wj_explain_spill(figures, 2, sp ? (sp->disk_bytes + 1023) / 1024 : 0,
+					 nbatches > 0, es);
 }
 
 /*

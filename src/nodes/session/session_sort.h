@@ -3,7 +3,8 @@
  * session_sort.h
  *	  SessionSort: the sort under a session() window, done as "hash the rows
  *	  into their partitions, then sort each partition by time"
- *	  (planner in session_sort_planner.c, executor in session_sort_exec.c).
+ *	  (planner in session_sort_planner.c, executor in session_sort_exec.c
+ *	  and the files session_sort_internal.h lists).
  *
  * src/nodes/session/session_sort.h
  *

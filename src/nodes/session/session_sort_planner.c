@@ -12,8 +12,9 @@
  * by hashing each row into its partition (O(1) per row) and sorting each
  * partition by its time alone, an int64 comparison, which costs
  * O(N log(N / partitions)); the partitions themselves are sorted once by
- * their keys.  See session_sort_exec.c for the executor and how it splits
- * the rows into key-range batches on disk when they do not fit in work_mem.
+ * their keys.  See session_sort_exec.c for the executor and
+ * session_sort_spill.c for how it splits the rows into key-range batches on
+ * disk when they do not fit in work_mem.
  *
  * Recognition, from the create_upper_paths_hook at UPPERREL_WINDOW: the
  * query has one window clause, it computes session() (SessionSort is part of
@@ -963,7 +964,7 @@ finish_session_windows(Plan *plan)
  * setrefs.c matches them to custom_scan_tlist by equal().  Afterwards they
  * are Vars, and custom_scan_tlist is only read for the types of the scan
  * tuple (ExecInitCustomScan) and by EXPLAIN; the executor computes
- * session() itself (session_sort_exec.c).
+ * session() itself (session_window_exec.c).
  */
 void
 wj_session_window_finish_plan(PlannedStmt *stmt)

@@ -3,7 +3,7 @@
  * window_join.h
  *	  Private declarations of the WindowJoin custom scan, shared by its
  *	  planner half (window_join_planner.c) and its executor half
- *	  (window_join_exec.c).
+ *	  (window_join_exec.c, window_join_spill.c).
  *
  * The planner hands the executor a CustomScan whose scan tuple
  * (custom_scan_tlist) is laid out as
@@ -101,7 +101,7 @@ enum
 
 /*
  * Bytes the executor spends per buffered row besides the tuple's data, for
- * the planner's memory estimate: the WjRow header of window_join_exec.c
+ * the planner's memory estimate: the WjRow header of window_join_internal.h
  * (56 bytes), the MinimalTuple header (16), the generation context's chunk
  * header (about 24) and a share of the inner hash chains.  Keep in step
  * with WjRow.

@@ -6,6 +6,7 @@
  *
  * INTERFACE ROUTINES
  *		wj_window_join_scan_methods		CustomScan methods (window_join.h)
+ *		wj_window_join_register			register them (from _PG_init)
  *
  * ALGORITHM
  *
@@ -60,28 +61,11 @@
  *
  * The buffered rows and the inner hash chains are kept within
  * work_mem x hash_mem_multiplier (get_hash_memory_limit(), the budget of a
- * Hash Join), whatever the planner estimated.  When taking a row into the
- * state would exceed five eighths of it, the window "spills": the rows of
- * both sides move to a temporary file per side (BufFile; each record is the
- * WjRow header followed by its MinimalTuple) and further rows of the open
- * windows are appended there.  TIME mode evicts from the head of the file
- * as from the in-memory FIFO and, once the open windows hold less than a
- * quarter of the budget again, reads the remaining rows back into memory.
- * GROUP mode drops the files when the window closes.
- *
- * A spilled window is joined as PostgreSQL's hash join joins batches: when
- * its inner rows would not fit, both sides' rows are partitioned by their
- * key hash into nbatch batch files (nbatch a power of two, at most what a
- * quarter of the budget in file buffers allows), and each batch is joined
- * on its own: its inner rows are loaded into the hash chains, its outer
- * rows read back one at a time and probed.  A batch whose inner rows still
- * do not fit (one hot key) is joined in chunks of inner rows that fit, the
- * outer batch read once per chunk; a bitmap of one bit per outer row of
- * the batch then remembers which outer rows matched, for the SEMI, ANTI,
- * LEFT and FULL emissions after the last chunk.  Unmatched inner rows are
- * emitted per chunk (each is in exactly one chunk).  Rows whose keys are
- * NULL go to batch 0 and never match.  EXPLAIN ANALYZE shows the number of
- * spilled windows and the bytes written to temporary files.
+ * Hash Join), whatever the planner estimated.  Past five eighths of it the
+ * open windows "spill" to temporary files, and a window whose rows are in
+ * files is joined batch by batch, as PostgreSQL's hash join joins batches
+ * (window_join_spill.c).  EXPLAIN ANALYZE shows the number of spilled
+ * windows and the bytes written to temporary files.
  *
  * Rows of a preserved side that belong to no window (GROUP mode) wait in a
  * tuplestore, which spills too, until they are emitted.
@@ -114,197 +98,8 @@
 #include "keypart.h"
 #include "state_stats.h"
 #include "window_arith.h"
-#include "window_join.h"
+#include "window_join_internal.h"
 #include "windowjoin.h"
-
-/* A buffered input row; the MinimalTuple follows the header */
-typedef struct WjRow
-{
-	struct WjRow *next;			/* FIFO order of its side */
-	struct WjRow *chain_next;	/* inner: next row with the same key hash */
-	int64		first_end;		/* TIME: end of its first window */
-	int64		last_end;		/* TIME: end of its last window */
-	int64		matched_window; /* inner: last window it matched in */
-	Size		size;			/* bytes, for the state accounting */
-	uint32		hash;			/* hash of the equality keys */
-	bool		hashnull;		/* some key is NULL: never matches */
-} WjRow;
-
-#define WJ_ROW_HEADER	MAXALIGN(sizeof(WjRow))
-#define WJ_ROW_TUPLE(row)	((MinimalTuple) ((char *) (row) + WJ_ROW_HEADER))
-
-/* The inner hash chains: key hash -> rows of the open windows */
-typedef struct WjChain
-{
-	uint32		hash;
-	char		status;
-	WjRow	   *head;
-	WjRow	   *tail;
-} WjChain;
-
-#define SH_PREFIX		wjchain
-#define SH_ELEMENT_TYPE	WjChain
-#define SH_KEY_TYPE		uint32
-#define SH_KEY			hash
-#define SH_HASH_KEY(tb, key)	murmurhash32(key)
-#define SH_EQUAL(tb, a, b)		((a) == (b))
-#define SH_SCOPE		static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
-
-#define WJ_MAX_WINDOW_KEYS 4
-
-/* One input */
-typedef struct WjSide
-{
-	PlanState  *ps;				/* child plan */
-	TupleDesc	desc;			/* its result type */
-	int			first_col;		/* its columns' offset in the scan tuple */
-	int			ncols;
-	bool		is_inner;
-	bool		preserved;		/* emit rows without a match */
-
-	int			nwin;			/* GROUP: window values; TIME: 1 (time) */
-	ExprState  *win_state[WJ_MAX_WINDOW_KEYS];
-	int			nkeys;
-	ExprState **key_state;
-	FmgrInfo   *hashfn;
-
-	int			first_extra;	/* TIME: window columns we supply */
-	int			nextras;
-	bool	   *extra_is_expr;
-	ExprState **extra_state;
-	Datum	   *extra_values;	/* this window's values */
-	bool	   *extra_nulls;
-
-	/* lookahead */
-	TupleTableSlot *peek;
-	bool		peek_valid;
-	bool		exhausted;
-	int64		peek_first_end;
-	int64		peek_last_end;
-	int64		peek_win[WJ_MAX_WINDOW_KEYS];
-	uint32		peek_hash;
-	bool		peek_hashnull;
-	bool		have_prev;		/* sort order check */
-	int64		prev_win[WJ_MAX_WINDOW_KEYS];
-
-	/* rows of the open windows, in input order, when in memory */
-	WjRow	   *head;
-	WjRow	   *tail;
-
-	/* ... or, once spilled, in a temporary file from qhead to qend */
-	BufFile    *qfile;
-	int			qhead_fileno;
-	off_t		qhead_off;
-	int			qend_fileno;
-	off_t		qend_off;
-	int64		qrows;			/* rows between qhead and qend */
-	int64		qbytes;
-	int64		qlast_end;		/* TIME: last_end of the newest row */
-
-	/* GROUP: rows of this side without a window value, to emit */
-	Tuplestorestate *orphans;
-	TupleTableSlot *orphan_slot;
-	bool		have_orphans;
-} WjSide;
-
-/* A run of spilled rows: a file position and a row count */
-typedef struct WjRun
-{
-	BufFile    *file;
-	int			fileno;
-	off_t		off;
-	int64		nrows;
-} WjRun;
-
-typedef enum WjPhase
-{
-	WJ_PHASE_START,
-	WJ_PHASE_NEXT_WINDOW,
-	WJ_PHASE_PROBE,
-	WJ_PHASE_INNER_UNMATCHED,
-	WJ_PHASE_SPILL_BATCH,		/* spilled window: next batch */
-	WJ_PHASE_SPILL_LOAD,		/* load the next chunk of its inner rows */
-	WJ_PHASE_SPILL_OUTER_REST,	/* unmatched outer rows after the chunks */
-	WJ_PHASE_ORPHANS,
-	WJ_PHASE_DONE
-} WjPhase;
-
-typedef struct WindowJoinState
-{
-	CustomScanState css;
-
-	WindowJoinPlanInfo info;	/* the plan's private data */
-	JoinType	jointype;
-	WjMode		mode;
-	WjWindowKind kind;
-	int64		every;			/* TIME: slide or step */
-	int64		size;
-	int64		offset;
-	Oid		   *key_coll;
-
-	WjSide		outer;
-	WjSide		inner;
-	ExprState  *joinqual;
-
-	MemoryContext bufcxt;		/* buffered rows */
-	MemoryContext wincxt;		/* per-window values */
-	wjchain_hash *chains;
-	WjStateStats stats;
-	WjParallelInstr pinstr;	/* per-worker figures under a Gather */
-
-	WjKeyPart	kp;				/* key-partitioned execution (keypart.h) */
-	WjLeaderShare leader;		/* otherwise, the leader's share under a
-								 * Gather (exec_common.h) */
-
-	/* memory bound and spilling */
-	MemoryContext nodecxt;		/* the node's own (files, arrays) */
-	MemoryContext rowcxt;		/* one spilled row at a time */
-	Size		mem_limit;		/* work_mem x hash_mem_multiplier */
-	Size		budget;			/* for buffered rows and their chains */
-	int			max_nbatch;
-	bool		spilled;		/* the open windows' rows are in files */
-	int64		spilled_windows;	/* windows joined from files */
-	int64		spill_bytes;	/* bytes written to temporary files */
-	int			max_batches;	/* most batches a spilled window used */
-	int64		spill_chunks;	/* inner chunks beyond a batch's first */
-
-	/* joining a spilled window */
-	bool		spill_join;		/* the current window is joined from files */
-	int			nbatch;
-	int			curbatch;
-	WjRun	   *oruns;			/* per batch */
-	WjRun	   *iruns;
-	int			ifileno;		/* where the next inner chunk starts */
-	off_t		ioff;
-	int64		iremaining;
-	int			chunkno;
-	bool		multi_chunk;	/* the batch's inner rows took >1 chunk */
-	WjRow	   *chunk_head;		/* inner rows of the chunk */
-	WjRow	   *chunk_tail;
-	int			ofileno;		/* next outer row of the batch */
-	off_t		ooff;
-	int64		oremaining;
-	int64		oord;			/* its ordinal in the batch */
-	bits8	   *omatched;		/* multi-chunk: outer rows that matched */
-
-	WjPhase		phase;
-	WjPhase		after_orphans;
-	int64		window_seq;		/* windows processed so far */
-	bool		have_last_end;
-	int64		last_end;		/* TIME: end of the last window processed */
-
-	/* PROBE position */
-	WjRow	   *outer_cur;
-	bool		probe_started;
-	bool		probe_matched;
-	bool		outer_filled;	/* outer_cur is in the scan tuple */
-	WjRow	   *chain_cur;
-	/* INNER_UNMATCHED position */
-	WjRow	   *inner_cur;
-} WindowJoinState;
 
 static Node *window_join_create_state(CustomScan *cscan);
 static void window_join_begin(CustomScanState *node, EState *estate, int eflags);
@@ -672,236 +467,6 @@ store_row(WindowJoinState *state, TupleTableSlot *slot)
 }
 
 /*
- * spill_write
- *		Append a row (header and tuple) to a temporary file at its current
- *		position.
- */
-static void
-spill_write(WindowJoinState *state, BufFile *file, WjRow *row)
-{
-	BufFileWrite(file, row, row->size);
-	state->spill_bytes += row->size;
-}
-
-/*
- * spill_read_header
- *		Read the header of the row at the file's current position into
- *		*hdr.
- */
-static void
-spill_read_header(BufFile *file, WjRow *hdr)
-{
-	union
-	{
-		WjRow		row;
-		char		bytes[WJ_ROW_HEADER];
-	}			buf;
-
-	if (BufFileRead(file, buf.bytes, WJ_ROW_HEADER) != WJ_ROW_HEADER)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read from window join temporary file: read only part of a row")));
-	*hdr = buf.row;
-	if (hdr->size < WJ_ROW_HEADER + SizeofMinimalTupleHeader)
-		elog(ERROR, "window join temporary file is corrupt");
-}
-
-/*
- * spill_read
- *		Read the row at the file's current position into memory of cxt.  Its
- *		links and match mark are reset.
- */
-static WjRow *
-spill_read(BufFile *file, MemoryContext cxt)
-{
-	WjRow		hdr;
-	WjRow	   *row;
-	size_t		rest;
-
-	spill_read_header(file, &hdr);
-	row = (WjRow *) MemoryContextAlloc(cxt, hdr.size);
-	memcpy(row, &hdr, sizeof(WjRow));
-	rest = hdr.size - WJ_ROW_HEADER;
-	if (BufFileRead(file, WJ_ROW_TUPLE(row), rest) != rest)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read from window join temporary file: read only part of a row")));
-	row->next = NULL;
-	row->chain_next = NULL;
-	row->matched_window = 0;
-	return row;
-}
-
-/*
- * run_read
- *		Read the next row of a run at the cursor (fileno, off), advancing
- *		it, or return NULL when remaining is zero.
- */
-static WjRow *
-run_read(BufFile *file, int *fileno, off_t *off, int64 *remaining,
-		 MemoryContext cxt)
-{
-	WjRow	   *row;
-
-	if (*remaining <= 0)
-		return NULL;
-	if (BufFileSeek(file, *fileno, *off, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not seek in window join temporary file")));
-	row = spill_read(file, cxt);
-	BufFileTell(file, fileno, off);
-	(*remaining)--;
-	return row;
-}
-
-/*
- * queue_append_file
- *		Append a row to a spilled side's file.
- */
-static void
-queue_append_file(WindowJoinState *state, WjSide *side, WjRow *row)
-{
-	if (BufFileSeek(side->qfile, side->qend_fileno, side->qend_off, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not seek in window join temporary file")));
-	spill_write(state, side->qfile, row);
-	BufFileTell(side->qfile, &side->qend_fileno, &side->qend_off);
-	side->qrows++;
-	side->qbytes += row->size;
-	side->qlast_end = row->last_end;
-}
-
-/*
- * chain_row
- *		Put an inner row in memory at the end of its hash chain.
- */
-static void
-chain_row(WindowJoinState *state, WjRow *row)
-{
-	bool		found;
-	WjChain    *chain;
-
-	if (row->hashnull)
-		return;
-	chain = wjchain_insert(state->chains, row->hash, &found);
-	if (found)
-		chain->tail->chain_next = row;
-	else
-		chain->head = row;
-	chain->tail = row;
-}
-
-/*
- * state_memory
- *		Bytes the buffered rows and the hash chains take now.
- */
-static Size
-state_memory(WindowJoinState *state)
-{
-	return (Size) state->stats.bytes +
-		(Size) state->chains->size * sizeof(WjChain);
-}
-
-/*
- * spill_state
- *		The open windows' rows do not fit: move both sides' buffered rows,
- *		in order, to a temporary file each and free their memory.  Rows
- *		taken from now on go to the files.
- */
-static void
-spill_state(WindowJoinState *state)
-{
-	WjSide	   *sides[2] = {&state->outer, &state->inner};
-	int			s;
-
-	for (s = 0; s < 2; s++)
-	{
-		WjSide	   *side = sides[s];
-		MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
-		WjRow	   *row;
-
-		Assert(side->qfile == NULL);
-		side->qfile = BufFileCreateTemp(false);
-		MemoryContextSwitchTo(oldcxt);
-		BufFileTell(side->qfile, &side->qhead_fileno, &side->qhead_off);
-		side->qend_fileno = side->qhead_fileno;
-		side->qend_off = side->qhead_off;
-		side->qrows = 0;
-		side->qbytes = 0;
-		side->qlast_end = 0;
-		for (row = side->head; row != NULL; row = row->next)
-		{
-			CHECK_FOR_INTERRUPTS();
-			queue_append_file(state, side, row);
-		}
-		side->head = side->tail = NULL;
-	}
-	MemoryContextReset(state->bufcxt);
-	wjchain_reset(state->chains);
-	wj_state_clear(&state->stats);
-	state->spilled = true;
-}
-
-/*
- * close_queue_files
- *		Drop both sides' temporary files (the rows in them are gone).
- */
-static void
-close_queue_files(WindowJoinState *state)
-{
-	WjSide	   *sides[2] = {&state->outer, &state->inner};
-	int			s;
-
-	for (s = 0; s < 2; s++)
-	{
-		if (sides[s]->qfile)
-			BufFileClose(sides[s]->qfile);
-		sides[s]->qfile = NULL;
-		sides[s]->qrows = 0;
-		sides[s]->qbytes = 0;
-	}
-	state->spilled = false;
-}
-
-/*
- * unspill_state
- *		TIME mode: the open windows fit again; read the rows still in the
- *		files back into memory and drop the files.
- */
-static void
-unspill_state(WindowJoinState *state)
-{
-	WjSide	   *sides[2] = {&state->outer, &state->inner};
-	int			s;
-
-	for (s = 0; s < 2; s++)
-	{
-		WjSide	   *side = sides[s];
-		int			fileno = side->qhead_fileno;
-		off_t		off = side->qhead_off;
-		int64		remaining = side->qrows;
-		WjRow	   *row;
-
-		while ((row = run_read(side->qfile, &fileno, &off, &remaining,
-							   state->bufcxt)) != NULL)
-		{
-			CHECK_FOR_INTERRUPTS();
-			wj_state_add(&state->stats, (int64) row->size);
-			if (side->tail)
-				side->tail->next = row;
-			else
-				side->head = row;
-			side->tail = row;
-			if (side->is_inner)
-				chain_row(state, row);
-		}
-	}
-	close_queue_files(state);
-}
-
-/*
  * fetch_next
  *		Advance a side's lookahead to its next row that belongs to some
  *		window, computing its window(s) and key hash.  Rows that are in no
@@ -1066,7 +631,7 @@ take_peek(WindowJoinState *state, WjSide *side)
 	row->hashnull = side->peek_hashnull;
 
 	if (state->spilled)
-		queue_append_file(state, side, row);
+		wjoin_queue_append_file(state, side, row);
 	else
 	{
 		if (side->tail)
@@ -1075,9 +640,9 @@ take_peek(WindowJoinState *state, WjSide *side)
 			side->head = row;
 		side->tail = row;
 		if (side->is_inner)
-			chain_row(state, row);
-		if (state_memory(state) > state->budget)
-			spill_state(state);
+			wjoin_chain_row(state, row);
+		if (wjoin_state_memory(state) > state->budget)
+			wjoin_spill_state(state);
 	}
 
 	fetch_next(state, side);
@@ -1153,7 +718,7 @@ evict_closed(WindowJoinState *state, WjSide *side, int64 end)
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not seek in window join temporary file")));
-		spill_read_header(side->qfile, &hdr);
+		wjoin_spill_read_header(side->qfile, &hdr);
 		if (hdr.last_end >= end)
 			break;
 		if (BufFileSeek(side->qfile, 0, (off_t) (hdr.size - WJ_ROW_HEADER),
@@ -1178,7 +743,7 @@ clear_state(WindowJoinState *state)
 	wjchain_reset(state->chains);
 	state->outer.head = state->outer.tail = NULL;
 	state->inner.head = state->inner.tail = NULL;
-	close_queue_files(state);
+	wjoin_close_queue_files(state);
 	wj_state_clear(&state->stats);
 }
 
@@ -1325,7 +890,7 @@ next_window(WindowJoinState *state)
 		if (state->spilled &&
 			(Size) (state->outer.qbytes + state->inner.qbytes) +
 			(Size) state->inner.qrows * sizeof(WjChain) * 2 <= state->budget / 4)
-			unspill_state(state);
+			wjoin_unspill_state(state);
 		state->last_end = end;
 		state->have_last_end = true;
 
@@ -1345,259 +910,6 @@ next_window(WindowJoinState *state)
 
 	state->window_seq++;
 	return true;
-}
-
-/*
- * spill_close_batch
- *		Close the batch files of batch b (they are not the queue files).
- */
-static void
-spill_close_batch(WindowJoinState *state, int b)
-{
-	if (state->nbatch > 1)
-	{
-		if (state->oruns[b].file)
-			BufFileClose(state->oruns[b].file);
-		if (state->iruns[b].file)
-			BufFileClose(state->iruns[b].file);
-	}
-	state->oruns[b].file = NULL;
-	state->iruns[b].file = NULL;
-}
-
-/*
- * spill_partition
- *		Copy a spilled side's rows of the window into per-batch files by the
- *		low bits of their key hash.
- */
-static void
-spill_partition(WindowJoinState *state, WjSide *side, WjRun *runs)
-{
-	int			fileno = side->qhead_fileno;
-	off_t		off = side->qhead_off;
-	int64		remaining = side->qrows;
-	WjRow	   *row;
-
-	for (;;)
-	{
-		WjRun	   *run;
-
-		CHECK_FOR_INTERRUPTS();
-		MemoryContextReset(state->rowcxt);
-		row = run_read(side->qfile, &fileno, &off, &remaining, state->rowcxt);
-		if (row == NULL)
-			break;
-		run = &runs[row->hash & (uint32) (state->nbatch - 1)];
-		if (run->file == NULL)
-		{
-			MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
-
-			run->file = BufFileCreateTemp(false);
-			MemoryContextSwitchTo(oldcxt);
-			BufFileTell(run->file, &run->fileno, &run->off);
-		}
-		spill_write(state, run->file, row);
-		run->nrows++;
-	}
-	MemoryContextReset(state->rowcxt);
-}
-
-/*
- * spill_join_start
- *		Set up the join of a spilled window: choose the number of batches
- *		from the size of its inner rows and partition both sides (or, with
- *		one batch, read the queue files directly).
- */
-static void
-spill_join_start(WindowJoinState *state)
-{
-	double		inner_mem;
-
-	state->spill_join = true;
-	state->spilled_windows++;
-	inner_mem = (double) state->inner.qbytes +
-		(double) state->inner.qrows * sizeof(WjChain) * 2;
-	state->nbatch = 1;
-	while (state->nbatch < state->max_nbatch &&
-		   inner_mem > (double) state->budget * state->nbatch)
-		state->nbatch *= 2;
-
-	state->max_batches = Max(state->max_batches, state->nbatch);
-	state->oruns = MemoryContextAllocZero(state->nodecxt,
-										  sizeof(WjRun) * state->nbatch);
-	state->iruns = MemoryContextAllocZero(state->nodecxt,
-										  sizeof(WjRun) * state->nbatch);
-	if (state->nbatch == 1)
-	{
-		state->oruns[0].file = state->outer.qfile;
-		state->oruns[0].fileno = state->outer.qhead_fileno;
-		state->oruns[0].off = state->outer.qhead_off;
-		state->oruns[0].nrows = state->outer.qrows;
-		state->iruns[0].file = state->inner.qfile;
-		state->iruns[0].fileno = state->inner.qhead_fileno;
-		state->iruns[0].off = state->inner.qhead_off;
-		state->iruns[0].nrows = state->inner.qrows;
-	}
-	else
-	{
-		spill_partition(state, &state->inner, state->iruns);
-		spill_partition(state, &state->outer, state->oruns);
-	}
-	state->curbatch = -1;
-}
-
-/*
- * spill_join_end
- *		The spilled window is joined: release the batches.
- */
-static void
-spill_join_end(WindowJoinState *state)
-{
-	int			b;
-
-	if (!state->spill_join)
-		return;
-	for (b = 0; b < state->nbatch; b++)
-		spill_close_batch(state, b);
-	pfree(state->oruns);
-	pfree(state->iruns);
-	state->oruns = state->iruns = NULL;
-	if (state->omatched)
-		pfree(state->omatched);
-	state->omatched = NULL;
-	state->multi_chunk = false;
-	MemoryContextReset(state->bufcxt);
-	wjchain_reset(state->chains);
-	wj_state_clear(&state->stats);
-	state->chunk_head = state->chunk_tail = NULL;
-	state->outer_cur = NULL;
-	state->inner_cur = NULL;
-	state->chain_cur = NULL;
-	state->spill_join = false;
-}
-
-/*
- * spill_next_batch
- *		Advance to the next batch that can produce rows; false when none is
- *		left.
- */
-static bool
-spill_next_batch(WindowJoinState *state)
-{
-	for (;;)
-	{
-		WjRun	   *orun;
-		WjRun	   *irun;
-
-		if (state->curbatch >= 0)
-			spill_close_batch(state, state->curbatch);
-		state->curbatch++;
-		if (state->curbatch >= state->nbatch)
-			return false;
-		orun = &state->oruns[state->curbatch];
-		irun = &state->iruns[state->curbatch];
-		if ((orun->nrows == 0 && !state->inner.preserved) ||
-			(irun->nrows == 0 && !state->outer.preserved))
-			continue;
-		state->ifileno = irun->fileno;
-		state->ioff = irun->off;
-		state->iremaining = irun->nrows;
-		state->chunkno = 0;
-		state->multi_chunk = false;
-		if (state->omatched)
-			pfree(state->omatched);
-		state->omatched = NULL;
-		return true;
-	}
-}
-
-/*
- * spill_load_chunk
- *		Load the next chunk of the current batch's inner rows (as many as
- *		fit the budget, at least one) into memory and the hash chains, and
- *		rewind the batch's outer rows.
- */
-static void
-spill_load_chunk(WindowJoinState *state)
-{
-	WjRun	   *irun = &state->iruns[state->curbatch];
-	WjRun	   *orun = &state->oruns[state->curbatch];
-
-	MemoryContextReset(state->bufcxt);
-	wjchain_reset(state->chains);
-	wj_state_clear(&state->stats);
-	state->chunk_head = state->chunk_tail = NULL;
-	while (state->iremaining > 0 &&
-		   (state->chunk_head == NULL || state_memory(state) < state->budget))
-	{
-		WjRow	   *row;
-
-		CHECK_FOR_INTERRUPTS();
-		row = run_read(irun->file, &state->ifileno, &state->ioff,
-					   &state->iremaining, state->bufcxt);
-		wj_state_add(&state->stats, (int64) row->size);
-		if (state->chunk_tail)
-			state->chunk_tail->next = row;
-		else
-			state->chunk_head = row;
-		state->chunk_tail = row;
-		chain_row(state, row);
-	}
-	if (state->chunkno == 0 && state->iremaining > 0)
-	{
-		/* more than one chunk: remember the outer rows' matches */
-		state->multi_chunk = true;
-		state->omatched = MemoryContextAllocZero(state->nodecxt,
-												 (Size) (orun->nrows / 8 + 1));
-	}
-	if (state->chunkno > 0)
-		state->spill_chunks++;
-	state->chunkno++;
-
-	state->ofileno = orun->fileno;
-	state->ooff = orun->off;
-	state->oremaining = orun->nrows;
-	state->oord = -1;
-	state->outer_cur = NULL;
-	state->probe_started = false;
-}
-
-/*
- * spill_next_outer
- *		The next outer row of the current batch, read into rowcxt, or NULL.
- */
-static WjRow *
-spill_next_outer(WindowJoinState *state)
-{
-	WjRun	   *orun = &state->oruns[state->curbatch];
-
-	MemoryContextReset(state->rowcxt);
-	state->oord++;
-	return run_read(orun->file, &state->ofileno, &state->ooff,
-					&state->oremaining, state->rowcxt);
-}
-
-/*
- * spill_after_chunk
- *		Where to go when a chunk's outer scan (and unmatched inner rows) are
- *		done.
- */
-static WjPhase
-spill_after_chunk(WindowJoinState *state)
-{
-	WjRun	   *orun = &state->oruns[state->curbatch];
-
-	if (state->iremaining > 0)
-		return WJ_PHASE_SPILL_LOAD;
-	if (state->multi_chunk && state->outer.preserved)
-	{
-		state->ofileno = orun->fileno;
-		state->ooff = orun->off;
-		state->oremaining = orun->nrows;
-		state->oord = -1;
-		return WJ_PHASE_SPILL_OUTER_REST;
-	}
-	return WJ_PHASE_SPILL_BATCH;
 }
 
 /*
@@ -1660,7 +972,7 @@ window_join_exec(CustomScanState *node)
 				}
 				if (state->spilled)
 				{
-					spill_join_start(state);
+					wjoin_spill_join_start(state);
 					state->phase = WJ_PHASE_SPILL_BATCH;
 					break;
 				}
@@ -1670,18 +982,18 @@ window_join_exec(CustomScanState *node)
 				break;
 
 			case WJ_PHASE_SPILL_BATCH:
-				if (spill_next_batch(state))
+				if (wjoin_spill_next_batch(state))
 					state->phase = WJ_PHASE_SPILL_LOAD;
 				else
 				{
-					spill_join_end(state);
+					wjoin_spill_join_end(state);
 					state->phase = WJ_PHASE_ORPHANS;
 					state->after_orphans = WJ_PHASE_NEXT_WINDOW;
 				}
 				break;
 
 			case WJ_PHASE_SPILL_LOAD:
-				spill_load_chunk(state);
+				wjoin_spill_load_chunk(state);
 				state->phase = WJ_PHASE_PROBE;
 				break;
 
@@ -1691,7 +1003,7 @@ window_join_exec(CustomScanState *node)
 					WjRow	   *orow;
 
 					CHECK_FOR_INTERRUPTS();
-					orow = spill_next_outer(state);
+					orow = wjoin_spill_next_outer(state);
 					if (orow == NULL)
 						break;
 					if (state->omatched[state->oord / 8] & (1 << (state->oord % 8)))
@@ -1713,7 +1025,7 @@ window_join_exec(CustomScanState *node)
 
 					if (state->outer_cur == NULL && state->spill_join &&
 						!state->probe_started)
-						state->outer_cur = spill_next_outer(state);
+						state->outer_cur = wjoin_spill_next_outer(state);
 					orow = state->outer_cur;
 					if (orow == NULL)
 						break;
@@ -1810,7 +1122,7 @@ window_join_exec(CustomScanState *node)
 					state->phase = WJ_PHASE_INNER_UNMATCHED;
 				}
 				else if (state->spill_join)
-					state->phase = spill_after_chunk(state);
+					state->phase = wjoin_spill_after_chunk(state);
 				else
 				{
 					state->phase = WJ_PHASE_ORPHANS;
@@ -1834,7 +1146,7 @@ window_join_exec(CustomScanState *node)
 						return result;
 				}
 				if (state->spill_join)
-					state->phase = spill_after_chunk(state);
+					state->phase = wjoin_spill_after_chunk(state);
 				else
 				{
 					state->phase = WJ_PHASE_ORPHANS;
@@ -1891,8 +1203,8 @@ window_join_end(CustomScanState *node)
 
 	ExecEndNode(state->outer.ps);
 	ExecEndNode(state->inner.ps);
-	spill_join_end(state);
-	close_queue_files(state);
+	wjoin_spill_join_end(state);
+	wjoin_close_queue_files(state);
 	if (state->outer.orphans)
 		tuplestore_end(state->outer.orphans);
 	if (state->inner.orphans)
@@ -1946,7 +1258,7 @@ window_join_restart(CustomScanState *node)
 
 	wj_rescan_child(node, state->outer.ps);
 	wj_rescan_child(node, state->inner.ps);
-	spill_join_end(state);
+	wjoin_spill_join_end(state);
 	clear_state(state);
 	reset_side(&state->outer);
 	reset_side(&state->inner);
@@ -2016,23 +1328,16 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	wj_explain_state(&state->stats, es);
 
 	/* under ANALYZE: windows that did not fit in memory (text: only if any) */
-	if (es->analyze)
 	{
-		int64		kb = (state->spill_bytes + 1023) / 1024;
+		WjSpillFigure figures[3] = {
+			{"Spilled Windows", state->spilled_windows},
+			{"Batches", state->max_batches},
+			{"Extra Chunks", state->spill_chunks}
+		};
 
-		if (es->format != EXPLAIN_FORMAT_TEXT)
-		{
-			ExplainPropertyInteger("Spilled Windows", NULL, state->spilled_windows, es);
-			ExplainPropertyInteger("Spill Batches", NULL, state->max_batches, es);
-			ExplainPropertyInteger("Spill Extra Chunks", NULL, state->spill_chunks, es);
-			ExplainPropertyInteger("Spill Disk Usage", "kB", kb, es);
-		}
-		else if (state->spilled_windows > 0 || state->spill_bytes > 0)
-			ExplainPropertyText("Spilled",
-								psprintf(INT64_FORMAT " windows, Batches: %d, Extra Chunks: " INT64_FORMAT ", Disk: " INT64_FORMAT " kB",
-										 state->spilled_windows, state->max_batches,
-										 state->spill_chunks, kb),
-								es);
+		wj_explain_spill(figures, 3, (state->spill_bytes + 1023) / 1024,
+						 state->spilled_windows > 0 || state->spill_bytes > 0,
+						 es);
 	}
 	if (state->info.key_partitioned)
 		ExplainPropertyInteger("Key Partitions", NULL,
