@@ -154,9 +154,12 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 	cscan->flags = 0;
 	cscan->custom_plans = list_make1(child);
 	cscan->custom_exprs = list_make3(copyObject(key), param, hash31);
-	cscan->custom_private = list_make3(makeInteger(param->paramid),
-									   makeInteger(units),
-									   makeInteger(grain));
+	{
+		WjKeyPartPlan kp = {units, grain, param->paramid, true};
+
+		cscan->custom_private = NIL;
+		wj_keypart_plan_put(&cscan->custom_private, &kp);
+	}
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &key_exchange_scan_methods;
@@ -171,12 +174,17 @@ static Node *
 key_exchange_create_state(CustomScan *cscan)
 {
 	KeyExchangeState *state = palloc0(sizeof(KeyExchangeState));
+	WjPrivateReader reader;
+	WjKeyPartPlan kp;
 
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &key_exchange_exec_methods;
-	state->paramid = intVal(linitial(cscan->custom_private));
-	state->units = intVal(lsecond(cscan->custom_private));
-	state->grain = intVal(lthird(cscan->custom_private));
+	wj_private_reader_init(&reader, cscan->custom_private, "KeyExchange");
+	wj_keypart_plan_get(&reader, &kp);
+	wj_private_reader_done(&reader);
+	state->paramid = kp.param;
+	state->units = kp.units;
+	state->grain = kp.grain;
 	state->nparts = wj_keypart_slots(state->units, state->grain);
 	state->ex.reading = -1;
 	return (Node *) state;

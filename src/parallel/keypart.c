@@ -53,21 +53,22 @@ keypart_parts(int units, int grain)
 
 /*
  * wj_keypart_setup
- *		Executor side: set up a node's partition state from its plan (the
- *		units of wj_keypart_units, the units per partition, and the
- *		partition parameter).
+ *		Executor side: set up a node's partition state from its plan's
+ *		sub-record, if the plan is key-partitioned (else kp->parts stays 0).
  */
 void
-wj_keypart_setup(WjKeyPart *kp, int units, int grain, int param)
+wj_keypart_setup(WjKeyPart *kp, const WjKeyPartPlan *plan)
 {
-	kp->units = units;
-	kp->grain = grain;
-	kp->parts = keypart_parts(units, grain);
-	kp->leader_part = (units % WJ_KEYPART_SHARE) != 0;
-	kp->param = param;
+	if (plan->units <= 0)
+		return;
+	kp->units = plan->units;
+	kp->grain = plan->grain;
+	kp->parts = keypart_parts(plan->units, plan->grain);
+	kp->leader_part = (plan->units % WJ_KEYPART_SHARE) != 0;
+	kp->param = plan->param;
 	kp->bucket = -1;
 	/* an exchanged join (a parameter for its children): sub-partitions */
-	kp->subparts = (grain != WJ_KEYPART_SHARE && param >= 0) ?
+	kp->subparts = (plan->grain != WJ_KEYPART_SHARE && plan->param >= 0) ?
 		WJ_KEYPART_SUBPARTS : 1;
 	kp->sub = 0;
 }

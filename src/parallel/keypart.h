@@ -16,6 +16,26 @@
 #include "nodes/pathnodes.h"
 #include "port/atomics.h"
 
+#include "plan_private.h"
+
+/*
+ * How a node's plan is key-partitioned: one sub-record of the custom_private
+ * of IntervalJoin, WindowJoin, SessionSort, KeyExchange and AsOfJoin's split
+ * load, written and read by the same two functions (keypart_private.c).
+ */
+typedef struct WjKeyPartPlan
+{
+	int			units;			/* wj_keypart_units (AsOfJoin's split: its
+								 * partitions); 0: not key-partitioned */
+	int			grain;			/* units per partition */
+	int			param;			/* PARAM_EXEC holding the partition, -1: none */
+	bool		exchange;		/* rows exchanged by partition (KeyExchange) */
+} WjKeyPartPlan;
+
+extern void wj_keypart_plan_none(WjKeyPartPlan *kp);
+extern void wj_keypart_plan_put(List **priv, const WjKeyPartPlan *kp);
+extern void wj_keypart_plan_get(WjPrivateReader *reader, WjKeyPartPlan *kp);
+
 /*
  * Key partitioning (docs/parallel.md): a partial path whose participants
  * each read both inputs in full but keep only the rows of the key partition
@@ -35,6 +55,11 @@ extern int	wj_keypart_units(int workers);
 extern int	wj_keypart_plan(PlannerInfo *root, int units,
 							Plan *outer_plan, Expr *outer_key, Oid outer_hash,
 							Plan *inner_plan, Expr *inner_key, Oid inner_hash);
+extern void wj_keypart_plan_join(PlannerInfo *root, int workers, bool exchange,
+								 Plan *outer_plan, Expr *outer_key,
+								 Oid outer_hash, Plan *inner_plan,
+								 Expr *inner_key, Oid inner_hash,
+								 WjKeyPartPlan *kp);
 
 /*
  * Or each participant reads a share of both inputs (partial paths) and the
@@ -85,7 +110,7 @@ typedef struct WjKeyPart
  * leader's DSM segment; forget the partitions claimed (a rescan); a hash
  * value's partition
  */
-extern void wj_keypart_setup(WjKeyPart *kp, int units, int grain, int param);
+extern void wj_keypart_setup(WjKeyPart *kp, const WjKeyPartPlan *plan);
 extern void wj_keypart_init_dsm(WjKeyPart *kp, void *coordinate,
 								PlanState *node, ParallelContext *pcxt);
 extern void wj_keypart_restart(WjKeyPart *kp);

@@ -473,6 +473,26 @@ wj_keypart_plan_exchange(PlannerInfo *root, int units,
 }
 
 /*
+ * wj_keypart_plan_join
+ *		PlanCustomPath of a key-partitioned join path with workers workers:
+ *		the partition filters on its two inputs (or, exchange, their
+ *		KeyExchanges), and the join's sub-record describing them.
+ */
+void
+wj_keypart_plan_join(PlannerInfo *root, int workers, bool exchange,
+					 Plan *outer_plan, Expr *outer_key, Oid outer_hash,
+					 Plan *inner_plan, Expr *inner_key, Oid inner_hash,
+					 WjKeyPartPlan *kp)
+{
+	kp->units = wj_keypart_units(workers);
+	kp->grain = wj_keypart_grain(exchange);
+	kp->exchange = exchange;
+	kp->param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
+		(root, kp->units, outer_plan, outer_key, outer_hash,
+		 inner_plan, inner_key, inner_hash);
+}
+
+/*
  * wj_split_scan
  *		The scan under an input plan (through a projecting Result and a
  *		Sort) that can take a partition filter, or NULL.

@@ -36,6 +36,8 @@
 #include "nodes/extensible.h"
 #include "nodes/nodes.h"
 
+#include "keypart.h"
+
 #define ASOF_NAME "AsOfJoin"
 
 /* custom_exprs sublists */
@@ -80,9 +82,9 @@ typedef struct AsOfPlanInfo
 	int			strategy;		/* one of ASOF_STRATEGY_* */
 	bool		share_versions;	/* parallel lookup: one copy of the versions
 								 * for all participants (asof_paths.c) */
-	int			split_param;	/* shared: the versions' key partition
-								 * parameter (-1: every row), or -1 */
-	int			split_parts;	/* and how many partitions */
+	WjKeyPartPlan split;		/* shared: the versions' load split by key
+								 * partition (keypart.h): its partitions
+								 * and parameter (param -1: not split) */
 	int			nouter;			/* outer columns in the scan tuple */
 	int			nkeys;
 	int			ntol;			/* tolerance bounds */

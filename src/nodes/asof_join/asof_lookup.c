@@ -698,7 +698,7 @@ asof_ahead_end(AsOfJoinState *s)
 
 /*
  * asof_set_split_param
- *		A split load (AsOfPlanInfo.split_param): set the parameter of the
+ *		A split load (AsOfPlanInfo.split): set the parameter of the
  *		versions' scan filter to the partition read, ls->split_part (-1:
  *		every version).
  */
@@ -708,7 +708,7 @@ asof_set_split_param(AsOfJoinState *s)
 	AsOfLookupState *ls = asof_lookup_state(s);
 	ParamExecData *prm;
 
-	prm = &s->css.ss.ps.state->es_param_exec_vals[s->info.split_param];
+	prm = &s->css.ss.ps.state->es_param_exec_vals[s->info.split.param];
 	prm->execPlan = NULL;
 	prm->value = Int32GetDatum(ls->split_part);
 	prm->isnull = false;
@@ -722,11 +722,11 @@ asof_set_split_param(AsOfJoinState *s)
 void
 asof_restart_inner(AsOfJoinState *s)
 {
-	if (s->info.split_param >= 0)
+	if (s->info.split.param >= 0)
 	{
 		asof_set_split_param(s);
 		s->inner_ps->chgParam = bms_add_member(s->inner_ps->chgParam,
-											   s->info.split_param);
+											   s->info.split.param);
 	}
 	ExecReScan(s->inner_ps);
 	s->next = NULL;
@@ -886,7 +886,7 @@ asof_lookup_begin(AsOfJoinState *s, EState *estate)
 	/* what runs below finds the state through the node */
 	s->sstate = ls;
 	ls->split_part = -1;
-	if (info->split_param >= 0)
+	if (info->split.param >= 0)
 		asof_set_split_param(s);	/* split_part -1: every version */
 	ls->table = asof_key_table_create(s, estate);
 	ls->mem_limit = get_hash_memory_limit();
@@ -1049,12 +1049,12 @@ asof_lookup_explain(AsOfJoinState *s, void *state, ExplainState *es)
 	if (s->css.ss.ps.plan->parallel_aware)
 	{
 		bool		shared = s->info.share_versions && ls->time_int64;
-		bool		split = shared && s->info.split_param >= 0;
+		bool		split = shared && s->info.split.param >= 0;
 
 		/* a split load sorts each key's versions itself, on a Sort's input */
 		ExplainPropertyText("Versions", split ?
 							psprintf("loaded once in %d key partitions%s, shared by the participants",
-									 s->info.split_parts,
+									 s->info.split.units,
 									 IsA(s->inner_ps, SortState) ?
 									 ", sorted per key in place of the Sort below" :
 									 "") :

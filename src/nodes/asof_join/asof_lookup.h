@@ -31,7 +31,7 @@ typedef struct AsOfShared
 	dsa_pointer image;			/* the versions' image, once ready */
 	ConditionVariable cv;		/* the loader wakes the others */
 	int64		ahead_rows;		/* outer rows read ahead, all participants */
-	/* a load split by key partition (AsOfPlanInfo.split_param) */
+	/* a load split by key partition (AsOfPlanInfo.split) */
 	pg_atomic_uint32 next_part;	/* the next partition to claim */
 	int			parts_done;		/* partitions whose image is written */
 	Size		split_bytes;	/* the bytes of their images, in all */

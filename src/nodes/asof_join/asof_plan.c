@@ -404,8 +404,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.strict = spec->strict;
 	info.strategy = apath->strategy;
 	info.share_versions = apath->share_versions;
-	info.split_param = -1;
-	info.split_parts = 0;
+	wj_keypart_plan_none(&info.split);
 	if (best_path->path.parallel_aware &&
 		apath->strategy == ASOF_STRATEGY_LOOKUP)
 		asof_plan_split(root, apath, subplan, &inner_plan->scan.plan, &info);
@@ -433,7 +432,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  *		A parallel lookup whose versions are loaded split by key partition
  *		and shared (asof_shared.c): give the versions' scan, under the
  *		rewritten subquery's Sort, the filter of a key partition on a new
- *		parameter, and set info's split_param, split_parts and
+ *		parameter, and set info's split (keypart.h) and
  *		share_versions.  The split needs keys, a first key whose type can be
  *		hashed, a time the shared image can hold (an integer-like type on
  *		both sides: AsOfLookupState.time_int64), not the nearest direction,
@@ -474,16 +473,16 @@ asof_plan_split(PlannerInfo *root, AsOfPath *apath, Plan *subplan,
 	if (!OidIsValid(tc->hash_proc))
 		return;
 
-	info->split_parts = Min(apath->cpath.path.parallel_workers + 1,
+	info->split.units = Min(apath->cpath.path.parallel_workers + 1,
 							ASOF_MAX_SPLIT);
-	info->split_param = wj_split_filter(apath->subroot, subplan, tle->expr,
+	info->split.param = wj_split_filter(apath->subroot, subplan, tle->expr,
 										tc->hash_proc, tc->hash_extended_proc,
-										info->split_parts);
+										info->split.units);
 	info->share_versions = true;
 	inner_plan->extParam = bms_add_member(inner_plan->extParam,
-										  info->split_param);
+										  info->split.param);
 	inner_plan->allParam = bms_add_member(inner_plan->allParam,
-										  info->split_param);
+										  info->split.param);
 }
 
 /*

@@ -49,8 +49,7 @@ asof_info_to_private(const AsOfPlanInfo *info)
 	wj_private_put_bool(&priv, info->strict);
 	wj_private_put_int(&priv, info->strategy);
 	wj_private_put_bool(&priv, info->share_versions);
-	wj_private_put_int(&priv, info->split_param);
-	wj_private_put_int(&priv, info->split_parts);
+	wj_keypart_plan_put(&priv, &info->split);
 	wj_private_put_int(&priv, info->nouter);
 	wj_private_put_int(&priv, info->nkeys);
 	wj_private_put_int(&priv, info->ntol);
@@ -100,8 +99,7 @@ asof_info_from_private(List *priv, AsOfPlanInfo *info)
 	info->strict = wj_private_get_bool(&reader);
 	info->strategy = wj_private_get_int(&reader);
 	info->share_versions = wj_private_get_bool(&reader);
-	info->split_param = wj_private_get_int(&reader);
-	info->split_parts = wj_private_get_int(&reader);
+	wj_keypart_plan_get(&reader, &info->split);
 	info->nouter = wj_private_get_int(&reader);
 	info->nkeys = wj_private_get_int(&reader);
 	info->ntol = wj_private_get_int(&reader);

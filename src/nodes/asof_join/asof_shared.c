@@ -6,7 +6,7 @@
  *
  * Under a Gather, every participant joins its share of the outer rows with
  * every version.  With keys and an integer-like time the load is split by
- * key partition (AsOfPlanInfo.split_param, asof_plan_split in
+ * key partition (AsOfPlanInfo.split, asof_plan_split in
  * asof_plan.c): the versions' scan keeps the rows of the partition in a
  * parameter (-1: every row); each participant claims partitions from a
  * counter in AsOfShared, loads each into a table of its own and writes its
@@ -537,7 +537,7 @@ asof_split_build(AsOfJoinState *s)
 		dsa_pointer dp;
 		bool		over;
 
-		if (p >= (uint32) s->info.split_parts ||
+		if (p >= (uint32) s->info.split.units ||
 			asof_shared_state(sh) != ASOF_SHARED_BUILDING)
 			break;
 		ls->split_part = (int) p;
@@ -586,7 +586,7 @@ asof_split_build(AsOfJoinState *s)
 		ls->loaded = false;
 		SpinLockAcquire(&sh->mutex);
 		sh->part_images[p] = dp;
-		if (++sh->parts_done == s->info.split_parts &&
+		if (++sh->parts_done == s->info.split.units &&
 			sh->state == ASOF_SHARED_BUILDING)
 			sh->state = ASOF_SHARED_READY;	/* the last image is written */
 		SpinLockRelease(&sh->mutex);
@@ -598,7 +598,7 @@ asof_split_build(AsOfJoinState *s)
 
 /*
  * asof_split_load
- *		A load split by key partition (AsOfPlanInfo.split_param): load
+ *		A load split by key partition (AsOfPlanInfo.split): load
  *		partitions while any is left (asof_split_build), then, unless only
  *		loading for the workers, wait until every partition's image is
  *		written and enter all of them into this participant's table (their
@@ -637,7 +637,7 @@ asof_split_load(AsOfJoinState *s, bool for_workers)
 		asof_lookup_load(s);
 		return;
 	}
-	for (int p = 0; p < s->info.split_parts; p++)
+	for (int p = 0; p < s->info.split.units; p++)
 		asof_image_attach(s, dsa_get_address(area, sh->part_images[p]));
 }
 
@@ -657,7 +657,7 @@ asof_shared_load_for_workers(AsOfJoinState *s)
 	AsOfLookupState *ls = asof_lookup_state(s);
 	bool		shareable;
 
-	if (s->info.split_param >= 0 && asof_shareable(s))
+	if (s->info.split.param >= 0 && asof_shareable(s))
 	{
 		ls->load_only = true;
 		asof_split_load(s, true);
@@ -840,7 +840,7 @@ asof_shared_load(AsOfJoinState *s)
 	bool		shareable;
 	int			state;
 
-	if (s->info.split_param >= 0 && asof_shareable(s))
+	if (s->info.split.param >= 0 && asof_shareable(s))
 	{
 		asof_split_load(s, false);
 		return;

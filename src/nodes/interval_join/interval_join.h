@@ -28,6 +28,8 @@
 
 #include "nodes/extensible.h"
 
+#include "keypart.h"
+
 #define IJ_NAME "IntervalJoin"
 
 /*
@@ -53,11 +55,8 @@ typedef struct IntervalJoinPlanInfo
 	List	   *collations;		/* OID list: collation per key */
 	List	   *outer_types;	/* OID list: outer input type per key */
 	List	   *inner_types;	/* OID list: inner input type per key */
-	bool		key_partitioned;	/* split by key partitions under a
-									 * Gather (input_paths.h)? */
-	int			kp_param;		/* if so: PARAM_EXEC of the partition */
-	int			kp_parts;		/* if so: its wj_keypart_units */
-	int			kp_grain;		/* and units per partition */
+	WjKeyPartPlan keypart;		/* split by key partitions under a Gather
+								 * (keypart.h)? */
 } IntervalJoinPlanInfo;
 
 /* custom_exprs members */

@@ -305,11 +305,7 @@ interval_join_begin(CustomScanState *node, EState *estate, int eflags)
 	interval_join_info_from_private(cscan->custom_private, &info);
 	/* key-partitioned (a partial path for a Gather): the partition Param */
 	st->kp.bucket = -1;
-	if (info.key_partitioned)
-	{
-		wj_keypart_setup(&st->kp, info.kp_parts, info.kp_grain,
-						  info.kp_param);
-	}
+	wj_keypart_setup(&st->kp, &info.keypart);
 
 	st->jointype = info.jointype;
 	st->emit_outer = (st->jointype == JOIN_LEFT || st->jointype == JOIN_FULL ||

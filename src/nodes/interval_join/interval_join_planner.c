@@ -124,9 +124,18 @@ typedef struct IJInfo
 static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
+/* how ij_make_plan splits the join by key partition */
+typedef enum IJKeyPartMode
+{
+	IJ_WHOLE,					/* not at all */
+	IJ_KEYPART,					/* filters on both inputs' scans */
+	IJ_KEYPART_EXCHANGE			/* KeyExchanges under both inputs' Sorts */
+} IJKeyPartMode;
+
 static CustomScan *ij_make_plan(PlannerInfo *root, RelOptInfo *rel,
 								CustomPath *best_path, List *tlist,
-								List *clauses, List *custom_plans);
+								List *clauses, List *custom_plans,
+								IJKeyPartMode mode);
 
 static Path *ij_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 						  IJInfo *info, Path *outer, Path *inner,
@@ -911,26 +920,10 @@ ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 					   CustomPath *best_path, List *tlist, List *clauses,
 					   List *custom_plans, bool exchange)
 {
-	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
-	IJKey	   *k = (IJKey *) linitial(info->keys);
 	CustomScan *cscan = ij_make_plan(root, rel, best_path, tlist, clauses,
-									 custom_plans);
-	int			parts = wj_keypart_units(best_path->path.parallel_workers);
-	Oid			ohash,
-				ihash;
-	IntervalJoinPlanInfo plan_info;
+									 custom_plans,
+									 exchange ? IJ_KEYPART_EXCHANGE : IJ_KEYPART);
 
-	if (!ij_key_hashfns(k, &ohash, &ihash))
-		elog(ERROR, "no hash functions for the key of a key-partitioned interval join");
-	interval_join_info_from_private(cscan->custom_private, &plan_info);
-	plan_info.key_partitioned = true;
-	plan_info.kp_parts = parts;
-	plan_info.kp_grain = wj_keypart_grain(exchange);
-	plan_info.kp_param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
-		(root, parts,
-		 linitial(cscan->custom_plans), k->outer_expr, ohash,
-		 lsecond(cscan->custom_plans), k->inner_expr, ihash);
-	cscan->custom_private = interval_join_info_to_private(&plan_info);
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }
@@ -1078,7 +1071,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 					List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = ij_make_plan(root, rel, best_path, tlist, clauses,
-									 custom_plans);
+									 custom_plans, IJ_WHOLE);
 
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
@@ -1086,11 +1079,14 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 
 /*
  * ij_make_plan
- *		Build the CustomScan over the two sorted child plans.
+ *		Build the CustomScan over the two sorted child plans, split by key
+ *		partition as mode says (the partition filters or KeyExchanges go on
+ *		the child plans, and the sub-record into the plan's private data).
  */
 static CustomScan *
 ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-			 List *tlist, List *clauses, List *custom_plans)
+			 List *tlist, List *clauses, List *custom_plans,
+			 IJKeyPartMode mode)
 {
 	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
@@ -1155,10 +1151,22 @@ ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	plan_info.collations = collations;
 	plan_info.outer_types = outer_types;
 	plan_info.inner_types = inner_types;
-	plan_info.key_partitioned = false;	/* see ij_plan_keypart */
-	plan_info.kp_param = 0;
-	plan_info.kp_parts = 0;
-	plan_info.kp_grain = 0;
+	if (mode == IJ_WHOLE)
+		wj_keypart_plan_none(&plan_info.keypart);
+	else
+	{
+		IJKey	   *k = (IJKey *) linitial(info->keys);
+		Oid			ohash,
+					ihash;
+
+		if (!ij_key_hashfns(k, &ohash, &ihash))
+			elog(ERROR, "no hash functions for the key of a key-partitioned interval join");
+		wj_keypart_plan_join(root, best_path->path.parallel_workers,
+							 mode == IJ_KEYPART_EXCHANGE,
+							 outer_plan, k->outer_expr, ohash,
+							 inner_plan, k->inner_expr, ihash,
+							 &plan_info.keypart);
+	}
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = info->otherquals;

@@ -40,10 +40,7 @@ interval_join_info_to_private(const IntervalJoinPlanInfo *info)
 	wj_private_put_oid_list(&priv, info->collations);
 	wj_private_put_oid_list(&priv, info->outer_types);
 	wj_private_put_oid_list(&priv, info->inner_types);
-	wj_private_put_bool(&priv, info->key_partitioned);
-	wj_private_put_int(&priv, info->kp_param);
-	wj_private_put_int(&priv, info->kp_parts);
-	wj_private_put_int(&priv, info->kp_grain);
+	wj_keypart_plan_put(&priv, &info->keypart);
 	return priv;
 }
 
@@ -72,9 +69,6 @@ interval_join_info_from_private(List *priv, IntervalJoinPlanInfo *info)
 	info->collations = wj_private_get_oid_list(&r);
 	info->outer_types = wj_private_get_oid_list(&r);
 	info->inner_types = wj_private_get_oid_list(&r);
-	info->key_partitioned = wj_private_get_bool(&r);
-	info->kp_param = wj_private_get_int(&r);
-	info->kp_parts = wj_private_get_int(&r);
-	info->kp_grain = wj_private_get_int(&r);
+	wj_keypart_plan_get(&r, &info->keypart);
 	wj_private_reader_done(&r);
 }

@@ -18,6 +18,8 @@
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 
+#include "keypart.h"
+
 /*
  * What the executor needs from the planner, kept in CustomScan.custom_private
  * through session_sort_info_to_private() and read back by
@@ -35,10 +37,10 @@ typedef struct SessionSortPlanInfo
 	List	   *nullsfirst;		/* integer list: NULLS FIRST flags */
 	bool		has_gap;		/* a SessionWindow (computes session())? */
 	Const	   *gap;			/* if so: session()'s gap, else NULL */
-	int			key_partitions; /* key-partitioned (docs/parallel.md): its
-								 * wj_keypart_units; 0: reads all rows */
-	bool		key_exchange;	/* the partitions' rows exchanged between
-								 * the participants (the input is partial) */
+	WjKeyPartPlan keypart;		/* key-partitioned (docs/parallel.md), the
+								 * partitions' rows exchanged between the
+								 * participants when the input is partial;
+								 * no parameter (keypart.h) */
 } SessionSortPlanInfo;
 
 extern PGDLLIMPORT CustomScanMethods wj_session_sort_scan_methods;

@@ -154,11 +154,9 @@ session_sort_create_state(CustomScan *cscan)
 		state->nullsfirst[i] = list_nth_int(info.nullsfirst, i);
 	}
 	state->time_attno = state->attnos[state->npart];
-	if (info.key_partitions > 0)
-		wj_keypart_setup(&state->kp, info.key_partitions,
-						  wj_keypart_grain(info.key_exchange), -1);
+	wj_keypart_setup(&state->kp, &info.keypart);
 	state->kp.bucket = -1;
-	state->kp_exchange = info.key_exchange;
+	state->kp_exchange = info.keypart.exchange;
 	state->ex.reading = -1;
 	if (info.has_gap)
 		state->gap_const = info.gap;

@@ -287,9 +287,13 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		cscan->methods = &wj_session_window_scan_methods;
 	}
 	/* a partial path is key-partitioned (wj_keypart_units) */
-	info.key_partitions = best_path->path.parallel_aware ?
-		wj_keypart_units(best_path->path.parallel_workers) : 0;
-	info.key_exchange = best_path->path.parallel_aware && pinfo->exchange;
+	wj_keypart_plan_none(&info.keypart);
+	if (best_path->path.parallel_aware)
+	{
+		info.keypart.units = wj_keypart_units(best_path->path.parallel_workers);
+		info.keypart.exchange = pinfo->exchange;
+		info.keypart.grain = wj_keypart_grain(pinfo->exchange);
+	}
 	cscan->custom_private = session_sort_info_to_private(&info);
 #if PG_VERSION_NUM >= 180000
 	if (pinfo->session != NULL)

@@ -32,8 +32,7 @@ session_sort_info_to_private(const SessionSortPlanInfo *info)
 	wj_private_put_int_list(&priv, info->nullsfirst);
 	wj_private_put_bool(&priv, info->has_gap);
 	wj_private_put_node(&priv, info->gap);
-	wj_private_put_int(&priv, info->key_partitions);
-	wj_private_put_bool(&priv, info->key_exchange);
+	wj_keypart_plan_put(&priv, &info->keypart);
 	return priv;
 }
 
@@ -54,7 +53,6 @@ session_sort_info_from_private(List *priv, SessionSortPlanInfo *info)
 	info->nullsfirst = wj_private_get_int_list(&r);
 	info->has_gap = wj_private_get_bool(&r);
 	info->gap = castNode(Const, wj_private_get_node(&r));
-	info->key_partitions = wj_private_get_int(&r);
-	info->key_exchange = wj_private_get_bool(&r);
+	wj_keypart_plan_get(&r, &info->keypart);
 	wj_private_reader_done(&r);
 }

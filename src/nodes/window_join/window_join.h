@@ -26,6 +26,8 @@
 #include "nodes/extensible.h"
 #include "nodes/primnodes.h"
 
+#include "keypart.h"
+
 #define WJ_WINDOW_JOIN_NAME		"WindowJoin"
 
 /*
@@ -76,11 +78,8 @@ typedef struct WindowJoinPlanInfo
 	List	   *outer_hashfn;	/* OID list: hash functions of outer keys */
 	List	   *inner_hashfn;	/* OID list: hash functions of inner keys */
 	List	   *key_coll;		/* OID list: collations of the keys */
-	bool		key_partitioned;	/* split by key partitions under a
-									 * Gather (input_paths.h)? */
-	int			kp_param;		/* if so: PARAM_EXEC of the partition */
-	int			kp_parts;		/* if so: its wj_keypart_units */
-	int			kp_grain;		/* and units per partition */
+	WjKeyPartPlan keypart;		/* split by key partitions under a Gather
+								 * (keypart.h)? */
 } WindowJoinPlanInfo;
 
 /* Positions in CustomScan.custom_exprs (a List of Lists) */

@@ -231,11 +231,7 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 	Assert(!(eflags & (EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK)));
 
 	state->jointype = info->jointype;
-	if (info->key_partitioned)
-	{
-		wj_keypart_setup(&state->kp, info->kp_parts, info->kp_grain,
-						  info->kp_param);
-	}
+	wj_keypart_setup(&state->kp, &info->keypart);
 	state->kp.bucket = -1;
 	state->mode = info->mode;
 	state->kind = info->kind;
@@ -1339,7 +1335,7 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 						 state->spilled_windows > 0 || state->spill_bytes > 0,
 						 es);
 	}
-	if (state->info.key_partitioned)
+	if (state->info.keypart.units > 0)
 		ExplainPropertyInteger("Key Partitions", NULL,
 							   state->kp.parts, es);
 	wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);

@@ -158,26 +158,10 @@ window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 								bool exchange)
 {
 	CustomScan *cscan;
-	List	   *exprs;
-	WindowJoinPlanInfo info;
-	int			parts = wj_keypart_units(best_path->path.parallel_workers);
 
 	cscan = window_join_make_plan(root, rel, best_path, tlist, clauses,
-								  custom_plans);
-	exprs = cscan->custom_exprs;
-	window_join_info_from_private(cscan->custom_private, &info);
-	info.key_partitioned = true;
-	info.kp_parts = parts;
-	info.kp_grain = wj_keypart_grain(exchange);
-	info.kp_param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
-		(root, parts,
-		 linitial(cscan->custom_plans),
-		 linitial(list_nth(exprs, WJ_EXPR_OUTER_KEYS)),
-		 linitial_oid(info.outer_hashfn),
-		 lsecond(cscan->custom_plans),
-		 linitial(list_nth(exprs, WJ_EXPR_INNER_KEYS)),
-		 linitial_oid(info.inner_hashfn));
-	cscan->custom_private = window_join_info_to_private(&info);
+								  custom_plans,
+								  exchange ? WJ_KEYPART_EXCHANGE : WJ_KEYPART);
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }

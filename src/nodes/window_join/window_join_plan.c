@@ -235,7 +235,7 @@ window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 					  List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = window_join_make_plan(root, rel, best_path, tlist,
-											  clauses, custom_plans);
+											  clauses, custom_plans, WJ_WHOLE);
 
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
@@ -244,11 +244,14 @@ window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 /*
  * window_join_make_plan
  *		Build the CustomScan.  See window_join.h for the layout of the scan
- *		tuple and of custom_private/custom_exprs.
+ *		tuple and of custom_private/custom_exprs.  Split by key partition
+ *		as mode says: the partition filters or KeyExchanges go on the child
+ *		plans (keypart.h), the sub-record into custom_private.
  */
 CustomScan *
 window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-					  List *tlist, List *clauses, List *custom_plans)
+					  List *tlist, List *clauses, List *custom_plans,
+					  WjKeyPartMode mode)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	WjPathInfo *pinfo = (WjPathInfo *) linitial(best_path->custom_private);
@@ -356,7 +359,18 @@ window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.outer_hashfn = outer_hashfn;
 	info.inner_hashfn = inner_hashfn;
 	info.key_coll = key_coll;
-	info.key_partitioned = false;	/* see window_join_plan_keypart */
+	if (mode == WJ_WHOLE)
+		wj_keypart_plan_none(&info.keypart);
+	else
+		wj_keypart_plan_join(root, best_path->path.parallel_workers,
+							 mode == WJ_KEYPART_EXCHANGE,
+							 outer_plan,
+							 linitial(list_nth(cscan->custom_exprs, WJ_EXPR_OUTER_KEYS)),
+							 linitial_oid(outer_hashfn),
+							 inner_plan,
+							 linitial(list_nth(cscan->custom_exprs, WJ_EXPR_INNER_KEYS)),
+							 linitial_oid(inner_hashfn),
+							 &info.keypart);
 	cscan->custom_private = window_join_info_to_private(&info);
 
 	return cscan;

@@ -38,10 +38,7 @@ window_join_info_to_private(const WindowJoinPlanInfo *info)
 	wj_private_put_oid_list(&priv, info->outer_hashfn);
 	wj_private_put_oid_list(&priv, info->inner_hashfn);
 	wj_private_put_oid_list(&priv, info->key_coll);
-	wj_private_put_bool(&priv, info->key_partitioned);
-	wj_private_put_int(&priv, info->kp_param);
-	wj_private_put_int(&priv, info->kp_parts);
-	wj_private_put_int(&priv, info->kp_grain);
+	wj_keypart_plan_put(&priv, &info->keypart);
 	return priv;
 }
 
@@ -68,9 +65,6 @@ window_join_info_from_private(List *priv, WindowJoinPlanInfo *info)
 	info->outer_hashfn = wj_private_get_oid_list(&r);
 	info->inner_hashfn = wj_private_get_oid_list(&r);
 	info->key_coll = wj_private_get_oid_list(&r);
-	info->key_partitioned = wj_private_get_bool(&r);
-	info->kp_param = wj_private_get_int(&r);
-	info->kp_parts = wj_private_get_int(&r);
-	info->kp_grain = wj_private_get_int(&r);
+	wj_keypart_plan_get(&r, &info->keypart);
 	wj_private_reader_done(&r);
 }
