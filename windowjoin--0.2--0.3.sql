@@ -527,8 +527,8 @@ BEGIN
     END IF;
     t2 := clock_timestamp();
 
-    -- 3. emit the windows that closed: every row of a window ending after
-    -- the old watermark is at or after old watermark - size
+    -- 3. emit the windows that closed: from the source, the rows from the
+    -- start of the first window ending after the old watermark
     IF c.emit = 'on_update' THEN
       removed := removed + windowjoin._run(tz, format('DELETE FROM %s WHERE NOT final', view),
                                            NULL, NULL, NULL, NULL);
@@ -540,9 +540,15 @@ BEGIN
       WHEN 'cumulate' THEN windowjoin._bin(new_wm, c.stride, c."offset")
       ELSE windowjoin._bin(new_wm, c.size, c."offset") END;
     IF new_wm > old_wm AND e > old_wm AND (c.panes_rel IS NULL OR NOT isfinite(old_wm)) THEN
+      -- lo: the start of the first window ending after the old watermark
+      lo := CASE c.kind
+        WHEN 'hop' THEN windowjoin._bin(old_wm - c.size, c.stride, c."offset") + c.stride
+        WHEN 'cumulate' THEN windowjoin._bin(windowjoin._bin(old_wm, c.stride, c."offset"),
+                                             c.size, c."offset")
+        ELSE windowjoin._bin(old_wm, c.size, c."offset") END;
       emitted := windowjoin._run(tz, format(
         'INSERT INTO %s SELECT q.*%s FROM (%s) q WHERE q.window_end > $3 AND q.window_end <= $4',
-        view, finalcol, c.range_query), old_wm - c.size, e, old_wm, e);
+        view, finalcol, c.range_query), lo, e, old_wm, e);
       inserted := inserted + emitted;
     END IF;
     -- ... or, with panes: the panes completed since, then the windows

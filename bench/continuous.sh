@@ -216,6 +216,7 @@ echo
 total=$((8640000 / 10000))
 [ -n "${W8_QUICK:-}" ] && total=20
 echo "# W8 state: $((total * 10000)) rows streamed in 10k-row batches (a day at 100 bids/s is 864), refresh after each"
+psql -f lib.sql
 psql -c "DROP TABLE IF EXISTS bids CASCADE" \
 	-c "CREATE TABLE bids (bidtime timestamptz, price numeric(10,2), item int)" \
 	-c "CREATE INDEX ON bids (bidtime)"
