@@ -55,6 +55,14 @@ extern int	wj_keypart_units(int workers);
 extern int	wj_keypart_plan(PlannerInfo *root, int units,
 							Plan *outer_plan, Expr *outer_key, Oid outer_hash,
 							Plan *inner_plan, Expr *inner_key, Oid inner_hash);
+/* how a join's PlanCustomPath splits it by key partition */
+typedef enum WjKeyPartMode
+{
+	WJ_KEYPART_NONE,			/* not at all */
+	WJ_KEYPART_FILTER,			/* filters on both inputs' scans */
+	WJ_KEYPART_EXCHANGE			/* KeyExchanges under both inputs' Sorts */
+} WjKeyPartMode;
+
 extern void wj_keypart_plan_join(PlannerInfo *root, int workers, bool exchange,
 								 Plan *outer_plan, Expr *outer_key,
 								 Oid outer_hash, Plan *inner_plan,

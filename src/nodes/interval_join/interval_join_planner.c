@@ -124,18 +124,10 @@ typedef struct IJInfo
 static Plan *ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								 CustomPath *best_path, List *tlist,
 								 List *clauses, List *custom_plans);
-/* how ij_make_plan splits the join by key partition */
-typedef enum IJKeyPartMode
-{
-	IJ_WHOLE,					/* not at all */
-	IJ_KEYPART,					/* filters on both inputs' scans */
-	IJ_KEYPART_EXCHANGE			/* KeyExchanges under both inputs' Sorts */
-} IJKeyPartMode;
-
 static CustomScan *ij_make_plan(PlannerInfo *root, RelOptInfo *rel,
 								CustomPath *best_path, List *tlist,
 								List *clauses, List *custom_plans,
-								IJKeyPartMode mode);
+								WjKeyPartMode mode);
 
 static Path *ij_make_path(PlannerInfo *root, RelOptInfo *joinrel,
 						  IJInfo *info, Path *outer, Path *inner,
@@ -922,7 +914,7 @@ ij_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 {
 	CustomScan *cscan = ij_make_plan(root, rel, best_path, tlist, clauses,
 									 custom_plans,
-									 exchange ? IJ_KEYPART_EXCHANGE : IJ_KEYPART);
+									 exchange ? WJ_KEYPART_EXCHANGE : WJ_KEYPART_FILTER);
 
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
@@ -1071,7 +1063,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 					List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = ij_make_plan(root, rel, best_path, tlist, clauses,
-									 custom_plans, IJ_WHOLE);
+									 custom_plans, WJ_KEYPART_NONE);
 
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
@@ -1086,7 +1078,7 @@ ij_plan_custom_path(PlannerInfo *root, RelOptInfo *rel,
 static CustomScan *
 ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			 List *tlist, List *clauses, List *custom_plans,
-			 IJKeyPartMode mode)
+			 WjKeyPartMode mode)
 {
 	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
@@ -1151,7 +1143,7 @@ ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	plan_info.collations = collations;
 	plan_info.outer_types = outer_types;
 	plan_info.inner_types = inner_types;
-	if (mode == IJ_WHOLE)
+	if (mode == WJ_KEYPART_NONE)
 		wj_keypart_plan_none(&plan_info.keypart);
 	else
 	{
@@ -1162,7 +1154,7 @@ ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		if (!ij_key_hashfns(k, &ohash, &ihash))
 			elog(ERROR, "no hash functions for the key of a key-partitioned interval join");
 		wj_keypart_plan_join(root, best_path->path.parallel_workers,
-							 mode == IJ_KEYPART_EXCHANGE,
+							 mode == WJ_KEYPART_EXCHANGE,
 							 outer_plan, k->outer_expr, ohash,
 							 inner_plan, k->inner_expr, ihash,
 							 &plan_info.keypart);

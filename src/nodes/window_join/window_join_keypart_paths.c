@@ -161,7 +161,7 @@ window_join_plan_keypart_common(PlannerInfo *root, RelOptInfo *rel,
 
 	cscan = window_join_make_plan(root, rel, best_path, tlist, clauses,
 								  custom_plans,
-								  exchange ? WJ_KEYPART_EXCHANGE : WJ_KEYPART);
+								  exchange ? WJ_KEYPART_EXCHANGE : WJ_KEYPART_FILTER);
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
 }

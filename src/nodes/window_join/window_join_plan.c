@@ -235,7 +235,7 @@ window_join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 					  List *tlist, List *clauses, List *custom_plans)
 {
 	CustomScan *cscan = window_join_make_plan(root, rel, best_path, tlist,
-											  clauses, custom_plans, WJ_WHOLE);
+											  clauses, custom_plans, WJ_KEYPART_NONE);
 
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;
@@ -359,7 +359,7 @@ window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.outer_hashfn = outer_hashfn;
 	info.inner_hashfn = inner_hashfn;
 	info.key_coll = key_coll;
-	if (mode == WJ_WHOLE)
+	if (mode == WJ_KEYPART_NONE)
 		wj_keypart_plan_none(&info.keypart);
 	else
 		wj_keypart_plan_join(root, best_path->path.parallel_workers,

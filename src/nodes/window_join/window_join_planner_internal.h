@@ -57,14 +57,6 @@ extern Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
 							   Path *inner_path, double wpr,
 							   WjPathInfo *pinfo, List *node_exprs,
 							   double state_bytes);
-/* how window_join_make_plan splits the join by key partition */
-typedef enum WjKeyPartMode
-{
-	WJ_WHOLE,					/* not at all */
-	WJ_KEYPART,					/* filters on both inputs' scans */
-	WJ_KEYPART_EXCHANGE			/* KeyExchanges under both inputs' Sorts */
-} WjKeyPartMode;
-
 extern CustomScan *window_join_make_plan(PlannerInfo *root, RelOptInfo *rel,
 										 CustomPath *best_path, List *tlist,
 										 List *clauses, List *custom_plans,
