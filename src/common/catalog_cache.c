@@ -48,6 +48,7 @@
 #include "catalog/pg_extension.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
+#include "commands/extension.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
@@ -87,6 +88,9 @@ typedef struct WjFuncEntry
 	Oid			funcid;			/* hash key */
 	uint32		hashvalue;		/* PROCOID syscache hash of funcid */
 	WjFunc		func;
+	bool		ext_known;		/* ext_name looked up (wj_func_in_extension) */
+	bool		has_ext;		/* the function belongs to an extension ... */
+	NameData	ext_name;		/* ... of this name */
 } WjFuncEntry;
 
 static HTAB *wj_func_cache = NULL;
@@ -191,19 +195,16 @@ lookup_func(Oid funcid)
 }
 
 /*
- * wj_func_of
- *		Which of our C functions funcid is, or WJF_NONE; from the backend's
- *		cache when it was asked before.
+ * wj_func_entry
+ *		The cache entry of funcid, made (with wj_func_of's answer) if there
+ *		was none.
  */
-WjFunc
-wj_func_of(Oid funcid)
+static WjFuncEntry *
+wj_func_entry(Oid funcid)
 {
 	WjFuncEntry *entry;
 	bool		found;
 	WjFunc		func;
-
-	if (!OidIsValid(funcid))
-		return WJF_NONE;
 
 	wj_func_register_callback();
 	if (wj_func_cache == NULL)
@@ -220,7 +221,7 @@ wj_func_of(Oid funcid)
 	entry = (WjFuncEntry *) hash_search(wj_func_cache, &funcid, HASH_FIND,
 										NULL);
 	if (entry != NULL)
-		return entry->func;
+		return entry;
 
 	/*
 	 * Look it up before making the entry: the lookup may process
@@ -232,7 +233,53 @@ wj_func_of(Oid funcid)
 	entry->hashvalue = GetSysCacheHashValue1(PROCOID,
 											 ObjectIdGetDatum(funcid));
 	entry->func = func;
-	return entry->func;
+	entry->ext_known = false;
+	return entry;
+}
+
+/*
+ * wj_func_of
+ *		Which of our C functions funcid is, or WJF_NONE; from the backend's
+ *		cache when it was asked before.
+ */
+WjFunc
+wj_func_of(Oid funcid)
+{
+	if (!OidIsValid(funcid))
+		return WJF_NONE;
+	return wj_func_entry(funcid)->func;
+}
+
+/*
+ * wj_func_in_extension
+ *		Does funcid belong to the extension named extname (as btree_gist's
+ *		distance functions do, asof_nearest_recognise.c)?  The answer is
+ *		kept in the same entry and forgotten with it: DROP and CREATE
+ *		EXTENSION delete and make pg_proc rows.  ALTER EXTENSION ADD or
+ *		DROP FUNCTION changes pg_depend alone, and is seen at the next
+ *		change to the function or cache reset.
+ */
+bool
+wj_func_in_extension(Oid funcid, const char *extname)
+{
+	WjFuncEntry *entry;
+
+	if (!OidIsValid(funcid))
+		return false;
+	entry = wj_func_entry(funcid);
+	if (!entry->ext_known)
+	{
+		Oid			ext = getExtensionOfObject(ProcedureRelationId, funcid);
+		char	   *name = OidIsValid(ext) ? get_extension_name(ext) : NULL;
+
+		/* the lookups may have processed invalidations: find it again */
+		entry = wj_func_entry(funcid);
+		entry->ext_known = true;
+		entry->has_ext = (name != NULL);
+		if (name != NULL)
+			namestrcpy(&entry->ext_name, name);
+	}
+	return entry->has_ext && strcmp(NameStr(entry->ext_name), extname) == 0;
 }
 
 /*

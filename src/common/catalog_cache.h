@@ -40,6 +40,7 @@ typedef enum WjFunc
  * function per backend; the answer is forgotten when pg_proc changes.
  */
 extern WjFunc wj_func_of(Oid funcid);
+extern bool wj_func_in_extension(Oid funcid, const char *extname);
 
 /*
  * The OID of our C function func taking exactly argtypes, found by the

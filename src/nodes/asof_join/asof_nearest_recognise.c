@@ -52,6 +52,7 @@
 
 #include "asof.h"
 #include "asof_planner_internal.h"
+#include "catalog_cache.h"
 #include "pg_compat.h"
 #include "time_shift.h"
 #include "windowjoin.h"
@@ -114,7 +115,6 @@ static const AsOfDistance asof_distances[] = {
 static const AsOfDistance *
 asof_btree_gist_distance(Oid opno)
 {
-	Oid			ext = get_extension_oid("btree_gist", true);
 	HeapTuple	tup;
 	Form_pg_operator oper;
 	Form_pg_proc proc;
@@ -128,8 +128,6 @@ asof_btree_gist_distance(Oid opno)
 	bool		ok;
 	int			i;
 
-	if (!OidIsValid(ext))
-		return NULL;
 	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
 	if (!HeapTupleIsValid(tup))
 		return NULL;
@@ -147,7 +145,7 @@ asof_btree_gist_distance(Oid opno)
 	}
 	if (dist == NULL || right != left || result != dist->result)
 		return NULL;
-	if (getExtensionOfObject(ProcedureRelationId, funcid) != ext)
+	if (!wj_func_in_extension(funcid, "btree_gist"))
 		return NULL;
 
 	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));

@@ -24,6 +24,13 @@
  * Partial paths split the outer rows among the participants of a parallel
  * plan, each reading every version.
  *
+ * The hook is called for every way of joining the two relations (and each
+ * of their joins with others), so the recognition and the planning of the
+ * subquery are done once per subquery relation and planner run
+ * (asof_planned_for): the results are kept in the planner's memory context
+ * and forgotten when that context is reset or deleted.  Under GEQO, whose
+ * candidates are planned in short-lived contexts, nothing is kept.
+ *
  * src/nodes/asof_join/asof_paths.c
  *
  *-------------------------------------------------------------------------
@@ -64,10 +71,35 @@
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "asof.h"
 #include "asof_planner_internal.h"
+
+/*
+ * What the hook found for one LATERAL subquery relation in one planner run:
+ * its recognition, and (once asked for) its planned rewritten subquery
+ */
+typedef struct AsOfPlanned
+{
+	PlannerInfo *root;			/* the key: the query level ... */
+	Index		relid;			/* ... and the subquery relation */
+	AsOfSpec   *spec;			/* asof_recognise's answer, NULL: none */
+	Query	   *serial_query;	/* a copy of spec->rewritten, unplanned */
+	bool		planned;		/* the fields below are set */
+	const char *no_path;		/* planning gave no usable path: why */
+	PlannerInfo *subroot;
+	RelOptInfo *final_rel;
+	Path	   *inner_path;		/* its cheapest path, in ORDER BY order */
+	bool		serial_planned; /* serial_query planned (for partial paths) */
+	PlannerInfo *serial_subroot;
+	Path	   *serial_path;	/* its parallel-safe path, or NULL */
+} AsOfPlanned;
+
+/* the entries of the current planner context, and that context */
+static List *asof_planned = NIL;
+static MemoryContext asof_planned_cxt = NULL;
 #include "input_paths.h"
 #include "pg_compat.h"
 #include "time_shift.h"
@@ -79,7 +111,7 @@ static void asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 								   JoinType jointype, JoinPathExtraData *extra,
 								   AsOfSpec *spec, PlannerInfo *subroot,
 								   RelOptInfo *final_rel, List *outer_pathkeys,
-								   List *quals, Query *serial_query);
+								   List *quals, AsOfPlanned *entry);
 static List *asof_outer_exprs(AsOfSpec *spec);
 static bool asof_share_versions(Path *outer_path, Path *inner_path,
 								int strategy);
@@ -151,6 +183,104 @@ asof_outer_pathkeys(PlannerInfo *root, RelOptInfo *outerrel, AsOfSpec *spec)
 }
 
 /*
+ * asof_planned_forget
+ *		Reset callback of the planner context the entries live in.
+ */
+static void
+asof_planned_forget(void *arg)
+{
+	if (asof_planned_cxt == (MemoryContext) arg)
+	{
+		asof_planned = NIL;
+		asof_planned_cxt = NULL;
+	}
+}
+
+/*
+ * asof_planned_for
+ *		The entry of the subquery relation innerrel (its range table entry
+ *		rte) in this planner run, made and recognised on first use.  NULL
+ *		when nothing can be kept (GEQO's temporary contexts): the caller
+ *		then works on an entry of its own.
+ */
+static AsOfPlanned *
+asof_planned_for(PlannerInfo *root, RelOptInfo *innerrel, RangeTblEntry *rte)
+{
+	AsOfPlanned *entry;
+	ListCell   *lc;
+	MemoryContext old;
+	bool		keep = (CurrentMemoryContext == root->planner_cxt);
+
+	if (keep && asof_planned_cxt == root->planner_cxt)
+	{
+		foreach(lc, asof_planned)
+		{
+			entry = (AsOfPlanned *) lfirst(lc);
+			if (entry->root == root && entry->relid == innerrel->relid)
+				return entry;
+		}
+	}
+
+	entry = palloc0(sizeof(AsOfPlanned));
+	entry->root = root;
+	entry->relid = innerrel->relid;
+	entry->spec = asof_recognise(root, rte->subquery);
+	if (entry->spec != NULL)
+		entry->serial_query = copyObject(entry->spec->rewritten);
+	if (keep)
+	{
+		if (asof_planned_cxt != root->planner_cxt)
+		{
+			MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
+
+			cb->func = asof_planned_forget;
+			cb->arg = root->planner_cxt;
+			MemoryContextRegisterResetCallback(root->planner_cxt, cb);
+			asof_planned = NIL;
+			asof_planned_cxt = root->planner_cxt;
+		}
+		old = MemoryContextSwitchTo(root->planner_cxt);
+		asof_planned = lappend(asof_planned, entry);
+		MemoryContextSwitchTo(old);
+	}
+	return entry;
+}
+
+/*
+ * asof_plan_subquery
+ *		Plan the entry's rewritten subquery (once): its final relation and
+ *		cheapest path in ORDER BY order, or the reason there is none.
+ */
+static void
+asof_plan_subquery(PlannerInfo *root, AsOfPlanned *entry)
+{
+	List	   *save_plan_params;
+
+	if (entry->planned)
+		return;
+	entry->planned = true;
+	/* planning scribbles on the query */
+	save_plan_params = root->plan_params;
+	root->plan_params = NIL;
+	entry->subroot = wj_subquery_planner(root->glob, entry->spec->rewritten,
+										 root, false, 0.0);
+	if (root->plan_params != NIL)
+	{
+		/* it still refers to us: give up (cannot happen, we checked) */
+		root->plan_params = save_plan_params;
+		entry->no_path = "the planned subquery still refers to the outer query";
+		return;
+	}
+	root->plan_params = save_plan_params;
+	entry->final_rel = fetch_upper_rel(entry->subroot, UPPERREL_FINAL, NULL);
+	entry->inner_path = entry->final_rel->cheapest_total_path;
+	if (entry->inner_path == NULL || IS_DUMMY_REL(entry->final_rel) ||
+		!pathkeys_contained_in(entry->subroot->sort_pathkeys,
+							   entry->inner_path->pathkeys))
+		entry->no_path = "the planned subquery is empty or not in ORDER BY order";
+}
+
+/*
  * wj_asof_add_paths
  *		Join pathlist hook entry: add an AsOfJoin path when innerrel is a
  *		LATERAL subquery recognised by asof_recognise and outerrel provides
@@ -169,10 +299,9 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	PlannerInfo *subroot;
 	RelOptInfo *final_rel;
 	Path	   *inner_path;
-	List	   *save_plan_params;
+	AsOfPlanned *entry;
 	ListCell   *lc;
 	List	   *quals = NIL;
-	Query	   *serial_query = NULL;
 
 	if (!wj_enable_asof_join)
 		ASOF_NO_PATH("windowjoin.enable_asof_join is off");
@@ -236,7 +365,8 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		}
 	}
 
-	spec = asof_recognise(root, rte->subquery);
+	entry = asof_planned_for(root, innerrel, rte);
+	spec = entry->spec;
 	if (spec == NULL)
 		ASOF_NO_PATH("the subquery is not a latest-version lookup");
 
@@ -268,25 +398,13 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	outer_pathkeys = asof_outer_pathkeys(root, outerrel, spec);
 	outer_path = wj_sorted_input(root, outerrel, outer_pathkeys);
 
-	/* The inner side: plan the rewritten subquery (planning scribbles on it) */
-	if (outerrel->partial_pathlist != NIL)
-		serial_query = copyObject(spec->rewritten);
-	save_plan_params = root->plan_params;
-	root->plan_params = NIL;
-	subroot = wj_subquery_planner(root->glob, spec->rewritten, root, false,
-								  0.0);
-	if (root->plan_params != NIL)
-	{
-		/* it still refers to us: give up (cannot happen, we checked) */
-		root->plan_params = save_plan_params;
-		ASOF_NO_PATH("the planned subquery still refers to the outer query");
-	}
-	root->plan_params = save_plan_params;
-	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
-	inner_path = final_rel->cheapest_total_path;
-	if (inner_path == NULL || IS_DUMMY_REL(final_rel) ||
-		!pathkeys_contained_in(subroot->sort_pathkeys, inner_path->pathkeys))
-		ASOF_NO_PATH("the planned subquery is empty or not in ORDER BY order");
+	/* The inner side: the rewritten subquery, planned once */
+	asof_plan_subquery(root, entry);
+	if (entry->no_path != NULL)
+		ASOF_NO_PATH(entry->no_path);
+	subroot = entry->subroot;
+	final_rel = entry->final_rel;
+	inner_path = entry->inner_path;
 
 	/* The join's conditions, and the subquery relation's own filters */
 	foreach(lc, extra->restrictlist)
@@ -317,7 +435,7 @@ wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 
 	asof_add_partial_paths(root, joinrel, outerrel, innerrel, jointype, extra,
 						   spec, subroot, final_rel, outer_pathkeys, quals,
-						   serial_query);
+						   entry);
 }
 
 /*
@@ -335,7 +453,7 @@ asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 					   JoinType jointype, JoinPathExtraData *extra,
 					   AsOfSpec *spec, PlannerInfo *subroot,
 					   RelOptInfo *final_rel, List *outer_pathkeys,
-					   List *quals, Query *serial_query)
+					   List *quals, AsOfPlanned *entry)
 {
 	Path	   *inner_path = NULL;
 	Path	   *outer_path;
@@ -355,40 +473,49 @@ asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,
 			(inner_path == NULL || wj_path_total_cheaper(path, inner_path)))
 			inner_path = path;
 	}
-	if (inner_path == NULL && serial_query != NULL)
+	if (inner_path == NULL && !entry->serial_planned)
 	{
 		/*
 		 * Every sorted path of the versions has a Gather in it (the serial
 		 * node may read them through a Gather Merge, a worker cannot):
-		 * plan the subquery once more without parallel workers.
+		 * plan the subquery once more without parallel workers (once per
+		 * planner run, as the first planning).
 		 */
 		List	   *save_plan_params = root->plan_params;
 		int			save_workers = max_parallel_workers_per_gather;
+		PlannerInfo *serial_root;
 
+		entry->serial_planned = true;
 		root->plan_params = NIL;
 		max_parallel_workers_per_gather = 0;
 		PG_TRY();
 		{
-			subroot = wj_subquery_planner(root->glob, serial_query, root,
-										  false, 0.0);
+			serial_root = wj_subquery_planner(root->glob, entry->serial_query,
+											  root, false, 0.0);
 		}
 		PG_FINALLY();
 		{
 			max_parallel_workers_per_gather = save_workers;
 		}
 		PG_END_TRY();
-		if (root->plan_params != NIL)
+		if (root->plan_params == NIL)
 		{
-			root->plan_params = save_plan_params;
-			return;
+			final_rel = fetch_upper_rel(serial_root, UPPERREL_FINAL, NULL);
+			path = final_rel->cheapest_total_path;
+			if (path != NULL && !IS_DUMMY_REL(final_rel) && path->parallel_safe &&
+				path->param_info == NULL &&
+				pathkeys_contained_in(serial_root->sort_pathkeys, path->pathkeys))
+			{
+				entry->serial_subroot = serial_root;
+				entry->serial_path = path;
+			}
 		}
 		root->plan_params = save_plan_params;
-		final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
-		path = final_rel->cheapest_total_path;
-		if (path != NULL && !IS_DUMMY_REL(final_rel) && path->parallel_safe &&
-			path->param_info == NULL &&
-			pathkeys_contained_in(subroot->sort_pathkeys, path->pathkeys))
-			inner_path = path;
+	}
+	if (inner_path == NULL && entry->serial_path != NULL)
+	{
+		subroot = entry->serial_subroot;
+		inner_path = entry->serial_path;
 	}
 	if (inner_path == NULL)
 	{
