@@ -1,0 +1,1086 @@
+/*-------------------------------------------------------------------------
+ *
+ * cv_refresh.c
+ *	  windowjoin.refresh(): fold a continuous view's change log, advance
+ *	  its watermark and write the windows that closed, in one transaction.
+ *
+ * The statements a refresh runs were derived in C when the view was
+ * created and are kept in its catalog row (cv_analyze.c, cv_panes.c): the
+ * range query (the view's query restricted to source rows in [$1, $2)),
+ * and for views with partial states the pane, combine and merge queries.
+ * This file decides which of them to run, over which time ranges, and
+ * computes those ranges itself, in microseconds, with the window
+ * arithmetic of the window functions (window_arith.c): the bounds always
+ * agree with the windows the queries compute.
+ *
+ * Algorithm (docs/continuous.md, "How it works"):
+ *
+ *	1. Fold.  The change log is emptied (DELETE ... RETURNING, read through
+ *	   a cursor); each entry (sign, t, t_max, n) adds to the rows folded,
+ *	   the newest event time, and, when its rows fall where the view is
+ *	   closed, to the late rows and the set of late bins.  A TRUNCATE
+ *	   marker (sign 0), or full_refresh, resets the view.  With late =>
+ *	   'log' the statement also copies the late rows to the late table.
+ *	2. The watermark: max(event time seen) - delay, never decreasing, or
+ *	   the explicit one if later.
+ *	3. Tumble, hop and cumulate: a late bin recomputes its panes (views
+ *	   with panes); with late => 'revise' the closed windows late bins
+ *	   touched are recomputed island by island (overlapping ranges merged);
+ *	   then the windows ending in (old, new watermark] are written, from
+ *	   the source (range query) or from the panes completed since (combine
+ *	   query), and panes no later window holds are purged.
+ *	4. Sessions: with fragments and every change after the old watermark,
+ *	   the rows up to the new watermark become fragments merged with the
+ *	   kept ones (merge query), the sessions that ended are written and the
+ *	   others kept.  Otherwise every session a change can touch, and every
+ *	   open one, is recomputed from the source.
+ *	5. The catalog row: watermark, counters and the steps' timings.
+ *
+ * The view's catalog row is locked first, so two refreshes of one view
+ * never run at once, and everything happens in the caller's transaction:
+ * a crash loses nothing and duplicates nothing.  The statements run as
+ * the view's owner under SECURITY_RESTRICTED_OPERATION, as REFRESH
+ * MATERIALIZED VIEW runs its query.
+ *
+ * Everything a refresh needs from SQL goes through SPI with the bounds as
+ * parameters of the source's time type; no PL/pgSQL is involved, so a
+ * refresh in a new backend (the scheduler starts one per round) pays for
+ * parsing and planning its few statements and nothing else.
+ *
+ * src/continuous/cv_refresh.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <stdarg.h>
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "common/window_arith.h"
+
+PG_FUNCTION_INFO_V1(wj_refresh);
+PG_FUNCTION_INFO_V1(wj_cv_bin);
+
+/* the window kinds of a view */
+typedef enum CvKind
+{
+	CV_TUMBLE,
+	CV_HOP,
+	CV_CUMULATE,
+	CV_SESSION
+} CvKind;
+
+/* the late policies */
+typedef enum CvLate
+{
+	CV_LATE_REVISE,
+	CV_LATE_DROP,
+	CV_LATE_LOG
+} CvLate;
+
+/*
+ * A view's catalog row, as refresh uses it.  Times are microseconds
+ * (timestamptz, or for a timestamp source the wall clock read in UTC:
+ * the same int64 either way); lengths are microseconds, 0 when absent.
+ */
+typedef struct CvView
+{
+	Oid			view;
+	char	   *owner;
+	CvKind		kind;
+	Oid			source;
+	char	   *time_column;
+	bool		tz;				/* timestamptz source? */
+	int64		size;
+	int64		stride;
+	int64		offset;
+	int64		gap;
+	char	   *range_query;
+	Oid			changes;
+	Oid			late_rel;		/* InvalidOid: none */
+	Oid			panes;			/* InvalidOid: none */
+	char	   *pane_query;
+	char	   *combine_query;
+	char	   *merge_query;
+	int64		delay;
+	CvLate		late;
+	bool		on_update;		/* emit => 'on_update' */
+	int64		max_event;
+	int64		explicit_watermark;
+	int64		watermark;
+	int64		open_from;
+	int64		view_rows;
+} CvView;
+
+/* the counters of one refresh, kept in the catalog row */
+typedef struct CvCounts
+{
+	int64		folded;
+	int64		late;
+	int64		emitted;
+	int64		revised;
+	int64		removed;
+	int64		inserted;
+	int64		panes;
+} CvCounts;
+
+#define CV_MAX_ARGS 4
+
+/* a microsecond, for the sessions' inclusive frontier */
+#define CV_USEC INT64CONST(1)
+
+/*
+ * cv_add
+ *		t + delta with SQL's rules for infinite timestamps (they stay), and
+ *		an error when a finite result leaves the timestamp range.
+ */
+static int64
+cv_add(int64 t, int64 delta)
+{
+	if (TIMESTAMP_NOT_FINITE(t))
+		return t;
+	return wj_timestamp_add(t, delta);
+}
+
+/*
+ * cv_bin
+ *		The start of the stride-long bin holding t, bins aligned to the Unix
+ *		epoch plus offset: the start of the window tumble(t, stride, offset)
+ *		puts t in.  Infinite times are their own bin.
+ */
+static int64
+cv_bin(int64 t, int64 stride, int64 offset)
+{
+	if (TIMESTAMP_NOT_FINITE(t))
+		return t;
+	return wj_window_floor(t, stride, offset);
+}
+
+/*
+ * wj_cv_bin
+ *		windowjoin._bin(t, stride, offset): cv_bin for SQL, so that the
+ *		statements refresh runs (late => 'log') bin as refresh does.
+ */
+Datum
+wj_cv_bin(PG_FUNCTION_ARGS)
+{
+	int64		stride = wj_interval_duration(PG_GETARG_INTERVAL_P(1), "stride");
+	int64		offset = wj_interval_offset(PG_GETARG_INTERVAL_P(2));
+
+	PG_RETURN_TIMESTAMPTZ(cv_bin(PG_GETARG_TIMESTAMPTZ(0), stride, offset));
+}
+
+/*
+ * cv_relname
+ *		A relation's schema-qualified, quoted name, for statement text.
+ */
+static char *
+cv_relname(Oid rel)
+{
+	char	   *name = get_rel_name(rel);
+
+	if (name == NULL)
+		elog(ERROR, "cache lookup failed for relation %u", rel);
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(rel)),
+									  name);
+}
+
+/*
+ * cv_exec
+ *		Run one statement with nargs bounds ($1 .. $nargs, of the source's
+ *		time type; the remaining arguments are int64 microseconds) and
+ *		return its row count.  A query's rows are left in SPI_tuptable.
+ */
+static uint64
+cv_exec(const CvView *v, const char *sql, int nargs,...)
+{
+	Oid			types[CV_MAX_ARGS];
+	Datum		values[CV_MAX_ARGS];
+	va_list		ap;
+	int			rc;
+
+	Assert(nargs <= CV_MAX_ARGS);
+	va_start(ap, nargs);
+	for (int i = 0; i < nargs; i++)
+	{
+		types[i] = v->tz ? TIMESTAMPTZOID : TIMESTAMPOID;
+		values[i] = Int64GetDatum(va_arg(ap, int64));
+	}
+	va_end(ap);
+
+	rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+	if (rc < 0)
+		elog(ERROR, "windowjoin refresh: SPI_execute_with_args failed (%d): %s",
+			 rc, sql);
+	return SPI_processed;
+}
+
+/*
+ * cv_value
+ *		Column col of the first row the last query returned, as int64 (a
+ *		count or a time); false when it is NULL or there is no row.
+ */
+static bool
+cv_value(int col, int64 *value)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_processed == 0)
+		return false;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, col, &isnull);
+	if (isnull)
+		return false;
+	*value = DatumGetInt64(d);
+	return true;
+}
+
+/* Column helpers for the catalog row */
+static Datum
+cv_col(HeapTuple tup, TupleDesc desc, const char *name, bool *isnull)
+{
+	int			attno = SPI_fnumber(desc, name);
+
+	if (attno <= 0)
+		elog(ERROR, "windowjoin.view_catalog has no column \"%s\"", name);
+	return SPI_getbinval(tup, desc, attno, isnull);
+}
+
+static char *
+cv_col_text(HeapTuple tup, TupleDesc desc, const char *name)
+{
+	bool		isnull;
+	Datum		d = cv_col(tup, desc, name, &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+static Oid
+cv_col_oid(HeapTuple tup, TupleDesc desc, const char *name)
+{
+	bool		isnull;
+	Datum		d = cv_col(tup, desc, name, &isnull);
+
+	return isnull ? InvalidOid : DatumGetObjectId(d);
+}
+
+static int64
+cv_col_int64(HeapTuple tup, TupleDesc desc, const char *name)
+{
+	bool		isnull;
+	Datum		d = cv_col(tup, desc, name, &isnull);
+
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
+static int64
+cv_col_usecs(HeapTuple tup, TupleDesc desc, const char *name)
+{
+	bool		isnull;
+	Datum		d = cv_col(tup, desc, name, &isnull);
+	int64		usecs;
+
+	if (isnull)
+		return 0;
+	if (!wj_interval_usecs(DatumGetIntervalP(d), &usecs))
+		elog(ERROR, "continuous view catalog: \"%s\" is not a fixed length", name);
+	return usecs;
+}
+
+/*
+ * cv_lock_view
+ *		Read and lock the catalog row of a view (an error if there is none),
+ *		as the caller: RLS shows a role only its own views.
+ */
+static void
+cv_lock_view(Oid view, CvView *v)
+{
+	Oid			argtypes[1] = {REGCLASSOID};
+	Datum		args[1];
+	HeapTuple	tup;
+	TupleDesc	desc;
+	char	   *s;
+
+	args[0] = ObjectIdGetDatum(view);
+	if (SPI_execute_with_args("SELECT * FROM windowjoin.view_catalog v "
+							  "WHERE v.view_rel = $1 FOR UPDATE",
+							  1, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read windowjoin.view_catalog");
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a continuous view",
+						DatumGetCString(DirectFunctionCall1(regclassout,
+															ObjectIdGetDatum(view)))),
+				 errhint("SELECT name FROM windowjoin.views lists the continuous views you own.")));
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+
+	v->view = view;
+	v->owner = SPI_getvalue(tup, desc, SPI_fnumber(desc, "owner"));
+	s = cv_col_text(tup, desc, "kind");
+	v->kind = strcmp(s, "tumble") == 0 ? CV_TUMBLE :
+		strcmp(s, "hop") == 0 ? CV_HOP :
+		strcmp(s, "cumulate") == 0 ? CV_CUMULATE : CV_SESSION;
+	v->source = cv_col_oid(tup, desc, "source_rel");
+	v->time_column = SPI_getvalue(tup, desc, SPI_fnumber(desc, "time_column"));
+	v->tz = cv_col_oid(tup, desc, "time_type") == TIMESTAMPTZOID;
+	v->size = cv_col_usecs(tup, desc, "size");
+	v->stride = cv_col_usecs(tup, desc, "stride");
+	v->offset = cv_col_usecs(tup, desc, "offset");
+	v->gap = cv_col_usecs(tup, desc, "gap");
+	v->range_query = cv_col_text(tup, desc, "range_query");
+	v->changes = cv_col_oid(tup, desc, "changes_rel");
+	v->late_rel = cv_col_oid(tup, desc, "late_rel");
+	v->panes = cv_col_oid(tup, desc, "panes_rel");
+	v->pane_query = cv_col_text(tup, desc, "pane_query");
+	v->combine_query = cv_col_text(tup, desc, "combine_query");
+	v->merge_query = cv_col_text(tup, desc, "merge_query");
+	v->delay = cv_col_usecs(tup, desc, "delay");
+	s = cv_col_text(tup, desc, "late");
+	v->late = strcmp(s, "revise") == 0 ? CV_LATE_REVISE :
+		strcmp(s, "drop") == 0 ? CV_LATE_DROP : CV_LATE_LOG;
+	s = cv_col_text(tup, desc, "emit");
+	v->on_update = strcmp(s, "on_update") == 0;
+	v->max_event = cv_col_int64(tup, desc, "max_event");
+	v->explicit_watermark = cv_col_int64(tup, desc, "explicit_watermark");
+	v->watermark = cv_col_int64(tup, desc, "watermark");
+	v->open_from = cv_col_int64(tup, desc, "open_from");
+	v->view_rows = cv_col_int64(tup, desc, "view_rows");
+}
+
+/*
+ * cv_first_window_closed
+ *		Is the first window holding t (of a tumble, hop or cumulate view)
+ *		closed at watermark wm, i.e. is a change at t late?
+ */
+static bool
+cv_first_window_closed(const CvView *v, int64 t, int64 wm)
+{
+	switch (v->kind)
+	{
+		case CV_TUMBLE:
+			return cv_add(cv_bin(t, v->size, v->offset), v->size) <= wm;
+		case CV_HOP:
+			return cv_add(cv_add(cv_bin(cv_add(t, -v->size), v->stride, v->offset),
+								 v->size), v->stride) <= wm;
+		case CV_CUMULATE:
+			return cv_add(cv_bin(t, v->stride, v->offset), v->stride) <= wm;
+		case CV_SESSION:
+			break;
+	}
+	elog(ERROR, "unexpected continuous view kind %d", (int) v->kind);
+	return false;
+}
+
+/*
+ * cv_late_bin
+ *		The bin a late change at t recomputes: the hop slide or the tumble /
+ *		cumulate period holding it.
+ */
+static int64
+cv_late_bin(const CvView *v, int64 t)
+{
+	if (v->kind == CV_HOP)
+		return cv_bin(t, v->stride, v->offset);
+	return cv_bin(t, v->size, v->offset);
+}
+
+/*
+ * cv_late_cond_sql
+ *		The late test of cv_first_window_closed (and, for sessions, t_max <
+ *		$2) as SQL over a log row d, for the statement that copies late rows
+ *		to the late table.  $1 is the old watermark, $2 the sessions' late
+ *		frontier, $3 .. $5 the size, stride and offset.
+ */
+static char *
+cv_late_cond_sql(const CvView *v)
+{
+	switch (v->kind)
+	{
+		case CV_TUMBLE:
+			return "windowjoin._bin(d.t, $3, $5) + $3 <= $1";
+		case CV_HOP:
+			return "windowjoin._bin(d.t - $3, $4, $5) + $3 + $4 <= $1";
+		case CV_CUMULATE:
+			return "windowjoin._bin(d.t, $4, $5) + $4 <= $1";
+		case CV_SESSION:
+			return "d.t_max < $2";
+	}
+	return NULL;
+}
+
+/*
+ * cv_interval
+ *		An interval of usecs microseconds, as a Datum.
+ */
+static Datum
+cv_interval(int64 usecs)
+{
+	Interval   *i = palloc0(sizeof(Interval));
+
+	i->time = usecs;
+	return IntervalPGetDatum(i);
+}
+
+/* a late bin, for sorting and deduplication */
+static int
+cv_cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* a closed range of windows to revise */
+typedef struct CvRange
+{
+	int64		lo;
+	int64		hi;
+} CvRange;
+
+static int
+cv_cmp_range(const void *a, const void *b)
+{
+	const CvRange *x = a;
+	const CvRange *y = b;
+
+	if (x->lo != y->lo)
+		return (x->lo > y->lo) - (x->lo < y->lo);
+	return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/* what step 1 found in the change log */
+typedef struct CvFold
+{
+	bool		truncated;
+	bool		has_batch_max;
+	int64		batch_max;
+	bool		has_change_min;
+	int64		change_min;
+	int64	   *late_bins;		/* sorted, distinct */
+	int			nlate_bins;
+} CvFold;
+
+/*
+ * cv_fold
+ *		Step 1: empty the change log and summarise it.  l_prev is the
+ *		session views' late frontier (a change whose latest time is before
+ *		it is late).
+ */
+static void
+cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
+{
+	StringInfoData sql;
+	Oid			types[5] = {TIMESTAMPTZOID, TIMESTAMPTZOID, INTERVALOID,
+	INTERVALOID, INTERVALOID};
+	Datum		args[5];
+	SPIPlanPtr	plan;
+	Portal		portal;
+	int			cap = 16;
+
+	memset(f, 0, sizeof(*f));
+	f->late_bins = palloc(cap * sizeof(int64));
+
+	/*
+	 * The log's times as the catalog keeps them (a timestamp read in UTC:
+	 * the same int64).  With late => 'log' the statement also copies the
+	 * late rows, tested as cv_first_window_closed does, to the late table.
+	 */
+	initStringInfo(&sql);
+	if (v->late == CV_LATE_LOG)
+		appendStringInfo(&sql,
+						 "WITH d AS (DELETE FROM %s RETURNING sign, %s AS t, %s AS t_max, n, r), "
+						 "lg AS (INSERT INTO %s SELECT pg_catalog.clock_timestamp(), d.sign, (d.r).* "
+						 "FROM d WHERE d.sign <> 0 AND %s) "
+						 "SELECT d.sign, d.t, d.t_max, d.n FROM d",
+						 cv_relname(v->changes),
+						 v->tz ? "t" : "t AT TIME ZONE 'UTC'",
+						 v->tz ? "t_max" : "t_max AT TIME ZONE 'UTC'",
+						 cv_relname(v->late_rel), cv_late_cond_sql(v));
+	else
+		appendStringInfo(&sql, "DELETE FROM %s RETURNING sign, t, t_max, n",
+						 cv_relname(v->changes));
+
+	args[0] = TimestampTzGetDatum(v->watermark);
+	args[1] = TimestampTzGetDatum(l_prev);
+	args[2] = cv_interval(v->size);
+	args[3] = cv_interval(v->stride);
+	args[4] = cv_interval(v->offset);
+	plan = SPI_prepare(sql.data, 5, types);
+	if (plan == NULL)
+		elog(ERROR, "windowjoin refresh: SPI_prepare failed (%d): %s",
+			 SPI_result, sql.data);
+	portal = SPI_cursor_open(NULL, plan, args, NULL, false);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, 1000);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 i = 0; i < SPI_processed; i++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			bool		isnull;
+			int16		sign = DatumGetInt16(SPI_getbinval(tup, desc, 1, &isnull));
+			int64		t;
+			int64		t_max;
+			int32		n;
+			bool		late;
+
+			CHECK_FOR_INTERRUPTS();
+			if (sign == 0)
+			{
+				f->truncated = true;
+				continue;
+			}
+			t = DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
+			t_max = DatumGetInt64(SPI_getbinval(tup, desc, 3, &isnull));
+			n = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+
+			counts->folded += n;
+			if (sign > 0 && (!f->has_batch_max || t_max > f->batch_max))
+			{
+				f->batch_max = t_max;
+				f->has_batch_max = true;
+			}
+			if (!f->has_change_min || t < f->change_min)
+			{
+				f->change_min = t;
+				f->has_change_min = true;
+			}
+			if (v->kind == CV_SESSION)
+				late = t_max < l_prev;
+			else
+				late = cv_first_window_closed(v, t, v->watermark);
+			if (!late)
+				continue;
+			counts->late += n;
+			if (v->kind == CV_SESSION)
+				continue;		/* sessions keep no late bins */
+			if (f->nlate_bins == cap)
+			{
+				cap *= 2;
+				f->late_bins = repalloc(f->late_bins, cap * sizeof(int64));
+			}
+			f->late_bins[f->nlate_bins++] = cv_late_bin(v, t);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	SPI_freeplan(plan);
+
+	/* sorted and distinct, as array_agg(DISTINCT) gave them */
+	if (f->nlate_bins > 1)
+	{
+		int			k = 1;
+
+		qsort(f->late_bins, f->nlate_bins, sizeof(int64), cv_cmp_int64);
+		for (int i = 1; i < f->nlate_bins; i++)
+			if (f->late_bins[i] != f->late_bins[k - 1])
+				f->late_bins[k++] = f->late_bins[i];
+		f->nlate_bins = k;
+	}
+}
+
+/*
+ * cv_panes_from
+ *		The first pane a window not yet emitted at watermark-aligned pane
+ *		boundary panes_done can hold.
+ */
+static int64
+cv_panes_from(const CvView *v, int64 panes_done)
+{
+	if (v->kind == CV_HOP)
+		return cv_add(cv_add(panes_done, v->stride), -v->size);
+	return cv_bin(panes_done, v->size, v->offset);
+}
+
+/*
+ * cv_refresh_windows
+ *		Steps 3 for tumble, hop and cumulate views: late panes, revisions,
+ *		the windows that closed, the panes to purge.
+ */
+static void
+cv_refresh_windows(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm,
+				   CvCounts *c, TimestampTz *t2)
+{
+	const char *view = cv_relname(v->view);
+	const char *panes = OidIsValid(v->panes) ? cv_relname(v->panes) : NULL;
+	const char *finalcol = v->on_update ? ", true" : "";
+	const char *finalonly = v->on_update ? " AND final" : "";
+	int64		e;
+
+	/*
+	 * 2a. Whatever the late policy, a late change recomputes the panes of
+	 * its bin from the source, as later windows still hold its rows.
+	 */
+	if (panes != NULL && f->nlate_bins > 0 && !TIMESTAMP_NOT_FINITE(old_wm))
+	{
+		int64		panes_done = cv_bin(old_wm, v->stride, v->offset);
+		int64		panes_from = cv_panes_from(v, panes_done);
+		char	   *del = psprintf("DELETE FROM %s WHERE pane_start >= $1 AND pane_start < $2",
+								   panes);
+		char	   *ins = psprintf("INSERT INTO %s %s", panes, v->pane_query);
+
+		for (int i = 0; i < f->nlate_bins; i++)
+		{
+			int64		lo = Max(f->late_bins[i], panes_from);
+			int64		hi = Min(cv_add(f->late_bins[i],
+										v->kind == CV_HOP ? v->stride : v->size),
+								 panes_done);
+
+			if (lo >= hi)
+				continue;
+			cv_exec(v, del, 2, lo, hi);
+			c->panes += cv_exec(v, ins, 2, lo, hi);
+		}
+	}
+
+	/* 2b. revise closed windows touched by late changes, island by island */
+	if (v->late == CV_LATE_REVISE && f->nlate_bins > 0)
+	{
+		CvRange    *r = palloc(f->nlate_bins * sizeof(CvRange));
+		char	   *del = psprintf("DELETE FROM %s WHERE window_end > $3 AND window_end <= $4 "
+								   "AND window_start >= $3%s", view, finalonly);
+		char	   *ins = psprintf("INSERT INTO %s SELECT q.*%s FROM (%s OFFSET 0) q "
+								   "WHERE q.window_start >= $3 AND q.window_end <= $4",
+								   view, finalcol, v->range_query);
+		int			i = 0;
+
+		for (int k = 0; k < f->nlate_bins; k++)
+		{
+			int64		b = f->late_bins[k];
+
+			r[k].lo = v->kind == CV_HOP ?
+				cv_add(cv_bin(cv_add(b, -v->size), v->stride, v->offset), v->stride) : b;
+			r[k].hi = cv_add(b, v->size);
+		}
+		qsort(r, f->nlate_bins, sizeof(CvRange), cv_cmp_range);
+		while (i < f->nlate_bins)
+		{
+			int64		lo = r[i].lo;
+			int64		hi = r[i].hi;
+			int64		upto;
+			uint64		n;
+
+			/* an island: every range starting at or before the end so far */
+			for (i++; i < f->nlate_bins && r[i].lo <= hi; i++)
+				hi = Max(hi, r[i].hi);
+			upto = Min(hi, old_wm);
+			c->removed += cv_exec(v, del, 4, lo, hi, lo, upto);
+			n = cv_exec(v, ins, 4, lo, hi, lo, upto);
+			c->revised += n;
+			c->inserted += n;
+		}
+	}
+	*t2 = GetCurrentTimestamp();
+
+	/* 3. the windows that closed */
+	if (v->on_update)
+		c->removed += cv_exec(v, psprintf("DELETE FROM %s WHERE NOT final", view), 0);
+
+	/* e: the last window end at or before the new watermark */
+	if (v->kind == CV_HOP)
+		e = cv_add(cv_bin(cv_add(new_wm, -v->size), v->stride, v->offset), v->size);
+	else if (v->kind == CV_CUMULATE)
+		e = cv_bin(new_wm, v->stride, v->offset);
+	else
+		e = cv_bin(new_wm, v->size, v->offset);
+
+	/*
+	 * From the source, the rows from the start of the first window ending
+	 * after the old watermark (views without panes, and the first refresh
+	 * of one with panes).
+	 */
+	if (new_wm > old_wm && e > old_wm &&
+		(panes == NULL || TIMESTAMP_NOT_FINITE(old_wm)))
+	{
+		int64		lo;
+		uint64		n;
+
+		if (v->kind == CV_HOP)
+			lo = cv_add(cv_bin(cv_add(old_wm, -v->size), v->stride, v->offset), v->stride);
+		else if (v->kind == CV_CUMULATE)
+			lo = cv_bin(cv_bin(old_wm, v->stride, v->offset), v->size, v->offset);
+		else
+			lo = cv_bin(old_wm, v->size, v->offset);
+		/*
+		 * (OFFSET 0 keeps the bounds on window_end out of the scan, where
+		 * they would make the planner expect 200 times fewer rows than the
+		 * range holds, and sort them)
+		 */
+		n = cv_exec(v, psprintf("INSERT INTO %s SELECT q.*%s FROM (%s OFFSET 0) q "
+								"WHERE q.window_end > $3 AND q.window_end <= $4",
+								view, finalcol, v->range_query),
+					4, lo, e, old_wm, e);
+		c->emitted = n;
+		c->inserted += n;
+	}
+
+	/*
+	 * ... or, with panes: the panes completed since, then the windows
+	 * ending in (old watermark, new watermark] from their panes; panes no
+	 * window to come holds are purged.
+	 */
+	if (panes != NULL && new_wm > old_wm && !TIMESTAMP_NOT_FINITE(new_wm))
+	{
+		int64		panes_done = cv_bin(new_wm, v->stride, v->offset);
+		int64		panes_from = cv_panes_from(v, panes_done);
+		int64		lo;
+
+		if (!TIMESTAMP_NOT_FINITE(old_wm))
+			lo = cv_bin(old_wm, v->stride, v->offset);
+		else
+		{
+			cv_exec(v, psprintf("DELETE FROM %s", panes), 0);
+			lo = panes_from;
+		}
+		if (panes_done > lo)
+			c->panes += cv_exec(v, psprintf("INSERT INTO %s %s", panes, v->pane_query),
+								2, lo, panes_done);
+		if (!TIMESTAMP_NOT_FINITE(old_wm) && panes_done > old_wm)
+		{
+			uint64		n;
+
+			n = cv_exec(v, psprintf("INSERT INTO %s SELECT q.*%s FROM (%s) q "
+									"WHERE q.window_end > $3 AND q.window_end <= $4",
+									view, finalcol, v->combine_query),
+						4, cv_add(old_wm, -v->size), panes_done, old_wm, new_wm);
+			c->emitted = n;
+			c->inserted += n;
+		}
+		cv_exec(v, psprintf("DELETE FROM %s WHERE pane_start < $1", panes), 1, panes_from);
+	}
+
+	/* emit => 'on_update': the open windows, not final */
+	if (v->on_update)
+		c->inserted += cv_exec(v, psprintf("INSERT INTO %s SELECT q.*, false FROM (%s) q "
+										   "WHERE q.window_end > $3", view, v->range_query),
+							   3, cv_add(new_wm, -v->size), DT_NOEND, new_wm);
+}
+
+/*
+ * cv_refresh_sessions
+ *		Steps 2 and 3 for session views; returns the new open_from, the
+ *		start of the earliest session still open.  *fast is set when the
+ *		fragments served.
+ */
+static int64
+cv_refresh_sessions(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm,
+					int64 l_prev, bool reset, CvCounts *c, TimestampTz *t2,
+					bool *fast)
+{
+	const char *view = cv_relname(v->view);
+	const char *panes = OidIsValid(v->panes) ? cv_relname(v->panes) : NULL;
+	int64		open_from = v->open_from;
+	int64		l;
+
+	/*
+	 * With fragments, when every change lies after the old watermark: the
+	 * fragment table holds the open sessions of the rows up to the old
+	 * watermark, one row each.  The rows in (old, new watermark] become
+	 * fragments, merged with those per partition; the sessions ending by
+	 * the new watermark are written and the others kept.  The frontier is
+	 * inclusive (+1 microsecond): a row at the watermark is folded now.
+	 */
+	*fast = panes != NULL && !TIMESTAMP_NOT_FINITE(old_wm) && !reset &&
+		(!f->has_change_min || f->change_min > old_wm);
+	if (*fast)
+	{
+		*t2 = GetCurrentTimestamp();
+		if (new_wm > old_wm)
+		{
+			int64		v_min;
+
+			c->panes = cv_exec(v, psprintf("INSERT INTO %s %s", panes, v->pane_query),
+							   2, cv_add(old_wm, CV_USEC), cv_add(new_wm, CV_USEC));
+			cv_exec(v, psprintf("WITH wj_fragments AS (DELETE FROM %s RETURNING *) "
+								"INSERT INTO %s %s", panes, panes, v->merge_query), 0);
+			c->emitted = cv_exec(v, psprintf("INSERT INTO %s SELECT q.* FROM (%s) q "
+											 "WHERE q.window_end <= $1",
+											 view, v->combine_query), 1, new_wm);
+			c->inserted = c->emitted;
+			cv_exec(v, psprintf("DELETE FROM %s WHERE pane_end <= $1", panes), 1, new_wm);
+			cv_exec(v, psprintf("SELECT min(pane_start) FROM %s", panes), 0);
+			open_from = cv_value(1, &v_min) ? v_min : DT_NOEND;
+		}
+		return open_from;
+	}
+
+	/*
+	 * Otherwise: recompute everything from l onwards.  A session with its
+	 * first row at or after l + gap is computed exactly from the rows at or
+	 * after l.  Every session still open or newly closed starts there, and
+	 * l is moved back to the start of the earliest session a change can
+	 * touch: one ending at or after the change's time.
+	 */
+	l = l_prev;
+	if (f->has_change_min)
+	{
+		int64		first = f->change_min;
+		int64		start;
+
+		cv_exec(v, psprintf("SELECT min(window_start) FROM %s WHERE window_end >= $1%s",
+							view, v->on_update ? " AND final" : ""), 1, f->change_min);
+		if (cv_value(1, &start) && start < first)
+			first = start;
+		l = Min(l, cv_add(first, -v->gap));
+	}
+	*t2 = GetCurrentTimestamp();
+	if (c->folded > 0 || new_wm > old_wm || reset)
+	{
+		int64		n = 0;
+		int64		v_min;
+
+		c->removed += cv_exec(v, psprintf("DELETE FROM %s WHERE window_start >= $1", view),
+							  1, cv_add(l, v->gap));
+		cv_exec(v, psprintf("WITH s AS MATERIALIZED (SELECT q.* FROM (%s) q WHERE q.window_start >= $3), "
+							"ins AS (INSERT INTO %s SELECT s.*%s FROM s WHERE s.window_end <= $4 "
+							"RETURNING window_start)%s "
+							"SELECT (SELECT count(*) FROM ins), "
+							"(SELECT min(window_start) FROM s WHERE window_end > $4)",
+							v->range_query, view, v->on_update ? ", true" : "",
+							v->on_update ?
+							psprintf(", op AS (INSERT INTO %s SELECT s.*, false FROM s "
+									 "WHERE s.window_end > $4)", view) : ""),
+				4, l, DT_NOEND, cv_add(l, v->gap), new_wm);
+		(void) cv_value(1, &n);
+		open_from = cv_value(2, &v_min) ? v_min : DT_NOEND;
+		c->inserted = n;
+		if (l < l_prev)
+			c->revised = n;
+		else
+			c->emitted = n;
+		if (v->on_update)
+		{
+			cv_exec(v, psprintf("SELECT count(*) FROM %s WHERE NOT final", view), 0);
+			if (cv_value(1, &n))
+				c->inserted += n;
+		}
+		/*
+		 * the fragments again: the open sessions of the rows up to the new
+		 * watermark, all starting at or after open_from
+		 */
+		if (panes != NULL)
+		{
+			cv_exec(v, psprintf("DELETE FROM %s", panes), 0);
+			if (!TIMESTAMP_NOT_FINITE(new_wm) && !TIMESTAMP_NOT_FINITE(open_from))
+				c->panes = cv_exec(v, psprintf("INSERT INTO %s SELECT f.* FROM (%s) f "
+											   "WHERE f.pane_end > $3", panes, v->pane_query),
+								   3, cv_add(open_from, -v->gap), cv_add(new_wm, CV_USEC),
+								   new_wm);
+		}
+	}
+	return open_from;
+}
+
+/*
+ * cv_rel_owner
+ *		The owner of a relation.
+ */
+static Oid
+cv_rel_owner(Oid rel)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rel));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", rel);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/* milliseconds between two timestamps */
+static double
+cv_ms(TimestampTz from, TimestampTz to)
+{
+	return (double) (to - from) / 1000.0;
+}
+
+/*
+ * cv_show
+ *		A time as the source's type shows it.
+ */
+static char *
+cv_show(const CvView *v, int64 t)
+{
+	return DatumGetCString(DirectFunctionCall1(v->tz ? timestamptz_out : timestamp_out,
+											   Int64GetDatum(t)));
+}
+
+/*
+ * wj_refresh
+ *		windowjoin.refresh(view regclass, full_refresh boolean, verbose
+ *		boolean).
+ */
+Datum
+wj_refresh(PG_FUNCTION_ARGS)
+{
+	Oid			view;
+	bool		full = PG_ARGISNULL(1) ? false : PG_GETARG_BOOL(1);
+	bool		verbose = PG_ARGISNULL(2) ? false : PG_GETARG_BOOL(2);
+	TimestampTz t0 = GetCurrentTimestamp();
+	TimestampTz t1;
+	TimestampTz t2;
+	CvView		v;
+	CvCounts	c;
+	CvFold		f;
+	Oid			owner;
+	Oid			save_userid;
+	int			save_sec_context;
+	int64		old_wm;
+	int64		new_wm;
+	int64		max_ev;
+	int64		l_prev;
+	int64		open_from;
+	bool		reset;
+	bool		fast = false;
+	const char *path;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the continuous view to refresh must not be null")));
+	view = PG_GETARG_OID(0);
+	memset(&c, 0, sizeof(c));
+
+	SPI_connect();
+	cv_lock_view(view, &v);
+
+	/* refresh runs as the view's owner, as REFRESH MATERIALIZED VIEW does */
+	owner = get_role_oid(v.owner, true);
+	if (!OidIsValid(owner) || owner != cv_rel_owner(view))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("continuous view \"%s\" is not owned by %s, the owner recorded in its catalog row",
+						DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(view))),
+						v.owner)));
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(owner, save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+
+	/*
+	 * A session change is late when it lies before what the next recompute
+	 * reads: (least(open_from, watermark - gap) - gap).
+	 */
+	old_wm = v.watermark;
+	l_prev = cv_add(Min(v.open_from, cv_add(old_wm, -v.gap)), -v.gap);
+
+	/* 1. fold the change log */
+	cv_fold(&v, l_prev, &c, &f);
+	t1 = GetCurrentTimestamp();
+
+	reset = f.truncated || full;
+	if (reset)
+	{
+		int64		m;
+
+		c.removed = 0;
+		cv_exec(&v, psprintf("DELETE FROM %s", cv_relname(view)), 0);
+		v.view_rows = 0;
+		old_wm = DT_NOBEGIN;
+		l_prev = DT_NOBEGIN;
+		v.open_from = DT_NOBEGIN;
+		if (f.truncated)
+			v.explicit_watermark = DT_NOBEGIN;
+		cv_exec(&v, psprintf("SELECT max(%s) FROM %s", quote_identifier(v.time_column),
+							 cv_relname(v.source)), 0);
+		max_ev = cv_value(1, &m) ? m : DT_NOBEGIN;
+		c.late = 0;
+		f.nlate_bins = 0;
+		f.has_change_min = false;
+	}
+	else
+		max_ev = f.has_batch_max ? Max(v.max_event, f.batch_max) : v.max_event;
+	/* 2. the watermark */
+	new_wm = Max(Max(old_wm, cv_add(max_ev, -v.delay)), v.explicit_watermark);
+
+	if (v.kind != CV_SESSION)
+	{
+		cv_refresh_windows(&v, &f, old_wm, new_wm, &c, &t2);
+		open_from = v.open_from;
+		path = OidIsValid(v.panes) && !TIMESTAMP_NOT_FINITE(old_wm) ? "panes" : "source";
+	}
+	else
+	{
+		open_from = cv_refresh_sessions(&v, &f, old_wm, new_wm, l_prev, reset,
+										&c, &t2, &fast);
+		path = fast ? "fragments" : "source";
+	}
+
+	/* 5. the catalog row */
+	{
+		Oid			types[17] = {REGCLASSOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+			TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID, INT8OID, INT8OID, INT8OID,
+			INT8OID, INT8OID, INT8OID, TEXTOID, INT8OID, FLOAT8OID, FLOAT8OID,
+		FLOAT8OID};
+		Datum		vals[17];
+		TimestampTz now = GetCurrentTimestamp();
+
+		vals[0] = ObjectIdGetDatum(view);
+		vals[1] = TimestampTzGetDatum(new_wm);
+		vals[2] = TimestampTzGetDatum(max_ev);
+		vals[3] = TimestampTzGetDatum(v.explicit_watermark);
+		vals[4] = TimestampTzGetDatum(open_from);
+		vals[5] = Int64GetDatum(v.view_rows + c.inserted - c.removed);
+		vals[6] = Int64GetDatum(c.late);
+		vals[7] = Int64GetDatum(c.revised);
+		vals[8] = Int64GetDatum(c.folded);
+		vals[9] = Int64GetDatum(c.emitted);
+		vals[10] = Int64GetDatum(c.panes);
+		vals[11] = Int64GetDatum(c.removed);
+		vals[12] = CStringGetTextDatum(path);
+		vals[13] = Int64GetDatum(f.truncated ? 1 : 0);
+		vals[14] = Float8GetDatum(cv_ms(t0, t1));
+		vals[15] = Float8GetDatum(cv_ms(t1, t2));
+		vals[16] = Float8GetDatum(cv_ms(t2, now));
+		if (SPI_execute_with_args(
+								  "UPDATE windowjoin.view_catalog v "
+								  "SET watermark = $2, max_event = $3, explicit_watermark = $4, "
+								  "open_from = $5, view_rows = $6, late_rows = v.late_rows + $7, "
+								  "revisions = v.revisions + $8, refreshes = v.refreshes + 1, "
+								  "last_refresh = pg_catalog.clock_timestamp(), "
+								  "last_refresh_ms = $15 + $16 + $17, "
+								  "last_stats = pg_catalog.jsonb_build_object("
+								  "'changes_folded', $9, 'late_rows', $7, "
+								  "'windows_emitted', $10, 'windows_revised', $8, "
+								  "'panes_computed', $11, 'path', $13, 'rows_removed', $12, "
+								  "'fold_ms', round($15::numeric, 3), "
+								  "'revise_ms', round($16::numeric, 3), "
+								  "'emit_ms', round($17::numeric, 3), "
+								  "'truncated', $14 = 1) "
+								  "WHERE v.view_rel = $1",
+								  17, types, vals, NULL, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "could not update windowjoin.view_catalog");
+	}
+
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+
+	if (verbose)
+		ereport(NOTICE,
+				(errmsg("refreshed %s: " INT64_FORMAT " changes folded, " INT64_FORMAT
+						" late, " INT64_FORMAT " windows emitted, " INT64_FORMAT
+						" revised, watermark %s",
+						DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(view))),
+						c.folded, c.late, c.emitted, c.revised, cv_show(&v, new_wm))));
+	SPI_finish();
+	PG_RETURN_VOID();
+}
