@@ -65,7 +65,7 @@ CREATE FUNCTION nodes(stmt text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE line text; found text[] := '{}'; n text;
 BEGIN
   FOR line IN SELECT l FROM wj_test.plan_lines(stmt) l LOOP
-    FOREACH n IN ARRAY ARRAY['WindowJoin', 'IntervalJoin', 'AsOfJoin', 'WindowExpand', 'GroupAggregate', 'HashAggregate'] LOOP
+    FOREACH n IN ARRAY ARRAY['WindowJoin', 'IntervalJoin', 'AsOfJoin', 'WindowExpand', 'TumbleAgg', 'GroupAggregate', 'HashAggregate'] LOOP
       IF line LIKE '%' || n || '%' AND NOT n = ANY (found) THEN found := found || n; END IF;
     END LOOP;
   END LOOP;

@@ -23,6 +23,7 @@
 #include "optimizer/planner.h"
 
 #include "session_sort.h"
+#include "tumble_agg.h"
 #include "window_expand.h"
 #include "windowjoin.h"
 
@@ -68,6 +69,7 @@ wj_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	else if (stage == UPPERREL_GROUP_AGG)
 	{
 		wj_window_expand_add_paths(root, input_rel, output_rel, extra);
+		wj_tumble_agg_add_paths(root, input_rel, output_rel, extra);
 		wj_session_groupagg_add_paths(root, input_rel, output_rel, extra);
 	}
 }

@@ -31,6 +31,7 @@
 #include "continuous.h"
 #include "key_exchange.h"
 #include "session_sort.h"
+#include "tumble_agg.h"
 #include "window_expand.h"
 #include "windowjoin.h"
 
@@ -137,6 +138,7 @@ _PG_init(void)
 	MarkGUCPrefixReserved("windowjoin");
 
 	wj_window_expand_register();
+	wj_tumble_agg_register();
 	wj_asof_register();
 	wj_interval_register();
 	wj_window_join_register();

@@ -316,6 +316,7 @@ wj_set_sort_direction(SortGroupClause *sgc)
 						(tempcxt), (use_variable_hash_iv))
 #define wj_tuplehash_get(hashtable, entry) \
 	(*(void **) TupleHashEntryGetAdditional((hashtable), (entry)))
+#define wj_tuplehash_tuple(entry) TupleHashEntryGetTuple(entry)
 #define wj_tuplehash_set(hashtable, entry, ptr) \
 	(*(void **) TupleHashEntryGetAdditional((hashtable), (entry)) = (void *) (ptr))
 #else
@@ -327,6 +328,7 @@ wj_set_sort_direction(SortGroupClause *sgc)
 						   (nbuckets), 0, (metacxt), (tablecxt), (tempcxt), \
 						   (use_variable_hash_iv))
 #define wj_tuplehash_get(hashtable, entry) ((entry)->additional)
+#define wj_tuplehash_tuple(entry) ((entry)->firstTuple)
 #define wj_tuplehash_set(hashtable, entry, ptr) ((entry)->additional = (ptr))
 #endif
 

@@ -236,17 +236,16 @@ wj_exchange_restart(WjExchange *ex)
 }
 
 /*
- * wj_exchange_write
- *		The write phase, for this process: attach to the partitions'
- *		tuplestores (accessors allocated in cxt) and to the barrier and,
- *		unless the phase is over already, pass every row of child to
- *		write_row (which writes it into its partitions with wj_exchange_put),
- *		flush the writes and wait until every participant of the phase is
- *		done.
+ * wj_exchange_write_all
+ *		The write phase: attach to every partition and, if the write phase
+ *		is still open when this process arrives, let produce() put its
+ *		rows (wj_exchange_put), then wait for every writer.  A process that
+ *		arrives after the phase is over writes nothing: the others have
+ *		already consumed every input row, so it has none to write.
  */
 void
-wj_exchange_write(WjExchange *ex, PlanState *child, MemoryContext cxt,
-				  WjExchangeWriteRow write_row, void *arg)
+wj_exchange_write_all(WjExchange *ex, MemoryContext cxt,
+					  WjExchangeProduce produce, void *arg)
 {
 	WjExchangeShared *sh = ex->shared;
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
@@ -260,22 +259,52 @@ wj_exchange_write(WjExchange *ex, PlanState *child, MemoryContext cxt,
 
 	if (BarrierAttach(&sh->barrier) == 0)
 	{
-		for (;;)
-		{
-			TupleTableSlot *slot;
-
-			CHECK_FOR_INTERRUPTS();
-			slot = ExecProcNode(child);
-			if (TupIsNull(slot))
-				break;
-			write_row(arg, ex, slot);
-		}
+		produce(arg, ex);
 		for (p = 0; p < sh->nparts; p++)
 			sts_end_write(ex->sts[p]);
 		BarrierArriveAndWait(&sh->barrier, PG_WAIT_EXTENSION);
 	}
 	BarrierDetach(&sh->barrier);
 	ex->written = true;
+}
+
+/* wj_exchange_write's producer: every row of the child through write_row */
+typedef struct ChildWriter
+{
+	PlanState  *child;
+	WjExchangeWriteRow write_row;
+	void	   *arg;
+} ChildWriter;
+
+static void
+write_child_rows(void *arg, WjExchange *ex)
+{
+	ChildWriter *w = (ChildWriter *) arg;
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(w->child);
+		if (TupIsNull(slot))
+			break;
+		w->write_row(w->arg, ex, slot);
+	}
+}
+
+/*
+ * wj_exchange_write
+ *		The write phase for a node that writes its child's rows as they
+ *		come: write_row puts each into its partitions.
+ */
+void
+wj_exchange_write(WjExchange *ex, PlanState *child, MemoryContext cxt,
+				  WjExchangeWriteRow write_row, void *arg)
+{
+	ChildWriter w = {child, write_row, arg};
+
+	wj_exchange_write_all(ex, cxt, write_child_rows, &w);
 }
 
 /*

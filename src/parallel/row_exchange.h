@@ -64,6 +64,11 @@ extern void wj_exchange_write(WjExchange *ex, PlanState *child,
 							  void *arg);
 extern void wj_exchange_put(WjExchange *ex, int part, TupleTableSlot *slot);
 
+/* ... or produce puts whatever rows it has (wj_exchange_put) */
+typedef void (*WjExchangeProduce) (void *arg, WjExchange *ex);
+extern void wj_exchange_write_all(WjExchange *ex, MemoryContext cxt,
+								  WjExchangeProduce produce, void *arg);
+
 /* read phase */
 extern int	wj_exchange_claim(WjExchange *ex);
 extern void wj_exchange_open(WjExchange *ex, int part);

@@ -1,0 +1,226 @@
+--
+-- TumbleAgg: tumbling-window aggregation over tumble(), date_bin() and
+-- date_trunc() computed as integer arithmetic, with the aggregates in
+-- fixed-size states.  Every query runs with
+-- windowjoin.enable_window_aggregate on and off and must give the same
+-- rows, every float digit included; the plans show which node ran.
+--
+SET TimeZone = 'UTC';
+SET extra_float_digits = 3;
+CREATE SCHEMA tumble_aggregate;
+SET search_path = tumble_aggregate, public;
+SET max_parallel_workers_per_gather = 0;
+SELECT setseed(0.5);
+CREATE TABLE m AS
+SELECT timestamp '2024-01-01' + (random() * 86400 * 3)::int * interval '1 second'
+         + (random() * 1000)::int * interval '1 ms' AS t,
+       (random() * 1000)::float8 / 7 AS f8,
+       ((random() * 1000)::float8 / 3)::float4 AS f4,
+       (random() * 1000)::int AS i,
+       (random() * 1000)::int2 AS i2,
+       (random() * 1e12)::int8 AS i8,
+       (random() * 1000)::numeric(12, 3) AS num,
+       (random() * 5)::int AS k,
+       'k' || (random() * 3)::int AS s
+FROM generate_series(1, 20000);
+-- NULL times, NULL values, a row on a window boundary, one before 1970
+INSERT INTO m (t, f8, i, num, k, s) VALUES
+  (NULL, 1, 1, 1.5, 1, 'k1'), (NULL, NULL, NULL, NULL, NULL, NULL),
+  ('2024-01-02 00:00:00', 2, 2, 2.25, 2, 'k2'),
+  ('1969-12-31 23:59:00', 3, 3, 3, 3, 'k3'),
+  ('1969-12-31 23:59:30.5', 4, 4, 4, 3, 'k3');
+CREATE TABLE mz AS SELECT t AT TIME ZONE 'UTC' AS t, f8, i, num, k FROM m;
+ANALYZE m;
+ANALYZE mz;
+
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+
+-- the three spellings of a per-minute window
+SELECT wj_test.on_off($$SELECT window_start, window_end, count(*) AS c, sum(num) AS s
+  FROM m, tumble(t, interval '1 minute') GROUP BY window_start, window_end$$,
+  'window_aggregate', 'TumbleAgg') AS tumble_minute;
+SELECT wj_test.on_off($$SELECT date_bin('1 minute', t, timestamp '1970-01-01') AS w,
+  date_bin('1 minute', t, timestamp '1970-01-01') + interval '1 minute' AS e, sum(num) AS s
+  FROM m GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS date_bin_minute;
+SELECT wj_test.on_off($$SELECT date_trunc('minute', t) AS w, count(*), sum(i) FROM m GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS date_trunc_minute;
+
+-- every aggregate the node computes, per hour and key
+SELECT a, wj_test.on_off(format(
+  'SELECT window_start, k, %s AS x FROM m, tumble(t, interval ''1 hour'') GROUP BY 1, 2', a),
+  'window_aggregate', 'TumbleAgg')
+FROM unnest(ARRAY['count(*)', 'count(f8)', 'count(s)', 'sum(i)', 'sum(i2)', 'sum(i8)',
+                  'sum(f8)', 'sum(f4)', 'sum(num)', 'avg(i)', 'avg(i2)', 'avg(i8)',
+                  'avg(f8)', 'avg(f4)', 'avg(num)', 'min(i)', 'max(i8)', 'min(f8)',
+                  'max(f4)', 'min(num)', 'max(num)', 'min(t)', 'max(t::date)',
+                  'sum(num) / count(*)', 'max(i) - min(i)']) a;
+
+-- keys of several types, window columns in any order, HAVING
+SELECT wj_test.on_off($$SELECT s, k, window_end, window_start, window_time, count(*), avg(num)
+  FROM m, tumble(t, interval '15 minutes', interval '5 minutes')
+  GROUP BY s, k, window_start, window_end, window_time HAVING count(*) > 2$$,
+  'window_aggregate', 'TumbleAgg') AS keys_having;
+SELECT wj_test.on_off($$SELECT window_start, lower(s) AS ls, sum(i) FROM m,
+  tumble(t, interval '1 day') WHERE k < 3 GROUP BY 1, 2 HAVING sum(i) > 1000$$,
+  'window_aggregate', 'TumbleAgg') AS expr_key;
+-- no aggregate at all: the distinct windows
+SELECT wj_test.on_off($$SELECT window_start FROM m, tumble(t, interval '1 hour') GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS windows_only;
+
+-- date_bin with an origin, strides of days, timestamptz
+SELECT wj_test.on_off($$SELECT date_bin('7 minutes', t, timestamp '2001-02-03 04:05:06') AS w,
+  k, sum(f8) FROM m GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS date_bin_origin;
+SELECT wj_test.on_off($$SELECT date_bin('2 days', t, timestamp '2023-12-31 12:00') AS w,
+  count(*) FROM m GROUP BY 1$$, 'window_aggregate', 'TumbleAgg') AS date_bin_days;
+SELECT wj_test.on_off($$SELECT date_bin('1 hour', t, timestamptz '2000-01-01 00:30+00') AS w,
+  date_bin('1 hour', t, timestamptz '2000-01-01 00:30+00') - interval '1 second' AS before_w,
+  sum(num) FROM mz GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS date_bin_tz;
+SELECT wj_test.on_off($$SELECT window_start, window_end, max(i) FROM mz,
+  tumble(t, interval '10 minutes') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS tumble_tz;
+
+-- date_trunc on timestamp, every fixed unit
+SELECT u, wj_test.on_off(format(
+  'SELECT date_trunc(%L, t) AS w, count(*), sum(num) FROM m GROUP BY 1', u),
+  'window_aggregate', 'TumbleAgg')
+FROM unnest(ARRAY['microseconds', 'milliseconds', 'second', 'minute', 'hour', 'day',
+                  'week', 'Hour', 'hours']) u;
+-- variable units and time zones: PostgreSQL's plan
+SELECT wj_test.on_off($$SELECT date_trunc('month', t) AS w, count(*) FROM m GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS trunc_month;
+SELECT wj_test.on_off($$SELECT date_trunc('hour', t) AS w, count(*) FROM mz GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS trunc_timestamptz;
+SELECT wj_test.on_off($$SELECT date_bin('1 hour', t, timestamptz '2000-01-01') + interval '1 day' AS w,
+  count(*) FROM mz GROUP BY 1$$, 'window_aggregate', 'TumbleAgg') AS plus_day_timestamptz;
+-- aggregates it does not compute: PostgreSQL's plan
+SELECT a, wj_test.on_off(format(
+  'SELECT window_start, %s AS x FROM m, tumble(t, interval ''1 hour'') GROUP BY 1', a),
+  'window_aggregate', 'TumbleAgg')
+FROM unnest(ARRAY['count(DISTINCT k)', 'sum(i) FILTER (WHERE k > 1)', 'string_agg(s, '','')',
+                  'stddev(f8)', 'bool_and(i > 3)', 'max(s)']) a;
+
+-- numeric: display scales, NaN, infinities, values beyond 128 bits
+CREATE TABLE nums (t timestamp, v numeric, k int);
+INSERT INTO nums VALUES
+  ('2024-01-01 00:00:01', 1.0, 1), ('2024-01-01 00:00:02', 1.00, 1), ('2024-01-01 00:00:03', 2, 1),
+  ('2024-01-01 00:01:01', 'NaN', 1), ('2024-01-01 00:01:02', 5.5, 1),
+  ('2024-01-01 00:02:01', 'Infinity', 1), ('2024-01-01 00:02:02', 1, 1),
+  ('2024-01-01 00:03:01', 'Infinity', 1), ('2024-01-01 00:03:02', '-Infinity', 1),
+  ('2024-01-01 00:04:01', 1e30, 1), ('2024-01-01 00:04:02', 1e-20, 1), ('2024-01-01 00:04:03', -7.123456789, 1),
+  ('2024-01-01 00:05:01', 99999999999999999999999999.99999999, 1),
+  ('2024-01-01 00:05:02', 99999999999999999999999999.99999999, 1),
+  ('2024-01-01 00:05:03', 99999999999999999999999999.99999999, 1),
+  ('2024-01-01 00:06:01', -0.000, 1), ('2024-01-01 00:06:02', 0.0000000000, 2),
+  ('2024-01-01 00:07:01', 1.10, 1), ('2024-01-01 00:07:02', 1.1, 1);
+SELECT wj_test.on_off($$SELECT window_start, k, sum(v), avg(v), min(v), max(v), count(v)
+  FROM nums, tumble(t, interval '1 minute') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS numerics;
+SET windowjoin.enable_window_aggregate = on;
+SELECT window_start, sum(v), avg(v), min(v), max(v) FROM nums, tumble(t, interval '1 minute')
+GROUP BY 1 ORDER BY 1;
+RESET windowjoin.enable_window_aggregate;
+
+-- floats: NaN, infinities, overflow errors as PostgreSQL raises them
+CREATE TABLE fl (t timestamp, f float8, g float4);
+INSERT INTO fl VALUES ('2024-01-01 00:00:01', 'NaN', 1), ('2024-01-01 00:00:02', 1, 'NaN'),
+  ('2024-01-01 00:01:01', 'Infinity', '-Infinity'), ('2024-01-01 00:01:02', 2, 2),
+  ('2024-01-01 00:02:01', 0.0, 0.0), ('2024-01-01 00:02:02', -0.0, -0.0);
+SELECT wj_test.on_off($$SELECT window_start, sum(f) AS sf, avg(f) AS af, min(f) AS nf, max(f) AS xf,
+  sum(g) AS sg, avg(g) AS ag, min(g) AS ng, max(g) AS xg
+  FROM fl, tumble(t, interval '1 minute') GROUP BY 1$$, 'window_aggregate', 'TumbleAgg') AS floats;
+INSERT INTO fl VALUES ('2024-01-01 00:03:01', 1e308, 3e38), ('2024-01-01 00:03:02', 1e308, 3e38);
+SELECT wj_test.on_off($$SELECT window_start, sum(f) FROM fl, tumble(t, interval '1 minute') GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS float8_overflow;
+SELECT wj_test.on_off($$SELECT window_start, sum(g) FROM fl, tumble(t, interval '1 minute') GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS float4_overflow;
+SELECT wj_test.on_off($$SELECT window_start, avg(f) FROM fl, tumble(t, interval '1 minute') GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS avg_overflow;
+
+-- infinite times: tumble() rejects them, date_bin and date_trunc keep them
+INSERT INTO fl VALUES ('infinity', 1, 1), ('-infinity', 2, 2);
+SELECT wj_test.on_off($$SELECT window_start, count(*) FROM fl, tumble(t, interval '1 minute') GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS tumble_infinite;
+SELECT wj_test.on_off($$SELECT date_bin('1 minute', t, timestamp '2000-01-01') AS w,
+  date_bin('1 minute', t, timestamp '2000-01-01') + interval '1 minute' AS e, count(*)
+  FROM fl WHERE f < 1e300 GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS date_bin_infinite;
+SELECT wj_test.on_off($$SELECT date_trunc('hour', t) AS w, count(*) FROM fl GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg') AS trunc_infinite;
+
+-- memory: groups written out sorted and merged back (exact aggregates)
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT wj_test.on_off($$SELECT window_start, k, s, count(*), sum(num), avg(i8), min(num), max(f8)
+  FROM m, tumble(t, interval '1 minute') GROUP BY 1, 2, 3$$,
+  'window_aggregate', 'TumbleAgg', settings => 'work_mem=64kB, hash_mem_multiplier=1') AS spilled;
+SELECT wj_test.on_off($$SELECT window_start, count(*), sum(num) FROM m, tumble(t, interval '1 second')
+  GROUP BY 1$$, 'window_aggregate', 'TumbleAgg') AS dense_to_hashed;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k, s, count(*), sum(num)
+  FROM m, tumble(t, interval '1 minute') GROUP BY 1, 2, 3$$, 'spill') l
+WHERE l ~ 'TumbleAgg|Strategy|Batches|Window';
+RESET work_mem;
+RESET hash_mem_multiplier;
+
+-- the plans
+EXPLAIN (COSTS OFF)
+SELECT window_start, window_end, sum(num) FROM m, tumble(t, interval '1 minute')
+GROUP BY window_start, window_end;
+EXPLAIN (COSTS OFF, VERBOSE)
+SELECT date_bin('1 hour', t, timestamp '2000-01-01') AS w, k, count(*), max(f8)
+FROM m GROUP BY 1, 2 HAVING count(*) > 1;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, count(*) FROM m,
+  tumble(t, interval '1 hour') GROUP BY 1$$) l WHERE l ~ 'TumbleAgg|Strategy|Groups|Peak|Window';
+SET windowjoin.enable_window_aggregate = off;
+EXPLAIN (COSTS OFF)
+SELECT window_start, window_end, sum(num) FROM m, tumble(t, interval '1 minute')
+GROUP BY window_start, window_end;
+RESET windowjoin.enable_window_aggregate;
+
+-- parallel: each participant its share, groups exchanged by window
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(num), avg(i), min(i8), max(num)
+  FROM m, tumble(t, interval '5 minutes') GROUP BY 1, 2$$,
+  'window_aggregate', 'TumbleAgg|Gather') AS parallel_hashed;
+SELECT wj_test.on_off($$SELECT date_trunc('minute', t), count(*), sum(i8) FROM m GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg|Gather') AS parallel_dense;
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(num) FROM m,
+  tumble(t, interval '1 minute') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg|Gather',
+  settings => 'work_mem=64kB, hash_mem_multiplier=1, enable_hashagg=off, enable_sort=off')
+  AS parallel_spilled;
+EXPLAIN (COSTS OFF)
+SELECT window_start, k, count(*) FROM m, tumble(t, interval '5 minutes') GROUP BY 1, 2;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
+-- rescan: the aggregate under a nested loop, once per outer row
+SELECT wj_test.on_off($$SELECT o.x, (SELECT count(*) FROM (SELECT window_start, count(*)
+  FROM m, tumble(t, interval '1 hour') WHERE m.k = o.x GROUP BY 1) q) AS windows
+  FROM generate_series(0, 5) o(x)$$, 'window_aggregate', 'TumbleAgg') AS rescan;
+
+-- row-level security applies below the node
+CREATE ROLE tumble_agg_reader;
+GRANT USAGE ON SCHEMA tumble_aggregate TO tumble_agg_reader;
+GRANT SELECT ON m TO tumble_agg_reader;
+ALTER TABLE m ENABLE ROW LEVEL SECURITY;
+CREATE POLICY only_k1 ON m TO tumble_agg_reader USING (k = 1);
+SET ROLE tumble_agg_reader;
+SELECT count(*) AS windows, sum(c) AS rows_seen FROM (SELECT window_start, count(*) AS c
+  FROM m, tumble(t, interval '1 hour') GROUP BY 1) q;
+SELECT wj_test.uses($$SELECT window_start, count(*) FROM m, tumble(t, interval '1 hour') GROUP BY 1$$,
+  'TumbleAgg') AS uses_node;
+RESET ROLE;
+SELECT count(*) FILTER (WHERE k = 1) AS k1_rows FROM m WHERE t IS NOT NULL;
+ALTER TABLE m DISABLE ROW LEVEL SECURITY;
+DROP POLICY only_k1 ON m;
+REVOKE ALL ON m FROM tumble_agg_reader;
+REVOKE ALL ON SCHEMA tumble_aggregate FROM tumble_agg_reader;
+DROP ROLE tumble_agg_reader;
+
+RESET max_parallel_workers_per_gather;
+RESET extra_float_digits;
+RESET search_path;
+DROP SCHEMA tumble_aggregate CASCADE;

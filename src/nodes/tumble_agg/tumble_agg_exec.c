@@ -1,0 +1,1231 @@
+/*-------------------------------------------------------------------------
+ *
+ * tumble_agg_exec.c
+ *	  TumbleAgg: the executor of a tumbling-window aggregate (see
+ *	  tumble_agg_planner.c).
+ *
+ * The child returns (time, keys..., aggregate arguments...).  For each row
+ * the node computes the window's start as integer arithmetic on the time
+ * (wj_window_floor: the same as tumble() and date_bin()), finds the row's
+ * group and feeds the aggregates' cells (tumble_agg_state.c).  Groups are
+ * kept one of two ways:
+ *
+ *	dense	 without keys, an array of windows indexed by (start - base) /
+ *			 unit, grown as windows appear (a NULL or infinite time has a
+ *			 group of its own beside it): no hashing at all;
+ *	hashed	 a TupleHashTable on (start, keys) (execGrouping.c), whose
+ *			 entries point to the cells.  A dense array turns hashed when
+ *			 its windows would be sparse or exceed the memory limit.
+ *
+ * Memory: when the groups exceed work_mem x hash_mem_multiplier, every
+ * group is written out as a partial row (start, keys, sequence number,
+ * cells) into a tuplesort (which spills to disk within work_mem) and the
+ * table starts empty.  At the end, if anything was written out, the
+ * remaining groups follow, the sort runs and consecutive rows of one group
+ * are merged (in the order they were written, so the states are combined
+ * in input order).  Like HashAggregate, the node needs no statistics to
+ * stay within its memory.
+ *
+ * In parallel (a parallel-aware plan under a Gather), each participant
+ * aggregates its share of the rows, then writes its groups as partial rows
+ * into window partitions shared through temporary files (row_exchange.c):
+ * each window's groups go to one partition.  When every participant has
+ * written, each claims partitions, merges the partial rows of each group
+ * (the same table and spill) and returns finished groups, so the Gather
+ * only collects.
+ *
+ * The scan tuple is (window columns..., keys..., aggregates...): window
+ * columns are the window start plus a constant (window_end, date_bin(...)
+ * + interval '1 minute'); HAVING and the output expressions are evaluated
+ * over it by ExecScan.
+ *
+ * src/nodes/tumble_agg/tumble_agg_exec.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/tuplesort.h"
+
+#include "exec_common.h"
+#include "explain_common.h"
+#include "pg_compat.h"
+#include "row_exchange.h"
+#include "state_stats.h"
+#include "tumble_agg.h"
+#include "tumble_agg_state.h"
+#include "window_arith.h"
+#include "windowjoin.h"
+
+/* window partitions per planned participant, and at most */
+#define TA_PARTS_PER_PARTICIPANT 4
+#define TA_MAX_PARTS			64
+
+/* a dense array is given up when it has this many windows per group */
+#define TA_DENSE_SPARSITY		8
+/* ... and windows it may start with */
+#define TA_DENSE_MIN_WINDOWS	1024
+
+/* groups of their own in the dense array */
+enum
+{
+	TA_SPECIAL_NULL,
+	TA_SPECIAL_NEG_INF,
+	TA_SPECIAL_POS_INF,
+	TA_NSPECIAL
+};
+
+/* what the node is doing */
+typedef enum TaPhase
+{
+	TA_CONSUME,					/* read the input */
+	TA_EMIT,					/* return the groups in memory */
+	TA_EMIT_SORTED,				/* return the merged spilled groups */
+	TA_NEXT_PART,				/* parallel: claim the next partition */
+	TA_DONE
+} TaPhase;
+
+typedef struct TumbleAggState
+{
+	CustomScanState css;
+	TumbleAggPlanInfo info;
+	int			nkeys;
+	int			naggs;
+	AttrNumber *argcols;		/* per aggregate: child column, 0 for none */
+	Size		mem_limit;
+
+	MemoryContext groupcxt;		/* cells, numeric values, hashed key tuples */
+	MemoryContext metacxt;		/* the hash table itself */
+	MemoryContext tempcxt;		/* hashing */
+	MemoryContext rowcxt;		/* per input row */
+
+	/* dense strategy */
+	bool		dense;
+	TaCell	   *dcells;			/* dnwin * naggs cells */
+	bool	   *dused;
+	int64		dbase;			/* window start of dcells[0] */
+	int64		dnwin;
+	int64		dgroups;		/* windows used */
+	TaCell	   *special[TA_NSPECIAL];
+
+	/* hashed strategy */
+	TupleHashTable hashtable;
+	TupleDesc	hashdesc;		/* (start int8, keys...) */
+	TupleTableSlot *hashslot;
+	TupleTableSlot *keyslot;	/* an entry's key tuple, read back */
+	AttrNumber *hashcols;
+	Oid		   *eqfuncoids;
+	FmgrInfo   *hashfuncs;
+	Oid		   *collations;
+	TupleHashIterator hashiter;
+
+	/* partial rows: spill, exchange */
+	TupleDesc	partdesc;		/* (start int8, keys..., seq int8, cells bytea) */
+	TupleTableSlot *partslot;
+	TupleTableSlot *partslot2;
+	Tuplesortstate *sort;
+	ExprState  *parteq;			/* same group? over two partial rows */
+	int64		seq;
+	int64		dumps;
+	bool		spilled;		/* groups are in the sort */
+	bool		ever_spilled;	/* for EXPLAIN */
+	int64		disk_kb;
+	StringInfoData buf;
+
+	/* emitting */
+	TaPhase		phase;
+	int64		dpos;			/* dense: next window, after the specials */
+	int			spos;			/* dense: next special */
+	bool		pending;		/* sorted: partslot2 has the next group's first row */
+	TupleTableSlot *groupslot;	/* sorted: the group's first row */
+	TaCell	   *mcells;			/* sorted: the group being merged */
+	MemoryContext mergecxt;		/* sorted: its numeric values */
+
+	/* parallel */
+	WjExchange	ex;
+	int			nparts;
+	TupleTableSlot *readslot;
+
+	/* figures */
+	WjStateStats stats;
+	int64		groups;			/* groups in memory */
+	int64		windows_out;
+} TumbleAggState;
+
+static Node *tumble_agg_create_state(CustomScan *cscan);
+static void tumble_agg_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *tumble_agg_exec(CustomScanState *node);
+static void tumble_agg_end(CustomScanState *node);
+static void tumble_agg_rescan(CustomScanState *node);
+static void tumble_agg_explain(CustomScanState *node, List *ancestors,
+							   ExplainState *es);
+static Size tumble_agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void tumble_agg_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+									  void *coordinate);
+static void tumble_agg_reinitialize_dsm(CustomScanState *node,
+										ParallelContext *pcxt, void *coordinate);
+static void tumble_agg_initialize_worker(CustomScanState *node, shm_toc *toc,
+										 void *coordinate);
+static void tumble_agg_shutdown(CustomScanState *node);
+static void ta_merge_row_cells(TumbleAggState *state, TaCell *cells,
+							   TupleTableSlot *row, MemoryContext cxt);
+
+CustomScanMethods wj_tumble_agg_scan_methods = {
+	.CustomName = "TumbleAgg",
+	.CreateCustomScanState = tumble_agg_create_state,
+};
+
+static CustomExecMethods tumble_agg_exec_methods = {
+	.CustomName = "TumbleAgg",
+	.BeginCustomScan = tumble_agg_begin,
+	.ExecCustomScan = tumble_agg_exec,
+	.EndCustomScan = tumble_agg_end,
+	.ReScanCustomScan = tumble_agg_rescan,
+	.ExplainCustomScan = tumble_agg_explain,
+	.EstimateDSMCustomScan = tumble_agg_estimate_dsm,
+	.InitializeDSMCustomScan = tumble_agg_initialize_dsm,
+	.ReInitializeDSMCustomScan = tumble_agg_reinitialize_dsm,
+	.InitializeWorkerCustomScan = tumble_agg_initialize_worker,
+	.ShutdownCustomScan = tumble_agg_shutdown,
+};
+
+/*
+ * tumble_agg_create_state
+ *		CreateCustomScanState: the node's state with its plan data.
+ */
+static Node *
+tumble_agg_create_state(CustomScan *cscan)
+{
+	TumbleAggState *state = palloc0(sizeof(TumbleAggState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &tumble_agg_exec_methods;
+	tumble_agg_info_from_private(cscan->custom_private, &state->info);
+	state->nkeys = state->info.nkeys;
+	state->naggs = state->info.naggs;
+	return (Node *) state;
+}
+
+/*
+ * ta_group_bytes
+ *		Memory held by the groups now.
+ */
+static Size
+ta_group_bytes(TumbleAggState *state)
+{
+	return MemoryContextMemAllocated(state->groupcxt, true) +
+		MemoryContextMemAllocated(state->metacxt, true);
+}
+
+/*
+ * ta_reset_groups
+ *		Forget every group: an empty dense array (without keys) or an empty
+ *		hash table.
+ */
+static void
+ta_reset_groups(TumbleAggState *state)
+{
+	MemoryContextReset(state->groupcxt);
+	state->dcells = NULL;
+	state->dused = NULL;
+	state->dnwin = 0;
+	state->dgroups = 0;
+	memset(state->special, 0, sizeof(state->special));
+	if (state->hashtable != NULL)
+		ResetTupleHashTable(state->hashtable);
+	state->dense = state->nkeys == 0 && state->hashtable == NULL;
+	state->groups = 0;
+	wj_state_clear(&state->stats);
+}
+
+/*
+ * ta_build_hashtable
+ *		The hash table on (start, keys), created on first need.
+ */
+static void
+ta_build_hashtable(TumbleAggState *state)
+{
+	MemoryContext old = MemoryContextSwitchTo(state->metacxt);
+
+	state->hashtable = wj_build_tuple_hash_table(&state->css.ss.ps, state->hashdesc,
+												 state->nkeys + 1, state->hashcols,
+												 state->eqfuncoids, state->hashfuncs,
+												 state->collations, 1024,
+												 state->metacxt, state->groupcxt,
+												 state->tempcxt, false);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * ta_new_cells
+ *		Zeroed cells for a new group.
+ */
+static TaCell *
+ta_new_cells(TumbleAggState *state)
+{
+	state->groups++;
+	wj_state_add(&state->stats, sizeof(TaCell) * state->naggs);
+	return MemoryContextAllocZero(state->groupcxt, sizeof(TaCell) * Max(state->naggs, 1));
+}
+
+/*
+ * ta_hashed_cells
+ *		The cells of group (start, keys), created if new.  keys are the
+ *		values of columns 2 .. nkeys + 1 of slot (a child or a partial row),
+ *		or none.
+ */
+static TaCell *
+ta_hashed_cells(TumbleAggState *state, int64 start, bool start_null,
+				TupleTableSlot *keys)
+{
+	TupleTableSlot *hs = state->hashslot;
+	TupleHashEntry entry;
+	bool		isnew;
+	TaCell	   *cells;
+
+	if (state->hashtable == NULL)
+		ta_build_hashtable(state);
+	ExecClearTuple(hs);
+	hs->tts_values[0] = Int64GetDatum(start);
+	hs->tts_isnull[0] = start_null;
+	for (int k = 0; k < state->nkeys; k++)
+		hs->tts_values[k + 1] = slot_getattr(keys, k + 2, &hs->tts_isnull[k + 1]);
+	ExecStoreVirtualTuple(hs);
+	entry = LookupTupleHashEntry(state->hashtable, hs, &isnew, NULL);
+	if (!isnew)
+		return (TaCell *) wj_tuplehash_get(state->hashtable, entry);
+	cells = ta_new_cells(state);
+	wj_tuplehash_set(state->hashtable, entry, cells);
+	return cells;
+}
+
+/*
+ * ta_dense_to_hashed
+ *		Move the dense array's groups into the hash table.
+ */
+static void
+ta_dense_to_hashed(TumbleAggState *state)
+{
+	TaCell	   *dcells = state->dcells;
+	bool	   *dused = state->dused;
+	TaCell	   *special[TA_NSPECIAL];
+	int64		base = state->dbase;
+	int64		n = state->dnwin;
+	int64		groups = state->groups;
+
+	memcpy(special, state->special, sizeof(special));
+	state->dense = false;
+	ta_build_hashtable(state);
+	state->groups = 0;
+	wj_state_clear(&state->stats);
+	for (int64 w = 0; w < n; w++)
+	{
+		TaCell	   *cells;
+
+		if (!dused[w])
+			continue;
+		cells = ta_hashed_cells(state, base + w * state->info.unit, false, NULL);
+		memcpy(cells, &dcells[w * state->naggs], sizeof(TaCell) * state->naggs);
+	}
+	for (int s = 0; s < TA_NSPECIAL; s++)
+	{
+		TaCell	   *cells;
+
+		if (special[s] == NULL)
+			continue;
+		cells = ta_hashed_cells(state, s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND,
+								s == TA_SPECIAL_NULL, NULL);
+		memcpy(cells, special[s], sizeof(TaCell) * state->naggs);
+	}
+	Assert(state->groups == groups);
+	(void) groups;
+	/* the arrays stay in groupcxt until the next reset: small beside it */
+}
+
+/*
+ * ta_dense_cells
+ *		The dense array's cells of window start (finite), growing the array;
+ *		NULL when the array should turn hashed.
+ */
+static TaCell *
+ta_dense_cells(TumbleAggState *state, int64 start)
+{
+	int64		unit = state->info.unit;
+	int64		w;
+	Size		cellbytes = sizeof(TaCell) * state->naggs + 1;
+
+	if (state->dnwin == 0)
+	{
+		int64		n = TA_DENSE_MIN_WINDOWS;
+
+		if (pg_sub_s64_overflow(start, (n / 2) * unit, &state->dbase))
+			return NULL;
+		state->dcells = MemoryContextAllocHuge(state->groupcxt, n * cellbytes);
+		memset(state->dcells, 0, n * cellbytes);
+		state->dused = (bool *) (state->dcells + n * state->naggs);
+		state->dnwin = n;
+	}
+	if (pg_sub_s64_overflow(start, state->dbase, &w))
+		return NULL;
+	if (start < state->dbase || w / unit >= state->dnwin)
+	{
+		/* grow to hold start: twice the span, or enough */
+		int64		lo = Min(start, state->dbase);
+		int64		hi = Max(start, state->dbase + (state->dnwin - 1) * unit);
+		int64		need = (hi - lo) / unit + 1;
+		int64		n = Max(need, state->dnwin * 2);
+		int64		shift;
+		TaCell	   *cells;
+		bool	   *used;
+
+		if ((double) n * cellbytes > (double) state->mem_limit ||
+			n > TA_DENSE_SPARSITY * (state->dgroups + TA_DENSE_MIN_WINDOWS) ||
+			(double) n * (double) unit > (double) PG_INT64_MAX / 4)
+			return NULL;
+		/* the old windows keep their place relative to each other */
+		if (start < state->dbase)
+			lo = state->dbase - (n - state->dnwin) * unit;
+		else
+			lo = state->dbase;
+		shift = (state->dbase - lo) / unit;
+		cells = MemoryContextAllocHuge(state->groupcxt, n * cellbytes);
+		memset(cells, 0, n * cellbytes);
+		used = (bool *) (cells + n * state->naggs);
+		memcpy(cells + shift * state->naggs, state->dcells,
+			   sizeof(TaCell) * state->naggs * state->dnwin);
+		memcpy(used + shift, state->dused, state->dnwin);
+		pfree(state->dcells);
+		state->dcells = cells;
+		state->dused = used;
+		state->dbase = lo;
+		state->dnwin = n;
+	}
+	w = (start - state->dbase) / unit;
+	if (!state->dused[w])
+	{
+		state->dused[w] = true;
+		state->dgroups++;
+		state->groups++;
+		wj_state_add(&state->stats, sizeof(TaCell) * state->naggs);
+	}
+	return &state->dcells[w * state->naggs];
+}
+
+/*
+ * ta_group_cells
+ *		The cells of group (start, keys): dense or hashed.
+ */
+static TaCell *
+ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
+			   TupleTableSlot *keys)
+{
+	if (state->dense)
+	{
+		int			s = -1;
+		TaCell	   *cells;
+
+		if (start_null)
+			s = TA_SPECIAL_NULL;
+		else if (start == DT_NOBEGIN)
+			s = TA_SPECIAL_NEG_INF;
+		else if (start == DT_NOEND)
+			s = TA_SPECIAL_POS_INF;
+		if (s >= 0)
+		{
+			if (state->special[s] == NULL)
+				state->special[s] = ta_new_cells(state);
+			return state->special[s];
+		}
+		cells = ta_dense_cells(state, start);
+		if (cells != NULL)
+			return cells;
+		ta_dense_to_hashed(state);
+	}
+	return ta_hashed_cells(state, start, start_null, keys);
+}
+
+/*
+ * ta_window_start
+ *		The window of time t (a child's column 1); start_null for a NULL
+ *		time.  tumble() rejects an infinite time as it always does; date_bin
+ *		and date_trunc keep it.
+ */
+static int64
+ta_window_start(TumbleAggState *state, Datum t, bool isnull, bool *start_null)
+{
+	int64		ts;
+
+	*start_null = isnull;
+	if (isnull)
+		return 0;
+	ts = DatumGetInt64(t);
+	if (TIMESTAMP_NOT_FINITE(ts))
+	{
+		if (state->info.bucket == TA_BUCKET_TUMBLE)
+			wj_check_finite(ts);
+		return ts;
+	}
+	return wj_window_floor(ts, state->info.unit, state->info.offset);
+}
+
+/*
+ * ta_write_group
+ *		A group as a partial row in state->partslot.
+ */
+static TupleTableSlot *
+ta_partial_row(TumbleAggState *state, int64 start, bool start_null,
+			   TupleTableSlot *keys, int key_offset, TaCell *cells)
+{
+	TupleTableSlot *ps = state->partslot;
+
+	ExecClearTuple(ps);
+	ps->tts_values[0] = Int64GetDatum(start);
+	ps->tts_isnull[0] = start_null;
+	for (int k = 0; k < state->nkeys; k++)
+	{
+		if (keys == NULL)
+		{
+			ps->tts_values[k + 1] = (Datum) 0;
+			ps->tts_isnull[k + 1] = true;
+		}
+		else
+			ps->tts_values[k + 1] = slot_getattr(keys, k + key_offset,
+												 &ps->tts_isnull[k + 1]);
+	}
+	ps->tts_values[state->nkeys + 1] = Int64GetDatum(state->seq++);
+	ps->tts_isnull[state->nkeys + 1] = false;
+	resetStringInfo(&state->buf);
+	appendStringInfoSpaces(&state->buf, VARHDRSZ);
+	ta_cells_write(cells, state->info.aggs, state->naggs, &state->buf);
+	SET_VARSIZE(state->buf.data, state->buf.len);
+	ps->tts_values[state->nkeys + 2] = PointerGetDatum(state->buf.data);
+	ps->tts_isnull[state->nkeys + 2] = false;
+	return ExecStoreVirtualTuple(ps);
+}
+
+/* where ta_dump_groups sends each partial row */
+typedef void (*TaPartialSink) (TumbleAggState *state, int64 start,
+							   bool start_null, TupleTableSlot *row);
+
+/*
+ * ta_dump_groups
+ *		Every group in memory as a partial row to sink, then forget them.
+ */
+static void
+ta_dump_groups(TumbleAggState *state, TaPartialSink sink)
+{
+	if (state->dense)
+	{
+		for (int s = 0; s < TA_NSPECIAL; s++)
+		{
+			int64		start = s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND;
+
+			if (state->special[s] != NULL)
+				sink(state, start, s == TA_SPECIAL_NULL,
+					 ta_partial_row(state, start, s == TA_SPECIAL_NULL, NULL, 0,
+									state->special[s]));
+		}
+		for (int64 w = 0; w < state->dnwin; w++)
+		{
+			int64		start = state->dbase + w * state->info.unit;
+
+			CHECK_FOR_INTERRUPTS();
+			if (state->dused[w])
+				sink(state, start, false,
+					 ta_partial_row(state, start, false, NULL, 0,
+									&state->dcells[w * state->naggs]));
+		}
+	}
+	else if (state->hashtable != NULL)
+	{
+		TupleHashIterator iter;
+		TupleHashEntry entry;
+
+		InitTupleHashIterator(state->hashtable, &iter);
+		while ((entry = ScanTupleHashTable(state->hashtable, &iter)) != NULL)
+		{
+			TupleTableSlot *ks = state->keyslot;
+			bool		isnull;
+			int64		start;
+
+			CHECK_FOR_INTERRUPTS();
+			ExecStoreMinimalTuple(wj_tuplehash_tuple(entry), ks, false);
+			start = DatumGetInt64(slot_getattr(ks, 1, &isnull));
+			sink(state, start, isnull,
+				 ta_partial_row(state, start, isnull, ks, 2,
+								(TaCell *) wj_tuplehash_get(state->hashtable, entry)));
+		}
+		TermTupleHashIterator(&iter);
+	}
+	state->dumps++;
+	ta_reset_groups(state);
+}
+
+/* ta_dump_groups' sink for a spill: into the sort */
+static void
+ta_sink_sort(TumbleAggState *state, int64 start, bool start_null,
+			 TupleTableSlot *row)
+{
+	tuplesort_puttupleslot(state->sort, row);
+}
+
+/* ... and for the parallel exchange: into the window's partition */
+static void
+ta_sink_exchange(TumbleAggState *state, int64 start, bool start_null,
+				 TupleTableSlot *row)
+{
+	int			part = 0;
+
+	if (!start_null && !TIMESTAMP_NOT_FINITE(start))
+	{
+		int64		w = (start - state->info.offset) / state->info.unit;
+
+		part = (int) (((w % state->nparts) + state->nparts) % state->nparts);
+	}
+	wj_exchange_put(&state->ex, part, row);
+}
+
+/*
+ * ta_begin_sort
+ *		The tuplesort of partial rows, on (start, keys, seq).
+ */
+static void
+ta_begin_sort(TumbleAggState *state)
+{
+	int			n = state->nkeys + 2;
+	AttrNumber *cols = palloc(sizeof(AttrNumber) * n);
+	Oid		   *ops = palloc(sizeof(Oid) * n);
+	Oid		   *colls = palloc(sizeof(Oid) * n);
+	bool	   *nullsfirst = palloc0(sizeof(bool) * n);
+	ListCell   *lc;
+	int			k = 1;
+
+	cols[0] = 1;
+	ops[0] = Int8LessOperator;
+	colls[0] = InvalidOid;
+	foreach(lc, state->info.key_sortops)
+	{
+		cols[k] = k + 1;
+		ops[k] = lfirst_oid(lc);
+		colls[k] = state->collations[k];
+		k++;
+	}
+	cols[k] = state->nkeys + 2;
+	ops[k] = Int8LessOperator;
+	colls[k] = InvalidOid;
+	state->sort = tuplesort_begin_heap(state->partdesc, n, cols, ops, colls,
+									   nullsfirst, work_mem, NULL, 0);
+	state->ever_spilled = true;
+}
+
+/*
+ * ta_spill
+ *		Memory is full: the groups go to the sort.
+ */
+static void
+ta_spill(TumbleAggState *state)
+{
+	if (state->sort == NULL)
+		ta_begin_sort(state);
+	state->spilled = true;
+	ta_dump_groups(state, ta_sink_sort);
+}
+
+/*
+ * ta_check_memory
+ *		After a new group: over the limit?  Then spill (serial) or write the
+ *		groups to the exchange (parallel, while consuming).
+ */
+static void
+ta_check_memory(TumbleAggState *state, bool exchanging)
+{
+	if ((state->groups & 255) != 0 || ta_group_bytes(state) <= state->mem_limit)
+		return;
+	if (exchanging)
+		ta_dump_groups(state, ta_sink_exchange);
+	else
+		ta_spill(state);
+}
+
+/*
+ * ta_consume
+ *		Aggregate every row of the child.
+ */
+static void
+ta_consume(TumbleAggState *state, bool exchanging)
+{
+	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		bool		isnull;
+		bool		start_null;
+		Datum		t;
+		int64		start;
+		TaCell	   *cells;
+		int64		before;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(child);
+		if (TupIsNull(slot))
+			break;
+		t = slot_getattr(slot, 1, &isnull);
+		start = ta_window_start(state, t, isnull, &start_null);
+		before = state->groups;
+		cells = ta_group_cells(state, start, start_null, slot);
+		old = MemoryContextSwitchTo(state->rowcxt);
+		for (int a = 0; a < state->naggs; a++)
+		{
+			Datum		v = (Datum) 0;
+			bool		vnull = true;
+
+			if (state->argcols[a] > 0)
+				v = slot_getattr(slot, state->argcols[a], &vnull);
+			ta_cell_add(&cells[a], &state->info.aggs[a], v, vnull, state->groupcxt);
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(state->rowcxt);
+		if (state->groups != before)
+			ta_check_memory(state, exchanging);
+	}
+}
+
+/*
+ * ta_merge_partial
+ *		Merge one partial row into its group in memory.
+ */
+static void
+ta_merge_partial(TumbleAggState *state, TupleTableSlot *row)
+{
+	bool		isnull;
+	int64		start = DatumGetInt64(slot_getattr(row, 1, &isnull));
+	int64		before = state->groups;
+	TaCell	   *cells = ta_group_cells(state, start, isnull, row);
+
+	ta_merge_row_cells(state, cells, row, state->groupcxt);
+	MemoryContextReset(state->rowcxt);
+	if (state->groups != before)
+		ta_check_memory(state, false);
+}
+
+/* produce() of the exchange's write phase: aggregate, write the groups */
+static void
+ta_produce(void *arg, WjExchange *ex)
+{
+	TumbleAggState *state = (TumbleAggState *) arg;
+
+	ta_consume(state, true);
+	ta_dump_groups(state, ta_sink_exchange);
+}
+
+/*
+ * ta_finish_input
+ *		After the input (or a partition) is merged: emit from memory, or,
+ *		if groups were spilled, sort them with the rest and emit merged.
+ */
+static void
+ta_finish_input(TumbleAggState *state)
+{
+	if (!state->spilled)
+	{
+		state->phase = TA_EMIT;
+		state->dpos = 0;
+		state->spos = 0;
+		if (!state->dense && state->hashtable != NULL)
+			InitTupleHashIterator(state->hashtable, &state->hashiter);
+		return;
+	}
+	ta_dump_groups(state, ta_sink_sort);
+	tuplesort_performsort(state->sort);
+	state->phase = TA_EMIT_SORTED;
+	state->pending = tuplesort_gettupleslot(state->sort, true, true,
+											state->partslot2, NULL);
+}
+
+/*
+ * ta_fill_scan
+ *		The scan tuple of a finished group: window columns from start, keys
+ *		from keyslot (columns key_offset ..), the aggregates' results.
+ */
+static TupleTableSlot *
+ta_fill_scan(TumbleAggState *state, int64 start, bool start_null,
+			 TupleTableSlot *keyslot, int key_offset, TaCell *cells)
+{
+	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
+	int			col = 0;
+	MemoryContext old;
+
+	ExecClearTuple(slot);
+	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+	for (int w = 0; w < state->info.nwindowcols; w++, col++)
+	{
+		slot->tts_isnull[col] = start_null;
+		if (start_null)
+			slot->tts_values[col] = (Datum) 0;
+		else if (TIMESTAMP_NOT_FINITE(start))
+			slot->tts_values[col] = Int64GetDatum(start);
+		else
+			slot->tts_values[col] = Int64GetDatum(wj_timestamp_add(start, state->info.deltas[w]));
+	}
+	for (int k = 0; k < state->nkeys; k++, col++)
+	{
+		if (keyslot == NULL)
+		{
+			slot->tts_values[col] = (Datum) 0;
+			slot->tts_isnull[col] = true;
+		}
+		else
+			slot->tts_values[col] = slot_getattr(keyslot, k + key_offset,
+												 &slot->tts_isnull[col]);
+	}
+	for (int a = 0; a < state->naggs; a++, col++)
+		slot->tts_values[col] = ta_cell_final(&cells[a], &state->info.aggs[a],
+											  &slot->tts_isnull[col]);
+	MemoryContextSwitchTo(old);
+	state->windows_out++;
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * ta_next_in_memory
+ *		The next group in memory as a scan tuple, or NULL.
+ */
+static TupleTableSlot *
+ta_next_in_memory(TumbleAggState *state)
+{
+	if (state->dense)
+	{
+		while (state->spos < TA_NSPECIAL)
+		{
+			int			s = state->spos++;
+
+			if (state->special[s] != NULL)
+				return ta_fill_scan(state, s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND,
+									s == TA_SPECIAL_NULL, NULL, 0, state->special[s]);
+		}
+		while (state->dpos < state->dnwin)
+		{
+			int64		w = state->dpos++;
+
+			if (state->dused[w])
+				return ta_fill_scan(state, state->dbase + w * state->info.unit, false,
+									NULL, 0, &state->dcells[w * state->naggs]);
+		}
+		return NULL;
+	}
+	if (state->hashtable != NULL)
+	{
+		TupleHashEntry entry = ScanTupleHashTable(state->hashtable, &state->hashiter);
+
+		if (entry != NULL)
+		{
+			TupleTableSlot *ks = state->keyslot;
+			bool		isnull;
+			int64		start;
+
+			ExecStoreMinimalTuple(wj_tuplehash_tuple(entry), ks, false);
+			start = DatumGetInt64(slot_getattr(ks, 1, &isnull));
+			return ta_fill_scan(state, start, isnull, ks, 2,
+								(TaCell *) wj_tuplehash_get(state->hashtable, entry));
+		}
+		TermTupleHashIterator(&state->hashiter);
+	}
+	return NULL;
+}
+
+/*
+ * ta_merge_row_cells
+ *		Merge the cells of a partial row into cells, in cxt.
+ */
+static void
+ta_merge_row_cells(TumbleAggState *state, TaCell *cells, TupleTableSlot *row,
+				   MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(state->rowcxt);
+	TaCell	   *other = palloc(sizeof(TaCell) * Max(state->naggs, 1));
+	bool		isnull;
+	bytea	   *blob = DatumGetByteaPP(slot_getattr(row, state->nkeys + 3, &isnull));
+
+	ta_cells_read(other, state->info.aggs, state->naggs, VARDATA_ANY(blob),
+				  VARSIZE_ANY_EXHDR(blob), state->rowcxt);
+	for (int a = 0; a < state->naggs; a++)
+		ta_cell_merge(&cells[a], &other[a], &state->info.aggs[a], cxt);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * ta_next_sorted
+ *		The next group of the sorted partial rows, merged, or NULL.  The
+ *		group's first row is kept in groupslot while the next ones are read
+ *		into partslot2; the first row of the next group stays there.
+ */
+static TupleTableSlot *
+ta_next_sorted(TumbleAggState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	bool		isnull;
+	int64		start;
+
+	if (!state->pending)
+		return NULL;
+	MemoryContextReset(state->mergecxt);
+	ExecCopySlot(state->groupslot, state->partslot2);
+	memset(state->mcells, 0, sizeof(TaCell) * Max(state->naggs, 1));
+	ta_merge_row_cells(state, state->mcells, state->partslot2, state->mergecxt);
+	MemoryContextReset(state->rowcxt);
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!tuplesort_gettupleslot(state->sort, true, true, state->partslot2, NULL))
+		{
+			state->pending = false;
+			break;
+		}
+		econtext->ecxt_outertuple = state->groupslot;
+		econtext->ecxt_innertuple = state->partslot2;
+		if (!ExecQualAndReset(state->parteq, econtext))
+			break;				/* the next group's first row */
+		ta_merge_row_cells(state, state->mcells, state->partslot2, state->mergecxt);
+		MemoryContextReset(state->rowcxt);
+	}
+	start = DatumGetInt64(slot_getattr(state->groupslot, 1, &isnull));
+	return ta_fill_scan(state, start, isnull, state->groupslot, 2, state->mcells);
+}
+
+/*
+ * ta_next_group
+ *		ExecScan's access method: the next finished group.
+ */
+static TupleTableSlot *
+ta_next_group(ScanState *ss)
+{
+	TumbleAggState *state = (TumbleAggState *) ss;
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		switch (state->phase)
+		{
+			case TA_CONSUME:
+				if (state->ex.shared != NULL)
+				{
+					wj_exchange_write_all(&state->ex, state->css.ss.ps.state->es_query_cxt,
+										  ta_produce, state);
+					state->phase = TA_NEXT_PART;
+					continue;
+				}
+				ta_consume(state, false);
+				ta_finish_input(state);
+				continue;
+			case TA_EMIT:
+				slot = ta_next_in_memory(state);
+				if (slot != NULL)
+					return slot;
+				state->phase = state->ex.shared != NULL ? TA_NEXT_PART : TA_DONE;
+				continue;
+			case TA_EMIT_SORTED:
+				slot = ta_next_sorted(state);
+				if (slot != NULL)
+					return slot;
+				{
+					TuplesortInstrumentation st;
+
+					tuplesort_get_stats(state->sort, &st);
+					if (st.spaceType == SORT_SPACE_TYPE_DISK)
+						state->disk_kb = Max(state->disk_kb, st.spaceUsed);
+				}
+				tuplesort_end(state->sort);
+				state->sort = NULL;
+				state->spilled = false;
+				state->phase = state->ex.shared != NULL ? TA_NEXT_PART : TA_DONE;
+				continue;
+			case TA_NEXT_PART:
+				{
+					int			p = wj_exchange_claim(&state->ex);
+
+					if (p < 0)
+					{
+						state->phase = TA_DONE;
+						continue;
+					}
+					ta_reset_groups(state);
+					wj_exchange_open(&state->ex, p);
+					while ((slot = wj_exchange_read(&state->ex, state->readslot)) != NULL)
+					{
+						CHECK_FOR_INTERRUPTS();
+						ta_merge_partial(state, slot);
+					}
+					ta_finish_input(state);
+					continue;
+				}
+			case TA_DONE:
+				return NULL;
+		}
+	}
+}
+
+/* ExecScan's recheck: nothing to recheck */
+static bool
+ta_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+/*
+ * tumble_agg_exec
+ *		ExecCustomScan: the next group passing HAVING, projected.
+ */
+static TupleTableSlot *
+tumble_agg_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, ta_next_group, ta_recheck);
+}
+
+/*
+ * tumble_agg_begin
+ *		BeginCustomScan: the child, the key and partial-row layouts, the
+ *		memory contexts.
+ */
+static void
+tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	TumbleAggState *state = (TumbleAggState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Plan	   *child_plan = (Plan *) linitial(cscan->custom_plans);
+	TupleDesc	childdesc;
+	Oid		   *eqops;
+	ListCell   *lc;
+	int			k;
+	int			col;
+
+	node->custom_ps = list_make1(ExecInitNode(child_plan, estate, eflags));
+	childdesc = ExecGetResultType((PlanState *) linitial(node->custom_ps));
+
+	state->mem_limit = (Size) get_hash_memory_limit();
+	state->groupcxt = AllocSetContextCreate(CurrentMemoryContext, "TumbleAgg groups",
+											ALLOCSET_DEFAULT_SIZES);
+	state->metacxt = AllocSetContextCreate(CurrentMemoryContext, "TumbleAgg hash table",
+										   ALLOCSET_DEFAULT_SIZES);
+	state->tempcxt = AllocSetContextCreate(CurrentMemoryContext, "TumbleAgg hashing",
+										   ALLOCSET_SMALL_SIZES);
+	state->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "TumbleAgg row",
+										  ALLOCSET_SMALL_SIZES);
+	state->mergecxt = AllocSetContextCreate(CurrentMemoryContext, "TumbleAgg merge",
+											ALLOCSET_SMALL_SIZES);
+
+	/* the aggregates' arguments follow the time and the keys */
+	state->argcols = palloc0(sizeof(AttrNumber) * Max(state->naggs, 1));
+	col = state->nkeys + 2;
+	for (int a = 0; a < state->naggs; a++)
+		if (state->info.aggs[a].kind != TA_COUNT_STAR)
+			state->argcols[a] = col++;
+
+	/* (start, keys...) for the hash table; + (seq, cells) for partial rows */
+	state->hashdesc = CreateTemplateTupleDesc(state->nkeys + 1);
+	state->partdesc = CreateTemplateTupleDesc(state->nkeys + 3);
+	TupleDescInitEntry(state->hashdesc, 1, "window", INT8OID, -1, 0);
+	TupleDescInitEntry(state->partdesc, 1, "window", INT8OID, -1, 0);
+	for (k = 0; k < state->nkeys; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(childdesc, k + 1);
+
+		TupleDescInitEntry(state->hashdesc, k + 2, NULL, att->atttypid, att->atttypmod, 0);
+		TupleDescInitEntry(state->partdesc, k + 2, NULL, att->atttypid, att->atttypmod, 0);
+	}
+	TupleDescInitEntry(state->partdesc, state->nkeys + 2, "seq", INT8OID, -1, 0);
+	TupleDescInitEntry(state->partdesc, state->nkeys + 3, "cells", BYTEAOID, -1, 0);
+	state->hashslot = ExecInitExtraTupleSlot(estate, state->hashdesc, &TTSOpsVirtual);
+	state->keyslot = ExecInitExtraTupleSlot(estate, state->hashdesc, &TTSOpsMinimalTuple);
+	state->partslot = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsVirtual);
+	state->partslot2 = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsMinimalTuple);
+	state->groupslot = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsMinimalTuple);
+	state->readslot = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsMinimalTuple);
+
+	/* equality and hashing of (start, keys) */
+	state->hashcols = palloc(sizeof(AttrNumber) * (state->nkeys + 1));
+	eqops = palloc(sizeof(Oid) * (state->nkeys + 1));
+	state->collations = palloc0(sizeof(Oid) * (state->nkeys + 1));
+	state->hashcols[0] = 1;
+	eqops[0] = get_equality_op_for_ordering_op(Int8LessOperator, NULL);
+	k = 1;
+	foreach(lc, state->info.key_eqops)
+	{
+		state->hashcols[k] = k + 1;
+		eqops[k] = lfirst_oid(lc);
+		state->collations[k] = list_nth_oid(state->info.key_collations, k - 1);
+		k++;
+	}
+	execTuplesHashPrepare(state->nkeys + 1, eqops, &state->eqfuncoids, &state->hashfuncs);
+	state->parteq = execTuplesMatchPrepare(state->partdesc, state->nkeys + 1,
+										   state->hashcols, eqops, state->collations,
+										   &state->css.ss.ps);
+	state->mcells = palloc0(sizeof(TaCell) * Max(state->naggs, 1));
+	initStringInfo(&state->buf);
+
+	state->phase = TA_CONSUME;
+	wj_state_reset(&state->stats, false);
+	ta_reset_groups(state);
+}
+
+/*
+ * tumble_agg_end
+ *		EndCustomScan.
+ */
+static void
+tumble_agg_end(CustomScanState *node)
+{
+	TumbleAggState *state = (TumbleAggState *) node;
+
+	if (state->sort != NULL)
+		tuplesort_end(state->sort);
+	state->sort = NULL;
+	ExecEndNode((PlanState *) linitial(node->custom_ps));
+	MemoryContextDelete(state->groupcxt);
+	MemoryContextDelete(state->metacxt);
+	MemoryContextDelete(state->tempcxt);
+	MemoryContextDelete(state->rowcxt);
+	MemoryContextDelete(state->mergecxt);
+}
+
+/*
+ * tumble_agg_rescan
+ *		ReScanCustomScan: aggregate again from the start.
+ */
+static void
+tumble_agg_rescan(CustomScanState *node)
+{
+	TumbleAggState *state = (TumbleAggState *) node;
+	PlanState  *child = (PlanState *) linitial(node->custom_ps);
+
+	if (state->sort != NULL)
+		tuplesort_end(state->sort);
+	state->sort = NULL;
+	state->spilled = false;
+	if (state->hashtable != NULL)
+	{
+		ResetTupleHashTable(state->hashtable);
+		state->hashtable = NULL;
+		MemoryContextReset(state->metacxt);
+	}
+	ta_reset_groups(state);
+	wj_state_reset(&state->stats, true);
+	state->phase = TA_CONSUME;
+	wj_exchange_restart(&state->ex);
+	if (child->chgParam == NULL)
+		ExecReScan(child);
+}
+
+/*
+ * tumble_agg_explain
+ *		ExplainCustomScan: the window, the strategy and, under ANALYZE, the
+ *		groups, the peak state and any spill.
+ */
+static void
+tumble_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	TumbleAggState *state = (TumbleAggState *) node;
+	Interval	unit = {0};
+	Interval	offset = {0};
+
+	unit.time = state->info.unit;
+	offset.time = state->info.offset;
+	wj_explain_window(state->info.bucket == TA_BUCKET_TUMBLE ? "tumble" : "bin",
+					  NULL, NULL, &unit, &offset, es);
+	ExplainPropertyText("Strategy", state->nkeys == 0 ? "dense" : "hashed", es);
+	if (node->ss.ps.plan->parallel_aware)
+		ExplainPropertyText("Groups Exchanged", "partitioned by window", es);
+	if (es->analyze)
+	{
+		WjSpillFigure fig[1] = {{"Batches", 0}};
+
+		fig[0].value = state->dumps;
+		ExplainPropertyInteger("Groups", NULL, state->windows_out, es);
+		wj_explain_state(&state->stats, es);
+		wj_explain_spill(fig, 1, state->disk_kb, state->ever_spilled, es);
+	}
+}
+
+/*
+ * ta_nparts
+ *		Window partitions for a number of planned participants.
+ */
+static int
+ta_nparts(int nparticipants)
+{
+	return Min(nparticipants * TA_PARTS_PER_PARTICIPANT, TA_MAX_PARTS);
+}
+
+/* EstimateDSMCustomScan: an exchange of window partitions */
+static Size
+tumble_agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return wj_exchange_estimate(pcxt->nworkers + 1, ta_nparts(pcxt->nworkers + 1));
+}
+
+/*
+ * tumble_agg_initialize_dsm
+ *		InitializeDSMCustomScan (leader): set up the exchange.  Without a
+ *		real segment the node runs alone, as a serial one.
+ */
+static void
+tumble_agg_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+						  void *coordinate)
+{
+	TumbleAggState *state = (TumbleAggState *) node;
+
+	wj_exchange_init_dsm(&state->ex, coordinate, pcxt,
+						 ta_nparts(pcxt->nworkers + 1), "wjtumble");
+	if (state->ex.shared != NULL)
+		state->nparts = state->ex.shared->nparts;
+}
+
+/* ReInitializeDSMCustomScan: start the exchange over */
+static void
+tumble_agg_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+							void *coordinate)
+{
+	wj_exchange_reinit_dsm(&((TumbleAggState *) node)->ex);
+}
+
+/* InitializeWorkerCustomScan: attach to the exchange */
+static void
+tumble_agg_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	TumbleAggState *state = (TumbleAggState *) node;
+
+	wj_exchange_init_worker(&state->ex, coordinate);
+	state->nparts = state->ex.shared->nparts;
+}
+
+/* ShutdownCustomScan: the shared memory goes away after this */
+static void
+tumble_agg_shutdown(CustomScanState *node)
+{
+	TumbleAggState *state = (TumbleAggState *) node;
+
+	wj_exchange_close(&state->ex);
+	state->ex.shared = NULL;
+}
+
+/*
+ * wj_tumble_agg_register
+ *		Make the node known to the planner and to parallel workers.
+ */
+void
+wj_tumble_agg_register(void)
+{
+	RegisterCustomScanMethods(&wj_tumble_agg_scan_methods);
+}

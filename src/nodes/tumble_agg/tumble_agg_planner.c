@@ -1,0 +1,635 @@
+/*-------------------------------------------------------------------------
+ *
+ * tumble_agg_planner.c
+ *	  Tumbling-window aggregation without hashing timestamps: the TumbleAgg
+ *	  path for GROUP BY over tumble(), date_bin() and date_trunc().
+ *
+ * "SELECT window_start, window_end, sum(price) FROM bid, tumble(bidtime,
+ * '1 minute') GROUP BY window_start, window_end" reaches the planner, after
+ * tumble() is inlined, as a scan of bid grouped by two function calls on
+ * bidtime; PostgreSQL evaluates both for every row and hashes the two
+ * timestamps with the keys.  The same holds for the queries users already
+ * have: GROUP BY date_bin('1 minute', ts, origin), date_trunc('hour', ts).
+ * All of them group by a function of one window: the start of the
+ * fixed-length bin holding the time, plus a constant.  The TumbleAgg node
+ * computes the bin as integer arithmetic and aggregates straight into
+ * per-window states:
+ *
+ *	 Custom Scan (TumbleAgg)		 window columns, keys, aggregates
+ *	   -> scan of bid				 (time, keys, aggregate arguments)
+ *
+ * The path is offered (create_upper_paths_hook, GROUP_AGG stage) when:
+ *	- the grouped relation is one base relation, without grouping sets,
+ *	  set-returning functions in the target or outer references;
+ *	- at least one GROUP BY item is a window column, and all of them bin
+ *	  the same time expression with the same length and origin:
+ *	  wj_tumble_start / _end / _time (tumble()'s columns), date_bin(stride,
+ *	  ts, origin) on timestamp or timestamptz (plain microsecond arithmetic,
+ *	  no time zone), date_trunc(unit, ts) on timestamp for units from
+ *	  microseconds to week, each optionally plus or minus a constant
+ *	  interval (no months; no days on timestamptz, which would depend on
+ *	  the time zone); date_trunc on timestamptz is left to PostgreSQL;
+ *	- every other GROUP BY item is an expression of the relation that can
+ *	  be hashed and sorted (the node spills sorted groups);
+ *	- every aggregate is count, or sum, avg, min or max of integers, floats
+ *	  or numeric (min and max also of date and timestamps), without
+ *	  DISTINCT, ORDER BY or FILTER: those the node computes exactly
+ *	  (tumble_agg_state.c).  Any other aggregate leaves the query to
+ *	  PostgreSQL's plan.
+ * It then competes on cost with PostgreSQL's aggregation.  In parallel,
+ * the node runs under a Gather over the relation's partial path and
+ * exchanges its groups between the participants (tumble_agg_exec.c).
+ *
+ * src/nodes/tumble_agg/tumble_agg_planner.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "miscadmin.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_oper.h"
+#include "parser/scansup.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/syscache.h"
+
+#include "catalog_cache.h"
+#include "input_paths.h"
+#include "pg_compat.h"
+#include "row_exchange.h"
+#include "stats_common.h"
+#include "tumble_agg.h"
+#include "tumble_agg_state.h"
+#include "window_arith.h"
+#include "windowjoin.h"
+
+/* What the planner found; the path carries it to PlanCustomPath */
+typedef struct TaPathInfo
+{
+	TumbleAggPlanInfo info;
+	Expr	   *time_expr;
+	List	   *window_exprs;	/* the grouped window columns, as written */
+	List	   *key_exprs;
+	List	   *aggrefs;
+	List	   *having;			/* implicitly ANDed */
+} TaPathInfo;
+
+/* a bin of the time expression */
+typedef struct TaBin
+{
+	TaBucketKind kind;
+	Expr	   *time_expr;
+	int64		unit;
+	int64		offset;
+	int64		delta;
+} TaBin;
+
+static CustomPathMethods tumble_agg_path_methods;
+
+/*
+ * const_interval_usecs
+ *		A constant interval without months in microseconds (days as 24
+ *		hours, or none if no_days); false otherwise.
+ */
+static bool
+const_interval_usecs(Node *node, bool no_days, int64 *usecs)
+{
+	Interval   *span;
+
+	if (!IsA(node, Const) || ((Const *) node)->constisnull ||
+		((Const *) node)->consttype != INTERVALOID)
+		return false;
+	span = DatumGetIntervalP(((Const *) node)->constvalue);
+	if (span->month != 0 || (no_days && span->day != 0))
+		return false;
+	return wj_interval_usecs(span, usecs);
+}
+
+/*
+ * date_trunc_bin
+ *		date_trunc(unit, ts) on timestamp: a bin for the units of fixed
+ *		length, aligned to the PostgreSQL epoch (midnight), weeks to a
+ *		Monday.
+ */
+static bool
+date_trunc_bin(FuncExpr *fexpr, TaBin *bin)
+{
+	Const	   *c = (Const *) linitial(fexpr->args);
+	char	   *lowunits;
+	int			val;
+
+	if (!IsA(c, Const) || c->constisnull)
+		return false;
+	lowunits = downcase_truncate_identifier(TextDatumGetCString(c->constvalue),
+											strlen(TextDatumGetCString(c->constvalue)),
+											false);
+	if (DecodeUnits(0, lowunits, &val) != UNITS)
+		return false;
+	bin->offset = 0;
+	switch (val)
+	{
+		case DTK_MICROSEC:
+			bin->unit = 1;
+			break;
+		case DTK_MILLISEC:
+			bin->unit = 1000;
+			break;
+		case DTK_SECOND:
+			bin->unit = USECS_PER_SEC;
+			break;
+		case DTK_MINUTE:
+			bin->unit = USECS_PER_MINUTE;
+			break;
+		case DTK_HOUR:
+			bin->unit = USECS_PER_HOUR;
+			break;
+		case DTK_DAY:
+			bin->unit = USECS_PER_DAY;
+			break;
+		case DTK_WEEK:
+			/* ISO weeks start on Monday; 1970-01-05 was one */
+			bin->unit = 7 * USECS_PER_DAY;
+			bin->offset = 4 * USECS_PER_DAY;
+			break;
+		default:
+			return false;
+	}
+	bin->kind = TA_BUCKET_BIN;
+	bin->time_expr = (Expr *) lsecond(fexpr->args);
+	bin->delta = 0;
+	return true;
+}
+
+/*
+ * match_bin
+ *		Is expr a window column: a bin of a time expression, plus a
+ *		constant?  Fills *bin if so.
+ */
+static bool
+match_bin(Expr *expr, TaBin *bin)
+{
+	if (IsA(expr, OpExpr) && list_length(((OpExpr *) expr)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) expr;
+		int64		usecs;
+		bool		tz = op->opfuncid == F_TIMESTAMPTZ_PL_INTERVAL ||
+			op->opfuncid == F_TIMESTAMPTZ_MI_INTERVAL;
+
+		if (op->opfuncid != F_TIMESTAMP_PL_INTERVAL &&
+			op->opfuncid != F_TIMESTAMP_MI_INTERVAL && !tz)
+			return false;
+		if (!const_interval_usecs(lsecond(op->args), tz, &usecs) ||
+			!match_bin((Expr *) linitial(op->args), bin))
+			return false;
+		if (op->opfuncid == F_TIMESTAMP_MI_INTERVAL ||
+			op->opfuncid == F_TIMESTAMPTZ_MI_INTERVAL)
+			usecs = -usecs;
+		return !pg_add_s64_overflow(bin->delta, usecs, &bin->delta);
+	}
+	if (IsA(expr, FuncExpr))
+	{
+		FuncExpr   *fexpr = (FuncExpr *) expr;
+		WjFunc		f;
+
+		if (list_length(fexpr->args) == 2 &&
+			fexpr->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP)
+			return date_trunc_bin(fexpr, bin);
+		if (list_length(fexpr->args) != 3)
+			return false;
+		if (fexpr->funcid == F_DATE_BIN_INTERVAL_TIMESTAMP_TIMESTAMP ||
+			fexpr->funcid == F_DATE_BIN_INTERVAL_TIMESTAMPTZ_TIMESTAMPTZ)
+		{
+			Const	   *origin = (Const *) lthird(fexpr->args);
+			Interval   *stride;
+
+			if (!IsA(linitial(fexpr->args), Const) ||
+				((Const *) linitial(fexpr->args))->constisnull ||
+				!IsA(origin, Const) || origin->constisnull)
+				return false;
+			stride = DatumGetIntervalP(((Const *) linitial(fexpr->args))->constvalue);
+			if (stride->month != 0 ||
+				!wj_interval_usecs(stride, &bin->unit) || bin->unit <= 0 ||
+				TIMESTAMP_NOT_FINITE(DatumGetInt64(origin->constvalue)))
+				return false;
+			bin->kind = TA_BUCKET_BIN;
+			bin->time_expr = (Expr *) lsecond(fexpr->args);
+			/* relative to the Unix epoch, as wj_window_floor aligns */
+			bin->offset = wj_floormod(DatumGetInt64(origin->constvalue) -
+									  wj_floormod(WJ_UNIX_EPOCH_USECS, bin->unit),
+									  bin->unit);
+			bin->delta = 0;
+			return true;
+		}
+		f = wj_func_of(fexpr->funcid);
+		if (f != WJF_TUMBLE_START && f != WJF_TUMBLE_END && f != WJF_TUMBLE_TIME)
+			return false;
+		if (!wj_const_duration_usecs(lsecond(fexpr->args), &bin->unit) ||
+			!wj_const_usecs(lthird(fexpr->args), &bin->offset))
+			return false;
+		bin->kind = TA_BUCKET_TUMBLE;
+		bin->time_expr = (Expr *) linitial(fexpr->args);
+		bin->delta = f == WJF_TUMBLE_START ? 0 :
+			f == WJF_TUMBLE_END ? bin->unit : bin->unit - WJ_WINDOW_TIME_USECS;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * match_aggref
+ *		Is aggref one the node computes?  Fills *agg if so.
+ */
+static bool
+match_aggref(Aggref *aggref, TaAgg *agg)
+{
+	HeapTuple	tup;
+	Form_pg_proc proc;
+	bool		ok;
+	Oid			argtype = InvalidOid;
+
+	if (aggref->agglevelsup != 0 || aggref->aggdistinct != NIL ||
+		aggref->aggorder != NIL || aggref->aggfilter != NULL ||
+		aggref->aggkind != AGGKIND_NORMAL || aggref->aggvariadic ||
+		list_length(aggref->args) > 1 ||
+		(aggref->aggstar && aggref->args != NIL))
+		return false;
+	if (aggref->args != NIL)
+		argtype = exprType((Node *) ((TargetEntry *) linitial(aggref->args))->expr);
+	else if (!aggref->aggstar)
+		return false;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(aggref->aggfnoid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	ok = proc->pronamespace == PG_CATALOG_NAMESPACE &&
+		ta_agg_supported(NameStr(proc->proname), argtype, aggref->aggstar, agg);
+	ReleaseSysCache(tup);
+	return ok;
+}
+
+/*
+ * only_rel
+ *		Does expr use only the grouped relation, no volatile function and
+ *		nothing that must be evaluated above the scan?
+ */
+static bool
+only_rel(PlannerInfo *root, RelOptInfo *rel, Node *expr)
+{
+	return bms_is_subset(pull_varnos(root, expr), rel->relids) &&
+		!contain_volatile_functions(expr) &&
+		!contain_agg_clause(expr) && !contain_window_function(expr) &&
+		!expression_returns_set(expr);
+}
+
+/*
+ * one_relation
+ *		Is rel one relation: a base relation, or one joined only to the
+ *		empty RESULT relations that inlining tumble() leaves beside it?
+ */
+static bool
+one_relation(PlannerInfo *root, RelOptInfo *rel)
+{
+	Relids		members;
+	int			relid = -1;
+	int			data = 0;
+
+	if (rel->reloptkind == RELOPT_BASEREL)
+		return true;
+	if (rel->reloptkind != RELOPT_JOINREL || root->join_info_list != NIL)
+		return false;
+	members = wj_base_relids(root, rel->relids);
+	while ((relid = bms_next_member(members, relid)) >= 0)
+	{
+		if (root->simple_rte_array[relid]->rtekind != RTE_RESULT)
+			data++;
+	}
+	return data == 1;
+}
+
+/*
+ * serial_input
+ *		The relation's cheapest unparameterized path that is not a Gather:
+ *		the serial node reads the relation itself (its parallel variant is
+ *		the other path), and a projection cannot be put on a Gather.
+ */
+static Path *
+serial_input(RelOptInfo *rel)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->param_info != NULL || path->pathtype == T_Gather ||
+			path->pathtype == T_GatherMerge)
+			continue;
+		if (best == NULL || path->total_cost < best->total_cost)
+			best = path;
+	}
+	return best;
+}
+
+/*
+ * make_tumble_agg_path
+ *		The TumbleAgg path over child (the relation's path projected to
+ *		time, keys, aggregate arguments): complete, or parallel-aware over
+ *		a partial child.  groups is what it holds, out_rows what it returns
+ *		(after HAVING).
+ */
+static CustomPath *
+make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
+					 Path *child, double groups, double out_rows, bool parallel)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	TaPathInfo *copy = palloc(sizeof(TaPathInfo));
+	double		rows = child->rows;
+	double		per_row;
+	double		width = 16.0 + 8.0 * pi->info.nkeys + sizeof(TaCell) * pi->info.naggs;
+
+	*copy = *pi;
+	copy->info.parallel = parallel;
+
+	/*
+	 * Per input row: the bin (a few integer operations), a probe of the
+	 * dense array or of the hash table on (window, keys), and each
+	 * aggregate's update; per group: the output row.  PostgreSQL's hash
+	 * aggregation pays a function call per window column and hashes every
+	 * one of them, then runs each aggregate's transition function.
+	 */
+	per_row = cpu_operator_cost * (1.0 + (pi->info.nkeys > 0 ? 1.0 + pi->info.nkeys : 0.0) +
+								   0.5 * pi->info.naggs);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = output_rel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = parallel;
+	cpath->path.parallel_safe =
+		wj_path_parallel_safe(root, output_rel, list_make1(child),
+							  output_rel->reltarget->exprs);
+	cpath->path.parallel_workers = child->parallel_workers;
+	cpath->path.rows = parallel ?
+		clamp_row_est(out_rows / wj_parallel_divisor(child)) : out_rows;
+	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(child));
+	cpath->path.startup_cost = child->total_cost + rows * per_row;
+	/* groups beyond the memory limit are written out and read back sorted */
+	if (groups * width > (double) get_hash_memory_limit())
+		cpath->path.startup_cost += 2.0 * seq_page_cost * groups * width / BLCKSZ +
+			groups * cpu_operator_cost * log2(Max(groups, 2.0));
+	if (parallel)
+		cpath->path.startup_cost += wj_exchange_cost(groups, (int) width);
+	cpath->path.total_cost = cpath->path.startup_cost +
+		cpath->path.rows * (cpu_tuple_cost + output_rel->reltarget->cost.per_tuple);
+	cpath->path.pathkeys = NIL;
+	cpath->flags = 0;
+	cpath->custom_paths = list_make1(child);
+	cpath->custom_private = list_make1(copy);
+	cpath->methods = &tumble_agg_path_methods;
+	return cpath;
+}
+
+/*
+ * wj_tumble_agg_add_paths
+ *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: offer TumbleAgg
+ *		when the query qualifies.
+ */
+void
+wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+						RelOptInfo *output_rel, void *extra_arg)
+{
+	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
+	Query	   *parse = root->parse;
+	PathTarget *target = output_rel->reltarget;
+	PathTarget *child_target;
+	TaPathInfo	pi;
+	TaBin		first = {0};
+	bool		have_bin = false;
+	List	   *non_group = NIL;
+	List	   *pulled;
+	List	   *aggs = NIL;
+	double		groups;
+	double		out_rows;
+	Path	   *child;
+	ListCell   *lc;
+	int			i;
+
+	if (!wj_enable_window_aggregate || extra == NULL ||
+		parse->groupingSets != NIL || parse->groupClause == NIL ||
+		parse->hasTargetSRFs ||
+		extra->patype != PARTITIONWISE_AGGREGATE_NONE ||
+		!one_relation(root, input_rel) ||
+		input_rel->cheapest_total_path == NULL ||
+		input_rel->cheapest_total_path->param_info != NULL ||
+		!bms_is_empty(input_rel->lateral_relids))
+		return;
+
+	memset(&pi, 0, sizeof(pi));
+	pi.info.deltas = palloc0(sizeof(int64) * (list_length(target->exprs) + 1));
+
+	/* GROUP BY: window columns of one bin, and keys of the relation */
+	i = 0;
+	foreach(lc, target->exprs)
+	{
+		Expr	   *expr = (Expr *) lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(target, i);
+		SortGroupClause *sgc = NULL;
+		TaBin		bin = {0};
+
+		i++;
+		if (sgref != 0)
+			sgc = get_sortgroupref_clause_noerr(sgref, parse->groupClause);
+		if (sgc == NULL)
+		{
+			non_group = lappend(non_group, expr);
+			continue;
+		}
+		if (!only_rel(root, input_rel, (Node *) expr))
+			return;
+		if (match_bin(expr, &bin))
+		{
+			Oid			t = exprType((Node *) bin.time_expr);
+
+			if (t != TIMESTAMPOID && t != TIMESTAMPTZOID)
+				return;
+			if (!have_bin)
+				first = bin;
+			else if (bin.kind != first.kind || bin.unit != first.unit ||
+					 wj_floormod(bin.offset - first.offset, bin.unit) != 0 ||
+					 !equal(bin.time_expr, first.time_expr))
+				return;
+			have_bin = true;
+			pi.window_exprs = lappend(pi.window_exprs, expr);
+			pi.info.deltas[pi.info.nwindowcols++] = bin.delta;
+			continue;
+		}
+		/* a key: hashed, and sorted when spilled */
+		if (!sgc->hashable || !OidIsValid(sgc->sortop) || !OidIsValid(sgc->eqop))
+			return;
+		pi.key_exprs = lappend(pi.key_exprs, expr);
+		pi.info.key_eqops = lappend_oid(pi.info.key_eqops, sgc->eqop);
+		pi.info.key_sortops = lappend_oid(pi.info.key_sortops,
+										  get_equality_op_for_ordering_op(sgc->sortop, NULL) == sgc->eqop ?
+										  sgc->sortop : InvalidOid);
+		if (!OidIsValid(llast_oid(pi.info.key_sortops)))
+			return;
+		pi.info.key_collations = lappend_oid(pi.info.key_collations,
+											 exprCollation((Node *) expr));
+		pi.info.nkeys++;
+	}
+	if (!have_bin)
+		return;
+	pi.info.bucket = first.kind;
+	pi.info.time_type = exprType((Node *) first.time_expr);
+	pi.info.unit = first.unit;
+	pi.info.offset = first.offset;
+	pi.time_expr = first.time_expr;
+
+	/* the aggregates; nothing else of the relation above the grouping */
+	if (extra->havingQual != NULL)
+	{
+		/* already an implicitly ANDed list (preprocess_expression) */
+		pi.having = (List *) extra->havingQual;
+		non_group = lappend(non_group, extra->havingQual);
+	}
+	pulled = pull_var_clause((Node *) non_group,
+							 PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
+							 PVC_INCLUDE_PLACEHOLDERS);
+	foreach(lc, pulled)
+	{
+		Node	   *node = (Node *) lfirst(lc);
+		TaAgg		agg;
+
+		if (!IsA(node, Aggref) || !match_aggref((Aggref *) node, &agg))
+			return;
+		if (list_member(pi.aggrefs, node))
+			continue;
+		if (((Aggref *) node)->args != NIL &&
+			!only_rel(root, input_rel,
+					  (Node *) ((TargetEntry *) linitial(((Aggref *) node)->args))->expr))
+			return;
+		pi.aggrefs = lappend(pi.aggrefs, node);
+		aggs = lappend(aggs, memcpy(palloc(sizeof(TaAgg)), &agg, sizeof(TaAgg)));
+	}
+	pi.info.naggs = list_length(aggs);
+	pi.info.aggs = palloc0(sizeof(TaAgg) * Max(pi.info.naggs, 1));
+	i = 0;
+	foreach(lc, aggs)
+		pi.info.aggs[i++] = *(TaAgg *) lfirst(lc);
+
+	/* the child's columns: time, keys, aggregate arguments */
+	child_target = create_empty_pathtarget();
+	add_column_to_pathtarget(child_target, pi.time_expr, 0);
+	foreach(lc, pi.key_exprs)
+		add_column_to_pathtarget(child_target, (Expr *) lfirst(lc), 0);
+	foreach(lc, pi.aggrefs)
+	{
+		Aggref	   *aggref = (Aggref *) lfirst(lc);
+
+		if (aggref->args != NIL)
+			add_column_to_pathtarget(child_target,
+									 ((TargetEntry *) linitial(aggref->args))->expr, 0);
+	}
+	set_pathtarget_cost_width(root, child_target);
+
+	/*
+	 * The groups: the windows the time column's histogram occupies times
+	 * the distinct keys (PostgreSQL's estimate of a grouping by function
+	 * results is a default guess), at most one per row; without
+	 * statistics, PostgreSQL's estimate.
+	 */
+	groups = wj_stats_time_cells(root, (Node *) pi.time_expr, (double) pi.info.unit,
+								 input_rel->rows);
+	if (groups > 0 && pi.key_exprs != NIL)
+		groups *= estimate_num_groups(root, pi.key_exprs, input_rel->rows, NULL, NULL);
+	if (groups <= 0)
+		groups = output_rel->rows > 0 ? output_rel->rows :
+			estimate_num_groups(root, list_concat(list_copy(pi.window_exprs), pi.key_exprs),
+								input_rel->rows, NULL, NULL);
+	groups = clamp_row_est(Min(groups, Max(input_rel->rows, 1.0)));
+	out_rows = output_rel->rows > 0 ? output_rel->rows : groups;
+
+	if (serial_input(input_rel) == NULL)
+		return;
+	child = (Path *) create_projection_path(root, input_rel, serial_input(input_rel),
+											child_target);
+	add_path(output_rel, (Path *) make_tumble_agg_path(root, output_rel, &pi, child,
+													   groups, out_rows, false));
+
+	/* in parallel: each participant its share, groups exchanged by window */
+	if (output_rel->consider_parallel && input_rel->consider_parallel &&
+		input_rel->partial_pathlist != NIL)
+	{
+		Path	   *partial = linitial(input_rel->partial_pathlist);
+		CustomPath *cpath;
+		double		gathered;
+
+		child = (Path *) create_projection_path(root, input_rel, partial, child_target);
+		cpath = make_tumble_agg_path(root, output_rel, &pi, child, groups, out_rows, true);
+		if (cpath->path.parallel_safe)
+		{
+			gathered = out_rows;
+			add_path(output_rel,
+					 (Path *) create_gather_path(root, output_rel, &cpath->path,
+												 target, NULL, &gathered));
+		}
+	}
+}
+
+/*
+ * plan_tumble_agg
+ *		PlanCustomPath: the scan tuple is (window columns, keys,
+ *		aggregates); the output and HAVING refer to it.
+ */
+static Plan *
+plan_tumble_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	TaPathInfo *pi = (TaPathInfo *) linitial(best_path->custom_private);
+	List	   *scan_tlist = NIL;
+	List	   *all;
+	ListCell   *lc;
+	AttrNumber	resno = 1;
+
+	all = list_concat(list_concat(list_copy(pi->window_exprs), pi->key_exprs),
+					  pi->aggrefs);
+	foreach(lc, all)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) copyObject(lfirst(lc)), resno++,
+											 NULL, false));
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = (List *) copyObject(pi->having);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = tumble_agg_info_to_private(&pi->info);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = NULL;
+	cscan->methods = &wj_tumble_agg_scan_methods;
+	return &cscan->scan.plan;
+}
+
+static CustomPathMethods tumble_agg_path_methods = {
+	.CustomName = "TumbleAgg",
+	.PlanCustomPath = plan_tumble_agg,
+};

@@ -1,0 +1,53 @@
+/*-------------------------------------------------------------------------
+ *
+ * tumble_agg_state.h
+ *	  TumbleAgg's aggregate states (tumble_agg_state.c): one fixed-size
+ *	  cell per aggregate and group, fed row by row, merged with another
+ *	  cell (spilled or exchanged groups), written out and read back, and
+ *	  finished into the aggregate's result.
+ *
+ * src/nodes/tumble_agg/tumble_agg_state.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TUMBLE_AGG_STATE_H
+#define TUMBLE_AGG_STATE_H
+
+#include "lib/stringinfo.h"
+
+#include "tumble_agg.h"
+
+/*
+ * One aggregate's state in one group.  Which fields count depends on the
+ * aggregate (tumble_agg_state.c); a zeroed cell is an empty one.
+ */
+typedef struct TaCell
+{
+	int64		n;				/* non-null inputs (count, avg's N) */
+	int64		i;				/* integer sum, min or max */
+	double		f;				/* float sum or Sx, min or max */
+	double		fxx;			/* avg(float): Sxx */
+	int128		big;			/* int8 sum, numeric sum at TA_NUMERIC_SCALE */
+	int32		dscale;			/* numeric sum: largest display scale seen */
+	bool		has_d;			/* d holds a value */
+	Datum		d;				/* numeric: the part of the sum big cannot
+								 * hold (NaN, infinities, many digits), or
+								 * the min / max value */
+} TaCell;
+
+/* Decimal digits after the point that a numeric sum keeps in big */
+#define TA_NUMERIC_SCALE 8
+
+extern void ta_cell_add(TaCell *cell, const TaAgg *agg, Datum value,
+						bool isnull, MemoryContext groupcxt);
+extern void ta_cell_merge(TaCell *cell, const TaCell *other, const TaAgg *agg,
+						  MemoryContext groupcxt);
+extern Datum ta_cell_final(const TaCell *cell, const TaAgg *agg, bool *isnull);
+extern void ta_cells_write(const TaCell *cells, const TaAgg *aggs, int naggs,
+						   StringInfo buf);
+extern void ta_cells_read(TaCell *cells, const TaAgg *aggs, int naggs,
+						  const char *data, Size len, MemoryContext groupcxt);
+extern bool ta_agg_supported(const char *name, Oid argtype, bool star,
+							 TaAgg *agg);
+
+#endif							/* TUMBLE_AGG_STATE_H */
