@@ -49,7 +49,7 @@ SELECT wj_test.on_off($$SELECT date_trunc('minute', t) AS w, count(*), sum(i) FR
 
 -- every aggregate the node computes, per hour and key
 SELECT a, wj_test.on_off(format(
-  'SELECT window_start, k, %s AS x FROM m, tumble(t, interval ''1 hour'') GROUP BY 1, 2', a),
+  'SELECT window_start, k, (%s)::text AS x FROM m, tumble(t, interval ''1 hour'') GROUP BY 1, 2', a),
   'window_aggregate', 'TumbleAgg')
 FROM unnest(ARRAY['count(*)', 'count(f8)', 'count(s)', 'sum(i)', 'sum(i2)', 'sum(i8)',
                   'sum(f8)', 'sum(f4)', 'sum(num)', 'avg(i)', 'avg(i2)', 'avg(i8)',
@@ -113,7 +113,8 @@ INSERT INTO nums VALUES
   ('2024-01-01 00:05:03', 99999999999999999999999999.99999999, 1),
   ('2024-01-01 00:06:01', -0.000, 1), ('2024-01-01 00:06:02', 0.0000000000, 2),
   ('2024-01-01 00:07:01', 1.10, 1), ('2024-01-01 00:07:02', 1.1, 1);
-SELECT wj_test.on_off($$SELECT window_start, k, sum(v), avg(v), min(v), max(v), count(v)
+SELECT wj_test.on_off($$SELECT window_start, k, sum(v)::text AS s, avg(v)::text AS a,
+  min(v)::text AS mi, max(v)::text AS ma, count(v)
   FROM nums, tumble(t, interval '1 minute') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS numerics;
 SET windowjoin.enable_window_aggregate = on;
 SELECT window_start, sum(v), avg(v), min(v), max(v) FROM nums, tumble(t, interval '1 minute')
@@ -149,8 +150,8 @@ SELECT wj_test.on_off($$SELECT date_trunc('hour', t) AS w, count(*) FROM fl GROU
 -- memory: groups written out sorted and merged back (exact aggregates)
 SET work_mem = '64kB';
 SET hash_mem_multiplier = 1;
-SELECT wj_test.on_off($$SELECT window_start, k, s, count(*), sum(num), avg(i8), min(num), max(f8)
-  FROM m, tumble(t, interval '1 minute') GROUP BY 1, 2, 3$$,
+SELECT wj_test.on_off($$SELECT window_start, k, s, count(*), sum(num)::text AS sn, avg(i8)::text AS ai,
+  min(num)::text AS mn, max(f8) FROM m, tumble(t, interval '1 minute') GROUP BY 1, 2, 3$$,
   'window_aggregate', 'TumbleAgg', settings => 'work_mem=64kB, hash_mem_multiplier=1') AS spilled;
 SELECT wj_test.on_off($$SELECT window_start, count(*), sum(num) FROM m, tumble(t, interval '1 second')
   GROUP BY 1$$, 'window_aggregate', 'TumbleAgg') AS dense_to_hashed;
@@ -180,8 +181,8 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(num), avg(i), min(i8), max(num)
-  FROM m, tumble(t, interval '5 minutes') GROUP BY 1, 2$$,
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(num)::text AS sn, avg(i)::text AS ai,
+  min(i8), max(num)::text AS mn FROM m, tumble(t, interval '5 minutes') GROUP BY 1, 2$$,
   'window_aggregate', 'TumbleAgg|Gather') AS parallel_hashed;
 SELECT wj_test.on_off($$SELECT date_trunc('minute', t), count(*), sum(i8) FROM m GROUP BY 1$$,
   'window_aggregate', 'TumbleAgg|Gather') AS parallel_dense;

@@ -63,6 +63,7 @@
 #include "row_exchange.h"
 #include "state_stats.h"
 #include "tumble_agg.h"
+#include "tumble_agg_keys.h"
 #include "tumble_agg_state.h"
 #include "window_arith.h"
 #include "windowjoin.h"
@@ -71,8 +72,12 @@
 #define TA_PARTS_PER_PARTICIPANT 4
 #define TA_MAX_PARTS			64
 
-/* a dense array is given up when it has this many windows per group */
+/*
+ * a dense array is given up when it would have more than this many windows
+ * per group, once it has TA_DENSE_SPARSE_FROM windows
+ */
 #define TA_DENSE_SPARSITY		8
+#define TA_DENSE_SPARSE_FROM	(1 << 20)
 /* ... and windows it may start with */
 #define TA_DENSE_MIN_WINDOWS	1024
 
@@ -102,7 +107,9 @@ typedef struct TumbleAggState
 	int			nkeys;
 	int			naggs;
 	AttrNumber *argcols;		/* per aggregate: child column, 0 for none */
+	TaValue    *batchvals;		/* TA_BATCH rows of prepared values */
 	Size		mem_limit;
+	int64		floor_base;		/* (Unix epoch + offset) mod unit */
 
 	MemoryContext groupcxt;		/* cells, numeric values, hashed key tuples */
 	MemoryContext metacxt;		/* the hash table itself */
@@ -118,7 +125,11 @@ typedef struct TumbleAggState
 	int64		dgroups;		/* windows used */
 	TaCell	   *special[TA_NSPECIAL];
 
-	/* hashed strategy */
+	/* hashed strategy: integer keys, or keys of any type */
+	bool		hashed_built;	/* the table below exists */
+	bool		intkeys;		/* integer keys: inttable, else hashtable */
+	TaIntTable *inttable;
+	TupleTableSlot *keyvslot;	/* an integer table's key, as (window, keys) */
 	TupleHashTable hashtable;
 	TupleDesc	hashdesc;		/* (start int8, keys...) */
 	TupleTableSlot *hashslot;
@@ -241,9 +252,11 @@ ta_reset_groups(TumbleAggState *state)
 	state->dnwin = 0;
 	state->dgroups = 0;
 	memset(state->special, 0, sizeof(state->special));
+	if (state->inttable != NULL)
+		ta_int_reset(state->inttable);
 	if (state->hashtable != NULL)
 		ResetTupleHashTable(state->hashtable);
-	state->dense = state->nkeys == 0 && state->hashtable == NULL;
+	state->dense = state->nkeys == 0 && !state->hashed_built;
 	state->groups = 0;
 	wj_state_clear(&state->stats);
 }
@@ -257,6 +270,17 @@ ta_build_hashtable(TumbleAggState *state)
 {
 	MemoryContext old = MemoryContextSwitchTo(state->metacxt);
 
+	state->hashed_built = true;
+	if (state->intkeys)
+	{
+		Oid			types[TA_INT_KEYS];
+
+		for (int k = 0; k < state->nkeys; k++)
+			types[k] = TupleDescAttr(state->hashdesc, k + 1)->atttypid;
+		state->inttable = ta_int_create(state->metacxt, state->nkeys, types);
+		MemoryContextSwitchTo(old);
+		return;
+	}
 	state->hashtable = wj_build_tuple_hash_table(&state->css.ss.ps, state->hashdesc,
 												 state->nkeys + 1, state->hashcols,
 												 state->eqfuncoids, state->hashfuncs,
@@ -293,8 +317,16 @@ ta_hashed_cells(TumbleAggState *state, int64 start, bool start_null,
 	bool		isnew;
 	TaCell	   *cells;
 
-	if (state->hashtable == NULL)
+	if (!state->hashed_built)
 		ta_build_hashtable(state);
+	if (state->intkeys)
+	{
+		TaCell	  **p = ta_int_lookup(state->inttable, start, start_null, keys, &isnew);
+
+		if (isnew)
+			*p = ta_new_cells(state);
+		return *p;
+	}
 	ExecClearTuple(hs);
 	hs->tts_values[0] = Int64GetDatum(start);
 	hs->tts_isnull[0] = start_null;
@@ -389,7 +421,7 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 		bool	   *used;
 
 		if ((double) n * cellbytes > (double) state->mem_limit ||
-			n > TA_DENSE_SPARSITY * (state->dgroups + TA_DENSE_MIN_WINDOWS) ||
+			(n > TA_DENSE_SPARSE_FROM && n > TA_DENSE_SPARSITY * state->dgroups) ||
 			(double) n * (double) unit > (double) PG_INT64_MAX / 4)
 			return NULL;
 		/* the old windows keep their place relative to each other */
@@ -464,6 +496,7 @@ static int64
 ta_window_start(TumbleAggState *state, Datum t, bool isnull, bool *start_null)
 {
 	int64		ts;
+	int64		rem;
 
 	*start_null = isnull;
 	if (isnull)
@@ -475,7 +508,16 @@ ta_window_start(TumbleAggState *state, Datum t, bool isnull, bool *start_null)
 			wj_check_finite(ts);
 		return ts;
 	}
-	return wj_window_floor(ts, state->info.unit, state->info.offset);
+	/* wj_window_floor's arithmetic, its base computed once */
+	rem = ts % state->info.unit;
+	if (rem < 0)
+		rem += state->info.unit;
+	rem -= state->floor_base;
+	if (rem < 0)
+		rem += state->info.unit;
+	if (unlikely(!IS_VALID_TIMESTAMP(ts - rem)))
+		return wj_window_floor(ts, state->info.unit, state->info.offset);	/* raises */
+	return ts - rem;
 }
 
 /*
@@ -544,6 +586,21 @@ ta_dump_groups(TumbleAggState *state, TaPartialSink sink)
 				sink(state, start, false,
 					 ta_partial_row(state, start, false, NULL, 0,
 									&state->dcells[w * state->naggs]));
+		}
+	}
+	else if (state->inttable != NULL)
+	{
+		TaCell	   *cells;
+
+		ta_int_start(state->inttable);
+		while ((cells = ta_int_next(state->inttable, state->keyvslot)) != NULL)
+		{
+			bool		isnull;
+			int64		start = DatumGetInt64(slot_getattr(state->keyvslot, 1, &isnull));
+
+			CHECK_FOR_INTERRUPTS();
+			sink(state, start, isnull,
+				 ta_partial_row(state, start, isnull, state->keyvslot, 2, cells));
 		}
 	}
 	else if (state->hashtable != NULL)
@@ -657,6 +714,89 @@ ta_check_memory(TumbleAggState *state, bool exchanging)
 		ta_spill(state);
 }
 
+/* rows per batch of the integer-key table */
+#define TA_BATCH 16
+
+/*
+ * ta_consume_batched
+ *		Aggregate every row of the child into the integer-key table, in
+ *		batches: the keys of a batch are hashed and their buckets
+ *		prefetched, then looked up and their cells prefetched, then the
+ *		values added, so that the cache misses of a table larger than the
+ *		cache overlap instead of following one another.  Returns false
+ *		(without reading anything) when the groups are not in that table.
+ */
+static bool
+ta_consume_batched(TumbleAggState *state, bool exchanging)
+{
+	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
+	TaIntKey	keys[TA_BATCH];
+	uint32		hashes[TA_BATCH];
+	TaCell	   *cells[TA_BATCH];
+	TaValue    *vals = state->batchvals;
+	bool		done = false;
+
+	if (state->dense || !state->intkeys)
+		return false;
+	if (!state->hashed_built)
+		ta_build_hashtable(state);
+
+	while (!done)
+	{
+		int			n = 0;
+		int64		before = state->groups;
+
+		while (n < TA_BATCH)
+		{
+			TupleTableSlot *slot;
+			bool		isnull;
+			bool		start_null;
+			Datum		t;
+			int64		start;
+
+			CHECK_FOR_INTERRUPTS();
+			slot = ExecProcNode(child);
+			if (TupIsNull(slot))
+			{
+				done = true;
+				break;
+			}
+			t = slot_getattr(slot, 1, &isnull);
+			start = ta_window_start(state, t, isnull, &start_null);
+			hashes[n] = ta_int_key(state->inttable, start, start_null, slot, &keys[n]);
+			for (int a = 0; a < state->naggs; a++)
+			{
+				Datum		v = (Datum) 0;
+				bool		vnull = true;
+
+				if (state->argcols[a] > 0)
+					v = slot_getattr(slot, state->argcols[a], &vnull);
+				ta_value_prepare(&vals[n * state->naggs + a], &state->info.aggs[a],
+								 v, vnull, state->rowcxt);
+			}
+			n++;
+		}
+		for (int i = 0; i < n; i++)
+		{
+			bool		isnew;
+			TaCell	  **p = ta_int_lookup_key(state->inttable, &keys[i], hashes[i], &isnew);
+
+			if (isnew)
+				*p = ta_new_cells(state);
+			cells[i] = *p;
+			__builtin_prefetch(cells[i]);
+		}
+		for (int i = 0; i < n; i++)
+			for (int a = 0; a < state->naggs; a++)
+				ta_cell_add_value(&cells[i][a], &state->info.aggs[a],
+								  &vals[i * state->naggs + a], state->groupcxt);
+		MemoryContextReset(state->rowcxt);
+		if (state->groups != before)
+			ta_check_memory(state, exchanging);
+	}
+	return true;
+}
+
 /*
  * ta_consume
  *		Aggregate every row of the child.
@@ -666,6 +806,8 @@ ta_consume(TumbleAggState *state, bool exchanging)
 {
 	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
 
+	if (ta_consume_batched(state, exchanging))
+		return;
 	for (;;)
 	{
 		TupleTableSlot *slot;
@@ -743,7 +885,9 @@ ta_finish_input(TumbleAggState *state)
 		state->phase = TA_EMIT;
 		state->dpos = 0;
 		state->spos = 0;
-		if (!state->dense && state->hashtable != NULL)
+		if (!state->dense && state->inttable != NULL)
+			ta_int_start(state->inttable);
+		else if (!state->dense && state->hashtable != NULL)
 			InitTupleHashIterator(state->hashtable, &state->hashiter);
 		return;
 	}
@@ -824,6 +968,17 @@ ta_next_in_memory(TumbleAggState *state)
 									NULL, 0, &state->dcells[w * state->naggs]);
 		}
 		return NULL;
+	}
+	if (state->inttable != NULL)
+	{
+		TaCell	   *cells = ta_int_next(state->inttable, state->keyvslot);
+		bool		isnull;
+		int64		start;
+
+		if (cells == NULL)
+			return NULL;
+		start = DatumGetInt64(slot_getattr(state->keyvslot, 1, &isnull));
+		return ta_fill_scan(state, start, isnull, state->keyvslot, 2, cells);
 	}
 	if (state->hashtable != NULL)
 	{
@@ -1048,6 +1203,14 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	TupleDescInitEntry(state->partdesc, state->nkeys + 2, "seq", INT8OID, -1, 0);
 	TupleDescInitEntry(state->partdesc, state->nkeys + 3, "cells", BYTEAOID, -1, 0);
 	state->hashslot = ExecInitExtraTupleSlot(estate, state->hashdesc, &TTSOpsVirtual);
+	state->keyvslot = ExecInitExtraTupleSlot(estate, state->hashdesc, &TTSOpsVirtual);
+	state->intkeys = state->nkeys <= TA_INT_KEYS;
+	for (k = 0; k < state->nkeys; k++)
+		if (!ta_int_key_type(TupleDescAttr(state->hashdesc, k + 1)->atttypid))
+			state->intkeys = false;
+	state->floor_base = wj_floormod(wj_floormod(WJ_UNIX_EPOCH_USECS, state->info.unit) +
+									wj_floormod(state->info.offset, state->info.unit),
+									state->info.unit);
 	state->keyslot = ExecInitExtraTupleSlot(estate, state->hashdesc, &TTSOpsMinimalTuple);
 	state->partslot = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsVirtual);
 	state->partslot2 = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsMinimalTuple);
@@ -1073,6 +1236,7 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 										   state->hashcols, eqops, state->collations,
 										   &state->css.ss.ps);
 	state->mcells = palloc0(sizeof(TaCell) * Max(state->naggs, 1));
+	state->batchvals = palloc0(sizeof(TaValue) * TA_BATCH * Max(state->naggs, 1));
 	initStringInfo(&state->buf);
 
 	state->phase = TA_CONSUME;
@@ -1114,10 +1278,11 @@ tumble_agg_rescan(CustomScanState *node)
 		tuplesort_end(state->sort);
 	state->sort = NULL;
 	state->spilled = false;
-	if (state->hashtable != NULL)
+	if (state->hashed_built)
 	{
-		ResetTupleHashTable(state->hashtable);
 		state->hashtable = NULL;
+		state->inttable = NULL;
+		state->hashed_built = false;
 		MemoryContextReset(state->metacxt);
 	}
 	ta_reset_groups(state);
@@ -1144,7 +1309,8 @@ tumble_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	offset.time = state->info.offset;
 	wj_explain_window(state->info.bucket == TA_BUCKET_TUMBLE ? "tumble" : "bin",
 					  NULL, NULL, &unit, &offset, es);
-	ExplainPropertyText("Strategy", state->nkeys == 0 ? "dense" : "hashed", es);
+	ExplainPropertyText("Strategy", state->nkeys > 0 ? "hashed" :
+						state->hashed_built ? "dense, then hashed" : "dense", es);
 	if (node->ss.ps.plan->parallel_aware)
 		ExplainPropertyText("Groups Exchanged", "partitioned by window", es);
 	if (es->analyze)

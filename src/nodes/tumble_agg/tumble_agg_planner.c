@@ -300,27 +300,40 @@ only_rel(PlannerInfo *root, RelOptInfo *rel, Node *expr)
 
 /*
  * one_relation
- *		Is rel one relation: a base relation, or one joined only to the
- *		empty RESULT relations that inlining tumble() leaves beside it?
+ *		The one relation rel reads: rel itself if it is a base relation, or
+ *		the base relation it joins only to the empty RESULT relations that
+ *		inlining tumble() can leave beside it (which hold no column and no
+ *		condition); NULL otherwise.
  */
-static bool
+static RelOptInfo *
 one_relation(PlannerInfo *root, RelOptInfo *rel)
 {
 	Relids		members;
 	int			relid = -1;
-	int			data = 0;
+	RelOptInfo *data = NULL;
 
 	if (rel->reloptkind == RELOPT_BASEREL)
-		return true;
-	if (rel->reloptkind != RELOPT_JOINREL || root->join_info_list != NIL)
-		return false;
+		return rel;
+	if (rel->reloptkind != RELOPT_JOINREL || root->join_info_list != NIL ||
+		root->placeholder_list != NIL)
+		return NULL;
 	members = wj_base_relids(root, rel->relids);
 	while ((relid = bms_next_member(members, relid)) >= 0)
 	{
+		RelOptInfo *member = find_base_rel(root, relid);
+
 		if (root->simple_rte_array[relid]->rtekind != RTE_RESULT)
-			data++;
+		{
+			if (data != NULL)
+				return NULL;
+			data = member;
+		}
+		else if (member->baserestrictinfo != NIL || member->joininfo != NIL)
+			return NULL;
 	}
-	return data == 1;
+	if (data == NULL || data->joininfo != NIL || data->reloptkind != RELOPT_BASEREL)
+		return NULL;
+	return data;
 }
 
 /*
@@ -425,6 +438,7 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	List	   *non_group = NIL;
 	List	   *pulled;
 	List	   *aggs = NIL;
+	RelOptInfo *data_rel;
 	double		groups;
 	double		out_rows;
 	Path	   *child;
@@ -435,7 +449,7 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		parse->groupingSets != NIL || parse->groupClause == NIL ||
 		parse->hasTargetSRFs ||
 		extra->patype != PARTITIONWISE_AGGREGATE_NONE ||
-		!one_relation(root, input_rel) ||
+		(data_rel = one_relation(root, input_rel)) == NULL ||
 		input_rel->cheapest_total_path == NULL ||
 		input_rel->cheapest_total_path->param_info != NULL ||
 		!bms_is_empty(input_rel->lateral_relids))
@@ -461,7 +475,7 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			non_group = lappend(non_group, expr);
 			continue;
 		}
-		if (!only_rel(root, input_rel, (Node *) expr))
+		if (!only_rel(root, data_rel, (Node *) expr))
 			return;
 		if (match_bin(expr, &bin))
 		{
@@ -522,7 +536,7 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		if (list_member(pi.aggrefs, node))
 			continue;
 		if (((Aggref *) node)->args != NIL &&
-			!only_rel(root, input_rel,
+			!only_rel(root, data_rel,
 					  (Node *) ((TargetEntry *) linitial(((Aggref *) node)->args))->expr))
 			return;
 		pi.aggrefs = lappend(pi.aggrefs, node);
@@ -556,32 +570,32 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	 * statistics, PostgreSQL's estimate.
 	 */
 	groups = wj_stats_time_cells(root, (Node *) pi.time_expr, (double) pi.info.unit,
-								 input_rel->rows);
+								 data_rel->rows);
 	if (groups > 0 && pi.key_exprs != NIL)
-		groups *= estimate_num_groups(root, pi.key_exprs, input_rel->rows, NULL, NULL);
+		groups *= estimate_num_groups(root, pi.key_exprs, data_rel->rows, NULL, NULL);
 	if (groups <= 0)
 		groups = output_rel->rows > 0 ? output_rel->rows :
 			estimate_num_groups(root, list_concat(list_copy(pi.window_exprs), pi.key_exprs),
-								input_rel->rows, NULL, NULL);
-	groups = clamp_row_est(Min(groups, Max(input_rel->rows, 1.0)));
+								data_rel->rows, NULL, NULL);
+	groups = clamp_row_est(Min(groups, Max(data_rel->rows, 1.0)));
 	out_rows = output_rel->rows > 0 ? output_rel->rows : groups;
 
-	if (serial_input(input_rel) == NULL)
+	if (serial_input(data_rel) == NULL)
 		return;
-	child = (Path *) create_projection_path(root, input_rel, serial_input(input_rel),
+	child = (Path *) create_projection_path(root, data_rel, serial_input(data_rel),
 											child_target);
 	add_path(output_rel, (Path *) make_tumble_agg_path(root, output_rel, &pi, child,
 													   groups, out_rows, false));
 
 	/* in parallel: each participant its share, groups exchanged by window */
-	if (output_rel->consider_parallel && input_rel->consider_parallel &&
-		input_rel->partial_pathlist != NIL)
+	if (output_rel->consider_parallel && data_rel->consider_parallel &&
+		data_rel->partial_pathlist != NIL)
 	{
-		Path	   *partial = linitial(input_rel->partial_pathlist);
+		Path	   *partial = linitial(data_rel->partial_pathlist);
 		CustomPath *cpath;
 		double		gathered;
 
-		child = (Path *) create_projection_path(root, input_rel, partial, child_target);
+		child = (Path *) create_projection_path(root, data_rel, partial, child_target);
 		cpath = make_tumble_agg_path(root, output_rel, &pi, child, groups, out_rows, true);
 		if (cpath->path.parallel_safe)
 		{

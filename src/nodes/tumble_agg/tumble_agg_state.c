@@ -151,11 +151,22 @@ ta_numeric_decode(Datum value, int128 *result, int *dscale)
 static Datum
 ta_int128_numeric(int128 value, int scale, int dscale)
 {
+	static const int64 pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000,
+	10000000, 100000000};
 	char		digits[64];
 	char		str[128];
 	uint128		u = value < 0 ? -(uint128) value : (uint128) value;
 	int			n = 0;
 	int			pos = 0;
+
+	/* most sums fit in 64 bits at their display scale */
+	if (dscale <= scale && scale <= 8)
+	{
+		int128		q = value / pow10[scale - dscale];
+
+		if (q >= PG_INT64_MIN && q <= PG_INT64_MAX)
+			return NumericGetDatum(int64_div_fast_to_numeric((int64) q, dscale));
+	}
 
 	do
 	{
@@ -200,30 +211,6 @@ ta_numeric_add_extra(TaCell *cell, Datum value, MemoryContext groupcxt)
 	cell->d = sum;
 	cell->has_d = true;
 	MemoryContextSwitchTo(old);
-}
-
-/*
- * ta_numeric_add
- *		A numeric sum's cell += value.
- */
-static void
-ta_numeric_add(TaCell *cell, Datum value, MemoryContext groupcxt)
-{
-	int128		v;
-	int			dscale;
-
-	if (ta_numeric_decode(value, &v, &dscale))
-	{
-		int128		sum;
-
-		cell->dscale = Max(cell->dscale, dscale);
-		if (!__builtin_add_overflow(cell->big, v, &sum))
-		{
-			cell->big = sum;
-			return;
-		}
-	}
-	ta_numeric_add_extra(cell, value, groupcxt);
 }
 
 /*
@@ -350,20 +337,67 @@ ta_minmax_numeric(TaCell *cell, Datum value, bool is_max, MemoryContext groupcxt
 }
 
 /*
- * ta_cell_add
- *		Feed one input value (ignored for count(*)) to a cell.  NULL inputs
- *		are skipped, as by every strict transition function.
+ * ta_value_prepare
+ *		Prepare one input value for ta_cell_add_value.  With copycxt, a
+ *		by-reference value the cell may keep (a numeric that does not
+ *		decode, a numeric min or max) is copied there.
  */
 void
-ta_cell_add(TaCell *cell, const TaAgg *agg, Datum value, bool isnull,
-			MemoryContext groupcxt)
+ta_value_prepare(TaValue *out, const TaAgg *agg, Datum value, bool isnull,
+				 MemoryContext copycxt)
 {
+	out->isnull = isnull || agg->kind == TA_COUNT_STAR;
+	out->decoded = false;
+	out->d = value;
+	if (out->isnull)
+		return;
+	switch (agg->kind)
+	{
+		case TA_SUM_NUMERIC:
+		case TA_AVG_NUMERIC:
+			{
+				int			dscale;
+
+				if (ta_numeric_decode(value, &out->v, &dscale))
+				{
+					out->decoded = true;
+					out->dscale = dscale;
+					return;
+				}
+			}
+			/* FALLTHROUGH */
+		case TA_MIN_NUMERIC:
+		case TA_MAX_NUMERIC:
+			if (copycxt != NULL)
+			{
+				MemoryContext old = MemoryContextSwitchTo(copycxt);
+
+				out->d = datumCopy(value, false, -1);
+				MemoryContextSwitchTo(old);
+			}
+			return;
+		default:
+			return;
+	}
+}
+
+/*
+ * ta_cell_add_value
+ *		Feed one prepared input value to a cell.  NULL inputs are skipped,
+ *		as by every strict transition function; count(*) counts the row.
+ */
+void
+ta_cell_add_value(TaCell *cell, const TaAgg *agg, const TaValue *val,
+				  MemoryContext groupcxt)
+{
+	Datum		value = val->d;
+
 	if (agg->kind == TA_COUNT_STAR)
 	{
 		cell->n++;
 		return;
 	}
-	if (isnull)
+	if (val->isnull)
 		return;
 
 	switch (agg->kind)
@@ -392,7 +426,19 @@ ta_cell_add(TaCell *cell, const TaAgg *agg, Datum value, bool isnull,
 			return;				/* counted there */
 		case TA_SUM_NUMERIC:
 		case TA_AVG_NUMERIC:
-			ta_numeric_add(cell, value, groupcxt);
+			if (val->decoded)
+			{
+				int128		sum;
+
+				cell->dscale = Max(cell->dscale, val->dscale);
+				if (!__builtin_add_overflow(cell->big, val->v, &sum))
+					cell->big = sum;
+				else
+					ta_numeric_add_extra(cell, ta_int128_numeric(val->v, TA_NUMERIC_SCALE,
+																 val->dscale), groupcxt);
+			}
+			else
+				ta_numeric_add_extra(cell, value, groupcxt);
 			break;
 		case TA_MIN_INT:
 		case TA_MAX_INT:
@@ -426,6 +472,20 @@ ta_cell_add(TaCell *cell, const TaAgg *agg, Datum value, bool isnull,
 			break;
 	}
 	cell->n++;
+}
+
+/*
+ * ta_cell_add
+ *		Feed one input value to a cell, straight from the input row.
+ */
+void
+ta_cell_add(TaCell *cell, const TaAgg *agg, Datum value, bool isnull,
+			MemoryContext groupcxt)
+{
+	TaValue		val;
+
+	ta_value_prepare(&val, agg, value, isnull, NULL);
+	ta_cell_add_value(cell, agg, &val, groupcxt);
 }
 
 /*

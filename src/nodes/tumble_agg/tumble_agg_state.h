@@ -38,6 +38,24 @@ typedef struct TaCell
 /* Decimal digits after the point that a numeric sum keeps in big */
 #define TA_NUMERIC_SCALE 8
 
+/*
+ * One input value, prepared for a cell: a numeric summand decoded to
+ * 128 bits where it fits, a by-reference value copied (when a context is
+ * given) so that it outlives the input row.
+ */
+typedef struct TaValue
+{
+	Datum		d;
+	bool		isnull;
+	bool		decoded;		/* v, dscale hold a numeric summand */
+	int32		dscale;
+	int128		v;
+} TaValue;
+
+extern void ta_value_prepare(TaValue *out, const TaAgg *agg, Datum value,
+							 bool isnull, MemoryContext copycxt);
+extern void ta_cell_add_value(TaCell *cell, const TaAgg *agg, const TaValue *value,
+							  MemoryContext groupcxt);
 extern void ta_cell_add(TaCell *cell, const TaAgg *agg, Datum value,
 						bool isnull, MemoryContext groupcxt);
 extern void ta_cell_merge(TaCell *cell, const TaCell *other, const TaAgg *agg,
