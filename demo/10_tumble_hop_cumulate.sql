@@ -14,6 +14,14 @@ SELECT * FROM bid, tumble(bidtime, interval '10 minutes') ORDER BY bidtime;
 SELECT window_start, window_end, sum(price) AS total_price
 FROM bid, tumble(bidtime, interval '10 minutes')
 GROUP BY window_start, window_end ORDER BY window_start;
+\echo '-- ... run by TumbleAgg: windows as integer arithmetic, no hashing of timestamps;'
+\echo '   the date_bin / date_trunc spelling you may already have gets the same plan'
+EXPLAIN (COSTS OFF)
+SELECT window_start, window_end, sum(price) AS total_price
+FROM bid, tumble(bidtime, interval '10 minutes')
+GROUP BY window_start, window_end;
+SELECT date_bin('10 minutes', bidtime, timestamp '1970-01-01') AS window_start, item, count(*)
+FROM bid GROUP BY 1, 2 HAVING count(*) >= 1 ORDER BY 1, 2;
 
 \echo
 \echo '== HOP ==  Flink: SELECT * FROM HOP(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL ''5'' MINUTES, INTERVAL ''10'' MINUTES);'

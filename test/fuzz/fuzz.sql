@@ -63,7 +63,7 @@ CREATE TABLE fuzz.log (
 	seed		int,
 	round		int,
 	qno			int,
-	kind		text,		-- asof, nearest, interval, window_join, window_agg, session_agg
+	kind		text,		-- asof, nearest, interval, window_join, window_agg, session_agg, tumble_agg
 	nearmiss	bool,		-- generated as a shape that should fall through
 	forced		bool,		-- PostgreSQL's join methods all disabled
 	used		text,		-- custom nodes in the plan with the GUCs on
@@ -919,6 +919,78 @@ BEGIN
 	END IF;
 END $$;
 
+-- tumble(), date_bin() and date_trunc() window aggregation (TumbleAgg);
+-- exact aggregates only, as under fuzz.parallel PostgreSQL's own parallel
+-- aggregation adds floats in another order than a serial plan
+CREATE FUNCTION fuzz.gen_tumble_agg(OUT q text, OUT prep text, OUT oracle text, OUT near bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+	col text := fuzz.wpick(ARRAY['t', 'tz'], ARRAY[6, 4]);
+	u int := fuzz.wpick(ARRAY['1', '30', '60', '300', '3600', '86400'], ARRAY[1, 2, 5, 3, 2, 1])::int;
+	form text := fuzz.wpick(ARRAY['tumble', 'date_bin', 'date_trunc'], ARRAY[5, 3, 2]);
+	origin text;
+	unit text;
+	w text;
+	g text;
+	src text := 'fuzz.' || fuzz.wpick(ARRAY['w', 'l'], ARRAY[4, 1]);
+	aggs text;
+	wf text := '';
+BEGIN
+	near := false;
+	IF form = 'tumble' THEN
+		w := fuzz.wpick(ARRAY['window_start', 'window_end', 'window_start, window_end', 'window_time',
+							  'window_end, window_start'], ARRAY[4, 2, 6, 1, 1]);
+		src := src || ', ' || fuzz.window_call('tumble', NULL, u,
+			CASE WHEN fuzz.chance(0.3) THEN fuzz.pick('-240', '30', '60', '960')::int END, col);
+	ELSIF form = 'date_bin' THEN
+		origin := format('%s %L', CASE col WHEN 't' THEN 'timestamp' ELSE 'timestamptz' END,
+						 fuzz.pick('1970-01-01', '2001-02-03 04:05:06', '2024-01-01 00:00:07',
+								   '2100-01-01 00:00:30') || CASE col WHEN 'tz' THEN '+00' ELSE '' END);
+		w := format('date_bin(interval ''%s seconds'', %s, %s)', u, col, origin);
+		IF fuzz.chance(0.3) THEN
+			unit := fuzz.pick(' + interval ''1 minute''', ' - interval ''1 second''',
+							  ' + interval ''1 day''');
+			w := w || ', ' || w || unit;
+			IF col = 'tz' AND unit LIKE '%day%' THEN
+				near := true;		-- days on timestamptz: PostgreSQL's plan
+			END IF;
+		END IF;
+	ELSE
+		unit := fuzz.wpick(ARRAY['second', 'minute', 'hour', 'day', 'week', 'month', 'milliseconds'],
+						   ARRAY[2, 5, 4, 2, 1, 1, 1]);
+		w := format('date_trunc(%L, %s)', unit, col);
+		IF unit = 'month' OR col = 'tz' THEN
+			near := true;			-- variable buckets: PostgreSQL's plan
+		END IF;
+	END IF;
+	g := w;
+	IF fuzz.chance(0.5) THEN
+		g := g || ', k1';
+		IF fuzz.chance(0.3) THEN
+			g := g || ', k2';
+		END IF;
+	END IF;
+	aggs := fuzz.subset(ARRAY['count(*) AS c', 'count(v) AS cv', 'sum(v) AS sv', 'min(v) AS mnv',
+							  'max(id) AS mxid', 'avg(v)::text AS av', 'sum(n)::text AS sn',
+							  'avg(n)::text AS an', 'min(t) AS mnt', 'max(tz) AS mxtz',
+							  'sum(v::numeric / 7)::text AS snum', 'avg(v::numeric(6, 2))::text AS anum',
+							  'max((v / 3.0)::numeric)::text AS mxnum', 'min(f) AS mnf', 'max(f) AS mxf',
+							  'sum(m) AS sm', 'count(k1) AS ck', 'sum(v) * 2 - count(*) AS ex'], 0.3);
+	IF fuzz.chance(0.08) THEN
+		near := true;
+		aggs := aggs || ', ' || fuzz.pick('count(DISTINCT v) AS dv', 'sum(v) FILTER (WHERE v > 3) AS sf',
+										  'string_agg(id::text, '','' ORDER BY id) AS ids',
+										  'bool_and(v > 2) AS ba');
+	END IF;
+	IF fuzz.chance(0.2) THEN
+		wf := ' WHERE ' || fuzz.pick('v > 2', 'k1 IS NOT NULL', 'v IS NULL OR v < 7');
+	END IF;
+	q := format('SELECT %s, %s FROM %s%s GROUP BY %s', g, aggs, src, wf, g);
+	IF fuzz.chance(0.1) THEN
+		q := q || fuzz.pick(' HAVING count(*) > 1', ' HAVING sum(v) > 5');
+	END IF;
+END $$;
+
 -- session() aggregation (streaming GroupAggregate)
 CREATE FUNCTION fuzz.gen_session_agg(OUT q text, OUT prep text, OUT oracle text, OUT near bool)
 LANGUAGE plpgsql AS $$
@@ -1172,8 +1244,9 @@ BEGIN
 		PERFORM set_config('enable_hashagg', CASE WHEN fuzz.chance(0.15) THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('enable_sort', CASE WHEN fuzz.chance(0.05) THEN 'off' ELSE 'on' END, true);
 		t0 := clock_timestamp();
-		kind := fuzz.wpick(ARRAY['window_join', 'interval', 'asof', 'window_agg', 'session_agg'],
-						   ARRAY[30, 26, 26, 11, 7]);
+		kind := fuzz.wpick(ARRAY['window_join', 'interval', 'asof', 'window_agg', 'session_agg',
+								 'tumble_agg'],
+						   ARRAY[30, 26, 26, 11, 7, 10]);
 
 		IF only_kind IS NOT NULL THEN
 			kind := only_kind;
@@ -1217,6 +1290,7 @@ LANGUAGE sql AS $$
 	FROM fuzz.log l,
 		 LATERAL (SELECT CASE l.kind WHEN 'asof' THEN 'AsOfJoin' WHEN 'nearest' THEN 'AsOfJoin' WHEN 'interval' THEN 'IntervalJoin'
 									 WHEN 'window_join' THEN 'WindowJoin' WHEN 'window_agg' THEN 'WindowExpand'
+									 WHEN 'tumble_agg' THEN 'TumbleAgg'
 									 ELSE 'PlanChanged' END AS node) n
 	GROUP BY l.kind, n.node ORDER BY l.kind
 $$;

@@ -59,10 +59,12 @@ typedef struct TaAgg
 
 /*
  * What the executor needs from the planner (CustomScan.custom_private,
- * through tumble_agg_info_to_private / _from_private).  The child's
- * output columns are: 1 the time, 2 .. nkeys + 1 the keys, then one per
- * aggregate with an argument.  The scan tuple (custom_scan_tlist) is:
- * the window columns (bucket + delta each), the keys, the aggregates.
+ * through tumble_agg_info_to_private / _from_private).  input_cols gives
+ * the child's columns of the time, of each key and of the argument of each
+ * aggregate that has one, in that order: 1, 2, 3 ... when the child
+ * computes them, or the table's column numbers when the child returns its
+ * rows as they are stored.  The scan tuple (custom_scan_tlist) is: the
+ * window columns (bucket + delta each), the keys, the aggregates.
  */
 typedef struct TumbleAggPlanInfo
 {
@@ -78,6 +80,7 @@ typedef struct TumbleAggPlanInfo
 	List	   *key_collations; /* per key, OIDs */
 	int			naggs;
 	TaAgg	   *aggs;
+	List	   *input_cols;		/* integers, see above */
 	bool		parallel;		/* parallel-aware: groups exchanged */
 } TumbleAggPlanInfo;
 

@@ -81,6 +81,9 @@
 /* ... and windows it may start with */
 #define TA_DENSE_MIN_WINDOWS	1024
 
+/* the blocks group states are cut from */
+#define TA_BUMP_BLOCK			(256 * 1024)
+
 /* groups of their own in the dense array */
 enum
 {
@@ -106,6 +109,9 @@ typedef struct TumbleAggState
 	TumbleAggPlanInfo info;
 	int			nkeys;
 	int			naggs;
+	AttrNumber	timecol;		/* child column of the time */
+	AttrNumber *inkeycols;		/* child columns of the keys */
+	AttrNumber *partkeycols;	/* keys in partial rows and key slots: 2 .. */
 	AttrNumber *argcols;		/* per aggregate: child column, 0 for none */
 	TaValue    *batchvals;		/* TA_BATCH rows of prepared values */
 	Size		mem_limit;
@@ -118,7 +124,11 @@ typedef struct TumbleAggState
 
 	/* dense strategy */
 	bool		dense;
-	TaCell	   *dcells;			/* dnwin * naggs cells */
+	int64		layout;			/* bumped when the dense array moves */
+	TaCell	   *dcells;			/* dnwin * naggs cells, on cache lines */
+	void	   *dcells_raw;		/* (their allocation) */
+	char	   *bump_next;		/* ta_new_cells' free space */
+	char	   *bump_end;
 	bool	   *dused;
 	int64		dbase;			/* window start of dcells[0] */
 	int64		dnwin;
@@ -247,7 +257,9 @@ static void
 ta_reset_groups(TumbleAggState *state)
 {
 	MemoryContextReset(state->groupcxt);
+	state->bump_next = state->bump_end = NULL;
 	state->dcells = NULL;
+	state->dcells_raw = NULL;
 	state->dused = NULL;
 	state->dnwin = 0;
 	state->dgroups = 0;
@@ -297,9 +309,28 @@ ta_build_hashtable(TumbleAggState *state)
 static TaCell *
 ta_new_cells(TumbleAggState *state)
 {
+	Size		size = sizeof(TaCell) * Max(state->naggs, 1);
+	TaCell	   *cells;
+
 	state->groups++;
 	wj_state_add(&state->stats, sizeof(TaCell) * state->naggs);
-	return MemoryContextAllocZero(state->groupcxt, sizeof(TaCell) * Max(state->naggs, 1));
+
+	/*
+	 * From blocks of the group context, each group's cells on cache lines
+	 * of their own (a cell is one line) and next to the previous group's.
+	 */
+	if (state->bump_next == NULL || state->bump_next + size > state->bump_end)
+	{
+		Size		block = Max(TA_BUMP_BLOCK, size + PG_CACHE_LINE_SIZE);
+		char	   *raw = MemoryContextAlloc(state->groupcxt, block);
+
+		state->bump_next = (char *) TYPEALIGN(PG_CACHE_LINE_SIZE, raw);
+		state->bump_end = raw + block;
+	}
+	cells = (TaCell *) state->bump_next;
+	state->bump_next += size;
+	memset(cells, 0, size);
+	return cells;
 }
 
 /*
@@ -310,7 +341,7 @@ ta_new_cells(TumbleAggState *state)
  */
 static TaCell *
 ta_hashed_cells(TumbleAggState *state, int64 start, bool start_null,
-				TupleTableSlot *keys)
+				TupleTableSlot *keys, const AttrNumber *keycols)
 {
 	TupleTableSlot *hs = state->hashslot;
 	TupleHashEntry entry;
@@ -321,7 +352,8 @@ ta_hashed_cells(TumbleAggState *state, int64 start, bool start_null,
 		ta_build_hashtable(state);
 	if (state->intkeys)
 	{
-		TaCell	  **p = ta_int_lookup(state->inttable, start, start_null, keys, &isnew);
+		TaCell	  **p = ta_int_lookup(state->inttable, start, start_null, keys, keycols,
+										  &isnew);
 
 		if (isnew)
 			*p = ta_new_cells(state);
@@ -331,7 +363,7 @@ ta_hashed_cells(TumbleAggState *state, int64 start, bool start_null,
 	hs->tts_values[0] = Int64GetDatum(start);
 	hs->tts_isnull[0] = start_null;
 	for (int k = 0; k < state->nkeys; k++)
-		hs->tts_values[k + 1] = slot_getattr(keys, k + 2, &hs->tts_isnull[k + 1]);
+		hs->tts_values[k + 1] = slot_getattr(keys, keycols[k], &hs->tts_isnull[k + 1]);
 	ExecStoreVirtualTuple(hs);
 	entry = LookupTupleHashEntry(state->hashtable, hs, &isnew, NULL);
 	if (!isnew)
@@ -357,6 +389,7 @@ ta_dense_to_hashed(TumbleAggState *state)
 
 	memcpy(special, state->special, sizeof(special));
 	state->dense = false;
+	state->layout++;
 	ta_build_hashtable(state);
 	state->groups = 0;
 	wj_state_clear(&state->stats);
@@ -366,7 +399,7 @@ ta_dense_to_hashed(TumbleAggState *state)
 
 		if (!dused[w])
 			continue;
-		cells = ta_hashed_cells(state, base + w * state->info.unit, false, NULL);
+		cells = ta_hashed_cells(state, base + w * state->info.unit, false, NULL, NULL);
 		memcpy(cells, &dcells[w * state->naggs], sizeof(TaCell) * state->naggs);
 	}
 	for (int s = 0; s < TA_NSPECIAL; s++)
@@ -376,7 +409,7 @@ ta_dense_to_hashed(TumbleAggState *state)
 		if (special[s] == NULL)
 			continue;
 		cells = ta_hashed_cells(state, s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND,
-								s == TA_SPECIAL_NULL, NULL);
+								s == TA_SPECIAL_NULL, NULL, NULL);
 		memcpy(cells, special[s], sizeof(TaCell) * state->naggs);
 	}
 	Assert(state->groups == groups);
@@ -402,7 +435,9 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 
 		if (pg_sub_s64_overflow(start, (n / 2) * unit, &state->dbase))
 			return NULL;
-		state->dcells = MemoryContextAllocHuge(state->groupcxt, n * cellbytes);
+		state->dcells_raw = MemoryContextAllocHuge(state->groupcxt,
+												   n * cellbytes + PG_CACHE_LINE_SIZE);
+		state->dcells = (TaCell *) TYPEALIGN(PG_CACHE_LINE_SIZE, state->dcells_raw);
 		memset(state->dcells, 0, n * cellbytes);
 		state->dused = (bool *) (state->dcells + n * state->naggs);
 		state->dnwin = n;
@@ -419,6 +454,7 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 		int64		shift;
 		TaCell	   *cells;
 		bool	   *used;
+		void	   *raw;
 
 		if ((double) n * cellbytes > (double) state->mem_limit ||
 			(n > TA_DENSE_SPARSE_FROM && n > TA_DENSE_SPARSITY * state->dgroups) ||
@@ -430,14 +466,17 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 		else
 			lo = state->dbase;
 		shift = (state->dbase - lo) / unit;
-		cells = MemoryContextAllocHuge(state->groupcxt, n * cellbytes);
+		raw = MemoryContextAllocHuge(state->groupcxt, n * cellbytes + PG_CACHE_LINE_SIZE);
+		cells = (TaCell *) TYPEALIGN(PG_CACHE_LINE_SIZE, raw);
 		memset(cells, 0, n * cellbytes);
 		used = (bool *) (cells + n * state->naggs);
 		memcpy(cells + shift * state->naggs, state->dcells,
 			   sizeof(TaCell) * state->naggs * state->dnwin);
 		memcpy(used + shift, state->dused, state->dnwin);
-		pfree(state->dcells);
+		pfree(state->dcells_raw);
+		state->dcells_raw = raw;
 		state->dcells = cells;
+		state->layout++;
 		state->dused = used;
 		state->dbase = lo;
 		state->dnwin = n;
@@ -459,7 +498,7 @@ ta_dense_cells(TumbleAggState *state, int64 start)
  */
 static TaCell *
 ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
-			   TupleTableSlot *keys)
+			   TupleTableSlot *keys, const AttrNumber *keycols)
 {
 	if (state->dense)
 	{
@@ -483,7 +522,7 @@ ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
 			return cells;
 		ta_dense_to_hashed(state);
 	}
-	return ta_hashed_cells(state, start, start_null, keys);
+	return ta_hashed_cells(state, start, start_null, keys, keycols);
 }
 
 /*
@@ -719,40 +758,44 @@ ta_check_memory(TumbleAggState *state, bool exchanging)
 
 /*
  * ta_consume_batched
- *		Aggregate every row of the child into the integer-key table, in
- *		batches: the keys of a batch are hashed and their buckets
- *		prefetched, then looked up and their cells prefetched, then the
- *		values added, so that the cache misses of a table larger than the
- *		cache overlap instead of following one another.  Returns false
- *		(without reading anything) when the groups are not in that table.
+ *		Aggregate every row of the child into the dense array or the
+ *		integer-key table, in batches: for a batch of rows the windows (and
+ *		the keys' hashes, their buckets prefetched) are computed and the
+ *		values prepared, then the groups' cells are found and prefetched,
+ *		then the values added.  The cache misses of a dense array or table
+ *		larger than the cache thus overlap instead of following one another.
+ *		Returns false (having read nothing) when the groups are in the
+ *		generic hash table.
  */
 static bool
 ta_consume_batched(TumbleAggState *state, bool exchanging)
 {
 	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
+	int64		starts[TA_BATCH];
+	bool		start_nulls[TA_BATCH];
 	TaIntKey	keys[TA_BATCH];
 	uint32		hashes[TA_BATCH];
 	TaCell	   *cells[TA_BATCH];
 	TaValue    *vals = state->batchvals;
 	bool		done = false;
 
-	if (state->dense || !state->intkeys)
+	if (!state->dense && !state->intkeys)
 		return false;
-	if (!state->hashed_built)
+	if (!state->dense && !state->hashed_built)
 		ta_build_hashtable(state);
 
 	while (!done)
 	{
 		int			n = 0;
 		int64		before = state->groups;
+		bool		dense = state->dense;	/* (keyless if so) */
 
+		/* the windows, the keys' hashes, the values */
 		while (n < TA_BATCH)
 		{
 			TupleTableSlot *slot;
 			bool		isnull;
-			bool		start_null;
 			Datum		t;
-			int64		start;
 
 			CHECK_FOR_INTERRUPTS();
 			slot = ExecProcNode(child);
@@ -761,9 +804,11 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 				done = true;
 				break;
 			}
-			t = slot_getattr(slot, 1, &isnull);
-			start = ta_window_start(state, t, isnull, &start_null);
-			hashes[n] = ta_int_key(state->inttable, start, start_null, slot, &keys[n]);
+			t = slot_getattr(slot, state->timecol, &isnull);
+			starts[n] = ta_window_start(state, t, isnull, &start_nulls[n]);
+			if (!dense)
+				hashes[n] = ta_int_key(state->inttable, starts[n], start_nulls[n], slot,
+									   state->inkeycols, &keys[n]);
 			for (int a = 0; a < state->naggs; a++)
 			{
 				Datum		v = (Datum) 0;
@@ -776,16 +821,38 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 			}
 			n++;
 		}
+
+		/*
+		 * The groups' cells.  A dense array that grows (or turns into a
+		 * table) moves the cells found so far: then start over, finding
+		 * them again.
+		 */
 		for (int i = 0; i < n; i++)
 		{
-			bool		isnew;
-			TaCell	  **p = ta_int_lookup_key(state->inttable, &keys[i], hashes[i], &isnew);
+			int64		layout = state->layout;
 
-			if (isnew)
-				*p = ta_new_cells(state);
-			cells[i] = *p;
+			if (!dense)
+			{
+				bool		isnew;
+				TaCell	  **p;
+
+				p = ta_int_lookup_key(state->inttable, &keys[i], hashes[i], &isnew);
+				if (isnew)
+					*p = ta_new_cells(state);
+				cells[i] = *p;
+			}
+			else
+			{
+				cells[i] = ta_group_cells(state, starts[i], start_nulls[i], NULL, NULL);
+				if (state->layout != layout)
+				{
+					i = -1;		/* moved: find them all again */
+					continue;
+				}
+			}
 			__builtin_prefetch(cells[i]);
 		}
+
 		for (int i = 0; i < n; i++)
 			for (int a = 0; a < state->naggs; a++)
 				ta_cell_add_value(&cells[i][a], &state->info.aggs[a],
@@ -823,10 +890,10 @@ ta_consume(TumbleAggState *state, bool exchanging)
 		slot = ExecProcNode(child);
 		if (TupIsNull(slot))
 			break;
-		t = slot_getattr(slot, 1, &isnull);
+		t = slot_getattr(slot, state->timecol, &isnull);
 		start = ta_window_start(state, t, isnull, &start_null);
 		before = state->groups;
-		cells = ta_group_cells(state, start, start_null, slot);
+		cells = ta_group_cells(state, start, start_null, slot, state->inkeycols);
 		old = MemoryContextSwitchTo(state->rowcxt);
 		for (int a = 0; a < state->naggs; a++)
 		{
@@ -854,7 +921,7 @@ ta_merge_partial(TumbleAggState *state, TupleTableSlot *row)
 	bool		isnull;
 	int64		start = DatumGetInt64(slot_getattr(row, 1, &isnull));
 	int64		before = state->groups;
-	TaCell	   *cells = ta_group_cells(state, start, isnull, row);
+	TaCell	   *cells = ta_group_cells(state, start, isnull, row, state->partkeycols);
 
 	ta_merge_row_cells(state, cells, row, state->groupcxt);
 	MemoryContextReset(state->rowcxt);
@@ -1164,7 +1231,6 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	Oid		   *eqops;
 	ListCell   *lc;
 	int			k;
-	int			col;
 
 	node->custom_ps = list_make1(ExecInitNode(child_plan, estate, eflags));
 	childdesc = ExecGetResultType((PlanState *) linitial(node->custom_ps));
@@ -1181,12 +1247,24 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	state->mergecxt = AllocSetContextCreate(CurrentMemoryContext, "TumbleAgg merge",
 											ALLOCSET_SMALL_SIZES);
 
-	/* the aggregates' arguments follow the time and the keys */
+	/* where the time, the keys and the arguments are in the child's rows */
+	lc = list_head(state->info.input_cols);
+	state->timecol = lfirst_int(lc);
+	state->inkeycols = palloc(sizeof(AttrNumber) * Max(state->nkeys, 1));
+	state->partkeycols = palloc(sizeof(AttrNumber) * Max(state->nkeys, 1));
+	for (k = 0; k < state->nkeys; k++)
+	{
+		lc = lnext(state->info.input_cols, lc);
+		state->inkeycols[k] = lfirst_int(lc);
+		state->partkeycols[k] = k + 2;
+	}
 	state->argcols = palloc0(sizeof(AttrNumber) * Max(state->naggs, 1));
-	col = state->nkeys + 2;
 	for (int a = 0; a < state->naggs; a++)
 		if (state->info.aggs[a].kind != TA_COUNT_STAR)
-			state->argcols[a] = col++;
+		{
+			lc = lnext(state->info.input_cols, lc);
+			state->argcols[a] = lfirst_int(lc);
+		}
 
 	/* (start, keys...) for the hash table; + (seq, cells) for partial rows */
 	state->hashdesc = CreateTemplateTupleDesc(state->nkeys + 1);
@@ -1195,7 +1273,7 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	TupleDescInitEntry(state->partdesc, 1, "window", INT8OID, -1, 0);
 	for (k = 0; k < state->nkeys; k++)
 	{
-		Form_pg_attribute att = TupleDescAttr(childdesc, k + 1);
+		Form_pg_attribute att = TupleDescAttr(childdesc, state->inkeycols[k] - 1);
 
 		TupleDescInitEntry(state->hashdesc, k + 2, NULL, att->atttypid, att->atttypmod, 0);
 		TupleDescInitEntry(state->partdesc, k + 2, NULL, att->atttypid, att->atttypmod, 0);

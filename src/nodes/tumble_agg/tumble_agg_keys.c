@@ -150,12 +150,12 @@ ta_int_reset(TaIntTable *table)
 
 /*
  * ta_int_key
- *		The key of group (w, keys of slot columns 2 ..) and its hash; the
+ *		The key of group (w, keys of slot columns keycols) and its hash; the
  *		bucket it hashes to is prefetched, for a lookup a few rows later.
  */
 uint32
 ta_int_key(TaIntTable *table, int64 w, bool wnull, TupleTableSlot *slot,
-		   TaIntKey *key)
+		   const AttrNumber *keycols, TaIntKey *key)
 {
 	uint32		hash;
 
@@ -167,7 +167,7 @@ ta_int_key(TaIntTable *table, int64 w, bool wnull, TupleTableSlot *slot,
 	for (int i = 0; i < table->nkeys; i++)
 	{
 		bool		isnull;
-		Datum		d = slot_getattr(slot, i + 2, &isnull);
+		Datum		d = slot_getattr(slot, keycols[i], &isnull);
 
 		if (isnull)
 			key->nulls |= 1U << (i + 1);
@@ -204,10 +204,10 @@ ta_int_lookup_key(TaIntTable *table, const TaIntKey *key, uint32 hash, bool *isn
  */
 TaCell **
 ta_int_lookup(TaIntTable *table, int64 w, bool wnull, TupleTableSlot *slot,
-			  bool *isnew)
+			  const AttrNumber *keycols, bool *isnew)
 {
 	TaIntKey	key;
-	uint32		hash = ta_int_key(table, w, wnull, slot, &key);
+	uint32		hash = ta_int_key(table, w, wnull, slot, keycols, &key);
 
 	return ta_int_lookup_key(table, &key, hash, isnew);
 }

@@ -35,15 +35,17 @@ extern bool ta_int_key_type(Oid typid);
 
 extern TaIntTable *ta_int_create(MemoryContext cxt, int nkeys, const Oid *types);
 extern void ta_int_reset(TaIntTable *table);
-/* The cells of the group of (w, keys of slot columns 2 ..), *isnew set */
+/* The cells of the group of (w, keys of slot columns keycols), *isnew set */
 extern TaCell **ta_int_lookup(TaIntTable *table, int64 w, bool wnull,
-							  TupleTableSlot *slot, bool *isnew);
+							  TupleTableSlot *slot, const AttrNumber *keycols,
+							  bool *isnew);
 /*
  * The same in two steps, for a batch of rows: the key of (w, keys of slot)
  * and its hash (and a prefetch of its bucket), then its cells pointer.
  */
 extern uint32 ta_int_key(TaIntTable *table, int64 w, bool wnull,
-						 TupleTableSlot *slot, TaIntKey *key);
+						 TupleTableSlot *slot, const AttrNumber *keycols,
+						 TaIntKey *key);
 extern TaCell **ta_int_lookup_key(TaIntTable *table, const TaIntKey *key,
 								  uint32 hash, bool *isnew);
 

@@ -50,6 +50,7 @@
 
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -60,6 +61,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/plancat.h"
 #include "optimizer/tlist.h"
 #include "parser/parse_oper.h"
 #include "parser/scansup.h"
@@ -337,6 +339,60 @@ one_relation(PlannerInfo *root, RelOptInfo *rel)
 }
 
 /*
+ * child_columns
+ *		The child's target and where each input is in its rows (the
+ *		TumbleAggPlanInfo's input_cols).  When every input is a column of a
+ *		plain table, the child returns the table's rows as they are stored
+ *		(its physical target list): the scan then projects nothing and the
+ *		node reads the columns it needs from the stored row.  Otherwise the
+ *		child computes the inputs, in order.
+ */
+static PathTarget *
+child_columns(PlannerInfo *root, RelOptInfo *rel, PathTarget *inputs, List **cols)
+{
+	RangeTblEntry *rte = root->simple_rte_array[rel->relid];
+	List	   *physical = NIL;
+	ListCell   *lc;
+
+	*cols = NIL;
+	if (rte->rtekind == RTE_RELATION && !rte->inh &&
+		(rte->relkind == RELKIND_RELATION || rte->relkind == RELKIND_MATVIEW))
+		physical = build_physical_tlist(root, rel);
+	foreach(lc, physical)
+	{
+		if (!IsA(((TargetEntry *) lfirst(lc))->expr, Var))
+		{
+			physical = NIL;
+			break;
+		}
+	}
+	foreach(lc, inputs->exprs)
+	{
+		Var		   *var = (Var *) lfirst(lc);
+
+		if (physical == NIL || !IsA(var, Var) || var->varno != rel->relid ||
+			var->varattno <= 0 || var->varlevelsup != 0)
+		{
+			physical = NIL;
+			break;
+		}
+		*cols = lappend_int(*cols, var->varattno);
+	}
+	if (physical != NIL)
+	{
+		PathTarget *target = create_empty_pathtarget();
+
+		foreach(lc, physical)
+			add_column_to_pathtarget(target, ((TargetEntry *) lfirst(lc))->expr, 0);
+		return target;
+	}
+	*cols = NIL;
+	for (int i = 1; i <= list_length(inputs->exprs); i++)
+		*cols = lappend_int(*cols, i);
+	return inputs;
+}
+
+/*
  * serial_input
  *		The relation's cheapest unparameterized path that is not a Gather:
  *		the serial node reads the relation itself (its parallel variant is
@@ -561,6 +617,7 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			add_column_to_pathtarget(child_target,
 									 ((TargetEntry *) linitial(aggref->args))->expr, 0);
 	}
+	child_target = child_columns(root, data_rel, child_target, &pi.info.input_cols);
 	set_pathtarget_cost_width(root, child_target);
 
 	/*

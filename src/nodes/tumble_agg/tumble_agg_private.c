@@ -41,6 +41,7 @@ tumble_agg_info_to_private(const TumbleAggPlanInfo *info)
 		wj_private_put_int(&priv, (int) info->aggs[i].kind);
 		wj_private_put_oid(&priv, info->aggs[i].argtype);
 	}
+	wj_private_put_int_list(&priv, info->input_cols);
 	wj_private_put_bool(&priv, info->parallel);
 	return priv;
 }
@@ -74,6 +75,7 @@ tumble_agg_info_from_private(List *priv, TumbleAggPlanInfo *info)
 		info->aggs[i].kind = (TaAggKind) wj_private_get_int(&r);
 		info->aggs[i].argtype = wj_private_get_oid(&r);
 	}
+	info->input_cols = wj_private_get_int_list(&r);
 	info->parallel = wj_private_get_bool(&r);
 	wj_private_reader_done(&r);
 }
