@@ -31,6 +31,8 @@ SELECT outcome, detail FROM fuzz.compare('SELECT x FROM (VALUES (1), (2), (NULL)
 SELECT sum(fuzz.run_round(20261130, r, 10)) AS mismatches FROM generate_series(1, 30) r;
 -- and 10 rounds of nearest as-of joins (ORDER BY r.t <-> o.t)
 SELECT sum(fuzz.run_round(20261130, r, 10, 'nearest')) AS mismatches FROM generate_series(31, 40) r;
+-- and 10 rounds of tumble / date_bin / date_trunc aggregations (TumbleAgg)
+SELECT sum(fuzz.run_round(20261130, r, 10, 'tumble_agg')) AS mismatches FROM generate_series(41, 50) r;
 
 
 -- Per kind: generated queries and near misses (both decided by the

@@ -1244,9 +1244,8 @@ BEGIN
 		PERFORM set_config('enable_hashagg', CASE WHEN fuzz.chance(0.15) THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('enable_sort', CASE WHEN fuzz.chance(0.05) THEN 'off' ELSE 'on' END, true);
 		t0 := clock_timestamp();
-		kind := fuzz.wpick(ARRAY['window_join', 'interval', 'asof', 'window_agg', 'session_agg',
-								 'tumble_agg'],
-						   ARRAY[30, 26, 26, 11, 7, 10]);
+		kind := fuzz.wpick(ARRAY['window_join', 'interval', 'asof', 'window_agg', 'session_agg'],
+						   ARRAY[30, 26, 26, 11, 7]);
 
 		IF only_kind IS NOT NULL THEN
 			kind := only_kind;
