@@ -25,7 +25,8 @@
 typedef enum TaBucketKind
 {
 	TA_BUCKET_TUMBLE,			/* tumble(): an infinite time is an error */
-	TA_BUCKET_BIN				/* date_bin / date_trunc: infinite stays */
+	TA_BUCKET_DATE_BIN,			/* date_bin(): infinite stays; its overflow errors */
+	TA_BUCKET_DATE_TRUNC		/* date_trunc(): infinite stays */
 } TaBucketKind;
 
 /* The aggregates the node computes itself */
@@ -72,6 +73,7 @@ typedef struct TumbleAggPlanInfo
 	Oid			time_type;		/* timestamp or timestamptz */
 	int64		unit;			/* window length, microseconds */
 	int64		offset;			/* windows start at Unix epoch + offset + k * unit */
+	int64		origin;			/* date_bin's origin */
 	int			nwindowcols;	/* window columns of the scan tuple */
 	int64	   *deltas;			/* each: bucket + delta (microseconds) */
 	int			nkeys;

@@ -525,6 +525,41 @@ ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
 	return ta_hashed_cells(state, start, start_null, keys, keycols);
 }
 
+/* the error of PostgreSQL's timestamp arithmetic */
+static void
+ta_timestamp_out_of_range(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("timestamp out of range")));
+}
+
+/*
+ * ta_date_bin
+ *		date_bin(unit, ts, origin) for a finite ts, with the steps and the
+ *		errors of PostgreSQL's timestamp_bin.
+ */
+static int64
+ta_date_bin(TumbleAggState *state, int64 ts)
+{
+	int64		unit = state->info.unit;
+	int64		diff;
+	int64		delta;
+	int64		result;
+
+	if (unlikely(pg_sub_s64_overflow(ts, state->info.origin, &diff)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("interval out of range")));
+	delta = diff - diff % unit;
+	/* towards -infinity for a time before the origin */
+	if (diff < 0 && diff % unit != 0)
+		delta -= unit;
+	if (unlikely(pg_add_s64_overflow(state->info.origin, delta, &result)))
+		ta_timestamp_out_of_range();
+	return result;
+}
+
 /*
  * ta_window_start
  *		The window of time t (a child's column 1); start_null for a NULL
@@ -547,6 +582,8 @@ ta_window_start(TumbleAggState *state, Datum t, bool isnull, bool *start_null)
 			wj_check_finite(ts);
 		return ts;
 	}
+	if (state->info.bucket == TA_BUCKET_DATE_BIN)
+		return ta_date_bin(state, ts);
 	/* wj_window_floor's arithmetic, its base computed once */
 	rem = ts % state->info.unit;
 	if (rem < 0)
@@ -555,7 +592,11 @@ ta_window_start(TumbleAggState *state, Datum t, bool isnull, bool *start_null)
 	if (rem < 0)
 		rem += state->info.unit;
 	if (unlikely(!IS_VALID_TIMESTAMP(ts - rem)))
+	{
+		if (state->info.bucket == TA_BUCKET_DATE_TRUNC)
+			ta_timestamp_out_of_range();
 		return wj_window_floor(ts, state->info.unit, state->info.offset);	/* raises */
+	}
 	return ts - rem;
 }
 
@@ -987,8 +1028,18 @@ ta_fill_scan(TumbleAggState *state, int64 start, bool start_null,
 			slot->tts_values[col] = (Datum) 0;
 		else if (TIMESTAMP_NOT_FINITE(start))
 			slot->tts_values[col] = Int64GetDatum(start);
-		else
+		else if (state->info.bucket == TA_BUCKET_TUMBLE)
 			slot->tts_values[col] = Int64GetDatum(wj_timestamp_add(start, state->info.deltas[w]));
+		else
+		{
+			/* timestamp_pl_interval's result and error */
+			int64		v;
+
+			if (pg_add_s64_overflow(start, state->info.deltas[w], &v) ||
+				!IS_VALID_TIMESTAMP(v))
+				ta_timestamp_out_of_range();
+			slot->tts_values[col] = Int64GetDatum(v);
+		}
 	}
 	for (int k = 0; k < state->nkeys; k++, col++)
 	{

@@ -100,6 +100,7 @@ typedef struct TaBin
 	Expr	   *time_expr;
 	int64		unit;
 	int64		offset;
+	int64		origin;			/* date_bin's */
 	int64		delta;
 } TaBin;
 
@@ -173,7 +174,7 @@ date_trunc_bin(FuncExpr *fexpr, TaBin *bin)
 		default:
 			return false;
 	}
-	bin->kind = TA_BUCKET_BIN;
+	bin->kind = TA_BUCKET_DATE_TRUNC;
 	bin->time_expr = (Expr *) lsecond(fexpr->args);
 	bin->delta = 0;
 	return true;
@@ -230,7 +231,8 @@ match_bin(Expr *expr, TaBin *bin)
 				!wj_interval_usecs(stride, &bin->unit) || bin->unit <= 0 ||
 				TIMESTAMP_NOT_FINITE(DatumGetInt64(origin->constvalue)))
 				return false;
-			bin->kind = TA_BUCKET_BIN;
+			bin->kind = TA_BUCKET_DATE_BIN;
+			bin->origin = DatumGetInt64(origin->constvalue);
 			bin->time_expr = (Expr *) lsecond(fexpr->args);
 			/* relative to the Unix epoch, as wj_window_floor aligns */
 			bin->offset = wj_floormod(DatumGetInt64(origin->constvalue) -
@@ -543,6 +545,7 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 				first = bin;
 			else if (bin.kind != first.kind || bin.unit != first.unit ||
 					 wj_floormod(bin.offset - first.offset, bin.unit) != 0 ||
+					 bin.origin != first.origin ||
 					 !equal(bin.time_expr, first.time_expr))
 				return;
 			have_bin = true;
@@ -570,6 +573,7 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	pi.info.time_type = exprType((Node *) first.time_expr);
 	pi.info.unit = first.unit;
 	pi.info.offset = first.offset;
+	pi.info.origin = first.origin;
 	pi.time_expr = first.time_expr;
 
 	/* the aggregates; nothing else of the relation above the grouping */

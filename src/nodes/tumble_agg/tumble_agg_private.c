@@ -28,6 +28,7 @@ tumble_agg_info_to_private(const TumbleAggPlanInfo *info)
 	wj_private_put_oid(&priv, info->time_type);
 	wj_private_put_int64(&priv, info->unit);
 	wj_private_put_int64(&priv, info->offset);
+	wj_private_put_int64(&priv, info->origin);
 	wj_private_put_int(&priv, info->nwindowcols);
 	for (int i = 0; i < info->nwindowcols; i++)
 		wj_private_put_int64(&priv, info->deltas[i]);
@@ -60,6 +61,7 @@ tumble_agg_info_from_private(List *priv, TumbleAggPlanInfo *info)
 	info->time_type = wj_private_get_oid(&r);
 	info->unit = wj_private_get_int64(&r);
 	info->offset = wj_private_get_int64(&r);
+	info->origin = wj_private_get_int64(&r);
 	info->nwindowcols = wj_private_get_int(&r);
 	info->deltas = palloc0(sizeof(int64) * Max(info->nwindowcols, 1));
 	for (int i = 0; i < info->nwindowcols; i++)
