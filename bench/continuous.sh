@@ -12,9 +12,10 @@
 #   state     a simulated day streamed in 10k-row batches, refreshed after
 #             each: state rows (change log, panes or session fragments)
 #             before and after each refresh and the refresh time, sampled
-# Usage: bench/continuous.sh [--quick] [--sizes "1000000 10000000"] [--seconds N] [--state-only]
+# Usage: bench/continuous.sh [--quick] [--sizes "1000000 10000000"] [--seconds N]
+#                            [--state-only | --peers-only]
 # --quick: 100k rows, 5-second writer runs (what scripts/test could afford).
-# --state-only: the state run alone.
+# --state-only, --peers-only: the state run, or the peers' comparison, alone.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/common.sh"
 
@@ -27,7 +28,8 @@ while [ $# -gt 0 ]; do
 		--seconds) seconds=$2; shift 2 ;;
 		--quick) sizes=100000; seconds=5; shift ;;
 		--state-only) only=state; shift ;;
-		*) echo "usage: $0 [--quick] [--sizes LIST] [--seconds N] [--state-only]" >&2; exit 2 ;;
+		--peers-only) only=peers; shift ;;
+		*) echo "usage: $0 [--quick] [--sizes LIST] [--seconds N] [--state-only | --peers-only]" >&2; exit 2 ;;
 	esac
 done
 
@@ -141,7 +143,9 @@ for n in $W8_SIZES; do
 	done
 	psql -c "SELECT substr(name::text, 3) AS view, last_refresh_steps->>'path' AS path, state_rows FROM windowjoin.views ORDER BY 1"
 done
+fi
 
+if [ -z "${W8_ONLY:-}" ] || [ "$W8_ONLY" = peers ]; then
 echo
 echo "# W8 peers: tumble 1 min per item, 1k new rows appended to a history of n rows"
 echo "#   windowjoin: INSERT (capture) + windowjoin.refresh(); TimescaleDB: INSERT into a hypertable +"
@@ -197,6 +201,9 @@ for n in $W8_SIZES; do
 	done
 done
 
+fi
+
+if [ -z "${W8_ONLY:-}" ]; then
 echo
 echo "# W8 writers: 8 clients, 1k-row INSERT batches, $W8_SECONDS s each"
 for nv in 0 1 3; do
@@ -212,6 +219,7 @@ done
 
 fi
 
+[ -z "${W8_ONLY:-}" ] || [ "$W8_ONLY" = state ] || exit 0
 echo
 total=$((8640000 / 10000))
 [ -n "${W8_QUICK:-}" ] && total=20

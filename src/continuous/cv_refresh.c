@@ -722,14 +722,20 @@ cv_refresh_windows(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm,
 		else
 			lo = cv_bin(old_wm, v->size, v->offset);
 		/*
-		 * (OFFSET 0 keeps the bounds on window_end out of the scan, where
-		 * they would make the planner expect 200 times fewer rows than the
-		 * range holds, and sort them)
+		 * A tumbling window of a row in [lo, e) ends in (old watermark, e]:
+		 * the range query alone.  Hop and cumulate rows there belong to
+		 * windows ending outside too, kept out by a filter above the
+		 * aggregation (OFFSET 0: in the scan, the bounds on window_end would
+		 * make the planner expect 200 times fewer rows than the range holds,
+		 * and sort them).
 		 */
-		n = cv_exec(v, psprintf("INSERT INTO %s SELECT q.*%s FROM (%s OFFSET 0) q "
-								"WHERE q.window_end > $3 AND q.window_end <= $4",
-								view, finalcol, v->range_query),
-					4, lo, e, old_wm, e);
+		if (v->kind == CV_TUMBLE && !v->on_update)
+			n = cv_exec(v, psprintf("INSERT INTO %s %s", view, v->range_query), 2, lo, e);
+		else
+			n = cv_exec(v, psprintf("INSERT INTO %s SELECT q.*%s FROM (%s OFFSET 0) q "
+									"WHERE q.window_end > $3 AND q.window_end <= $4",
+									view, finalcol, v->range_query),
+						4, lo, e, old_wm, e);
 		c->emitted = n;
 		c->inserted += n;
 	}

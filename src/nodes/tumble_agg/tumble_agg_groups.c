@@ -1,0 +1,393 @@
+/*-------------------------------------------------------------------------
+ *
+ * tumble_agg_groups.c
+ *	  TumbleAgg's group store: the window of a row's time, and where the
+ *	  cells of each (window, keys) group live (see tumble_agg_exec.c).
+ *
+ * Without keys the groups are a dense array of windows indexed by
+ * (start - base) / unit, grown as windows appear, with the NULL and
+ * infinite windows beside it; it turns into a hash table when it would
+ * grow sparse or beyond the memory limit.  With keys, or after that, a
+ * simplehash table on integers (tumble_agg_keys.c) when every key is
+ * integer-like, else execGrouping.c's TupleHashTable.  Cells are cut
+ * from blocks of the group context, each group's on cache lines of its
+ * own.
+ *
+ * src/nodes/tumble_agg/tumble_agg_groups.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/int.h"
+#include "executor/executor.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "pg_compat.h"
+#include "tumble_agg_internal.h"
+#include "window_arith.h"
+
+/*
+ * ta_group_bytes
+ *		Memory held by the groups now.
+ */
+Size
+ta_group_bytes(TumbleAggState *state)
+{
+	return MemoryContextMemAllocated(state->groupcxt, true) +
+		MemoryContextMemAllocated(state->metacxt, true);
+}
+
+/*
+ * ta_reset_groups
+ *		Forget every group: an empty dense array (without keys) or an empty
+ *		hash table.
+ */
+void
+ta_reset_groups(TumbleAggState *state)
+{
+	MemoryContextReset(state->groupcxt);
+	state->bump_next = state->bump_end = NULL;
+	state->dcells = NULL;
+	state->dcells_raw = NULL;
+	state->dused = NULL;
+	state->dnwin = 0;
+	state->dgroups = 0;
+	memset(state->special, 0, sizeof(state->special));
+	if (state->inttable != NULL)
+		ta_int_reset(state->inttable);
+	if (state->hashtable != NULL)
+		ResetTupleHashTable(state->hashtable);
+	state->dense = state->nkeys == 0 && !state->hashed_built;
+	state->groups = 0;
+	wj_state_clear(&state->stats);
+}
+
+/*
+ * ta_build_hashtable
+ *		The hash table on (start, keys), created on first need.
+ */
+void
+ta_build_hashtable(TumbleAggState *state)
+{
+	MemoryContext old = MemoryContextSwitchTo(state->metacxt);
+
+	state->hashed_built = true;
+	if (state->intkeys)
+	{
+		Oid			types[TA_INT_KEYS];
+
+		for (int k = 0; k < state->nkeys; k++)
+			types[k] = TupleDescAttr(state->hashdesc, k + 1)->atttypid;
+		state->inttable = ta_int_create(state->metacxt, state->nkeys, types);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	state->hashtable = wj_build_tuple_hash_table(&state->css.ss.ps, state->hashdesc,
+												 state->nkeys + 1, state->hashcols,
+												 state->eqfuncoids, state->hashfuncs,
+												 state->collations, 1024,
+												 state->metacxt, state->groupcxt,
+												 state->tempcxt, false);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * ta_new_cells
+ *		Zeroed cells for a new group.
+ */
+TaCell *
+ta_new_cells(TumbleAggState *state)
+{
+	Size		size = sizeof(TaCell) * Max(state->naggs, 1);
+	TaCell	   *cells;
+
+	state->groups++;
+	wj_state_add(&state->stats, sizeof(TaCell) * state->naggs);
+
+	/*
+	 * From blocks of the group context, each group's cells on cache lines
+	 * of their own (a cell is one line) and next to the previous group's.
+	 */
+	if (state->bump_next == NULL || state->bump_next + size > state->bump_end)
+	{
+		Size		block = Max(TA_BUMP_BLOCK, size + PG_CACHE_LINE_SIZE);
+		char	   *raw = MemoryContextAlloc(state->groupcxt, block);
+
+		state->bump_next = (char *) TYPEALIGN(PG_CACHE_LINE_SIZE, raw);
+		state->bump_end = raw + block;
+	}
+	cells = (TaCell *) state->bump_next;
+	state->bump_next += size;
+	memset(cells, 0, size);
+	return cells;
+}
+
+/*
+ * ta_hashed_cells
+ *		The cells of group (start, keys), created if new.  keys are the
+ *		values of columns 2 .. nkeys + 1 of slot (a child or a partial row),
+ *		or none.
+ */
+TaCell *
+ta_hashed_cells(TumbleAggState *state, int64 start, bool start_null,
+				TupleTableSlot *keys, const AttrNumber *keycols)
+{
+	TupleTableSlot *hs = state->hashslot;
+	TupleHashEntry entry;
+	bool		isnew;
+	TaCell	   *cells;
+
+	if (!state->hashed_built)
+		ta_build_hashtable(state);
+	if (state->intkeys)
+	{
+		TaCell	  **p = ta_int_lookup(state->inttable, start, start_null, keys, keycols,
+										  &isnew);
+
+		if (isnew)
+			*p = ta_new_cells(state);
+		return *p;
+	}
+	ExecClearTuple(hs);
+	hs->tts_values[0] = Int64GetDatum(start);
+	hs->tts_isnull[0] = start_null;
+	for (int k = 0; k < state->nkeys; k++)
+		hs->tts_values[k + 1] = slot_getattr(keys, keycols[k], &hs->tts_isnull[k + 1]);
+	ExecStoreVirtualTuple(hs);
+	entry = LookupTupleHashEntry(state->hashtable, hs, &isnew, NULL);
+	if (!isnew)
+		return (TaCell *) wj_tuplehash_get(state->hashtable, entry);
+	cells = ta_new_cells(state);
+	wj_tuplehash_set(state->hashtable, entry, cells);
+	return cells;
+}
+
+/*
+ * ta_dense_to_hashed
+ *		Move the dense array's groups into the hash table.
+ */
+static void
+ta_dense_to_hashed(TumbleAggState *state)
+{
+	TaCell	   *dcells = state->dcells;
+	bool	   *dused = state->dused;
+	TaCell	   *special[TA_NSPECIAL];
+	int64		base = state->dbase;
+	int64		n = state->dnwin;
+	int64		groups = state->groups;
+
+	memcpy(special, state->special, sizeof(special));
+	state->dense = false;
+	state->layout++;
+	ta_build_hashtable(state);
+	state->groups = 0;
+	wj_state_clear(&state->stats);
+	for (int64 w = 0; w < n; w++)
+	{
+		TaCell	   *cells;
+
+		if (!dused[w])
+			continue;
+		cells = ta_hashed_cells(state, base + w * state->info.unit, false, NULL, NULL);
+		memcpy(cells, &dcells[w * state->naggs], sizeof(TaCell) * state->naggs);
+	}
+	for (int s = 0; s < TA_NSPECIAL; s++)
+	{
+		TaCell	   *cells;
+
+		if (special[s] == NULL)
+			continue;
+		cells = ta_hashed_cells(state, s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND,
+								s == TA_SPECIAL_NULL, NULL, NULL);
+		memcpy(cells, special[s], sizeof(TaCell) * state->naggs);
+	}
+	Assert(state->groups == groups);
+	(void) groups;
+	/* the arrays stay in groupcxt until the next reset: small beside it */
+}
+
+/*
+ * ta_dense_cells
+ *		The dense array's cells of window start (finite), growing the array;
+ *		NULL when the array should turn hashed.
+ */
+static TaCell *
+ta_dense_cells(TumbleAggState *state, int64 start)
+{
+	int64		unit = state->info.unit;
+	int64		w;
+	Size		cellbytes = sizeof(TaCell) * state->naggs + 1;
+
+	if (state->dnwin == 0)
+	{
+		int64		n = TA_DENSE_MIN_WINDOWS;
+
+		if (pg_sub_s64_overflow(start, (n / 2) * unit, &state->dbase))
+			return NULL;
+		state->dcells_raw = MemoryContextAllocHuge(state->groupcxt,
+												   n * cellbytes + PG_CACHE_LINE_SIZE);
+		state->dcells = (TaCell *) TYPEALIGN(PG_CACHE_LINE_SIZE, state->dcells_raw);
+		memset(state->dcells, 0, n * cellbytes);
+		state->dused = (bool *) (state->dcells + n * state->naggs);
+		state->dnwin = n;
+	}
+	if (pg_sub_s64_overflow(start, state->dbase, &w))
+		return NULL;
+	if (start < state->dbase || w / unit >= state->dnwin)
+	{
+		/* grow to hold start: twice the span, or enough */
+		int64		lo = Min(start, state->dbase);
+		int64		hi = Max(start, state->dbase + (state->dnwin - 1) * unit);
+		int64		need = (hi - lo) / unit + 1;
+		int64		n = Max(need, state->dnwin * 2);
+		int64		shift;
+		TaCell	   *cells;
+		bool	   *used;
+		void	   *raw;
+
+		if ((double) n * cellbytes > (double) state->mem_limit ||
+			(n > TA_DENSE_SPARSE_FROM && n > TA_DENSE_SPARSITY * state->dgroups) ||
+			(double) n * (double) unit > (double) PG_INT64_MAX / 4)
+			return NULL;
+		/* the old windows keep their place relative to each other */
+		if (start < state->dbase)
+			lo = state->dbase - (n - state->dnwin) * unit;
+		else
+			lo = state->dbase;
+		shift = (state->dbase - lo) / unit;
+		raw = MemoryContextAllocHuge(state->groupcxt, n * cellbytes + PG_CACHE_LINE_SIZE);
+		cells = (TaCell *) TYPEALIGN(PG_CACHE_LINE_SIZE, raw);
+		memset(cells, 0, n * cellbytes);
+		used = (bool *) (cells + n * state->naggs);
+		memcpy(cells + shift * state->naggs, state->dcells,
+			   sizeof(TaCell) * state->naggs * state->dnwin);
+		memcpy(used + shift, state->dused, state->dnwin);
+		pfree(state->dcells_raw);
+		state->dcells_raw = raw;
+		state->dcells = cells;
+		state->layout++;
+		state->dused = used;
+		state->dbase = lo;
+		state->dnwin = n;
+	}
+	w = (start - state->dbase) / unit;
+	if (!state->dused[w])
+	{
+		state->dused[w] = true;
+		state->dgroups++;
+		state->groups++;
+		wj_state_add(&state->stats, sizeof(TaCell) * state->naggs);
+	}
+	return &state->dcells[w * state->naggs];
+}
+
+/*
+ * ta_group_cells
+ *		The cells of group (start, keys): dense or hashed.
+ */
+TaCell *
+ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
+			   TupleTableSlot *keys, const AttrNumber *keycols)
+{
+	if (state->dense)
+	{
+		int			s = -1;
+		TaCell	   *cells;
+
+		if (start_null)
+			s = TA_SPECIAL_NULL;
+		else if (start == DT_NOBEGIN)
+			s = TA_SPECIAL_NEG_INF;
+		else if (start == DT_NOEND)
+			s = TA_SPECIAL_POS_INF;
+		if (s >= 0)
+		{
+			if (state->special[s] == NULL)
+				state->special[s] = ta_new_cells(state);
+			return state->special[s];
+		}
+		cells = ta_dense_cells(state, start);
+		if (cells != NULL)
+			return cells;
+		ta_dense_to_hashed(state);
+	}
+	return ta_hashed_cells(state, start, start_null, keys, keycols);
+}
+
+/* the error of PostgreSQL's timestamp arithmetic */
+void
+ta_timestamp_out_of_range(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("timestamp out of range")));
+}
+
+/*
+ * ta_date_bin
+ *		date_bin(unit, ts, origin) for a finite ts, with the steps and the
+ *		errors of PostgreSQL's timestamp_bin.
+ */
+static int64
+ta_date_bin(TumbleAggState *state, int64 ts)
+{
+	int64		unit = state->info.unit;
+	int64		diff;
+	int64		delta;
+	int64		result;
+
+	if (unlikely(pg_sub_s64_overflow(ts, state->info.origin, &diff)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("interval out of range")));
+	delta = diff - diff % unit;
+	/* towards -infinity for a time before the origin */
+	if (diff < 0 && diff % unit != 0)
+		delta -= unit;
+	if (unlikely(pg_add_s64_overflow(state->info.origin, delta, &result)))
+		ta_timestamp_out_of_range();
+	return result;
+}
+
+/*
+ * ta_window_start
+ *		The window of time t (the child's time column); start_null for a NULL
+ *		time.  tumble() rejects an infinite time as it always does; date_bin
+ *		and date_trunc keep it.
+ */
+int64
+ta_window_start(TumbleAggState *state, Datum t, bool isnull, bool *start_null)
+{
+	int64		ts;
+	int64		rem;
+
+	*start_null = isnull;
+	if (isnull)
+		return 0;
+	ts = DatumGetInt64(t);
+	if (TIMESTAMP_NOT_FINITE(ts))
+	{
+		if (state->info.bucket == TA_BUCKET_TUMBLE)
+			wj_check_finite(ts);
+		return ts;
+	}
+	if (state->info.bucket == TA_BUCKET_DATE_BIN)
+		return ta_date_bin(state, ts);
+	/* wj_window_floor's arithmetic, its base computed once */
+	rem = ts % state->info.unit;
+	if (rem < 0)
+		rem += state->info.unit;
+	rem -= state->floor_base;
+	if (rem < 0)
+		rem += state->info.unit;
+	if (unlikely(!IS_VALID_TIMESTAMP(ts - rem)))
+	{
+		if (state->info.bucket == TA_BUCKET_DATE_TRUNC)
+			ta_timestamp_out_of_range();
+		return wj_window_floor(ts, state->info.unit, state->info.offset);	/* raises */
+	}
+	return ts - rem;
+}
+
