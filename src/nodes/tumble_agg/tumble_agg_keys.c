@@ -86,45 +86,6 @@ ta_int_key_type(Oid typid)
 	}
 }
 
-/* a key Datum as int64, and back */
-static inline int64
-key_int(Oid typid, Datum d)
-{
-	switch (typid)
-	{
-		case INT2OID:
-			return DatumGetInt16(d);
-		case INT4OID:
-		case DATEOID:
-			return DatumGetInt32(d);
-		case OIDOID:
-			return (int64) DatumGetObjectId(d);
-		case BOOLOID:
-			return DatumGetBool(d) ? 1 : 0;
-		default:
-			return DatumGetInt64(d);
-	}
-}
-
-static inline Datum
-key_datum(Oid typid, int64 v)
-{
-	switch (typid)
-	{
-		case INT2OID:
-			return Int16GetDatum((int16) v);
-		case INT4OID:
-		case DATEOID:
-			return Int32GetDatum((int32) v);
-		case OIDOID:
-			return ObjectIdGetDatum((Oid) v);
-		case BOOLOID:
-			return BoolGetDatum(v != 0);
-		default:
-			return Int64GetDatum(v);
-	}
-}
-
 /*
  * ta_int_create
  *		An empty table in cxt for nkeys keys of the given types.
@@ -172,7 +133,7 @@ ta_int_key(TaIntTable *table, int64 w, bool wnull, TupleTableSlot *slot,
 		if (isnull)
 			key->nulls |= 1U << (i + 1);
 		else
-			key->k[i] = key_int(table->types[i], d);
+			key->k[i] = ta_datum_int64(table->types[i], d);
 	}
 	hash = ta_int_hash(key);
 	__builtin_prefetch(&table->hash->data[hash & table->hash->sizemask]);
@@ -237,7 +198,7 @@ ta_int_next(TaIntTable *table, TupleTableSlot *slot)
 	for (int i = 0; i < table->nkeys; i++)
 	{
 		slot->tts_isnull[i + 1] = (entry->key.nulls & (1U << (i + 1))) != 0;
-		slot->tts_values[i + 1] = key_datum(table->types[i], entry->key.k[i]);
+		slot->tts_values[i + 1] = ta_int64_datum(table->types[i], entry->key.k[i]);
 	}
 	ExecStoreVirtualTuple(slot);
 	return entry->cells;

@@ -241,38 +241,6 @@ ta_float_cmp(double a, double b)
 	return (a > b) - (a < b);
 }
 
-/* an integer argument of type typid as int64 */
-static int64
-ta_int_value(Oid typid, Datum value)
-{
-	switch (typid)
-	{
-		case INT2OID:
-			return DatumGetInt16(value);
-		case INT4OID:
-		case DATEOID:
-			return DatumGetInt32(value);
-		default:
-			return DatumGetInt64(value);
-	}
-}
-
-/* an int64 back as a Datum of type typid */
-static Datum
-ta_int_datum(Oid typid, int64 value)
-{
-	switch (typid)
-	{
-		case INT2OID:
-			return Int16GetDatum((int16) value);
-		case INT4OID:
-		case DATEOID:
-			return Int32GetDatum((int32) value);
-		default:
-			return Int64GetDatum(value);
-	}
-}
-
 /* a float argument as double (float4 converts exactly) */
 static double
 ta_float_value(Oid typid, Datum value)
@@ -407,7 +375,7 @@ ta_cell_add_value(TaCell *cell, const TaAgg *agg, const TaValue *val,
 			break;
 		case TA_SUM_INT:
 		case TA_AVG_INT:
-			cell->i += ta_int_value(agg->argtype, value);
+			cell->i += ta_datum_int64(agg->argtype, value);
 			break;
 		case TA_SUM_INT8:
 		case TA_AVG_INT8:
@@ -443,7 +411,7 @@ ta_cell_add_value(TaCell *cell, const TaAgg *agg, const TaValue *val,
 		case TA_MIN_INT:
 		case TA_MAX_INT:
 			{
-				int64		x = ta_int_value(agg->argtype, value);
+				int64		x = ta_datum_int64(agg->argtype, value);
 
 				if (cell->n == 0 ||
 					(agg->kind == TA_MIN_INT ? x < cell->i : x > cell->i))
@@ -622,7 +590,7 @@ ta_cell_final(const TaCell *cell, const TaAgg *agg, bool *isnull)
 									   NumericGetDatum(int64_to_numeric(cell->n)));
 		case TA_MIN_INT:
 		case TA_MAX_INT:
-			return ta_int_datum(agg->argtype, cell->i);
+			return ta_int64_datum(agg->argtype, cell->i);
 		case TA_MIN_FLOAT:
 		case TA_MAX_FLOAT:
 			return agg->argtype == FLOAT4OID ? Float4GetDatum((float4) cell->f) :

@@ -13,6 +13,7 @@
 #ifndef TUMBLE_AGG_STATE_H
 #define TUMBLE_AGG_STATE_H
 
+#include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 
 #include "tumble_agg.h"
@@ -34,6 +35,48 @@ typedef struct TaCell
 								 * hold (NaN, infinities, many digits), or
 								 * the min / max value */
 } TaCell;
+
+/*
+ * An integer-like value (int2, int4, int8, oid, bool, date, timestamp,
+ * timestamptz) as int64, and back: aggregate arguments and integer keys.
+ */
+static inline int64
+ta_datum_int64(Oid typid, Datum d)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return DatumGetInt16(d);
+		case INT4OID:
+		case DATEOID:
+			return DatumGetInt32(d);
+		case OIDOID:
+			return (int64) DatumGetObjectId(d);
+		case BOOLOID:
+			return DatumGetBool(d) ? 1 : 0;
+		default:
+			return DatumGetInt64(d);
+	}
+}
+
+static inline Datum
+ta_int64_datum(Oid typid, int64 v)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) v);
+		case INT4OID:
+		case DATEOID:
+			return Int32GetDatum((int32) v);
+		case OIDOID:
+			return ObjectIdGetDatum((Oid) v);
+		case BOOLOID:
+			return BoolGetDatum(v != 0);
+		default:
+			return Int64GetDatum(v);
+	}
+}
 
 /* Decimal digits after the point that a numeric sum keeps in big */
 #define TA_NUMERIC_SCALE 8
