@@ -146,6 +146,7 @@ done
 fi
 
 if [ -z "${W8_ONLY:-}" ] || [ "$W8_ONLY" = peers ]; then
+psql -f lib.sql
 echo
 echo "# W8 peers: tumble 1 min per item, 1k new rows appended to a history of n rows"
 echo "#   windowjoin: INSERT (capture) + windowjoin.refresh(); TimescaleDB: INSERT into a hypertable +"
