@@ -17,15 +17,16 @@
 -- date from the changes to its source:
 --   * capture: statement-level AFTER triggers (windowjoin._capture, C)
 --     append (sign, event time[, row]) to the view's change log;
---   * refresh: one transaction folds the log.  The watermark is
---     max(event time seen) - delay, never decreasing, or later if advanced
---     explicitly.  Windows that closed since the last refresh, and (late =>
---     'revise') closed windows a late change touched, are recomputed from
---     an index range scan of the source with the view's own query plus
---     "t >= lo AND t < hi" (the range query, derived in C by
---     windowjoin._analyze_view_query), deleted and inserted.  Nothing else
---     is kept: the state of a view is its change log, emptied by every
---     refresh, and the source rows of its open windows.
+--   * refresh (windowjoin.refresh, C: src/continuous/cv_refresh.c): one
+--     transaction folds the log.  The watermark is max(event time seen) -
+--     delay, never decreasing, or later if advanced explicitly.  Windows
+--     that closed since the last refresh, and (late => 'revise') closed
+--     windows a late change touched, are computed from an index range scan
+--     of the source with the view's own query plus "t >= lo AND t < hi"
+--     (the range query, derived in C by windowjoin._analyze_view_query), or
+--     from the view's pane or session partial states (cv_panes.c), deleted
+--     and inserted.  The state of a view is its change log, emptied by
+--     every refresh, and its partial states, bounded by its open windows.
 --
 -- Event times are kept in the catalog as timestamptz; for a timestamp
 -- source, as the wall clock read in UTC (windowjoin._tz), so that the

@@ -4,13 +4,13 @@
  *	  Continuous window views: what _PG_init and windowjoin_status() need
  *	  from src/continuous/.
  *
- * The SQL side (catalog windowjoin.view_catalog, create_view, refresh,
+ * The SQL side (catalog windowjoin.view_catalog, create_view,
  * drop_view, advance_watermark, the views view) is in
  * windowjoin--0.2--0.3.sql; the C side is the query analysis
  * (cv_analyze.c, with query-tree helpers in cv_query.c), the pane and
  * session partial states derived from it (cv_panes.c), change capture
- * and dependencies (cv_capture.c, cv_depend.c) and the background
- * scheduler (cv_scheduler.c).
+ * and dependencies (cv_capture.c, cv_depend.c), refresh (cv_refresh.c)
+ * and the background scheduler (cv_scheduler.c).
  *
  * src/continuous/continuous.h
  *
