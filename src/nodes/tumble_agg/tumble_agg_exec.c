@@ -55,6 +55,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "utils/builtins.h"
+#include "utils/ruleutils.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
@@ -966,6 +967,25 @@ tumble_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	offset.time = state->info.offset;
 	wj_explain_window(state->info.bucket == TA_BUCKET_TUMBLE ? "tumble" : "bin",
 					  NULL, NULL, &unit, &offset, es);
+	if (state->nkeys > 0)
+	{
+		/* the keys, as PostgreSQL's aggregation shows its Group Key */
+		CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+		List	   *context = set_deparse_context_plan(es->deparse_cxt,
+													   node->ss.ps.plan, ancestors);
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		for (int k = 0; k < state->nkeys; k++)
+		{
+			TargetEntry *tle = list_nth(cscan->custom_scan_tlist,
+										state->info.nwindowcols + k);
+
+			appendStringInfo(&buf, "%s%s", k > 0 ? ", " : "",
+							 deparse_expression((Node *) tle->expr, context, true, false));
+		}
+		ExplainPropertyText("Group Keys", buf.data, es);
+	}
 	ExplainPropertyText("Strategy", state->nkeys > 0 ? "hashed" :
 						state->hashed_built ? "dense, then hashed" : "dense", es);
 	if (node->ss.ps.plan->parallel_aware)
