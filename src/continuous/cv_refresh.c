@@ -261,6 +261,7 @@ cv_col(HeapTuple tup, TupleDesc desc, const char *name, bool *isnull)
 	return SPI_getbinval(tup, desc, attno, isnull);
 }
 
+/* a text column, NULL when null */
 static char *
 cv_col_text(HeapTuple tup, TupleDesc desc, const char *name)
 {
@@ -270,6 +271,7 @@ cv_col_text(HeapTuple tup, TupleDesc desc, const char *name)
 	return isnull ? NULL : TextDatumGetCString(d);
 }
 
+/* a regclass or regtype column, InvalidOid when null */
 static Oid
 cv_col_oid(HeapTuple tup, TupleDesc desc, const char *name)
 {
@@ -279,6 +281,7 @@ cv_col_oid(HeapTuple tup, TupleDesc desc, const char *name)
 	return isnull ? InvalidOid : DatumGetObjectId(d);
 }
 
+/* a bigint or timestamptz column, 0 when null */
 static int64
 cv_col_int64(HeapTuple tup, TupleDesc desc, const char *name)
 {
@@ -288,6 +291,7 @@ cv_col_int64(HeapTuple tup, TupleDesc desc, const char *name)
 	return isnull ? 0 : DatumGetInt64(d);
 }
 
+/* an interval column in microseconds, 0 when null (no months: checked) */
 static int64
 cv_col_usecs(HeapTuple tup, TupleDesc desc, const char *name)
 {
@@ -455,6 +459,7 @@ typedef struct CvRange
 	int64		hi;
 } CvRange;
 
+/* ranges by start, then end */
 static int
 cv_cmp_range(const void *a, const void *b)
 {
