@@ -31,6 +31,7 @@ typedef struct TaIntEntry
 	char		status;
 } TaIntEntry;
 
+/* the hash of a key: its integers mixed, then murmurhash32's finaliser */
 static inline uint32
 ta_int_hash(const TaIntKey *key)
 {
