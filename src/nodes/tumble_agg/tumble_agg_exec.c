@@ -135,7 +135,7 @@ tumble_agg_create_state(CustomScan *cscan)
  */
 static TupleTableSlot *
 ta_partial_row(TumbleAggState *state, int64 start, bool start_null,
-			   TupleTableSlot *keys, int key_offset, TaCell *cells)
+			   TupleTableSlot *keys, TaCell *cells)
 {
 	TupleTableSlot *ps = state->partslot;
 
@@ -150,7 +150,7 @@ ta_partial_row(TumbleAggState *state, int64 start, bool start_null,
 			ps->tts_isnull[k + 1] = true;
 		}
 		else
-			ps->tts_values[k + 1] = slot_getattr(keys, k + key_offset,
+			ps->tts_values[k + 1] = slot_getattr(keys, k + 2,
 												 &ps->tts_isnull[k + 1]);
 	}
 	ps->tts_values[state->nkeys + 1] = Int64GetDatum(state->seq++);
@@ -175,63 +175,16 @@ typedef void (*TaPartialSink) (TumbleAggState *state, int64 start,
 static void
 ta_dump_groups(TumbleAggState *state, TaPartialSink sink)
 {
-	if (state->dense)
+	TaCell	   *cells;
+	int64		start;
+	bool		start_null;
+	TupleTableSlot *keys;
+
+	ta_groups_start(state);
+	while ((cells = ta_groups_next(state, &start, &start_null, &keys)) != NULL)
 	{
-		for (int s = 0; s < TA_NSPECIAL; s++)
-		{
-			int64		start = s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND;
-
-			if (state->special[s] != NULL)
-				sink(state, start, s == TA_SPECIAL_NULL,
-					 ta_partial_row(state, start, s == TA_SPECIAL_NULL, NULL, 0,
-									state->special[s]));
-		}
-		for (int64 w = 0; w < state->dnwin; w++)
-		{
-			int64		start = state->dbase + w * state->info.unit;
-
-			CHECK_FOR_INTERRUPTS();
-			if (state->dused[w])
-				sink(state, start, false,
-					 ta_partial_row(state, start, false, NULL, 0,
-									&state->dcells[w * state->naggs]));
-		}
-	}
-	else if (state->inttable != NULL)
-	{
-		TaCell	   *cells;
-
-		ta_int_start(state->inttable);
-		while ((cells = ta_int_next(state->inttable, state->keyvslot)) != NULL)
-		{
-			bool		isnull;
-			int64		start = DatumGetInt64(slot_getattr(state->keyvslot, 1, &isnull));
-
-			CHECK_FOR_INTERRUPTS();
-			sink(state, start, isnull,
-				 ta_partial_row(state, start, isnull, state->keyvslot, 2, cells));
-		}
-	}
-	else if (state->hashtable != NULL)
-	{
-		TupleHashIterator iter;
-		TupleHashEntry entry;
-
-		InitTupleHashIterator(state->hashtable, &iter);
-		while ((entry = ScanTupleHashTable(state->hashtable, &iter)) != NULL)
-		{
-			TupleTableSlot *ks = state->keyslot;
-			bool		isnull;
-			int64		start;
-
-			CHECK_FOR_INTERRUPTS();
-			ExecStoreMinimalTuple(wj_tuplehash_tuple(entry), ks, false);
-			start = DatumGetInt64(slot_getattr(ks, 1, &isnull));
-			sink(state, start, isnull,
-				 ta_partial_row(state, start, isnull, ks, 2,
-								(TaCell *) wj_tuplehash_get(state->hashtable, entry)));
-		}
-		TermTupleHashIterator(&iter);
+		CHECK_FOR_INTERRUPTS();
+		sink(state, start, start_null, ta_partial_row(state, start, start_null, keys, cells));
 	}
 	state->dumps++;
 	ta_reset_groups(state);
@@ -520,12 +473,7 @@ ta_finish_input(TumbleAggState *state)
 	if (!state->spilled)
 	{
 		state->phase = TA_EMIT;
-		state->dpos = 0;
-		state->spos = 0;
-		if (!state->dense && state->inttable != NULL)
-			ta_int_start(state->inttable);
-		else if (!state->dense && state->hashtable != NULL)
-			InitTupleHashIterator(state->hashtable, &state->hashiter);
+		ta_groups_start(state);
 		return;
 	}
 	ta_dump_groups(state, ta_sink_sort);
@@ -538,11 +486,11 @@ ta_finish_input(TumbleAggState *state)
 /*
  * ta_fill_scan
  *		The scan tuple of a finished group: window columns from start, keys
- *		from keyslot (columns key_offset ..), the aggregates' results.
+ *		from keyslot (columns 2 ..), the aggregates' results.
  */
 static TupleTableSlot *
 ta_fill_scan(TumbleAggState *state, int64 start, bool start_null,
-			 TupleTableSlot *keyslot, int key_offset, TaCell *cells)
+			 TupleTableSlot *keyslot, TaCell *cells)
 {
 	TupleTableSlot *slot = state->css.ss.ss_ScanTupleSlot;
 	int			col = 0;
@@ -578,7 +526,7 @@ ta_fill_scan(TumbleAggState *state, int64 start, bool start_null,
 			slot->tts_isnull[col] = true;
 		}
 		else
-			slot->tts_values[col] = slot_getattr(keyslot, k + key_offset,
+			slot->tts_values[col] = slot_getattr(keyslot, k + 2,
 												 &slot->tts_isnull[col]);
 	}
 	for (int a = 0; a < state->naggs; a++, col++)
@@ -596,55 +544,14 @@ ta_fill_scan(TumbleAggState *state, int64 start, bool start_null,
 static TupleTableSlot *
 ta_next_in_memory(TumbleAggState *state)
 {
-	if (state->dense)
-	{
-		while (state->spos < TA_NSPECIAL)
-		{
-			int			s = state->spos++;
+	int64		start;
+	bool		start_null;
+	TupleTableSlot *keys;
+	TaCell	   *cells = ta_groups_next(state, &start, &start_null, &keys);
 
-			if (state->special[s] != NULL)
-				return ta_fill_scan(state, s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND,
-									s == TA_SPECIAL_NULL, NULL, 0, state->special[s]);
-		}
-		while (state->dpos < state->dnwin)
-		{
-			int64		w = state->dpos++;
-
-			if (state->dused[w])
-				return ta_fill_scan(state, state->dbase + w * state->info.unit, false,
-									NULL, 0, &state->dcells[w * state->naggs]);
-		}
+	if (cells == NULL)
 		return NULL;
-	}
-	if (state->inttable != NULL)
-	{
-		TaCell	   *cells = ta_int_next(state->inttable, state->keyvslot);
-		bool		isnull;
-		int64		start;
-
-		if (cells == NULL)
-			return NULL;
-		start = DatumGetInt64(slot_getattr(state->keyvslot, 1, &isnull));
-		return ta_fill_scan(state, start, isnull, state->keyvslot, 2, cells);
-	}
-	if (state->hashtable != NULL)
-	{
-		TupleHashEntry entry = ScanTupleHashTable(state->hashtable, &state->hashiter);
-
-		if (entry != NULL)
-		{
-			TupleTableSlot *ks = state->keyslot;
-			bool		isnull;
-			int64		start;
-
-			ExecStoreMinimalTuple(wj_tuplehash_tuple(entry), ks, false);
-			start = DatumGetInt64(slot_getattr(ks, 1, &isnull));
-			return ta_fill_scan(state, start, isnull, ks, 2,
-								(TaCell *) wj_tuplehash_get(state->hashtable, entry));
-		}
-		TermTupleHashIterator(&state->hashiter);
-	}
-	return NULL;
+	return ta_fill_scan(state, start, start_null, keys, cells);
 }
 
 /*
@@ -703,7 +610,7 @@ ta_next_sorted(TumbleAggState *state)
 		MemoryContextReset(state->rowcxt);
 	}
 	start = DatumGetInt64(slot_getattr(state->groupslot, 1, &isnull));
-	return ta_fill_scan(state, start, isnull, state->groupslot, 2, state->mcells);
+	return ta_fill_scan(state, start, isnull, state->groupslot, state->mcells);
 }
 
 /*

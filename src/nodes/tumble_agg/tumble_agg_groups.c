@@ -391,3 +391,85 @@ ta_window_start(TumbleAggState *state, Datum t, bool isnull, bool *start_null)
 	return ts - rem;
 }
 
+
+/*
+ * ta_groups_start
+ *		Start a walk over the groups in memory (ta_groups_next).
+ */
+void
+ta_groups_start(TumbleAggState *state)
+{
+	state->dpos = 0;
+	state->spos = 0;
+	if (state->dense)
+		return;
+	if (state->inttable != NULL)
+		ta_int_start(state->inttable);
+	else if (state->hashtable != NULL)
+		InitTupleHashIterator(state->hashtable, &state->hashiter);
+}
+
+/*
+ * ta_groups_next
+ *		The next group's cells, its window start, and its keys in *keys
+ *		(columns 2 .., the window in column 1; NULL without keys); NULL at
+ *		the end.  Dense groups come the NULL and infinite windows first,
+ *		then in window order.
+ */
+TaCell *
+ta_groups_next(TumbleAggState *state, int64 *start, bool *start_null,
+			   TupleTableSlot **keys)
+{
+	*keys = NULL;
+	if (state->dense)
+	{
+		while (state->spos < TA_NSPECIAL)
+		{
+			int			s = state->spos++;
+
+			if (state->special[s] != NULL)
+			{
+				*start = s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND;
+				*start_null = s == TA_SPECIAL_NULL;
+				return state->special[s];
+			}
+		}
+		while (state->dpos < state->dnwin)
+		{
+			int64		w = state->dpos++;
+
+			if (state->dused[w])
+			{
+				*start = state->dbase + w * state->info.unit;
+				*start_null = false;
+				return &state->dcells[w * state->naggs];
+			}
+		}
+		return NULL;
+	}
+	if (state->inttable != NULL)
+	{
+		TaCell	   *cells = ta_int_next(state->inttable, state->keyvslot);
+
+		if (cells == NULL)
+			return NULL;
+		*keys = state->keyvslot;
+		*start = DatumGetInt64(slot_getattr(*keys, 1, start_null));
+		return cells;
+	}
+	if (state->hashtable != NULL)
+	{
+		TupleHashEntry entry = ScanTupleHashTable(state->hashtable, &state->hashiter);
+
+		if (entry == NULL)
+		{
+			TermTupleHashIterator(&state->hashiter);
+			return NULL;
+		}
+		ExecStoreMinimalTuple(wj_tuplehash_tuple(entry), state->keyslot, false);
+		*keys = state->keyslot;
+		*start = DatumGetInt64(slot_getattr(*keys, 1, start_null));
+		return (TaCell *) wj_tuplehash_get(state->hashtable, entry);
+	}
+	return NULL;
+}

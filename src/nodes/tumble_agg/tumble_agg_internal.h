@@ -144,4 +144,8 @@ extern TaCell *ta_hashed_cells(TumbleAggState *state, int64 start, bool start_nu
 extern TaCell *ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
 							  TupleTableSlot *keys, const AttrNumber *keycols);
 
+extern void ta_groups_start(TumbleAggState *state);
+extern TaCell *ta_groups_next(TumbleAggState *state, int64 *start, bool *start_null,
+							  TupleTableSlot **keys);
+
 #endif							/* TUMBLE_AGG_INTERNAL_H */
