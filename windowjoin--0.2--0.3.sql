@@ -104,6 +104,11 @@ CREATE FUNCTION windowjoin._register_view(view regclass, source regclass,
   changes regclass, late regclass, triggers oid[], panes regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'wj_register_view' LANGUAGE C VOLATILE;
 
+-- the background scheduler looks at this database when the transaction
+-- commits (a new scheduled view); does nothing without the scheduler
+CREATE FUNCTION windowjoin._scheduler_wake() RETURNS void
+AS 'MODULE_PATHNAME', 'wj_scheduler_wake' LANGUAGE C VOLATILE;
+
 --------------------------------------------------------------------------
 -- Helpers
 --------------------------------------------------------------------------
@@ -318,6 +323,9 @@ BEGIN
           WHERE t.tgrelid = a.source AND t.tgname LIKE trg || '\_%'), pn);
 
   PERFORM windowjoin.refresh(v);
+  IF schedule IS NOT NULL THEN
+    PERFORM windowjoin._scheduler_wake();
+  END IF;
   RETURN v;
 END
 $fn$;

@@ -9,11 +9,23 @@
  * windowjoin.scheduler is off).
  * Every windowjoin.scheduler_naptime it lists the databases that accept
  * connections (templates excluded) and starts, for each one that has no
- * worker running, a per-database worker.  The per-database worker connects,
- * and if the extension is installed there, refreshes each continuous view
- * whose schedule is due (last refresh + schedule <= now), one transaction
- * per view at REPEATABLE READ, so that the change log and the source are
- * read in one snapshot; then it exits.
+ * worker running and is due, a per-database worker.  The per-database
+ * worker connects, and if the extension is installed there, refreshes each
+ * continuous view whose schedule is due (last refresh + schedule <= now),
+ * one transaction per view at REPEATABLE READ, so that the change log and
+ * the source are read in one snapshot; then it exits.
+ *
+ * When a database is due: the launcher cannot read another database's
+ * catalog, so each worker leaves, before it exits, the time its database's
+ * next view falls due in a small table in shared memory (CvSchedShared);
+ * a database without scheduled views (or without the extension) is looked
+ * at again after CV_IDLE_RECHECK.  A database the table does not know yet
+ * (after a start, or when the table is full) is due at once.  A transaction
+ * that creates a scheduled view makes its database due when it commits and
+ * wakes the launcher (wj_scheduler_wake), so a new view is refreshed within
+ * a naptime.  Whatever the table says, the launcher starts at most one
+ * worker per database per naptime: worker exits set its latch, and without
+ * that bound it would start the next worker at once, in a loop.
  *
  * Workers exit after each round rather than staying connected so that
  * DROP DATABASE and CREATE DATABASE never wait for them, and a view's
@@ -43,7 +55,10 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lwlock.h"
 #include "storage/proc.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -61,12 +76,145 @@ int			wj_scheduler_naptime = 1000;
 static bool wj_scheduler_enabled = true;
 static bool wj_launcher_registered = false;
 
+/* a database without scheduled views is looked at again after this long */
+#define CV_IDLE_RECHECK_MS	(60 * 1000)
+/* databases the shared table remembers; others are simply always due */
+#define CV_SCHED_SLOTS		256
+
 /* a database's running worker, as the launcher remembers it */
 typedef struct CvDbWorker
 {
 	Oid			dboid;
 	BackgroundWorkerHandle *handle;
 } CvDbWorker;
+
+/* what the scheduler knows of one database */
+typedef struct CvDbDue
+{
+	Oid			dboid;
+	TimestampTz next_due;		/* start a worker from then on (0: now) */
+	TimestampTz last_start;		/* the launcher's last start of a worker */
+	uint64		wakes;			/* wj_scheduler_wake() calls so far */
+} CvDbDue;
+
+/* the table in shared memory (cv_sched_shmem_startup) */
+typedef struct CvSchedShared
+{
+	slock_t		mutex;			/* protects everything below */
+	Latch	   *launcher_latch; /* NULL while no launcher runs */
+	int			ndbs;
+	CvDbDue		dbs[CV_SCHED_SLOTS];
+} CvSchedShared;
+
+static CvSchedShared *cv_sched = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+/* this transaction created a scheduled view: wake the launcher at commit */
+static bool cv_wake_at_commit = false;
+
+PG_FUNCTION_INFO_V1(wj_scheduler_wake);
+
+/*
+ * cv_sched_shmem_request
+ *		shmem_request_hook: room for the table.
+ */
+static void
+cv_sched_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(CvSchedShared)));
+}
+
+/*
+ * cv_sched_shmem_startup
+ *		shmem_startup_hook: create (or attach to) the table.
+ */
+static void
+cv_sched_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	cv_sched = ShmemInitStruct("windowjoin scheduler", sizeof(CvSchedShared), &found);
+	if (!found)
+	{
+		memset(cv_sched, 0, sizeof(CvSchedShared));
+		SpinLockInit(&cv_sched->mutex);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/*
+ * cv_sched_slot
+ *		The table's entry of a database, added when add is true and there is
+ *		room; NULL otherwise.  The caller holds the mutex.
+ */
+static CvDbDue *
+cv_sched_slot(Oid dboid, bool add)
+{
+	for (int i = 0; i < cv_sched->ndbs; i++)
+		if (cv_sched->dbs[i].dboid == dboid)
+			return &cv_sched->dbs[i];
+	if (!add || cv_sched->ndbs >= CV_SCHED_SLOTS)
+		return NULL;
+	memset(&cv_sched->dbs[cv_sched->ndbs], 0, sizeof(CvDbDue));
+	cv_sched->dbs[cv_sched->ndbs].dboid = dboid;
+	return &cv_sched->dbs[cv_sched->ndbs++];
+}
+
+/*
+ * cv_sched_xact_callback
+ *		At the commit of a transaction that created a scheduled view, make
+ *		the database due and wake the launcher; after the commit, so that
+ *		the worker it starts sees the view.
+ */
+static void
+cv_sched_xact_callback(XactEvent event, void *arg)
+{
+	Latch	   *latch = NULL;
+
+	if (!cv_wake_at_commit)
+		return;
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
+		event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT)
+		return;
+	cv_wake_at_commit = false;
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		cv_sched == NULL)
+		return;
+	SpinLockAcquire(&cv_sched->mutex);
+	{
+		CvDbDue    *slot = cv_sched_slot(MyDatabaseId, false);
+
+		/* a database without an entry is due anyway */
+		if (slot != NULL)
+		{
+			slot->next_due = 0;
+			slot->wakes++;
+		}
+		latch = cv_sched->launcher_latch;
+	}
+	SpinLockRelease(&cv_sched->mutex);
+	if (latch != NULL)
+		SetLatch(latch);
+}
+
+/*
+ * wj_scheduler_wake
+ *		windowjoin._scheduler_wake(): called by create_view() for a view
+ *		with a schedule; the launcher looks at this database when the
+ *		transaction commits.  Does nothing without the launcher.
+ */
+Datum
+wj_scheduler_wake(PG_FUNCTION_ARGS)
+{
+	if (cv_sched != NULL)
+		cv_wake_at_commit = true;
+	PG_RETURN_VOID();
+}
 
 /*
  * wj_scheduler_init
@@ -94,8 +242,14 @@ wj_scheduler_init(bool preloaded)
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	RegisterXactCallback(cv_sched_xact_callback, NULL);
 	if (!preloaded)
 		return;
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = cv_sched_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = cv_sched_shmem_startup;
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -178,9 +332,65 @@ cv_start_db_worker(Oid dboid)
 }
 
 /*
+ * cv_db_is_due
+ *		Should the launcher start a worker for this database now?  Records
+ *		the start when it should.  A database the table cannot hold is due
+ *		every naptime.
+ */
+static bool
+cv_db_is_due(Oid dboid, TimestampTz now)
+{
+	CvDbDue    *slot;
+	bool		due = true;
+
+	SpinLockAcquire(&cv_sched->mutex);
+	slot = cv_sched_slot(dboid, true);
+	if (slot != NULL)
+	{
+		due = slot->last_start == 0 ||
+			(now >= TimestampTzPlusMilliseconds(slot->last_start, wj_scheduler_naptime) &&
+			 now >= slot->next_due);
+		if (due)
+			slot->last_start = now;
+	}
+	SpinLockRelease(&cv_sched->mutex);
+	return due;
+}
+
+/*
+ * cv_sched_forget_dropped
+ *		Drop the entries of databases that are no longer listed.
+ */
+static void
+cv_sched_forget_dropped(List *dbs)
+{
+	SpinLockAcquire(&cv_sched->mutex);
+	for (int i = 0; i < cv_sched->ndbs;)
+	{
+		if (list_member_oid(dbs, cv_sched->dbs[i].dboid))
+			i++;
+		else
+			cv_sched->dbs[i] = cv_sched->dbs[--cv_sched->ndbs];
+	}
+	SpinLockRelease(&cv_sched->mutex);
+}
+
+/*
+ * cv_launcher_detach
+ *		on_shmem_exit: no launcher to wake any more.
+ */
+static void
+cv_launcher_detach(int code, Datum arg)
+{
+	SpinLockAcquire(&cv_sched->mutex);
+	cv_sched->launcher_latch = NULL;
+	SpinLockRelease(&cv_sched->mutex);
+}
+
+/*
  * wj_scheduler_launcher_main
  *		The launcher's loop: every naptime, a worker for each database
- *		that has none running.
+ *		that is due and has none running.
  */
 void
 wj_scheduler_launcher_main(Datum arg)
@@ -196,6 +406,10 @@ wj_scheduler_launcher_main(Datum arg)
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "windowjoin launcher",
 								ALLOCSET_DEFAULT_SIZES);
+	SpinLockAcquire(&cv_sched->mutex);
+	cv_sched->launcher_latch = MyLatch;
+	SpinLockRelease(&cv_sched->mutex);
+	on_shmem_exit(cv_launcher_detach, (Datum) 0);
 	for (;;)
 	{
 		List	   *dbs;
@@ -235,6 +449,7 @@ wj_scheduler_launcher_main(Datum arg)
 
 			dbs = cv_list_databases();
 			MemoryContextSwitchTo(old);
+			cv_sched_forget_dropped(dbs);
 		}
 		foreach(lc, dbs)
 		{
@@ -246,7 +461,7 @@ wj_scheduler_launcher_main(Datum arg)
 			foreach(lc2, running)
 				if (((CvDbWorker *) lfirst(lc2))->dboid == dboid)
 					busy = true;
-			if (busy)
+			if (busy || !cv_db_is_due(dboid, GetCurrentTimestamp()))
 				continue;
 			handle = cv_start_db_worker(dboid);
 			if (handle != NULL)
@@ -359,8 +574,46 @@ cv_refresh_one(Oid view)
 }
 
 /*
+ * cv_next_due
+ *		When the next view of this database falls due; now plus
+ *		CV_IDLE_RECHECK without scheduled views or without the extension.
+ */
+static TimestampTz
+cv_next_due(void)
+{
+	TimestampTz due = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+												  CV_IDLE_RECHECK_MS);
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	if (OidIsValid(get_extension_oid("windowjoin", true)) &&
+		OidIsValid(get_namespace_oid("windowjoin", true)) &&
+		OidIsValid(get_relname_relid("view_catalog",
+									 get_namespace_oid("windowjoin", true))))
+	{
+		bool		isnull;
+		Datum		d;
+
+		PushActiveSnapshot(GetTransactionSnapshot());
+		SPI_connect();
+		if (SPI_execute("SELECT min(coalesce(last_refresh, '-infinity') + schedule) "
+						"FROM windowjoin.view_catalog WHERE schedule IS NOT NULL",
+						true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "could not list continuous views");
+		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		if (!isnull)
+			due = Min(due, DatumGetTimestampTz(d));
+		SPI_finish();
+		PopActiveSnapshot();
+	}
+	CommitTransactionCommand();
+	return due;
+}
+
+/*
  * wj_scheduler_db_main
- *		A per-database worker: refresh the views that are due, then exit.
+ *		A per-database worker: refresh the views that are due, then leave
+ *		the time of the next one in the launcher's table and exit.
  */
 void
 wj_scheduler_db_main(Datum arg)
@@ -368,11 +621,20 @@ wj_scheduler_db_main(Datum arg)
 	Oid			dboid = DatumGetObjectId(arg);
 	List	   *views;
 	ListCell   *lc;
+	CvDbDue    *slot;
+	uint64		wakes;
+	TimestampTz next_due;
 
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("windowjoin scheduler");
+
+	/* a wake after this point, seen or not by what follows, wins */
+	SpinLockAcquire(&cv_sched->mutex);
+	slot = cv_sched_slot(dboid, false);
+	wakes = slot != NULL ? slot->wakes : 0;
+	SpinLockRelease(&cv_sched->mutex);
 
 	views = cv_due_views();
 	foreach(lc, views)
@@ -380,5 +642,12 @@ wj_scheduler_db_main(Datum arg)
 		CHECK_FOR_INTERRUPTS();
 		cv_refresh_one(lfirst_oid(lc));
 	}
+	next_due = cv_next_due();
+
+	SpinLockAcquire(&cv_sched->mutex);
+	slot = cv_sched_slot(dboid, false);
+	if (slot != NULL && slot->wakes == wakes)
+		slot->next_due = next_due;
+	SpinLockRelease(&cv_sched->mutex);
 	proc_exit(0);
 }

@@ -67,6 +67,14 @@ CASES = [
      "SELECT count(*) FROM (SELECT window_start, window_end, count(*) FROM a, "
      "cumulate(t, interval '1 second', interval '1 day') GROUP BY 1, 2) x",
      "WindowExpand"),
+    ("TumbleAgg per key (1 s windows, hashed)", "",
+     "SELECT count(*) FROM (SELECT k, window_start, count(*), sum(v) FROM a, "
+     "tumble(t, interval '1 second') GROUP BY k, window_start, window_end) x",
+     "TumbleAgg"),
+    ("TumbleAgg date_bin 100 ms, no key (dense, then spills)", "",
+     "SELECT count(*) FROM (SELECT date_bin('100 ms', t, timestamp '2024-01-01'), "
+     "count(*), avg(v) FROM a GROUP BY 1) x",
+     "TumbleAgg"),
     # the window function itself (SessionWindow, chosen on cost, would
     # replace it: its cancellation is the next two cases)
     ("session() window function", "SET windowjoin.enable_window_aggregate = off; ",
@@ -132,6 +140,10 @@ MEMLIMIT_CASES = [
      "FROM (SELECT k, session(t, interval '5 minutes') "
      "OVER (PARTITION BY k ORDER BY t) AS w FROM a) s GROUP BY 1, 2, 3) x",
      "GroupAggregate"),
+    ("windows", "TumbleAgg per key, 1 min (hashed, spills)", "",
+     "SELECT count(*) FROM (SELECT k, window_start, count(*), sum(v) FROM a, "
+     "tumble(t, interval '1 minute') GROUP BY k, window_start, window_end) x",
+     "TumbleAgg"),
     ("windows", "tumble() SRF", "",
      "SELECT count(*) FROM a, tumble(t, interval '1 minute')", None),
     ("windows", "hop() SRF (2 windows/row)", "",
@@ -210,6 +222,10 @@ MEMORY_CASES = [
      "SELECT k, t, session(t, interval '5 minutes') OVER w AS sw, count(*) OVER w AS n "
      "FROM ms_sess WINDOW w AS (PARTITION BY k ORDER BY t)",
      "SessionSort", ["ms_sess"]),
+    ("TumbleAgg per key, 10 min (hashed, spills)", "2MB", "",
+     "SELECT k, window_start, window_end, count(*) AS n, sum(v) AS s, max(t) AS last "
+     "FROM ms_a, tumble(t, interval '10 minutes') GROUP BY 1, 2, 3",
+     "TumbleAgg", ["ms_a"]),
     ("WindowExpand hop panes 10 min / 1 hour", "2MB", "",
      "SELECT window_start, window_end, count(*) AS n, sum(v) AS s FROM ms_a, "
      "hop(t, interval '10 minutes', interval '1 hour') GROUP BY 1, 2",

@@ -66,7 +66,7 @@ FROM orders o LEFT JOIN LATERAL (
 -- The node each view must use (with every setting at its default)
 CREATE TABLE wj_expect (name text PRIMARY KEY, node text);
 INSERT INTO wj_expect VALUES
-  ('tumble', 'HashAggregate'),
+  ('tumble', 'Custom Scan (TumbleAgg)'),
   ('hop', 'Custom Scan (WindowExpand)'),
   ('cumulate', 'Custom Scan (WindowExpand)'),
   ('session', 'GroupAggregate'),
