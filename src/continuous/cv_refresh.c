@@ -66,6 +66,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
@@ -965,6 +966,7 @@ wj_refresh(PG_FUNCTION_ARGS)
 	bool		reset;
 	bool		fast = false;
 	const char *path;
+	int			gucs;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -1024,6 +1026,20 @@ wj_refresh(PG_FUNCTION_ARGS)
 	/* 2. the watermark */
 	new_wm = Max(Max(old_wm, cv_add(max_ev, -v.delay)), v.explicit_watermark);
 
+	/*
+	 * The statements below read whole time ranges of the source.  With a
+	 * btree on the time column the planner prefers a plain index scan over
+	 * a bitmap scan when the table is nearly in time order, as a stream's
+	 * table is; but rows that arrived a little out of order then send the
+	 * scan back and forth between heap pages, and a closing refresh of the
+	 * bench's one-minute windows read its 6,000 rows in 1.4 ms instead of
+	 * 0.7 ms through a bitmap (which reads each page once).  So plain index
+	 * scans are off until the catalog row is written.
+	 */
+	gucs = NewGUCNestLevel();
+	(void) set_config_option("enable_indexscan", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+
 	if (v.kind != CV_SESSION)
 	{
 		cv_refresh_windows(&v, &f, old_wm, new_wm, &c, &t2);
@@ -1036,6 +1052,8 @@ wj_refresh(PG_FUNCTION_ARGS)
 										&c, &t2, &fast);
 		path = fast ? "fragments" : "source";
 	}
+
+	AtEOXact_GUC(true, gucs);
 
 	/* 5. the catalog row */
 	{
