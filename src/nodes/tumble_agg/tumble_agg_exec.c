@@ -622,6 +622,10 @@ ta_next_group(ScanState *ss)
 {
 	TumbleAggState *state = (TumbleAggState *) ss;
 
+	/* the leader may leave its share to the workers (docs/parallel.md) */
+	if (wj_leader_leaves_share(&state->leader, &ss->ps))
+		return NULL;
+
 	for (;;)
 	{
 		TupleTableSlot *slot;
@@ -853,6 +857,7 @@ tumble_agg_rescan(CustomScanState *node)
 	ta_reset_groups(state);
 	wj_state_reset(&state->stats, true);
 	state->phase = TA_CONSUME;
+	state->leader.asked = false;
 	wj_exchange_restart(&state->ex);
 	if (child->chgParam == NULL)
 		ExecReScan(child);
@@ -939,7 +944,10 @@ tumble_agg_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	wj_exchange_init_dsm(&state->ex, coordinate, pcxt,
 						 ta_nparts(pcxt->nworkers + 1), "wjtumble");
 	if (state->ex.shared != NULL)
+	{
 		state->nparts = state->ex.shared->nparts;
+		state->leader.pcxt = pcxt;
+	}
 }
 
 /* ReInitializeDSMCustomScan: start the exchange over */
@@ -968,6 +976,7 @@ tumble_agg_shutdown(CustomScanState *node)
 
 	wj_exchange_close(&state->ex);
 	state->ex.shared = NULL;
+	state->leader.pcxt = NULL;
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "nodes/execnodes.h"
 #include "utils/tuplesort.h"
 
+#include "exec_common.h"
 #include "row_exchange.h"
 #include "state_stats.h"
 #include "tumble_agg.h"
@@ -122,6 +123,7 @@ typedef struct TumbleAggState
 
 	/* parallel */
 	WjExchange	ex;
+	WjLeaderShare leader;		/* the leader's share under a Gather */
 	int			nparts;
 	TupleTableSlot *readslot;
 
