@@ -190,6 +190,13 @@ SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(num) FROM m,
   tumble(t, interval '1 minute') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg|Gather',
   settings => 'work_mem=64kB, hash_mem_multiplier=1, enable_hashagg=off, enable_sort=off')
   AS parallel_spilled;
+-- the leader leaving its share to the workers, or always taking one
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(num)::text AS sn FROM m,
+  tumble(t, interval '5 minutes') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg|Gather',
+  settings => 'windowjoin.leader_participation=off') AS parallel_leader_off;
+SELECT wj_test.on_off($$SELECT date_trunc('minute', t), count(*), sum(i8) FROM m GROUP BY 1$$,
+  'window_aggregate', 'TumbleAgg|Gather',
+  settings => 'windowjoin.leader_participation=on') AS parallel_leader_on;
 EXPLAIN (COSTS OFF)
 SELECT window_start, k, count(*) FROM m, tumble(t, interval '5 minutes') GROUP BY 1, 2;
 RESET parallel_setup_cost;
