@@ -197,6 +197,9 @@ SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(num)::text AS sn F
 SELECT wj_test.on_off($$SELECT date_trunc('minute', t), count(*), sum(i8) FROM m GROUP BY 1$$,
   'window_aggregate', 'TumbleAgg|Gather',
   settings => 'windowjoin.leader_participation=on') AS parallel_leader_on;
+-- EXPLAIN ANALYZE: each worker's peak state and rows, the leader's rows
+SELECT wj_test.worker_figures('TumbleAgg', $$SELECT window_start, k, count(*) FROM m,
+  tumble(t, interval '5 minutes') GROUP BY 1, 2$$) AS parallel_figures;
 EXPLAIN (COSTS OFF)
 SELECT window_start, k, count(*) FROM m, tumble(t, interval '5 minutes') GROUP BY 1, 2;
 RESET parallel_setup_cost;

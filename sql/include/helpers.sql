@@ -193,7 +193,7 @@ LANGUAGE sql IMMUTABLE AS $$
 		WHEN 'windowjoin.enable_asof_join' THEN 'AsOfJoin'
 		WHEN 'windowjoin.enable_interval_join' THEN 'IntervalJoin'
 		WHEN 'windowjoin.enable_window_join' THEN 'WindowJoin'
-		WHEN 'windowjoin.enable_window_aggregate' THEN 'WindowExpand|SessionSort|SessionWindow'
+		WHEN 'windowjoin.enable_window_aggregate' THEN 'WindowExpand|SessionSort|SessionWindow|TumbleAgg'
 		END, '|') || ')\)'
 	FROM unnest(wj_test.guc_names(gucs)) g
 $$;

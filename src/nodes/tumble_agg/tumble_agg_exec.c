@@ -909,6 +909,7 @@ tumble_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		fig[0].value = state->dumps;
 		ExplainPropertyInteger("Groups", NULL, state->windows_out, es);
 		wj_explain_state(&state->stats, es);
+		wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
 		wj_explain_spill(fig, 1, state->disk_kb, state->ever_spilled, es);
 	}
 }
@@ -923,11 +924,24 @@ ta_nparts(int nparticipants)
 	return Min(nparticipants * TA_PARTS_PER_PARTICIPANT, TA_MAX_PARTS);
 }
 
-/* EstimateDSMCustomScan: an exchange of window partitions */
+/*
+ * The node's part of the DSM segment: each worker's figures for EXPLAIN
+ * ANALYZE (state_stats.h), then the exchange of window partitions.  A
+ * worker finds the exchange after the figures of the planned workers.
+ */
+static Size
+ta_instr_size(int nworkers)
+{
+	return MAXALIGN(offsetof(WjSharedInstr, w) + nworkers * sizeof(WjWorkerInstr));
+}
+
+/* EstimateDSMCustomScan: the workers' figures and the exchange */
 static Size
 tumble_agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
-	return wj_exchange_estimate(pcxt->nworkers + 1, ta_nparts(pcxt->nworkers + 1));
+	return add_size(ta_instr_size(pcxt->nworkers),
+					wj_exchange_estimate(pcxt->nworkers + 1,
+										 ta_nparts(pcxt->nworkers + 1)));
 }
 
 /*
@@ -941,7 +955,9 @@ tumble_agg_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 {
 	TumbleAggState *state = (TumbleAggState *) node;
 
-	wj_exchange_init_dsm(&state->ex, coordinate, pcxt,
+	wj_instr_init_dsm(&state->pinstr, pcxt, coordinate);
+	wj_exchange_init_dsm(&state->ex,
+						 (char *) coordinate + ta_instr_size(pcxt->nworkers), pcxt,
 						 ta_nparts(pcxt->nworkers + 1), "wjtumble");
 	if (state->ex.shared != NULL)
 	{
@@ -964,7 +980,9 @@ tumble_agg_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordina
 {
 	TumbleAggState *state = (TumbleAggState *) node;
 
-	wj_exchange_init_worker(&state->ex, coordinate);
+	wj_instr_init_worker(&state->pinstr, coordinate);
+	wj_exchange_init_worker(&state->ex, (char *) coordinate +
+							ta_instr_size(state->pinstr.shared->nworkers));
 	state->nparts = state->ex.shared->nparts;
 }
 
@@ -974,6 +992,7 @@ tumble_agg_shutdown(CustomScanState *node)
 {
 	TumbleAggState *state = (TumbleAggState *) node;
 
+	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
 	wj_exchange_close(&state->ex);
 	state->ex.shared = NULL;
 	state->leader.pcxt = NULL;

@@ -129,6 +129,7 @@ typedef struct TumbleAggState
 
 	/* figures */
 	WjStateStats stats;
+	WjParallelInstr pinstr;		/* workers' figures for EXPLAIN ANALYZE */
 	int64		groups;			/* groups in memory */
 	int64		windows_out;
 } TumbleAggState;
