@@ -19,7 +19,7 @@
  * catalog, so each worker leaves, before it exits, the time its database's
  * next view falls due in a small table in shared memory (CvSchedShared);
  * a database without scheduled views (or without the extension) is looked
- * at again after CV_IDLE_RECHECK.  A database the table does not know yet
+ * at again after CV_IDLE_RECHECK_MS.  A database the table does not know yet
  * (after a start, or when the table is full) is due at once.  A transaction
  * that creates a scheduled view makes its database due when it commits and
  * wakes the launcher (wj_scheduler_wake), so a new view is refreshed within
@@ -58,7 +58,6 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
-#include "storage/spin.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -94,13 +93,13 @@ typedef struct CvDbDue
 	Oid			dboid;
 	TimestampTz next_due;		/* start a worker from then on (0: now) */
 	TimestampTz last_start;		/* the launcher's last start of a worker */
-	uint64		wakes;			/* wj_scheduler_wake() calls so far */
+	uint64		wakes;			/* commits that made it due so far */
 } CvDbDue;
 
 /* the table in shared memory (cv_sched_shmem_startup) */
 typedef struct CvSchedShared
 {
-	slock_t		mutex;			/* protects everything below */
+	LWLock	   *lock;			/* protects everything below */
 	Latch	   *launcher_latch; /* NULL while no launcher runs */
 	int			ndbs;
 	CvDbDue		dbs[CV_SCHED_SLOTS];
@@ -124,6 +123,7 @@ cv_sched_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(MAXALIGN(sizeof(CvSchedShared)));
+	RequestNamedLWLockTranche("windowjoin scheduler", 1);
 }
 
 /*
@@ -142,7 +142,7 @@ cv_sched_shmem_startup(void)
 	if (!found)
 	{
 		memset(cv_sched, 0, sizeof(CvSchedShared));
-		SpinLockInit(&cv_sched->mutex);
+		cv_sched->lock = &(GetNamedLWLockTranche("windowjoin scheduler"))->lock;
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -150,7 +150,7 @@ cv_sched_shmem_startup(void)
 /*
  * cv_sched_slot
  *		The table's entry of a database, added when add is true and there is
- *		room; NULL otherwise.  The caller holds the mutex.
+ *		room; NULL otherwise.  The caller holds the lock.
  */
 static CvDbDue *
 cv_sched_slot(Oid dboid, bool add)
@@ -185,7 +185,7 @@ cv_sched_xact_callback(XactEvent event, void *arg)
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		cv_sched == NULL)
 		return;
-	SpinLockAcquire(&cv_sched->mutex);
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
 	{
 		CvDbDue    *slot = cv_sched_slot(MyDatabaseId, false);
 
@@ -197,7 +197,7 @@ cv_sched_xact_callback(XactEvent event, void *arg)
 		}
 		latch = cv_sched->launcher_latch;
 	}
-	SpinLockRelease(&cv_sched->mutex);
+	LWLockRelease(cv_sched->lock);
 	if (latch != NULL)
 		SetLatch(latch);
 }
@@ -343,7 +343,7 @@ cv_db_is_due(Oid dboid, TimestampTz now)
 	CvDbDue    *slot;
 	bool		due = true;
 
-	SpinLockAcquire(&cv_sched->mutex);
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
 	slot = cv_sched_slot(dboid, true);
 	if (slot != NULL)
 	{
@@ -353,7 +353,7 @@ cv_db_is_due(Oid dboid, TimestampTz now)
 		if (due)
 			slot->last_start = now;
 	}
-	SpinLockRelease(&cv_sched->mutex);
+	LWLockRelease(cv_sched->lock);
 	return due;
 }
 
@@ -364,7 +364,7 @@ cv_db_is_due(Oid dboid, TimestampTz now)
 static void
 cv_sched_forget_dropped(List *dbs)
 {
-	SpinLockAcquire(&cv_sched->mutex);
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < cv_sched->ndbs;)
 	{
 		if (list_member_oid(dbs, cv_sched->dbs[i].dboid))
@@ -372,19 +372,19 @@ cv_sched_forget_dropped(List *dbs)
 		else
 			cv_sched->dbs[i] = cv_sched->dbs[--cv_sched->ndbs];
 	}
-	SpinLockRelease(&cv_sched->mutex);
+	LWLockRelease(cv_sched->lock);
 }
 
 /*
  * cv_launcher_detach
- *		on_shmem_exit: no launcher to wake any more.
+ *		before_shmem_exit: no launcher to wake any more.
  */
 static void
 cv_launcher_detach(int code, Datum arg)
 {
-	SpinLockAcquire(&cv_sched->mutex);
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
 	cv_sched->launcher_latch = NULL;
-	SpinLockRelease(&cv_sched->mutex);
+	LWLockRelease(cv_sched->lock);
 }
 
 /*
@@ -406,10 +406,10 @@ wj_scheduler_launcher_main(Datum arg)
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "windowjoin launcher",
 								ALLOCSET_DEFAULT_SIZES);
-	SpinLockAcquire(&cv_sched->mutex);
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
 	cv_sched->launcher_latch = MyLatch;
-	SpinLockRelease(&cv_sched->mutex);
-	on_shmem_exit(cv_launcher_detach, (Datum) 0);
+	LWLockRelease(cv_sched->lock);
+	before_shmem_exit(cv_launcher_detach, (Datum) 0);
 	for (;;)
 	{
 		List	   *dbs;
@@ -631,10 +631,10 @@ wj_scheduler_db_main(Datum arg)
 	pgstat_report_appname("windowjoin scheduler");
 
 	/* a wake after this point, seen or not by what follows, wins */
-	SpinLockAcquire(&cv_sched->mutex);
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
 	slot = cv_sched_slot(dboid, false);
 	wakes = slot != NULL ? slot->wakes : 0;
-	SpinLockRelease(&cv_sched->mutex);
+	LWLockRelease(cv_sched->lock);
 
 	views = cv_due_views();
 	foreach(lc, views)
@@ -644,10 +644,10 @@ wj_scheduler_db_main(Datum arg)
 	}
 	next_due = cv_next_due();
 
-	SpinLockAcquire(&cv_sched->mutex);
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
 	slot = cv_sched_slot(dboid, false);
 	if (slot != NULL && slot->wakes == wakes)
 		slot->next_due = next_due;
-	SpinLockRelease(&cv_sched->mutex);
+	LWLockRelease(cv_sched->lock);
 	proc_exit(0);
 }
