@@ -3,7 +3,7 @@
 # every windowjoin node within 200 ms (docs/hardening.md, "Cancellation").
 # Builds and installs the extension under the install lock, creates the
 # tables of cases.sql in a throwaway cluster and runs cancel.py over the
-# cases of cases.py (AsOfJoin, IntervalJoin, WindowJoin TUMBLE/HOP,
+# cases of cases.py (AsOfJoin, IntervalJoin, WindowJoin TUMBLE/HOP, TumbleAgg,
 # WindowExpand, session(), the session aggregate, the window SRFs).
 # Exits non-zero if any case is late, is not cancelled, or lacks its node.
 #
