@@ -482,6 +482,22 @@ wj_scheduler_launcher_main(Datum arg)
 }
 
 /*
+ * cv_has_catalog
+ *		Is the extension installed in this database, at a version with
+ *		continuous views (0.3 on)?  In a transaction.
+ */
+static bool
+cv_has_catalog(void)
+{
+	Oid			nsp;
+
+	if (!OidIsValid(get_extension_oid("windowjoin", true)))
+		return false;
+	nsp = get_namespace_oid("windowjoin", true);
+	return OidIsValid(nsp) && OidIsValid(get_relname_relid("view_catalog", nsp));
+}
+
+/*
  * cv_due_views
  *		The continuous views of this database whose schedule is due, or
  *		NIL when the extension is not installed here.
@@ -494,11 +510,7 @@ cv_due_views(void)
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	/* the extension, at a version with continuous views (0.3 on) */
-	if (OidIsValid(get_extension_oid("windowjoin", true)) &&
-		OidIsValid(get_namespace_oid("windowjoin", true)) &&
-		OidIsValid(get_relname_relid("view_catalog",
-									 get_namespace_oid("windowjoin", true))))
+	if (cv_has_catalog())
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SPI_connect();
@@ -576,7 +588,7 @@ cv_refresh_one(Oid view)
 /*
  * cv_next_due
  *		When the next view of this database falls due; now plus
- *		CV_IDLE_RECHECK without scheduled views or without the extension.
+ *		CV_IDLE_RECHECK_MS without scheduled views or without the extension.
  */
 static TimestampTz
 cv_next_due(void)
@@ -586,10 +598,7 @@ cv_next_due(void)
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	if (OidIsValid(get_extension_oid("windowjoin", true)) &&
-		OidIsValid(get_namespace_oid("windowjoin", true)) &&
-		OidIsValid(get_relname_relid("view_catalog",
-									 get_namespace_oid("windowjoin", true))))
+	if (cv_has_catalog())
 	{
 		bool		isnull;
 		Datum		d;
