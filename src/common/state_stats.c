@@ -33,14 +33,24 @@ wj_explain_state(WjStateStats *stats, ExplainState *es)
 }
 
 /*
+ * wj_instr_size
+ *		The bytes of the slots of nworkers workers.
+ */
+Size
+wj_instr_size(int nworkers)
+{
+	return add_size(offsetof(WjSharedInstr, w),
+					mul_size(nworkers, sizeof(WjWorkerInstr)));
+}
+
+/*
  * wj_instr_estimate
  *		EstimateDSMCustomScan: room for one slot per planned worker.
  */
 Size
 wj_instr_estimate(ParallelContext *pcxt)
 {
-	return add_size(offsetof(WjSharedInstr, w),
-					mul_size(pcxt->nworkers, sizeof(WjWorkerInstr)));
+	return wj_instr_size(pcxt->nworkers);
 }
 
 /*

@@ -114,6 +114,7 @@ typedef struct WjParallelInstr
 } WjParallelInstr;
 
 /* The DSM callbacks of a parallel-aware node delegate to these */
+extern Size wj_instr_size(int nworkers);
 extern Size wj_instr_estimate(ParallelContext *pcxt);
 extern void wj_instr_init_dsm(WjParallelInstr *pi, ParallelContext *pcxt,
 							  void *coordinate);

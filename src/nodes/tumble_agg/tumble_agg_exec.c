@@ -932,7 +932,7 @@ ta_nparts(int nparticipants)
 static Size
 ta_instr_size(int nworkers)
 {
-	return MAXALIGN(offsetof(WjSharedInstr, w) + nworkers * sizeof(WjWorkerInstr));
+	return MAXALIGN(wj_instr_size(nworkers));
 }
 
 /* EstimateDSMCustomScan: the workers' figures and the exchange */
