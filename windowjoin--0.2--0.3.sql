@@ -71,7 +71,23 @@ CREATE TABLE windowjoin.view_catalog (
   last_refresh       timestamptz,
   last_refresh_ms    float8,
   last_stats         jsonb,
-  created            timestamptz NOT NULL DEFAULT now()
+  created            timestamptz NOT NULL DEFAULT now(),
+  -- join views (NULL otherwise): the right source, its log and watermark
+  join_kind          text,
+  join_type          text,
+  source2_rel        regclass,
+  time_column2       name,
+  band_lo            interval,
+  band_hi            interval,
+  right_query        text,
+  changes2_rel       regclass,
+  late2_rel          regclass,
+  max_event2         timestamptz NOT NULL DEFAULT '-infinity',
+  watermark1         timestamptz NOT NULL DEFAULT '-infinity',
+  watermark2         timestamptz NOT NULL DEFAULT '-infinity',
+  idle               interval,
+  seen1              timestamptz,
+  seen2              timestamptz
 );
 COMMENT ON TABLE windowjoin.view_catalog IS
   'continuous window views: one row per view (read windowjoin.views)';
@@ -90,7 +106,9 @@ SELECT pg_catalog.pg_extension_config_dump('windowjoin.view_catalog', '');
 CREATE FUNCTION windowjoin._analyze_view_query(query text,
   OUT kind text, OUT source regclass, OUT time_column name, OUT time_type regtype,
   OUT size interval, OUT stride interval, OUT "offset" interval, OUT gap interval,
-  OUT range_query text, OUT normalized_query text, OUT pane_columns text)
+  OUT range_query text, OUT normalized_query text, OUT pane_columns text,
+  OUT join_kind text, OUT join_type text, OUT source2 regclass, OUT time_column2 name,
+  OUT band_lo interval, OUT band_hi interval, OUT right_query text)
 AS 'MODULE_PATHNAME', 'wj_analyze_view_query' LANGUAGE C STRICT VOLATILE;
 
 CREATE FUNCTION windowjoin._pane_queries(query text, panes regclass,
@@ -171,7 +189,8 @@ $$;
 
 CREATE FUNCTION windowjoin.create_view(name text, query text,
   delay interval DEFAULT '0', late text DEFAULT 'revise',
-  schedule interval DEFAULT NULL, emit text DEFAULT 'on_close')
+  schedule interval DEFAULT NULL, emit text DEFAULT 'on_close',
+  idle interval DEFAULT NULL)
 RETURNS regclass LANGUAGE plpgsql AS $fn$
 DECLARE
   a record;
@@ -181,15 +200,23 @@ DECLARE
   v regclass;
   ch regclass;
   lt regclass;
+  ch2 regclass;
+  lt2 regclass;
   trg text;
   with_rows text;
   grain bigint;
   origin bigint;
   max_ev timestamptz;
+  max_ev2 timestamptz;
   pn regclass;
   pane_q text;
   combine_q text;
   merge_q text;
+  anchor text := '';
+  nsrc int := 1;
+  src regclass;
+  tcol name;
+  sfx text;
 BEGIN
   IF late IS NULL OR late NOT IN ('revise', 'drop', 'log') THEN
     RAISE EXCEPTION 'invalid late policy "%"', late
@@ -211,6 +238,12 @@ BEGIN
     RAISE EXCEPTION 'invalid schedule %', schedule
       USING ERRCODE = 'invalid_parameter_value',
             HINT = 'The schedule is a positive interval, or NULL for manual refresh only.';
+  END IF;
+  IF idle IS NOT NULL AND (idle <= interval '0' OR pg_catalog.date_part('month', idle) <> 0
+                           OR pg_catalog.date_part('year', idle) <> 0) THEN
+    RAISE EXCEPTION 'invalid idle timeout %', idle
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'The idle timeout is a positive interval without months or years, or NULL: a source never counts as idle.';
   END IF;
 
   parts := pg_catalog.parse_ident(name);
@@ -240,31 +273,68 @@ BEGIN
             DETAIL = 'A late row can merge or split sessions that closed; a session view revises them.',
             HINT = 'Use late => ''revise'' (the default).';
   END IF;
+  IF a.join_kind IS NOT NULL AND emit <> 'on_close' THEN
+    RAISE EXCEPTION 'continuous join views do not support emit => ''%''', emit
+      USING ERRCODE = 'feature_not_supported',
+            HINT = 'Use emit => ''on_close'' (the default).';
+  END IF;
+  IF a.join_kind IS NULL AND idle IS NOT NULL THEN
+    RAISE EXCEPTION 'idle applies to continuous join views only'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'A view of one source has one watermark; advance it with windowjoin.advance_watermark().';
+  END IF;
+  IF a.join_kind IS NOT NULL AND a.source2 <> a.source THEN
+    nsrc := 2;
+  END IF;
 
-  EXECUTE format('CREATE TABLE %I.%I AS SELECT q.*%s FROM (%s) q WITH NO DATA',
+  -- interval and as-of views keep each row's anchor time (cv_join_analyze.c)
+  IF a.join_kind IN ('interval', 'asof') THEN
+    anchor := format(', NULL::%s AS anchor_time', a.time_type);
+    IF a.right_query IS NOT NULL THEN
+      anchor := anchor || ', NULL::boolean AS anchor_right';
+    END IF;
+  END IF;
+  EXECUTE format('CREATE TABLE %I.%I AS SELECT q.*%s%s FROM (%s) q WITH NO DATA',
                  nsp, rel, CASE WHEN emit = 'on_update' THEN ', true AS final' ELSE '' END,
-                 query);
+                 anchor, query);
   v := format('%I.%I', nsp, rel)::regclass;
-  -- windows are written in window_end order: a BRIN index costs a refresh
-  -- almost nothing to keep (a btree cost a closing refresh of 1,000
-  -- windows 0.8 ms), and still serves range reads of the view
-  EXECUTE format('CREATE INDEX ON %s USING brin (window_end) WITH (pages_per_range = 32)', v);
+  -- windows are written in window_end order (rows of band views in anchor
+  -- order): a BRIN index costs a refresh almost nothing to keep (a btree
+  -- cost a closing refresh of 1,000 windows 0.8 ms), and serves range reads
+  EXECUTE format('CREATE INDEX ON %s USING brin (%I) WITH (pages_per_range = 32)', v,
+                 CASE WHEN anchor <> '' THEN 'anchor_time' ELSE 'window_end' END);
   IF a.kind = 'session' THEN
     EXECUTE format('CREATE INDEX ON %s (window_start)', v);
   END IF;
 
-  EXECUTE format('CREATE TABLE %I.%I (sign smallint NOT NULL, t %s, t_max %s, n int NOT NULL%s)',
-                 nsp, rel || '_changes', a.time_type, a.time_type,
-                 CASE WHEN late = 'log' THEN format(', r %s', a.source) ELSE '' END);
-  ch := format('%I.%I', nsp, rel || '_changes')::regclass;
-  EXECUTE format('COMMENT ON TABLE %s IS %L', ch,
-                 format('change log of continuous view %s, emptied by windowjoin.refresh()', v));
-  IF late = 'log' THEN
-    EXECUTE format('CREATE TABLE %I.%I AS SELECT pg_catalog.clock_timestamp() AS logged_at, '
-                   '0::smallint AS change, s.* FROM %s s WITH NO DATA',
-                   nsp, rel || '_late', a.source);
-    lt := format('%I.%I', nsp, rel || '_late')::regclass;
+  -- one change log (and late table) per source; the right source's names
+  -- end in _right
+  FOR i IN 1 .. nsrc LOOP
+    src := CASE WHEN i = 1 THEN a.source ELSE a.source2 END;
+    sfx := CASE WHEN i = 1 THEN '' ELSE '_right' END;
+    EXECUTE format('CREATE TABLE %I.%I (sign smallint NOT NULL, t %s, t_max %s, n int NOT NULL%s)',
+                   nsp, rel || '_changes' || sfx, a.time_type, a.time_type,
+                   CASE WHEN late = 'log' THEN format(', r %s', src) ELSE '' END);
+    ch2 := format('%I.%I', nsp, rel || '_changes' || sfx)::regclass;
+    EXECUTE format('COMMENT ON TABLE %s IS %L', ch2,
+                   format('change log of continuous view %s, emptied by windowjoin.refresh()', v));
+    lt2 := NULL;
+    IF late = 'log' THEN
+      EXECUTE format('CREATE TABLE %I.%I AS SELECT pg_catalog.clock_timestamp() AS logged_at, '
+                     '0::smallint AS change, s.* FROM %s s WITH NO DATA',
+                     nsp, rel || '_late' || sfx, src);
+      lt2 := format('%I.%I', nsp, rel || '_late' || sfx)::regclass;
+    END IF;
+    IF i = 1 THEN
+      ch := ch2;
+      lt := lt2;
+    END IF;
+  END LOOP;
+  IF nsrc = 1 THEN
+    ch2 := NULL;
+    lt2 := NULL;
   END IF;
+
   -- hop and cumulate views whose aggregates combine exactly keep one row
   -- per group and pane, session views one per open session (on_close);
   -- src/continuous/cv_panes.c
@@ -282,48 +352,71 @@ BEGIN
       FROM windowjoin._pane_queries(query, pn) p;
   END IF;
 
-  -- the log's grain: the unit in which rows become late (docs/continuous.md)
+  -- the log's grain: the unit in which rows become late (docs/continuous.md);
+  -- interval and as-of views log one-second bins
   with_rows := CASE WHEN late = 'log' THEN 'rows' ELSE 'bins' END;
   grain := windowjoin._usecs(CASE a.kind
              WHEN 'tumble' THEN a.size
              WHEN 'hop' THEN CASE WHEN windowjoin._usecs(a.size) % windowjoin._usecs(a.stride) = 0
                                   THEN a.stride ELSE interval '0' END
              WHEN 'cumulate' THEN a.stride
-             ELSE a.gap END);
+             WHEN 'session' THEN a.gap
+             ELSE interval '1 second' END);
   origin := coalesce(windowjoin._usecs(a."offset"), 0);
-  trg := format('windowjoin_%s', v::oid);
-  EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS wj_new '
-                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
-                 trg || '_insert', a.source, format('%I.%I', nsp, rel || '_changes'),
-                 a.time_column, with_rows, grain, origin);
-  EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS wj_old '
-                 'NEW TABLE AS wj_new FOR EACH STATEMENT '
-                 'EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
-                 trg || '_update', a.source, format('%I.%I', nsp, rel || '_changes'),
-                 a.time_column, with_rows, grain, origin);
-  EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS wj_old '
-                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
-                 trg || '_delete', a.source, format('%I.%I', nsp, rel || '_changes'),
-                 a.time_column, with_rows, grain, origin);
-  EXECUTE format('CREATE TRIGGER %I AFTER TRUNCATE ON %s '
-                 'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
-                 trg || '_truncate', a.source, format('%I.%I', nsp, rel || '_changes'),
-                 a.time_column, with_rows, grain, origin);
+  FOR i IN 1 .. nsrc LOOP
+    src := CASE WHEN i = 1 THEN a.source ELSE a.source2 END;
+    tcol := CASE WHEN i = 1 THEN a.time_column ELSE a.time_column2 END;
+    sfx := CASE WHEN i = 1 THEN '' ELSE '_right' END;
+    trg := format('windowjoin_%s%s', v::oid, sfx);
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS wj_new '
+                   'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
+                   trg || '_insert', src, format('%I.%I', nsp, rel || '_changes' || sfx),
+                   tcol, with_rows, grain, origin);
+    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS wj_old '
+                   'NEW TABLE AS wj_new FOR EACH STATEMENT '
+                   'EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
+                   trg || '_update', src, format('%I.%I', nsp, rel || '_changes' || sfx),
+                   tcol, with_rows, grain, origin);
+    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS wj_old '
+                   'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
+                   trg || '_delete', src, format('%I.%I', nsp, rel || '_changes' || sfx),
+                   tcol, with_rows, grain, origin);
+    EXECUTE format('CREATE TRIGGER %I AFTER TRUNCATE ON %s '
+                   'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture(%L, %L, %L, %L, %L)',
+                   trg || '_truncate', src, format('%I.%I', nsp, rel || '_changes' || sfx),
+                   tcol, with_rows, grain, origin);
+  END LOOP;
 
   EXECUTE format('SELECT windowjoin._tz(max(%I)) FROM %s', a.time_column, a.source)
     INTO max_ev;
+  IF a.join_kind IS NOT NULL THEN
+    EXECUTE format('SELECT windowjoin._tz(max(%I)) FROM %s', a.time_column2, a.source2)
+      INTO max_ev2;
+  END IF;
 
   INSERT INTO windowjoin.view_catalog
     (view_rel, query, kind, source_rel, time_column, time_type, size, stride,
      "offset", gap, range_query, changes_rel, late_rel, panes_rel, pane_query,
-     combine_query, merge_query, delay, late, emit, schedule, max_event)
+     combine_query, merge_query, delay, late, emit, schedule, max_event,
+     join_kind, join_type, source2_rel, time_column2, band_lo, band_hi, right_query,
+     changes2_rel, late2_rel, max_event2, idle)
   VALUES (v, query, a.kind, a.source, a.time_column, a.time_type, a.size,
           a.stride, a."offset", a.gap, a.range_query, ch, lt, pn, pane_q,
-          combine_q, merge_q, delay, late, emit, schedule, coalesce(max_ev, '-infinity'));
+          combine_q, merge_q, delay, late, emit, schedule, coalesce(max_ev, '-infinity'),
+          a.join_kind, a.join_type, a.source2, a.time_column2, a.band_lo, a.band_hi,
+          a.right_query, ch2, lt2, coalesce(max_ev2, '-infinity'), idle);
 
   PERFORM windowjoin._register_view(v, a.source, ch, lt,
     ARRAY(SELECT t.oid FROM pg_catalog.pg_trigger t
-          WHERE t.tgrelid = a.source AND t.tgname LIKE trg || '\_%'), pn);
+          WHERE t.tgrelid = a.source
+            AND t.tgname LIKE format('windowjoin\_%s\_%%', v::oid)
+            AND t.tgname NOT LIKE format('windowjoin\_%s\_right\_%%', v::oid)), pn);
+  IF nsrc = 2 THEN
+    PERFORM windowjoin._register_view(v, a.source2, ch2, lt2,
+      ARRAY(SELECT t.oid FROM pg_catalog.pg_trigger t
+            WHERE t.tgrelid = a.source2
+              AND t.tgname LIKE format('windowjoin\_%s\_right\_%%', v::oid)), NULL);
+  END IF;
 
   PERFORM windowjoin.refresh(v);
   IF schedule IS NOT NULL THEN
@@ -333,8 +426,8 @@ BEGIN
 END
 $fn$;
 
-COMMENT ON FUNCTION windowjoin.create_view(text, text, interval, text, interval, text) IS
-  'create a continuous window view: a table of the closed windows of a windowed aggregate query, kept up to date from its source';
+COMMENT ON FUNCTION windowjoin.create_view(text, text, interval, text, interval, text, interval) IS
+  'create a continuous view: a table of the closed windows of a windowed aggregate or join query, or of the final rows of an interval or as-of join, kept up to date from its sources';
 
 --------------------------------------------------------------------------
 -- refresh
@@ -417,7 +510,7 @@ CREATE EVENT TRIGGER windowjoin_drop_view ON sql_drop
 CREATE VIEW windowjoin.views WITH (security_invoker = true) AS
 SELECT c.view_rel AS name,
        c.owner,
-       c.kind,
+       CASE WHEN c.join_kind = 'window' THEN c.kind || ' join' ELSE c.kind END AS kind,
        c.source_rel AS source,
        c.query,
        c.delay,
@@ -433,14 +526,25 @@ SELECT c.view_rel AS name,
             THEN coalesce(c.last_refresh, c.created) + c.schedule END AS next_refresh,
        c.view_rows AS rows,
        windowjoin._count(c.changes_rel)
+         + coalesce(windowjoin._count(c.changes2_rel), 0)
          + coalesce(windowjoin._count(c.panes_rel), 0) AS state_rows,
        pg_catalog.pg_total_relation_size(c.changes_rel)
+         + coalesce(pg_catalog.pg_total_relation_size(c.changes2_rel), 0)
          + coalesce(pg_catalog.pg_total_relation_size(c.panes_rel), 0) AS state_bytes,
        c.late_rows,
        c.revisions,
        c.refreshes,
        c.last_refresh_ms,
-       c.last_stats AS last_refresh_steps
+       c.last_stats AS last_refresh_steps,
+       c.join_type,
+       c.source2_rel AS right_source,
+       CASE WHEN c.join_kind IS NOT NULL
+            THEN windowjoin._show(c.watermark1, c.time_type) END AS left_watermark,
+       CASE WHEN c.join_kind IS NOT NULL
+            THEN windowjoin._show(c.watermark2, c.time_type) END AS right_watermark,
+       c.band_lo,
+       c.band_hi,
+       c.idle
   FROM windowjoin.view_catalog c;
 
 GRANT SELECT ON windowjoin.views TO PUBLIC;

@@ -77,7 +77,7 @@ PG_FUNCTION_INFO_V1(wj_view_pane_queries);
  * cv_unsupported
  *		Refuse the query, naming the construct.
  */
-static void
+void
 cv_unsupported(const char *construct, const char *hint)
 {
 	ereport(ERROR,
@@ -120,7 +120,7 @@ cv_check_plain_query(Query *q)
  * cv_check_source
  *		The source RTE must be a plain or partitioned table.
  */
-static Oid
+Oid
 cv_check_source(RangeTblEntry *rte)
 {
 	if (rte->rtekind != RTE_RELATION ||
@@ -197,7 +197,7 @@ cv_time_var(Node *arg, Index srcidx)
  * cv_is_tvf
  *		Is funcid windowjoin's tumble, hop or cumulate?  Returns the name.
  */
-static const char *
+const char *
 cv_is_tvf(Oid funcid)
 {
 	Oid			ext = get_extension_oid("windowjoin", true);
@@ -268,7 +268,7 @@ cv_source_rtes(Query *q)
  *		The output column name must exist, be grouped on, and (checked by
  *		is_window_column) come from the window function's column fieldnum.
  */
-static TargetEntry *
+TargetEntry *
 cv_require_window_column(Query *q, const char *name)
 {
 	TargetEntry *tle = cv_output_column(q, name);
@@ -295,10 +295,6 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 {
 	Index		srcidx = 0;
 	Index		fnidx = 0;
-	RangeTblEntry *fnrte;
-	RangeTblFunction *rtfunc;
-	FuncExpr   *fexpr;
-	Node	   *args[4];
 	Var		   *timevar;
 	ListCell   *lc;
 	Index		i = 0;
@@ -329,6 +325,41 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 	shape->source = cv_check_source(rt_fetch(srcidx, q->rtable));
 	shape->srcidx = srcidx;
 	shape->fnidx = fnidx;
+	timevar = cv_tvf_params(q, srcidx, fnidx, shape);
+
+	/* window_start and window_end: the function's first two columns */
+	for (int c = 0; c < 2; c++)
+	{
+		TargetEntry *tle = cv_require_window_column(q, names[c]);
+		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
+
+		if (!IsA(expr, Var) || ((Var *) expr)->varno != fnidx ||
+			((Var *) expr)->varlevelsup != 0 ||
+			((Var *) expr)->varattno != c + 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("column %s of a continuous view must be the window function's %s",
+							names[c], names[c])));
+	}
+
+	shape->ranged = copyObject(q);
+	cv_add_quals(shape->ranged, cv_make_range_quals(timevar, 1, 2));
+}
+
+/*
+ * cv_tvf_params
+ *		The window of FROM src, tumble|hop|cumulate(src.t, ...) (range table
+ *		entries srcidx and fnidx of q) into shape; returns the time column.
+ */
+Var *
+cv_tvf_params(Query *q, Index srcidx, Index fnidx, CvShape *shape)
+{
+	RangeTblEntry *fnrte;
+	RangeTblFunction *rtfunc;
+	FuncExpr   *fexpr;
+	Node	   *args[4];
+	Var		   *timevar;
+
 	fnrte = rt_fetch(fnidx, q->rtable);
 	if (list_length(fnrte->functions) != 1 || fnrte->funcordinality)
 		cv_unsupported("ROWS FROM or WITH ORDINALITY", NULL);
@@ -356,24 +387,7 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 		shape->size = cv_interval_arg(args[2], "window size");
 		shape->offset = cv_offset_arg(args[3]);
 	}
-
-	/* window_start and window_end: the function's first two columns */
-	for (int c = 0; c < 2; c++)
-	{
-		TargetEntry *tle = cv_require_window_column(q, names[c]);
-		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
-
-		if (!IsA(expr, Var) || ((Var *) expr)->varno != fnidx ||
-			((Var *) expr)->varlevelsup != 0 ||
-			((Var *) expr)->varattno != c + 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("column %s of a continuous view must be the window function's %s",
-							names[c], names[c])));
-	}
-
-	shape->ranged = copyObject(q);
-	cv_add_quals(shape->ranged, cv_make_range_quals(timevar));
+	return timevar;
 }
 
 /*
@@ -533,7 +547,7 @@ cv_analyze_session(Query *q, CvShape *shape)
 	shape->ranged = copyObject(q);
 	cv_add_quals(rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex,
 						  shape->ranged->rtable)->subquery,
-				 cv_make_range_quals(timevar));
+				 cv_make_range_quals(timevar, 1, 2));
 }
 
 /*
@@ -560,6 +574,13 @@ cv_analyze_text(const char *sql, CvShape *shape)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the query of a continuous view must be a single SELECT")));
 	q = parse_analyze_fixedparams(raw, sql, NULL, 0, NULL);
+
+	/* two tables: a window, interval or as-of join (cv_join_analyze.c) */
+	if (cv_is_join_query(q))
+	{
+		cv_analyze_join(q, shape);
+		return q;
+	}
 
 	cv_check_plain_query(q);
 	if (q->groupClause == NIL)
@@ -594,14 +615,15 @@ wj_analyze_view_query(PG_FUNCTION_ARGS)
 	Query	   *q;
 	CvShape		shape;
 	TupleDesc	tupdesc;
-	Datum		values[11];
-	bool		nulls[11];
+	Datum		values[18];
+	bool		nulls[18];
+	bool		band;
 	char	   *pane_columns;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	q = cv_analyze_text(sql, &shape);
-	pane_columns = cv_pane_columns(q, &shape);
+	pane_columns = shape.join ? NULL : cv_pane_columns(q, &shape);
 
 	memset(nulls, 0, sizeof(nulls));
 	values[0] = CStringGetTextDatum(shape.kind);
@@ -609,12 +631,13 @@ wj_analyze_view_query(PG_FUNCTION_ARGS)
 	values[2] = CStringGetDatum(get_attname(shape.source, shape.timeattno, false));
 	values[2] = DirectFunctionCall1(namein, values[2]);
 	values[3] = ObjectIdGetDatum(shape.timetype);
+	band = shape.join && strcmp(shape.join, "window") != 0;
 	values[4] = shape.size;
-	nulls[4] = shape.has_gap;
+	nulls[4] = shape.has_gap || band;
 	values[5] = shape.stride;
 	nulls[5] = !shape.has_stride;
 	values[6] = shape.offset;
-	nulls[6] = shape.has_gap;
+	nulls[6] = shape.has_gap || band;
 	values[7] = shape.gap;
 	nulls[7] = !shape.has_gap;
 	values[8] = CStringGetTextDatum(cv_deparse(shape.ranged));
@@ -622,6 +645,38 @@ wj_analyze_view_query(PG_FUNCTION_ARGS)
 	if (pane_columns)
 		values[10] = CStringGetTextDatum(pane_columns);
 	nulls[10] = (pane_columns == NULL);
+
+	/* join views */
+	nulls[11] = nulls[12] = nulls[13] = nulls[14] = nulls[15] = nulls[16] =
+		nulls[17] = true;
+	if (shape.join)
+	{
+		values[11] = CStringGetTextDatum(shape.join);
+		values[12] = CStringGetTextDatum(shape.jointype);
+		values[13] = ObjectIdGetDatum(shape.source2);
+		values[14] = DirectFunctionCall1(namein,
+										 CStringGetDatum(get_attname(shape.source2,
+																	 shape.timeattno2,
+																	 false)));
+		nulls[11] = nulls[12] = nulls[13] = nulls[14] = false;
+	}
+	if (band)
+	{
+		Interval   *lo = palloc0(sizeof(Interval));
+		Interval   *hi = palloc0(sizeof(Interval));
+
+		lo->time = shape.band_lo;
+		hi->time = shape.band_hi;
+		values[15] = IntervalPGetDatum(lo);
+		nulls[15] = !shape.has_band_lo;
+		values[16] = IntervalPGetDatum(hi);
+		nulls[16] = false;
+	}
+	if (shape.ranged_right)
+	{
+		values[17] = CStringGetTextDatum(cv_deparse(shape.ranged_right));
+		nulls[17] = false;
+	}
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -715,7 +715,7 @@ cv_make_combine_query(Query *q, CvShape *shape, CvPanes *panes, Oid panesrel)
 #endif
 	cq->jointree->quals = NULL;
 	if (!panes->session)
-		cv_add_quals(cq, cv_make_range_quals(pane_start));
+		cv_add_quals(cq, cv_make_range_quals(pane_start, 1, 2));
 	return cq;
 }
 

@@ -28,10 +28,10 @@
 
 /*
  * cv_make_range_quals
- *		"var >= $1 AND var < $2", with $1 and $2 of the time column's type.
+ *		"var >= $lo AND var < $hi", parameters of the time column's type.
  */
 Node *
-cv_make_range_quals(Var *var)
+cv_make_range_quals(Var *var, int loparam, int hiparam)
 {
 	Oid			opclass = GetDefaultOpClass(var->vartype, BTREE_AM_OID);
 	Oid			opfamily = get_opclass_family(opclass);
@@ -48,13 +48,13 @@ cv_make_range_quals(Var *var)
 		elog(ERROR, "no btree comparison operators for type %u", var->vartype);
 
 	lo->paramkind = PARAM_EXTERN;
-	lo->paramid = 1;
+	lo->paramid = loparam;
 	lo->paramtype = var->vartype;
 	lo->paramtypmod = -1;
 	lo->paramcollid = InvalidOid;
 	lo->location = -1;
 	hi = copyObject(lo);
-	hi->paramid = 2;
+	hi->paramid = hiparam;
 
 	q1 = make_opclause(ge, BOOLOID, false, (Expr *) copyObject(var),
 					   (Expr *) lo, InvalidOid, InvalidOid);

@@ -73,72 +73,10 @@
 #include "utils/timestamp.h"
 
 #include "common/window_arith.h"
+#include "cv_refresh.h"
 
 PG_FUNCTION_INFO_V1(wj_refresh);
 PG_FUNCTION_INFO_V1(wj_cv_bin);
-
-/* the window kinds of a view */
-typedef enum CvKind
-{
-	CV_TUMBLE,
-	CV_HOP,
-	CV_CUMULATE,
-	CV_SESSION
-} CvKind;
-
-/* the late policies */
-typedef enum CvLate
-{
-	CV_LATE_REVISE,
-	CV_LATE_DROP,
-	CV_LATE_LOG
-} CvLate;
-
-/*
- * A view's catalog row, as refresh uses it.  Times are microseconds
- * (timestamptz, or for a timestamp source the wall clock read in UTC:
- * the same int64 either way); lengths are microseconds, 0 when absent.
- */
-typedef struct CvView
-{
-	Oid			view;
-	char	   *owner;
-	CvKind		kind;
-	Oid			source;
-	char	   *time_column;
-	bool		tz;				/* timestamptz source? */
-	int64		size;
-	int64		stride;
-	int64		offset;
-	int64		gap;
-	char	   *range_query;
-	Oid			changes;
-	Oid			late_rel;		/* InvalidOid: none */
-	Oid			panes;			/* InvalidOid: none */
-	char	   *pane_query;
-	char	   *combine_query;
-	char	   *merge_query;
-	int64		delay;
-	CvLate		late;
-	bool		on_update;		/* emit => 'on_update' */
-	int64		max_event;
-	int64		explicit_watermark;
-	int64		watermark;
-	int64		open_from;
-	int64		view_rows;
-} CvView;
-
-/* the counters of one refresh, kept in the catalog row */
-typedef struct CvCounts
-{
-	int64		folded;
-	int64		late;
-	int64		emitted;
-	int64		revised;
-	int64		removed;
-	int64		inserted;
-	int64		panes;
-} CvCounts;
 
 #define CV_MAX_ARGS 4
 
@@ -150,7 +88,7 @@ typedef struct CvCounts
  *		t + delta with SQL's rules for infinite timestamps (they stay), and
  *		an error when a finite result leaves the timestamp range.
  */
-static int64
+int64
 cv_add(int64 t, int64 delta)
 {
 	if (TIMESTAMP_NOT_FINITE(t))
@@ -164,7 +102,7 @@ cv_add(int64 t, int64 delta)
  *		epoch plus offset: the start of the window tumble(t, stride, offset)
  *		puts t in.  Infinite times are their own bin.
  */
-static int64
+int64
 cv_bin(int64 t, int64 stride, int64 offset)
 {
 	if (TIMESTAMP_NOT_FINITE(t))
@@ -190,7 +128,7 @@ wj_cv_bin(PG_FUNCTION_ARGS)
  * cv_relname
  *		A relation's schema-qualified, quoted name, for statement text.
  */
-static char *
+char *
 cv_relname(Oid rel)
 {
 	char	   *name = get_rel_name(rel);
@@ -207,7 +145,7 @@ cv_relname(Oid rel)
  *		time type; the remaining arguments are int64 microseconds) and
  *		return its row count.  A query's rows are left in SPI_tuptable.
  */
-static uint64
+uint64
 cv_exec(const CvView *v, const char *sql, int nargs,...)
 {
 	Oid			types[CV_MAX_ARGS];
@@ -236,7 +174,7 @@ cv_exec(const CvView *v, const char *sql, int nargs,...)
  *		Column col of the first row the last query returned, as int64 (a
  *		count or a time); false when it is NULL or there is no row.
  */
-static bool
+bool
 cv_value(int col, int64 *value)
 {
 	bool		isnull;
@@ -367,6 +305,37 @@ cv_lock_view(Oid view, CvView *v)
 	v->watermark = cv_col_int64(tup, desc, "watermark");
 	v->open_from = cv_col_int64(tup, desc, "open_from");
 	v->view_rows = cv_col_int64(tup, desc, "view_rows");
+
+	/* join views */
+	v->join = cv_col_text(tup, desc, "join_kind");
+	if (v->join != NULL)
+	{
+		bool		isnull;
+
+		if (strcmp(v->join, "window") != 0)
+			v->kind = CV_BAND;
+		v->source2 = cv_col_oid(tup, desc, "source2_rel");
+		v->time_column2 = SPI_getvalue(tup, desc, SPI_fnumber(desc, "time_column2"));
+		v->changes2 = cv_col_oid(tup, desc, "changes2_rel");
+		v->late2_rel = cv_col_oid(tup, desc, "late2_rel");
+		v->right_query = cv_col_text(tup, desc, "right_query");
+		(void) cv_col(tup, desc, "band_lo", &isnull);
+		v->has_band_lo = !isnull;
+		v->band_lo = cv_col_usecs(tup, desc, "band_lo");
+		v->band_hi = cv_col_usecs(tup, desc, "band_hi");
+		v->max_event2 = cv_col_int64(tup, desc, "max_event2");
+		v->watermark1 = cv_col_int64(tup, desc, "watermark1");
+		v->watermark2 = cv_col_int64(tup, desc, "watermark2");
+		(void) cv_col(tup, desc, "idle", &isnull);
+		v->has_idle = !isnull;
+		v->idle = cv_col_usecs(tup, desc, "idle");
+		(void) cv_col(tup, desc, "seen1", &isnull);
+		v->has_seen1 = !isnull;
+		v->seen1 = cv_col_int64(tup, desc, "seen1");
+		(void) cv_col(tup, desc, "seen2", &isnull);
+		v->has_seen2 = !isnull;
+		v->seen2 = cv_col_int64(tup, desc, "seen2");
+	}
 }
 
 /*
@@ -387,6 +356,7 @@ cv_first_window_closed(const CvView *v, int64 t, int64 wm)
 		case CV_CUMULATE:
 			return cv_add(cv_bin(t, v->stride, v->offset), v->stride) <= wm;
 		case CV_SESSION:
+		case CV_BAND:
 			break;
 	}
 	elog(ERROR, "unexpected continuous view kind %d", (int) v->kind);
@@ -426,6 +396,8 @@ cv_late_cond_sql(const CvView *v)
 			return "windowjoin._bin(d.t, $4, $5) + $4 <= $1";
 		case CV_SESSION:
 			return "d.t_max < $2";
+		case CV_BAND:
+			return "d.t < $1";
 	}
 	return NULL;
 }
@@ -444,7 +416,7 @@ cv_interval(int64 usecs)
 }
 
 /* a late bin, for sorting and deduplication */
-static int
+int
 cv_cmp_int64(const void *a, const void *b)
 {
 	int64		x = *(const int64 *) a;
@@ -453,15 +425,8 @@ cv_cmp_int64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* a closed range of windows to revise */
-typedef struct CvRange
-{
-	int64		lo;
-	int64		hi;
-} CvRange;
-
 /* ranges by start, then end */
-static int
+int
 cv_cmp_range(const void *a, const void *b)
 {
 	const CvRange *x = a;
@@ -472,25 +437,13 @@ cv_cmp_range(const void *a, const void *b)
 	return (x->hi > y->hi) - (x->hi < y->hi);
 }
 
-/* what step 1 found in the change log */
-typedef struct CvFold
-{
-	bool		truncated;
-	bool		has_batch_max;
-	int64		batch_max;
-	bool		has_change_min;
-	int64		change_min;
-	int64	   *late_bins;		/* sorted, distinct */
-	int			nlate_bins;
-} CvFold;
-
 /*
  * cv_fold
  *		Step 1: empty the change log and summarise it.  l_prev is the
  *		session views' late frontier (a change whose latest time is before
  *		it is late).
  */
-static void
+void
 cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
 {
 	StringInfoData sql;
@@ -500,9 +453,11 @@ cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
 	SPIPlanPtr	plan;
 	Portal		portal;
 	int			cap = 16;
+	int			spancap = 16;
 
 	memset(f, 0, sizeof(*f));
 	f->late_bins = palloc(cap * sizeof(int64));
+	f->spans = palloc(spancap * sizeof(CvSpan));
 
 	/*
 	 * The log's times as the catalog keeps them (a timestamp read in UTC:
@@ -524,7 +479,7 @@ cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
 		appendStringInfo(&sql, "DELETE FROM %s RETURNING sign, t, t_max, n",
 						 cv_relname(v->changes));
 
-	args[0] = TimestampTzGetDatum(v->watermark);
+	args[0] = TimestampTzGetDatum(v->kind == CV_BAND ? v->late_before : v->watermark);
 	args[1] = TimestampTzGetDatum(l_prev);
 	args[2] = cv_interval(v->size);
 	args[3] = cv_interval(v->stride);
@@ -571,8 +526,11 @@ cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
 				f->change_min = t;
 				f->has_change_min = true;
 			}
+			f->any = true;
 			if (v->kind == CV_SESSION)
 				late = t_max < l_prev;
+			else if (v->kind == CV_BAND)
+				late = t < v->late_before;
 			else
 				late = cv_first_window_closed(v, t, v->watermark);
 			if (!late)
@@ -580,6 +538,17 @@ cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
 			counts->late += n;
 			if (v->kind == CV_SESSION)
 				continue;		/* sessions keep no late bins */
+			if (v->kind == CV_BAND)
+			{
+				if (f->nspans == spancap)
+				{
+					spancap *= 2;
+					f->spans = repalloc(f->spans, spancap * sizeof(CvSpan));
+				}
+				f->spans[f->nspans].t = t;
+				f->spans[f->nspans++].t_max = t_max;
+				continue;
+			}
 			if (f->nlate_bins == cap)
 			{
 				cap *= 2;
@@ -623,7 +592,7 @@ cv_panes_from(const CvView *v, int64 panes_done)
  *		Steps 3 for tumble, hop and cumulate views: late panes, revisions,
  *		the windows that closed, the panes to purge.
  */
-static void
+void
 cv_refresh_windows(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm,
 				   CvCounts *c, TimestampTz *t2)
 {
@@ -991,42 +960,6 @@ wj_refresh(PG_FUNCTION_ARGS)
 						   SECURITY_RESTRICTED_OPERATION);
 
 	/*
-	 * A session change is late when it lies before what the next recompute
-	 * reads: (least(open_from, watermark - gap) - gap).
-	 */
-	old_wm = v.watermark;
-	l_prev = cv_add(Min(v.open_from, cv_add(old_wm, -v.gap)), -v.gap);
-
-	/* 1. fold the change log */
-	cv_fold(&v, l_prev, &c, &f);
-	t1 = GetCurrentTimestamp();
-
-	reset = f.truncated || full;
-	if (reset)
-	{
-		int64		m;
-
-		c.removed = 0;
-		cv_exec(&v, psprintf("DELETE FROM %s", cv_relname(view)), 0);
-		v.view_rows = 0;
-		old_wm = DT_NOBEGIN;
-		l_prev = DT_NOBEGIN;
-		v.open_from = DT_NOBEGIN;
-		if (f.truncated)
-			v.explicit_watermark = DT_NOBEGIN;
-		cv_exec(&v, psprintf("SELECT max(%s) FROM %s", quote_identifier(v.time_column),
-							 cv_relname(v.source)), 0);
-		max_ev = cv_value(1, &m) ? m : DT_NOBEGIN;
-		c.late = 0;
-		f.nlate_bins = 0;
-		f.has_change_min = false;
-	}
-	else
-		max_ev = f.has_batch_max ? Max(v.max_event, f.batch_max) : v.max_event;
-	/* 2. the watermark */
-	new_wm = Max(Max(old_wm, cv_add(max_ev, -v.delay)), v.explicit_watermark);
-
-	/*
 	 * The statements below read whole time ranges of the source.  With a
 	 * btree on the time column the planner prefers a plain index scan over
 	 * a bitmap scan when the table is nearly in time order, as a stream's
@@ -1034,23 +967,69 @@ wj_refresh(PG_FUNCTION_ARGS)
 	 * scan back and forth between heap pages, and a closing refresh of the
 	 * bench's one-minute windows read its 6,000 rows in 1.4 ms instead of
 	 * 0.7 ms through a bitmap (which reads each page once).  So plain index
-	 * scans are off until the catalog row is written.
+	 * scans are off until the catalog row is written.  (A join view folds
+	 * its logs and computes its watermarks in cv_refresh_join.)
 	 */
 	gucs = NewGUCNestLevel();
 	(void) set_config_option("enable_indexscan", "off", PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
 
-	if (v.kind != CV_SESSION)
+	if (v.join != NULL)
 	{
-		cv_refresh_windows(&v, &f, old_wm, new_wm, &c, &t2);
+		cv_refresh_join(&v, full, &c, &f, &new_wm, &max_ev, &t1, &t2);
 		open_from = v.open_from;
-		path = OidIsValid(v.panes) && !TIMESTAMP_NOT_FINITE(old_wm) ? "panes" : "source";
+		path = "source";
 	}
 	else
 	{
-		open_from = cv_refresh_sessions(&v, &f, old_wm, new_wm, l_prev, reset,
-										&c, &t2, &fast);
-		path = fast ? "fragments" : "source";
+		/*
+		 * A session change is late when it lies before what the next recompute
+		 * reads: (least(open_from, watermark - gap) - gap).
+		 */
+		old_wm = v.watermark;
+		l_prev = cv_add(Min(v.open_from, cv_add(old_wm, -v.gap)), -v.gap);
+
+		/* 1. fold the change log */
+		cv_fold(&v, l_prev, &c, &f);
+		t1 = GetCurrentTimestamp();
+
+		reset = f.truncated || full;
+		if (reset)
+		{
+			int64		m;
+
+			c.removed = 0;
+			cv_exec(&v, psprintf("DELETE FROM %s", cv_relname(view)), 0);
+			v.view_rows = 0;
+			old_wm = DT_NOBEGIN;
+			l_prev = DT_NOBEGIN;
+			v.open_from = DT_NOBEGIN;
+			if (f.truncated)
+				v.explicit_watermark = DT_NOBEGIN;
+			cv_exec(&v, psprintf("SELECT max(%s) FROM %s", quote_identifier(v.time_column),
+								 cv_relname(v.source)), 0);
+			max_ev = cv_value(1, &m) ? m : DT_NOBEGIN;
+			c.late = 0;
+			f.nlate_bins = 0;
+			f.has_change_min = false;
+		}
+		else
+			max_ev = f.has_batch_max ? Max(v.max_event, f.batch_max) : v.max_event;
+		/* 2. the watermark */
+		new_wm = Max(Max(old_wm, cv_add(max_ev, -v.delay)), v.explicit_watermark);
+
+		if (v.kind != CV_SESSION)
+		{
+			cv_refresh_windows(&v, &f, old_wm, new_wm, &c, &t2);
+			open_from = v.open_from;
+			path = OidIsValid(v.panes) && !TIMESTAMP_NOT_FINITE(old_wm) ? "panes" : "source";
+		}
+		else
+		{
+			open_from = cv_refresh_sessions(&v, &f, old_wm, new_wm, l_prev, reset,
+											&c, &t2, &fast);
+			path = fast ? "fragments" : "source";
+		}
 	}
 
 	AtEOXact_GUC(true, gucs);

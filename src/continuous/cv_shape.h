@@ -35,10 +35,45 @@ typedef struct CvShape
 	List	   *partattnos;		/* session shape: the subquery's columns
 								 * holding the PARTITION BY expressions */
 	Query	   *ranged;			/* the query, with its range quals added */
+
+	/*
+	 * Join views (cv_join_analyze.c).  A window join view keeps kind as its
+	 * windows' and has its range quals in both windowed sources.  An
+	 * interval or as-of view ("band" views) relates the right source's time
+	 * r to the left's l by lo <= r - l <= hi; ranged then holds the left
+	 * rows of [$1, $2) with their matches (right rows in [$3, $4)) and
+	 * their anchor column, and ranged_right, for RIGHT and FULL interval
+	 * joins, the right rows of [$1, $2) without a match in [$3, $4).
+	 */
+	const char *join;			/* NULL, "window", "interval" or "asof" */
+	const char *jointype;		/* "inner", "left", "right", "full", "semi",
+								 * "anti" */
+	Oid			source2;		/* the right source table */
+	AttrNumber	timeattno2;		/* its time column */
+	bool		has_band_lo;	/* false: lo is minus infinity (as-of) */
+	int64		band_lo;		/* microseconds */
+	int64		band_hi;
+	Query	   *ranged_right;
 } CvShape;
 
+/* the column a band view keeps each row's anchor time in */
+#define CV_ANCHOR_COLUMN "anchor_time"
+/* ... and, with a right part, whether the row is a right row's */
+#define CV_ANCHOR_RIGHT_COLUMN "anchor_right"
+
+/* cv_analyze.c: checks and parts of the single-source analysis */
+extern void cv_unsupported(const char *construct, const char *hint);
+extern Oid	cv_check_source(RangeTblEntry *rte);
+extern const char *cv_is_tvf(Oid funcid);
+extern Var *cv_tvf_params(Query *q, Index srcidx, Index fnidx, CvShape *shape);
+extern TargetEntry *cv_require_window_column(Query *q, const char *name);
+
+/* cv_join_analyze.c */
+extern bool cv_is_join_query(Query *q);
+extern void cv_analyze_join(Query *q, CvShape *shape);
+
 /* cv_query.c */
-extern Node *cv_make_range_quals(Var *var);
+extern Node *cv_make_range_quals(Var *var, int loparam, int hiparam);
 extern void cv_add_quals(Query *q, Node *quals);
 extern bool cv_is_group_rte(RangeTblEntry *rte);
 extern Node *cv_ungroup(Query *q, Node *expr);
