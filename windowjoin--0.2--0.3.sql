@@ -50,7 +50,7 @@ CREATE TABLE windowjoin.view_catalog (
   "offset"           interval,
   gap                interval,
   range_query        text NOT NULL,
-  changes_rel        regclass NOT NULL,
+  changes_rel        regclass,         -- NULL: a Citus view (its shards have logs)
   late_rel           regclass,
   panes_rel          regclass,
   pane_query         text,
@@ -87,7 +87,10 @@ CREATE TABLE windowjoin.view_catalog (
   watermark2         timestamptz NOT NULL DEFAULT '-infinity',
   idle               interval,
   seen1              timestamptz,
-  seen2              timestamptz
+  seen2              timestamptz,
+  -- Citus: the view is a distributed table whose shards are continuous
+  -- views of the sources' shards (windowjoin._create_distributed_view)
+  distributed        boolean NOT NULL DEFAULT false
 );
 COMMENT ON TABLE windowjoin.view_catalog IS
   'continuous window views: one row per view (read windowjoin.views)';
@@ -103,17 +106,17 @@ SELECT pg_catalog.pg_extension_config_dump('windowjoin.view_catalog', '');
 -- C parts
 --------------------------------------------------------------------------
 
-CREATE FUNCTION windowjoin._analyze_view_query(query text,
+CREATE FUNCTION windowjoin._analyze_view_query(query text, relmap regclass[],
   OUT kind text, OUT source regclass, OUT time_column name, OUT time_type regtype,
   OUT size interval, OUT stride interval, OUT "offset" interval, OUT gap interval,
   OUT range_query text, OUT normalized_query text, OUT pane_columns text,
   OUT join_kind text, OUT join_type text, OUT source2 regclass, OUT time_column2 name,
   OUT band_lo interval, OUT band_hi interval, OUT right_query text)
-AS 'MODULE_PATHNAME', 'wj_analyze_view_query' LANGUAGE C STRICT VOLATILE;
+AS 'MODULE_PATHNAME', 'wj_analyze_view_query' LANGUAGE C VOLATILE;
 
-CREATE FUNCTION windowjoin._pane_queries(query text, panes regclass,
+CREATE FUNCTION windowjoin._pane_queries(query text, panes regclass, relmap regclass[],
   OUT pane_query text, OUT combine_query text, OUT merge_query text)
-AS 'MODULE_PATHNAME', 'wj_view_pane_queries' LANGUAGE C STRICT VOLATILE;
+AS 'MODULE_PATHNAME', 'wj_view_pane_queries' LANGUAGE C VOLATILE;
 
 CREATE FUNCTION windowjoin._capture() RETURNS trigger
 AS 'MODULE_PATHNAME', 'wj_capture' LANGUAGE C;
@@ -187,10 +190,12 @@ $$;
 -- create_view
 --------------------------------------------------------------------------
 
-CREATE FUNCTION windowjoin.create_view(name text, query text,
-  delay interval DEFAULT '0', late text DEFAULT 'revise',
-  schedule interval DEFAULT NULL, emit text DEFAULT 'on_close',
-  idle interval DEFAULT NULL)
+-- create_view's body.  shard and relmap are for the shards of a Citus view
+-- (windowjoin._create_shard_view): the view's table exists (the shard), and
+-- the query's tables are read as the shards relmap pairs them with.
+CREATE FUNCTION windowjoin._create_view(name text, query text, delay interval,
+  late text, schedule interval, emit text, idle interval, shard regclass,
+  relmap regclass[])
 RETURNS regclass LANGUAGE plpgsql AS $fn$
 DECLARE
   a record;
@@ -247,7 +252,11 @@ BEGIN
   END IF;
 
   parts := pg_catalog.parse_ident(name);
-  IF array_length(parts, 1) = 1 THEN
+  IF shard IS NOT NULL THEN
+    SELECT n.nspname, c.relname INTO nsp, rel
+      FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.oid = shard;
+  ELSIF array_length(parts, 1) = 1 THEN
     nsp := current_schema();
     rel := parts[1];
   ELSIF array_length(parts, 1) = 2 THEN
@@ -261,17 +270,28 @@ BEGIN
     RAISE EXCEPTION 'no schema has been selected to create the continuous view in'
       USING ERRCODE = 'invalid_schema_name';
   END IF;
-  IF pg_catalog.to_regclass(format('%I.%I', nsp, rel)) IS NOT NULL THEN
+  IF shard IS NULL AND pg_catalog.to_regclass(format('%I.%I', nsp, rel)) IS NOT NULL THEN
     RAISE EXCEPTION 'relation "%" already exists', rel
       USING ERRCODE = 'duplicate_table';
   END IF;
 
-  a := windowjoin._analyze_view_query(query);
+  a := windowjoin._analyze_view_query(query, relmap);
   IF a.kind = 'session' AND late <> 'revise' THEN
     RAISE EXCEPTION 'continuous session views do not support late => ''%''', late
       USING ERRCODE = 'feature_not_supported',
             DETAIL = 'A late row can merge or split sessions that closed; a session view revises them.',
             HINT = 'Use late => ''revise'' (the default).';
+  END IF;
+  -- Citus: a view over distributed tables is a distributed table whose
+  -- shards are views of the sources' shards (docs/scale-out.md)
+  IF shard IS NULL AND pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+    EXECUTE 'SELECT count(*) FROM pg_catalog.pg_dist_partition WHERE logicalrelid = ANY ($1)'
+      INTO nsrc USING ARRAY[a.source, coalesce(a.source2, a.source)]::regclass[];
+    IF nsrc > 0 THEN
+      RETURN windowjoin._create_distributed_view(nsp, rel, query, delay, late, schedule,
+                                                 emit, idle);
+    END IF;
+    nsrc := 1;
   END IF;
   IF a.join_kind IS NOT NULL AND emit <> 'on_close' THEN
     RAISE EXCEPTION 'continuous join views do not support emit => ''%''', emit
@@ -294,17 +314,10 @@ BEGIN
       anchor := anchor || ', NULL::boolean AS anchor_right';
     END IF;
   END IF;
-  EXECUTE format('CREATE TABLE %I.%I AS SELECT q.*%s%s FROM (%s) q WITH NO DATA',
-                 nsp, rel, CASE WHEN emit = 'on_update' THEN ', true AS final' ELSE '' END,
-                 anchor, query);
-  v := format('%I.%I', nsp, rel)::regclass;
-  -- windows are written in window_end order (rows of band views in anchor
-  -- order): a BRIN index costs a refresh almost nothing to keep (a btree
-  -- cost a closing refresh of 1,000 windows 0.8 ms), and serves range reads
-  EXECUTE format('CREATE INDEX ON %s USING brin (%I) WITH (pages_per_range = 32)', v,
-                 CASE WHEN anchor <> '' THEN 'anchor_time' ELSE 'window_end' END);
-  IF a.kind = 'session' THEN
-    EXECUTE format('CREATE INDEX ON %s (window_start)', v);
+  IF shard IS NOT NULL THEN
+    v := shard;                 -- created, with its indexes, by Citus
+  ELSE
+    v := windowjoin._create_view_table(nsp, rel, query, a.kind, anchor, emit);
   END IF;
 
   -- one change log (and late table) per source; the right source's names
@@ -349,7 +362,7 @@ BEGIN
     EXECUTE format('COMMENT ON TABLE %s IS %L', pn,
                    format('pane partial states of continuous view %s, kept by windowjoin.refresh()', v));
     SELECT p.pane_query, p.combine_query, p.merge_query INTO pane_q, combine_q, merge_q
-      FROM windowjoin._pane_queries(query, pn) p;
+      FROM windowjoin._pane_queries(query, pn, relmap) p;
   END IF;
 
   -- the log's grain: the unit in which rows become late (docs/continuous.md);
@@ -426,8 +439,212 @@ BEGIN
 END
 $fn$;
 
+-- the view's table, with its BRIN index (and a session view's btree)
+CREATE FUNCTION windowjoin._create_view_table(nsp text, rel text, query text, kind text,
+  anchor text, emit text) RETURNS regclass
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v regclass;
+BEGIN
+  EXECUTE format('CREATE TABLE %I.%I AS SELECT q.*%s%s FROM (%s) q WITH NO DATA',
+                 nsp, rel, CASE WHEN emit = 'on_update' THEN ', true AS final' ELSE '' END,
+                 anchor, query);
+  v := format('%I.%I', nsp, rel)::regclass;
+  -- windows are written in window_end order (rows of band views in anchor
+  -- order): a BRIN index costs a refresh almost nothing to keep (a btree
+  -- cost a closing refresh of 1,000 windows 0.8 ms), and serves range reads
+  EXECUTE format('CREATE INDEX ON %s USING brin (%I) WITH (pages_per_range = 32)', v,
+                 CASE WHEN anchor <> '' THEN 'anchor_time' ELSE 'window_end' END);
+  IF kind = 'session' THEN
+    EXECUTE format('CREATE INDEX ON %s (window_start)', v);
+  END IF;
+  RETURN v;
+END
+$fn$;
+
+CREATE FUNCTION windowjoin.create_view(name text, query text,
+  delay interval DEFAULT '0', late text DEFAULT 'revise',
+  schedule interval DEFAULT NULL, emit text DEFAULT 'on_close',
+  idle interval DEFAULT NULL)
+RETURNS regclass LANGUAGE sql AS $fn$
+  SELECT windowjoin._create_view(name, query, delay, late, schedule, emit, idle, NULL, NULL)
+$fn$;
+
 COMMENT ON FUNCTION windowjoin.create_view(text, text, interval, text, interval, text, interval) IS
   'create a continuous view: a table of the closed windows of a windowed aggregate or join query, or of the final rows of an interval or as-of join, kept up to date from its sources';
+
+--------------------------------------------------------------------------
+-- Citus (docs/scale-out.md)
+--------------------------------------------------------------------------
+
+-- A view over Citus tables: the sources hash-distributed (a join's right
+-- side co-located with the left, or a reference table), the query pushed
+-- down whole to the shards, the view's table distributed by the left
+-- source's distribution column (which the view selects) and co-located
+-- with it.  Each shard of the view is then a continuous view of the
+-- sources' shards on the node that holds them, refreshed by that node's
+-- scheduler; refresh and advance_watermark on the coordinator run on every
+-- shard.  The shards' views are created by the first refresh (Citus runs
+-- commands on placements in transactions of their own, which see the
+-- view's shards only once they are committed).
+CREATE FUNCTION windowjoin._create_distributed_view(nsp text, rel text, query text,
+  delay interval, late text, schedule interval, emit text, idle interval)
+RETURNS regclass LANGUAGE plpgsql AS $fn$
+DECLARE
+  a record;
+  p1 record;
+  p2 record;
+  v regclass;
+  anchor text := '';
+  plan text := '';
+  line text;
+  shards int;
+BEGIN
+  a := windowjoin._analyze_view_query(query, NULL);
+  EXECUTE 'SELECT partmethod, colocationid, column_to_column_name(logicalrelid, partkey) AS col '
+          'FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1' INTO p1 USING a.source;
+  IF p1.partmethod IS DISTINCT FROM 'h' THEN
+    RAISE EXCEPTION 'a continuous view over Citus tables must read a hash-distributed table (on the left of a join)'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = format('Table %s is not hash-distributed.', a.source),
+            HINT = 'Distribute it with create_distributed_table(); a reference table can only be the right side of a join.';
+  END IF;
+  IF a.join_kind IS NOT NULL AND a.source2 <> a.source THEN
+    EXECUTE 'SELECT partmethod, colocationid FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1'
+      INTO p2 USING a.source2;
+    IF p2.partmethod IS NULL OR NOT (p2.partmethod = 'n' OR
+                                     (p2.partmethod = 'h' AND p2.colocationid = p1.colocationid)) THEN
+      RAISE EXCEPTION 'a continuous join view over Citus tables joins co-located tables, or a reference table on the right'
+        USING ERRCODE = 'feature_not_supported',
+              DETAIL = format('Table %s is not co-located with %s.', a.source2, a.source),
+              HINT = 'Distribute both on the join key with colocate_with, or make the right side a reference table.';
+    END IF;
+  END IF;
+  -- each shard must compute its rows alone: Citus pushes the query down
+  -- whole, one task per shard
+  EXECUTE 'SELECT count(*) FROM pg_catalog.pg_dist_shard WHERE logicalrelid = $1' INTO shards USING a.source;
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    plan := plan || line || E'\n';
+  END LOOP;
+  IF plan NOT LIKE 'Custom Scan (Citus Adaptive)%' OR plan LIKE '%Subplan%'
+     OR plan LIKE '%epartition%' OR plan NOT LIKE format('%%Task Count: %s%%', shards) THEN
+    RAISE EXCEPTION 'continuous views over Citus tables need a query Citus pushes down to the shards whole'
+      USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'Its plan has a step on the coordinator, a subplan or a repartition.',
+            HINT = 'Group by the distribution column, and join co-located tables on it.';
+  END IF;
+
+  IF a.join_kind IN ('interval', 'asof') THEN
+    anchor := format(', NULL::%s AS anchor_time', a.time_type);
+    IF a.right_query IS NOT NULL THEN
+      anchor := anchor || ', NULL::boolean AS anchor_right';
+    END IF;
+  END IF;
+  v := windowjoin._create_view_table(nsp, rel, query, a.kind, anchor, emit);
+  IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
+                  WHERE attrelid = v AND attname = p1.col AND NOT attisdropped) THEN
+    RAISE EXCEPTION 'a continuous view over Citus tables must select the distribution column %', p1.col
+      USING ERRCODE = 'feature_not_supported',
+            HINT = format('Select %I (and group by it): the view is distributed by it.', p1.col);
+  END IF;
+  EXECUTE 'SELECT create_distributed_table($1, $2, colocate_with => $3)'
+    USING v, p1.col, a.source::text;
+
+  INSERT INTO windowjoin.view_catalog
+    (view_rel, query, kind, source_rel, time_column, time_type, size, stride,
+     "offset", gap, range_query, delay, late, emit, schedule, join_kind, join_type,
+     source2_rel, time_column2, band_lo, band_hi, right_query, idle, distributed)
+  VALUES (v, query, a.kind, a.source, a.time_column, a.time_type, a.size,
+          a.stride, a."offset", a.gap, a.range_query, delay, late, emit, schedule,
+          a.join_kind, a.join_type, a.source2, a.time_column2, a.band_lo, a.band_hi,
+          a.right_query, idle, true);
+  PERFORM windowjoin._register_view(v, a.source, NULL, NULL, '{}', NULL);
+  IF a.join_kind IS NOT NULL AND a.source2 <> a.source THEN
+    PERFORM windowjoin._register_view(v, a.source2, NULL, NULL, '{}', NULL);
+  END IF;
+
+  -- its shards become continuous views of the sources' shards at its
+  -- first refresh, once this transaction has committed them
+  -- (windowjoin._refresh_distributed)
+  RETURN v;
+END
+$fn$;
+
+-- windowjoin.refresh() of a Citus view, on the coordinator: on every
+-- shard of the view, where it lives, create the shard's view (the first
+-- time) or refresh it.  A query's % are doubled: Citus formats the command
+-- with the shard's name.
+CREATE FUNCTION windowjoin._refresh_distributed(view regclass, full_refresh boolean)
+RETURNS void LANGUAGE plpgsql AS $fn$
+DECLARE
+  c windowjoin.view_catalog;
+  cmd text;
+  failed text;
+BEGIN
+  c := windowjoin._lock(view);
+  cmd := 'SELECT windowjoin._refresh_shard(''%s''::regclass, '
+         || replace(format('%L, %L, %L, %L, %L, %L, %L)', full_refresh, c.query, c.delay, c.late,
+                           c.schedule, c.emit, c.idle), '%', '%%');
+  EXECUTE 'SELECT string_agg(result, ''; '') FROM run_command_on_placements($1, $2) WHERE NOT success'
+    INTO failed USING view, cmd;
+  IF failed IS NOT NULL THEN
+    RAISE EXCEPTION 'could not refresh every shard of continuous view "%"', view
+      USING ERRCODE = 'connection_failure', DETAIL = failed;
+  END IF;
+  UPDATE windowjoin.view_catalog v SET refreshes = v.refreshes + 1,
+         last_refresh = pg_catalog.clock_timestamp()
+   WHERE v.view_rel = view;
+END
+$fn$;
+
+-- On a Citus node: refresh the view of the shard view_shard, or create it.
+CREATE FUNCTION windowjoin._refresh_shard(view_shard regclass, full_refresh boolean,
+  query text, delay interval, late text, schedule interval, emit text, idle interval)
+RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF EXISTS (SELECT FROM windowjoin.view_catalog v WHERE v.view_rel = view_shard) THEN
+    PERFORM windowjoin.refresh(view_shard, full_refresh);
+  ELSE
+    PERFORM windowjoin._create_shard_view(view_shard, query, delay, late, schedule, emit, idle);
+  END IF;
+END
+$fn$;
+
+-- On a Citus node: make the shard view_shard of a view a continuous view of
+-- the co-located shards of its sources (a reference table's shard for a
+-- join's right side), which this node holds.
+CREATE FUNCTION windowjoin._create_shard_view(view_shard regclass,
+  query text, delay interval, late text, schedule interval, emit text, idle interval)
+RETURNS regclass LANGUAGE plpgsql AS $fn$
+DECLARE
+  a record;
+  sid bigint;
+  relmap regclass[] := '{}';
+  src regclass;
+  shard regclass;
+BEGIN
+  -- triggers and tables next to shards: what Citus otherwise refuses
+  IF current_setting('citus.enable_manual_changes_to_shards', true) IS NOT NULL THEN
+    PERFORM set_config('citus.enable_manual_changes_to_shards', 'on', true);
+  END IF;
+  a := windowjoin._analyze_view_query(query, NULL);
+  sid := substring((SELECT relname FROM pg_catalog.pg_class WHERE oid = view_shard)
+                   FROM '_([0-9]+)$')::bigint;
+  FOREACH src IN ARRAY ARRAY[a.source, a.source2] LOOP
+    CONTINUE WHEN src IS NULL OR src = ANY (relmap);
+    EXECUTE 'SELECT pg_catalog.shard_name($2, s2.shardid)::regclass '
+            'FROM pg_catalog.pg_dist_shard s1 JOIN pg_catalog.pg_dist_shard s2 '
+            'ON s2.logicalrelid = $2 AND (s2.shardminvalue IS NULL OR s2.shardminvalue = s1.shardminvalue) '
+            'WHERE s1.shardid = $1' INTO shard USING sid, src;
+    IF shard IS NULL THEN
+      RAISE EXCEPTION 'no shard of % goes with %', src, view_shard;
+    END IF;
+    relmap := relmap || ARRAY[src, shard];
+  END LOOP;
+  RETURN windowjoin._create_view(view_shard::text, query, delay, late, schedule, emit, idle,
+                                 view_shard, relmap);
+END
+$fn$;
 
 --------------------------------------------------------------------------
 -- refresh
@@ -453,10 +670,22 @@ RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   c windowjoin.view_catalog;
   w timestamptz;
+  failed text;
 BEGIN
   c := windowjoin._lock(view);
   IF watermark IS NULL THEN
     RAISE EXCEPTION 'the watermark must not be null' USING ERRCODE = 'null_value_not_allowed';
+  END IF;
+  IF c.distributed THEN
+    -- a Citus view: every shard (created first if need be)
+    PERFORM windowjoin.refresh(view);
+    EXECUTE 'SELECT string_agg(result, ''; '') FROM run_command_on_placements($1, $2) WHERE NOT success'
+      INTO failed USING view, format('SELECT windowjoin.advance_watermark(''%%s'', %L)', watermark);
+    IF failed IS NOT NULL THEN
+      RAISE EXCEPTION 'could not advance the watermark of every shard of continuous view "%"', view
+        USING DETAIL = failed;
+    END IF;
+    RETURN;
   END IF;
   -- a timestamp source reads the watermark on the session's clock, as a
   -- timestamp literal would be
@@ -544,7 +773,8 @@ SELECT c.view_rel AS name,
             THEN windowjoin._show(c.watermark2, c.time_type) END AS right_watermark,
        c.band_lo,
        c.band_hi,
-       c.idle
+       c.idle,
+       c.distributed
   FROM windowjoin.view_catalog c;
 
 GRANT SELECT ON windowjoin.views TO PUBLIC;

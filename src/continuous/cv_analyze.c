@@ -56,6 +56,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "tcop/tcopprot.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -550,13 +551,100 @@ cv_analyze_session(Query *q, CvShape *shape)
 				 cv_make_range_quals(timevar, 1, 2));
 }
 
+/* a relation map: from[i] is read as to[i] */
+typedef struct CvRelMap
+{
+	int			n;
+	Oid		   *from;
+	Oid		   *to;
+} CvRelMap;
+
+/*
+ * cv_relmap_walker
+ *		Replace the mapped relations in every range table (and, from 16 on,
+ *		permission entry) of a query tree.
+ */
+static bool
+cv_relmap_walker(Node *node, CvRelMap *map)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION)
+			for (int i = 0; i < map->n; i++)
+				if (rte->relid == map->from[i])
+				{
+					rte->relid = map->to[i];
+					rte->relkind = get_rel_relkind(map->to[i]);
+					break;
+				}
+		return false;
+	}
+	if (IsA(node, Query))
+	{
+#if PG_VERSION_NUM >= 160000
+		ListCell   *lc;
+
+		foreach(lc, ((Query *) node)->rteperminfos)
+		{
+			RTEPermissionInfo *perm = lfirst(lc);
+
+			for (int i = 0; i < map->n; i++)
+				if (perm->relid == map->from[i])
+				{
+					perm->relid = map->to[i];
+					break;
+				}
+		}
+#endif
+		return query_tree_walker((Query *) node, cv_relmap_walker, (void *) map,
+								 QTW_EXAMINE_RTES_BEFORE);
+	}
+	return expression_tree_walker(node, cv_relmap_walker, (void *) map);
+}
+
+/*
+ * cv_relmap
+ *		The relation map of a regclass[] of (from, to) pairs; NULL for none.
+ */
+static CvRelMap *
+cv_relmap(ArrayType *arr)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	CvRelMap   *map;
+
+	if (arr == NULL)
+		return NULL;
+	deconstruct_array(arr, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT,
+					  &elems, &nulls, &n);
+	if (n % 2 != 0)
+		elog(ERROR, "a relation map has pairs of relations");
+	map = palloc(sizeof(CvRelMap));
+	map->n = n / 2;
+	map->from = palloc(sizeof(Oid) * (map->n + 1));
+	map->to = palloc(sizeof(Oid) * (map->n + 1));
+	for (int i = 0; i < map->n; i++)
+	{
+		if (nulls[2 * i] || nulls[2 * i + 1])
+			elog(ERROR, "a relation map has no nulls");
+		map->from[i] = DatumGetObjectId(elems[2 * i]);
+		map->to[i] = DatumGetObjectId(elems[2 * i + 1]);
+	}
+	return map;
+}
+
 /*
  * cv_analyze_text
  *		Parse and analyse a view's query as the calling user and find its
  *		shape; an error naming what is not supported.
  */
 static Query *
-cv_analyze_text(const char *sql, CvShape *shape)
+cv_analyze_text(const char *sql, CvRelMap *map, CvShape *shape)
 {
 	List	   *raws;
 	RawStmt    *raw;
@@ -574,6 +662,10 @@ cv_analyze_text(const char *sql, CvShape *shape)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the query of a continuous view must be a single SELECT")));
 	q = parse_analyze_fixedparams(raw, sql, NULL, 0, NULL);
+
+	/* a Citus shard's view reads the shards of the query's tables */
+	if (map != NULL)
+		cv_relmap_walker((Node *) q, map);
 
 	/* two tables: a window, interval or as-of join (cv_join_analyze.c) */
 	if (cv_is_join_query(q))
@@ -611,7 +703,7 @@ cv_analyze_text(const char *sql, CvShape *shape)
 Datum
 wj_analyze_view_query(PG_FUNCTION_ARGS)
 {
-	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *sql;
 	Query	   *q;
 	CvShape		shape;
 	TupleDesc	tupdesc;
@@ -622,7 +714,13 @@ wj_analyze_view_query(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	q = cv_analyze_text(sql, &shape);
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the query of a continuous view must not be null")));
+	sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	q = cv_analyze_text(sql, PG_ARGISNULL(1) ? NULL : cv_relmap(PG_GETARG_ARRAYTYPE_P(1)),
+						&shape);
 	pane_columns = shape.join ? NULL : cv_pane_columns(q, &shape);
 
 	memset(nulls, 0, sizeof(nulls));
@@ -693,6 +791,7 @@ wj_view_pane_queries(PG_FUNCTION_ARGS)
 {
 	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Oid			panes = PG_GETARG_OID(1);
+	CvRelMap   *map = PG_ARGISNULL(2) ? NULL : cv_relmap(PG_GETARG_ARRAYTYPE_P(2));
 	Query	   *q;
 	Query	   *pane_query;
 	Query	   *combine_query;
@@ -704,7 +803,7 @@ wj_view_pane_queries(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	q = cv_analyze_text(sql, &shape);
+	q = cv_analyze_text(sql, map, &shape);
 	cv_pane_queries(q, &shape, panes, &pane_query, &combine_query, &merge_query);
 	values[0] = CStringGetTextDatum(cv_deparse(pane_query));
 	values[1] = CStringGetTextDatum(cv_deparse(combine_query));

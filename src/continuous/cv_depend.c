@@ -91,7 +91,7 @@ wj_register_view(PG_FUNCTION_ARGS)
 {
 	Oid			view = PG_GETARG_OID(0);
 	Oid			source = PG_GETARG_OID(1);
-	Oid			log = PG_GETARG_OID(2);
+	Oid			log = PG_ARGISNULL(2) ? InvalidOid : PG_GETARG_OID(2);
 	Oid			late = PG_ARGISNULL(3) ? InvalidOid : PG_GETARG_OID(3);
 	ArrayType  *triggers = PG_GETARG_ARRAYTYPE_P(4);
 	Oid			panes = PG_ARGISNULL(5) ? InvalidOid : PG_GETARG_OID(5);
@@ -103,7 +103,8 @@ wj_register_view(PG_FUNCTION_ARGS)
 	Oid			ext = get_extension_oid("windowjoin", false);
 
 	cv_require_owner(view);
-	cv_require_owner(log);
+	if (OidIsValid(log))
+		cv_require_owner(log);
 	if (OidIsValid(late))
 		cv_require_owner(late);
 	if (OidIsValid(panes))
@@ -116,9 +117,13 @@ wj_register_view(PG_FUNCTION_ARGS)
 	recordDependencyOn(&viewaddr, &addr, DEPENDENCY_NORMAL);
 	recordDependencyOn(&viewaddr, &extaddr, DEPENDENCY_AUTO);
 
-	ObjectAddressSet(addr, RelationRelationId, log);
-	recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
-	recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
+	/* (a Citus view has no log: its shards have) */
+	if (OidIsValid(log))
+	{
+		ObjectAddressSet(addr, RelationRelationId, log);
+		recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
+		recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
+	}
 	if (OidIsValid(late))
 	{
 		ObjectAddressSet(addr, RelationRelationId, late);

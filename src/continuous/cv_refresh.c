@@ -306,6 +306,13 @@ cv_lock_view(Oid view, CvView *v)
 	v->open_from = cv_col_int64(tup, desc, "open_from");
 	v->view_rows = cv_col_int64(tup, desc, "view_rows");
 
+	{
+		bool		isnull;
+		Datum		d = cv_col(tup, desc, "distributed", &isnull);
+
+		v->distributed = !isnull && DatumGetBool(d);
+	}
+
 	/* join views */
 	v->join = cv_col_text(tup, desc, "join_kind");
 	if (v->join != NULL)
@@ -908,6 +915,25 @@ cv_show(const CvView *v, int64 t)
 }
 
 /*
+ * cv_refresh_shards
+ *		A Citus view: refresh each of its shards where it lives (each is a
+ *		continuous view of its sources' shards, created by the first
+ *		refresh), then count the refresh (windowjoin._refresh_distributed).
+ */
+static void
+cv_refresh_shards(const CvView *v, bool full)
+{
+	Oid			types[2] = {REGCLASSOID, BOOLOID};
+	Datum		args[2];
+
+	args[0] = ObjectIdGetDatum(v->view);
+	args[1] = BoolGetDatum(full);
+	if (SPI_execute_with_args("SELECT windowjoin._refresh_distributed($1, $2)",
+							  2, types, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not refresh the shards of a continuous view");
+}
+
+/*
  * wj_refresh
  *		windowjoin.refresh(view regclass, full_refresh boolean, verbose
  *		boolean).
@@ -946,6 +972,12 @@ wj_refresh(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	cv_lock_view(view, &v);
+	if (v.distributed)
+	{
+		cv_refresh_shards(&v, full);
+		SPI_finish();
+		PG_RETURN_VOID();
+	}
 
 	/* refresh runs as the view's owner, as REFRESH MATERIALIZED VIEW does */
 	owner = get_role_oid(v.owner, true);

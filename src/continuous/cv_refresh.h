@@ -66,6 +66,7 @@ typedef struct CvView
 	int64		watermark;
 	int64		open_from;
 	int64		view_rows;
+	bool		distributed;	/* a Citus view: its shards are views */
 
 	/* join views (cv_join_refresh.c); join is NULL for the others */
 	const char *join;			/* "window", "interval" or "asof" */

@@ -515,7 +515,7 @@ cv_due_views(void)
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SPI_connect();
 		if (SPI_execute("SELECT view_rel::oid FROM windowjoin.view_catalog "
-						"WHERE schedule IS NOT NULL AND (last_refresh IS NULL "
+						"WHERE schedule IS NOT NULL AND (NOT distributed OR refreshes = 0) AND (last_refresh IS NULL "
 						"OR last_refresh + schedule <= clock_timestamp()) "
 						"ORDER BY last_refresh NULLS FIRST",
 						true, 0) != SPI_OK_SELECT)
@@ -606,7 +606,7 @@ cv_next_due(void)
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SPI_connect();
 		if (SPI_execute("SELECT min(coalesce(last_refresh, '-infinity') + schedule) "
-						"FROM windowjoin.view_catalog WHERE schedule IS NOT NULL",
+						"FROM windowjoin.view_catalog WHERE schedule IS NOT NULL AND (NOT distributed OR refreshes = 0)",
 						true, 0) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "could not list continuous views");
 		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
