@@ -7,9 +7,11 @@
  * A join view has a source on each side, each with its own change log
  * (one, for a self-join) and its own watermark, max(event time seen) -
  * delay, or the explicit one if later.  With idle set, a side whose log
- * has been empty for that long (wall clock) follows the other side's
- * watermark, as Flink leaves an idle input out of the minimum.  The view's
- * watermark is the lesser of the two.
+ * has been empty for that long (wall clock) follows the clock (now -
+ * delay: a row arriving now would be that recent) and never lags the
+ * other side (as Flink leaves an idle input out of the minimum), so a
+ * quiet source does not stall the view.  The view's watermark is the
+ * lesser of the two.
  *
  * Window join views are then refreshed as window aggregates are
  * (cv_refresh_windows): a window is closed when the view's watermark is
@@ -313,7 +315,7 @@ cv_refresh_join(CvView *v, bool full, CvCounts *c, CvFold *f, int64 *new_wm,
 			f2.has_batch_max ? Max(v->max_event2, f2.batch_max) : v->max_event2;
 	}
 
-	/* 2. the watermarks; an idle side follows the other */
+	/* 2. the watermarks; an idle side follows the clock and the other side */
 	w1 = Max(Max(old1, cv_add(max1, -v->delay)), v->explicit_watermark);
 	w2 = Max(Max(old2, cv_add(max2, -v->delay)), v->explicit_watermark);
 	if (f->any || !v->has_seen1)
@@ -326,15 +328,17 @@ cv_refresh_join(CvView *v, bool full, CvCounts *c, CvFold *f, int64 *new_wm,
 		v->seen2 = now;
 		v->has_seen2 = true;
 	}
-	if (v->has_idle && !self)
+	if (v->has_idle)
 	{
+		int64		clock = cv_add(now, -v->delay);
 		bool		idle1 = now - v->seen1 >= v->idle;
 		bool		idle2 = now - v->seen2 >= v->idle;
+		int64		w1_was = w1;
 
-		if (idle1 && !idle2)
-			w1 = Max(w1, w2);
-		else if (idle2 && !idle1)
-			w2 = Max(w2, w1);
+		if (idle1)
+			w1 = Max(Max(w1, w2), clock);
+		if (idle2)
+			w2 = Max(Max(w2, w1_was), clock);
 	}
 	*new_wm = Max(old_wm, cv_min(w1, w2));
 	*max_ev = max1;
