@@ -170,6 +170,57 @@ BEGIN
 END
 $$;
 
+-- the rows of a source at or after t (a catalog time), or NULL for none
+CREATE FUNCTION windowjoin._count_from(rel regclass, col name, typ regtype, t timestamptz)
+RETURNS bigint
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  n bigint;
+BEGIN
+  IF rel IS NULL OR t IS NULL THEN
+    RETURN NULL;
+  END IF;
+  EXECUTE format('SELECT count(*) FROM %s WHERE %I >= $1::%s', rel, col, typ)
+    INTO n USING windowjoin._show(t, typ);
+  RETURN n;
+END
+$$;
+
+-- The source rows a view still waits on (docs/continuous.md, "State"): the
+-- rows from the start of its first window not closed (of both sources for
+-- a window join), from its earliest open session, or, for an interval or
+-- as-of view, the left rows from its left frontier and the right rows its
+-- band can still reach.  NULL on the coordinator of a Citus view.
+CREATE FUNCTION windowjoin._open_rows(c windowjoin.view_catalog) RETURNS bigint
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  lo timestamptz;
+  lo2 timestamptz;
+BEGIN
+  IF c.distributed THEN
+    RETURN NULL;
+  END IF;
+  IF c.kind IN ('interval', 'asof') THEN
+    lo := least(c.watermark1, c.watermark2 - c.band_hi);
+    lo2 := coalesce(lo + c.band_lo, lo);
+    IF c.right_query IS NOT NULL THEN
+      lo2 := least(lo2, c.watermark2, c.watermark1 + c.band_lo);
+    END IF;
+  ELSE
+    lo := CASE c.kind
+            WHEN 'tumble' THEN windowjoin._bin(c.watermark, c.size, c."offset")
+            WHEN 'hop' THEN windowjoin._bin(c.watermark - c.size, c.stride, c."offset") + c.stride
+            WHEN 'cumulate' THEN windowjoin._bin(windowjoin._bin(c.watermark, c.stride, c."offset"),
+                                                 c.size, c."offset")
+            ELSE c.open_from END;
+    lo2 := lo;
+  END IF;
+  RETURN windowjoin._count_from(c.source_rel, c.time_column, c.time_type, lo)
+         + CASE WHEN c.join_kind IS NULL OR c.source2_rel = c.source_rel THEN 0
+                ELSE windowjoin._count_from(c.source2_rel, c.time_column2, c.time_type, lo2) END;
+END
+$$;
+
 -- the catalog row of a view, locked; an error if it is none
 CREATE FUNCTION windowjoin._lock(view regclass) RETURNS windowjoin.view_catalog
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
@@ -760,6 +811,7 @@ SELECT c.view_rel AS name,
        pg_catalog.pg_total_relation_size(c.changes_rel)
          + coalesce(pg_catalog.pg_total_relation_size(c.changes2_rel), 0)
          + coalesce(pg_catalog.pg_total_relation_size(c.panes_rel), 0) AS state_bytes,
+       windowjoin._open_rows(c) AS open_rows,
        c.late_rows,
        c.revisions,
        c.refreshes,

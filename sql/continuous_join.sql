@@ -338,9 +338,18 @@ RESET windowjoin.enable_asof_join;
 RESET windowjoin.enable_window_aggregate;
 RESET client_min_messages;
 -- every view has rows and saw late changes; the revising ones revised
+-- (open_rows: the source rows each still waits on, a few minutes of the
+-- streams at most)
 SELECT name, late, rows > 0 AS has_rows, late_rows > 0 AS saw_late, revisions > 0 AS revised,
-       state_rows
+       state_rows, open_rows
   FROM windowjoin.views WHERE name::text NOT LIKE 'seed%' ORDER BY name::text;
+-- open_rows of a band view is what its frontiers leave open
+SELECT open_rows = (SELECT count(*) FROM a WHERE t >= least(v.left_watermark::timestamptz,
+                                                          v.right_watermark::timestamptz - v.band_hi))
+                 + (SELECT count(*) FROM b WHERE t >= least(v.left_watermark::timestamptz,
+                                                          v.right_watermark::timestamptz - v.band_hi) + v.band_lo)
+       AS open_rows_exact
+  FROM windowjoin.views v WHERE name = 'cj.i_left'::regclass;
 -- 'log' kept the late rows of each side, signed
 SELECT count(*) > 0 AS logged, bool_and(change IN (-1, 1)) AS signed FROM cj.i_full_log_late;
 SELECT count(*) > 0 AS logged, bool_and(change IN (-1, 1)) AS signed FROM cj.i_full_log_late_right;

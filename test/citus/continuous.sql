@@ -2,9 +2,11 @@
 -- streams into local tables (schema cvl) and into distributed ones (cvd:
 -- hash-distributed on the key, co-located, the rates a reference table),
 -- the same views over each, a refresh of every view after each round of
--- out-of-order rows, late rows, updates and deletes; once every watermark
--- is moved past the end, each distributed view has exactly the rows of its
--- local twin.  A scheduled distributed view fills with no manual refresh
+-- out-of-order rows, late rows, updates and deletes, and after it the
+-- oracle on every node: each shard's view is the batch query over its
+-- sources' shards restricted to what its watermarks made final.  Once
+-- every watermark is moved past the end, each distributed view has
+-- exactly the rows of its local twin.  A scheduled distributed view fills with no manual refresh
 -- (each node's scheduler refreshes its own shards), and what Citus cannot
 -- push down is refused.  Prints one "cv: NAME ok" line per check; any
 -- other outcome raises.
@@ -58,7 +60,7 @@ BEGIN
         ON l.k = r.k AND r.t BETWEEN l.t - interval '5 seconds' AND l.t + interval '15 seconds'$q$, s),
     delay => interval '10 seconds');
   PERFORM windowjoin.create_view(s || '.v_asof', format($q$
-    SELECT o.k, o.id, o.amount * x.rate AS value
+    SELECT o.k, o.id, o.t AS l_t, o.amount * x.rate AS value
       FROM %1$I.o o LEFT JOIN LATERAL (
         SELECT rate FROM %1$I.rates r WHERE r.cur = o.cur AND r.t <= o.t
         ORDER BY r.t DESC, r.id LIMIT 1) x ON true$q$, s));
@@ -104,15 +106,75 @@ BEGIN
 END
 $$;
 
+-- The oracle of a shard's view, on each node: its rows are the batch
+-- query over its sources' shards restricted to what is final by its own
+-- watermarks (window_end, or the frontiers of a band view).
+SELECT bool_and(success) AS oracle_created FROM run_command_on_workers($w$
+CREATE OR REPLACE FUNCTION public.cv_shard_oracle() RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+  c record;
+  a record;
+  q text;
+  fin text;
+  cols text;
+  n1 bigint;
+  n2 bigint;
+  checked int := 0;
+BEGIN
+  FOR c IN SELECT * FROM windowjoin.view_catalog WHERE NOT distributed LOOP
+    a := windowjoin._analyze_view_query(c.query, NULL);
+    SELECT normalized_query INTO q FROM windowjoin._analyze_view_query(c.query,
+      CASE WHEN a.source2 IS NULL OR a.source2 = a.source THEN ARRAY[a.source, c.source_rel]
+           ELSE ARRAY[a.source, c.source_rel, a.source2, c.source2_rel] END::regclass[]);
+    IF c.join_kind IN ('interval', 'asof') THEN
+      fin := format('(q.l_t IS NOT NULL AND q.l_t < %L)', least(c.watermark1, c.watermark2 - c.band_hi));
+      IF c.right_query IS NOT NULL THEN
+        fin := fin || format(' OR (q.l_t IS NULL AND q.r_t < %L)', least(c.watermark2, c.watermark1 + c.band_lo));
+      END IF;
+    ELSE
+      fin := format('q.window_end <= %L', c.watermark);
+    END IF;
+    SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) INTO cols FROM pg_attribute
+     WHERE attrelid = c.view_rel AND attnum > 0 AND NOT attisdropped
+       AND attname NOT IN ('anchor_time', 'anchor_right');
+    EXECUTE format('SELECT count(*) FROM (SELECT q.* FROM (%s) q WHERE %s EXCEPT ALL SELECT %s FROM %s) x',
+                   q, fin, cols, c.view_rel) INTO n1;
+    EXECUTE format('SELECT count(*) FROM (SELECT %s FROM %s EXCEPT ALL SELECT q.* FROM (%s) q WHERE %s) x',
+                   cols, c.view_rel, q, fin) INTO n2;
+    IF n1 <> 0 OR n2 <> 0 THEN
+      RETURN format('%s: %s rows missing, %s extra', c.view_rel, n1, n2);
+    END IF;
+    checked := checked + 1;
+  END LOOP;
+  RETURN 'ok ' || checked;
+END
+$f$$w$);
+CREATE FUNCTION cvl.check_shards(r int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  bad text;
+BEGIN
+  SELECT string_agg(nodeport || ': ' || result, '; ') INTO bad
+    FROM run_command_on_workers('SELECT public.cv_shard_oracle()')
+   WHERE NOT success OR result NOT LIKE 'ok %' OR result = 'ok 0';
+  IF bad IS NOT NULL THEN
+    RAISE EXCEPTION 'cv: round %: %', r, bad;
+  END IF;
+END
+$$;
+
 -- each round and each refresh its own transaction: Citus runs a refresh on
--- the nodes in transactions of their own, which see committed rows only
+-- the nodes in transactions of their own, which see committed rows only;
+-- after each round's refreshes every shard's view is checked
 SELECT setseed(0.3);
 SELECT q FROM generate_series(1, 12) r,
        LATERAL (SELECT format('SELECT cvl.round(%s)', r) AS q, 0 AS o
                 UNION ALL
                 SELECT format('SELECT windowjoin.refresh(%L)', name), 1
-                  FROM windowjoin.views WHERE name::text LIKE 'cv_.v\_%') x
+                  FROM windowjoin.views WHERE name::text LIKE 'cv_.v\_%'
+                UNION ALL
+                SELECT format('SELECT cvl.check_shards(%s)', r), 2) x
  ORDER BY r, o, q \gexec
+SELECT 'cv: shard_oracle ok';
 -- the shards' views saw late rows and revised (the catalog rows on the nodes)
 SELECT 'cv: shards_revised ' || CASE WHEN bool_or(result::bigint > 0) THEN 'ok' ELSE 'FAILED' END
   FROM run_command_on_placements('cvd.v_agg',
