@@ -109,7 +109,10 @@ $$;
 -- The oracle of a shard's view, on each node: its rows are the batch
 -- query over its sources' shards restricted to what is final by its own
 -- watermarks (window_end, or the frontiers of a band view).
-SELECT bool_and(success) AS oracle_created FROM run_command_on_workers($w$
+-- (created on each node alone: Citus would propagate it from the
+-- coordinator, and refuses it on a node unless DDL propagation is off)
+SELECT string_agg(result, '; ') AS oracle_created FROM run_command_on_workers($w$
+SET citus.enable_ddl_propagation = off;
 CREATE OR REPLACE FUNCTION public.cv_shard_oracle() RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
   c record;
