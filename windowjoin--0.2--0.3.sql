@@ -268,7 +268,6 @@ DECLARE
   pane_q text;
   combine_q text;
   merge_q text;
-  anchor text := '';
   nsrc int := 1;
   src regclass;
   tcol name;
@@ -358,17 +357,11 @@ BEGIN
     nsrc := 2;
   END IF;
 
-  -- interval and as-of views keep each row's anchor time (cv_join_analyze.c)
-  IF a.join_kind IN ('interval', 'asof') THEN
-    anchor := format(', NULL::%s AS anchor_time', a.time_type);
-    IF a.right_query IS NOT NULL THEN
-      anchor := anchor || ', NULL::boolean AS anchor_right';
-    END IF;
-  END IF;
   IF shard IS NOT NULL THEN
     v := shard;                 -- created, with its indexes, by Citus
   ELSE
-    v := windowjoin._create_view_table(nsp, rel, query, a.kind, anchor, emit);
+    v := windowjoin._create_view_table(nsp, rel, query, a.kind, a.time_type,
+                                       a.right_query IS NOT NULL, emit);
   END IF;
 
   -- one change log (and late table) per source; the right source's names
@@ -490,13 +483,22 @@ BEGIN
 END
 $fn$;
 
--- the view's table, with its BRIN index (and a session view's btree)
+-- the view's table, with its BRIN index (and a session view's btree);
+-- interval and as-of views keep each row's anchor time, and with a right
+-- part (RIGHT, FULL) whether the row is a right row's (cv_join_analyze.c)
 CREATE FUNCTION windowjoin._create_view_table(nsp text, rel text, query text, kind text,
-  anchor text, emit text) RETURNS regclass
+  time_type regtype, right_part boolean, emit text) RETURNS regclass
 LANGUAGE plpgsql AS $fn$
 DECLARE
   v regclass;
+  anchor text := '';
 BEGIN
+  IF kind IN ('interval', 'asof') THEN
+    anchor := format(', NULL::%s AS anchor_time', time_type);
+    IF right_part THEN
+      anchor := anchor || ', NULL::boolean AS anchor_right';
+    END IF;
+  END IF;
   EXECUTE format('CREATE TABLE %I.%I AS SELECT q.*%s%s FROM (%s) q WITH NO DATA',
                  nsp, rel, CASE WHEN emit = 'on_update' THEN ', true AS final' ELSE '' END,
                  anchor, query);
@@ -546,7 +548,6 @@ DECLARE
   p1 record;
   p2 record;
   v regclass;
-  anchor text := '';
   plan text := '';
   line text;
   shards int;
@@ -585,13 +586,8 @@ BEGIN
             HINT = 'Group by the distribution column, and join co-located tables on it.';
   END IF;
 
-  IF a.join_kind IN ('interval', 'asof') THEN
-    anchor := format(', NULL::%s AS anchor_time', a.time_type);
-    IF a.right_query IS NOT NULL THEN
-      anchor := anchor || ', NULL::boolean AS anchor_right';
-    END IF;
-  END IF;
-  v := windowjoin._create_view_table(nsp, rel, query, a.kind, anchor, emit);
+  v := windowjoin._create_view_table(nsp, rel, query, a.kind, a.time_type,
+                                     a.right_query IS NOT NULL, emit);
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
                   WHERE attrelid = v AND attname = p1.col AND NOT attisdropped) THEN
     RAISE EXCEPTION 'a continuous view over Citus tables must select the distribution column %', p1.col

@@ -88,12 +88,11 @@ cv_unsupported(const char *construct, const char *hint)
 }
 
 /*
- * cv_check_plain_query
- *		The constructs a query of either shape (or the session shape's
- *		inner query) must not use.
+ * cv_check_select
+ *		What no query level of any view, aggregate or join, may use.
  */
-static void
-cv_check_plain_query(Query *q)
+void
+cv_check_select(Query *q)
 {
 	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
 		cv_unsupported("statements other than SELECT", NULL);
@@ -101,20 +100,31 @@ cv_check_plain_query(Query *q)
 		cv_unsupported("WITH queries", NULL);
 	if (q->setOperations != NULL)
 		cv_unsupported("UNION, INTERSECT or EXCEPT", NULL);
-	if (q->hasSubLinks)
-		cv_unsupported("subqueries in expressions", NULL);
 	if (q->hasTargetSRFs)
 		cv_unsupported("set-returning functions in the select list", NULL);
+	if (q->rowMarks != NIL)
+		cv_unsupported("FOR UPDATE or FOR SHARE", NULL);
+	if (q->groupingSets != NIL)
+		cv_unsupported("GROUPING SETS, ROLLUP or CUBE", NULL);
+}
+
+/*
+ * cv_check_plain_query
+ *		The constructs a query of either shape (or the session shape's
+ *		inner query, or an interval or as-of join) must not use.
+ */
+void
+cv_check_plain_query(Query *q)
+{
+	cv_check_select(q);
+	if (q->hasSubLinks)
+		cv_unsupported("subqueries in expressions", NULL);
 	if (q->distinctClause != NIL)
 		cv_unsupported("DISTINCT", NULL);
 	if (q->sortClause != NIL)
 		cv_unsupported("ORDER BY", "Order the rows when reading the view.");
 	if (q->limitCount != NULL || q->limitOffset != NULL)
 		cv_unsupported("LIMIT or OFFSET", NULL);
-	if (q->rowMarks != NIL)
-		cv_unsupported("FOR UPDATE or FOR SHARE", NULL);
-	if (q->groupingSets != NIL)
-		cv_unsupported("GROUPING SETS, ROLLUP or CUBE", NULL);
 }
 
 /*

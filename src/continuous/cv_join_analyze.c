@@ -115,18 +115,7 @@ cv_is_join_query(Query *q)
 static void
 cv_check_join_query(Query *q)
 {
-	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
-		cv_unsupported("statements other than SELECT", NULL);
-	if (q->cteList != NIL)
-		cv_unsupported("WITH queries", NULL);
-	if (q->setOperations != NULL)
-		cv_unsupported("UNION, INTERSECT or EXCEPT", NULL);
-	if (q->hasTargetSRFs)
-		cv_unsupported("set-returning functions in the select list", NULL);
-	if (q->rowMarks != NIL)
-		cv_unsupported("FOR UPDATE or FOR SHARE", NULL);
-	if (q->groupingSets != NIL)
-		cv_unsupported("GROUPING SETS, ROLLUP or CUBE", NULL);
+	cv_check_select(q);
 	if (q->hasWindowFuncs)
 		cv_unsupported("window functions in a join view", NULL);
 }
@@ -174,7 +163,7 @@ cv_collect_leaves(Query *q, CvLeafWalk *walk)
 	int			nrels = 0;
 
 	cv_check_join_query(q);
-	if (q->hasTargetSRFs || contain_volatile_functions((Node *) q->targetList))
+	if (contain_volatile_functions((Node *) q->targetList))
 		cv_unsupported("volatile functions", NULL);
 
 	foreach(lc, q->rtable)
@@ -770,17 +759,10 @@ cv_analyze_band_join(Query *q, CvShape *shape)
 	ListCell   *lc;
 
 	cv_check_join_query(q);
-	if (q->hasSubLinks)
-		cv_unsupported("subqueries in expressions", NULL);
+	cv_check_plain_query(q);
 	if (q->hasAggs || q->groupClause != NIL || q->havingQual != NULL)
 		cv_unsupported("aggregates over an interval or as-of join",
 					   "Aggregate over a window join, or over the view's table.");
-	if (q->distinctClause != NIL)
-		cv_unsupported("DISTINCT", NULL);
-	if (q->sortClause != NIL)
-		cv_unsupported("ORDER BY", "Order the rows when reading the view.");
-	if (q->limitCount != NULL || q->limitOffset != NULL)
-		cv_unsupported("LIMIT or OFFSET", NULL);
 	if (contain_volatile_functions((Node *) q))
 		cv_unsupported("volatile functions", NULL);
 	foreach(lc, q->targetList)

@@ -63,6 +63,8 @@ typedef struct CvShape
 
 /* cv_analyze.c: checks and parts of the single-source analysis */
 extern void cv_unsupported(const char *construct, const char *hint);
+extern void cv_check_select(Query *q);
+extern void cv_check_plain_query(Query *q);
 extern Oid	cv_check_source(RangeTblEntry *rte);
 extern const char *cv_is_tvf(Oid funcid);
 extern Var *cv_tvf_params(Query *q, Index srcidx, Index fnidx, CvShape *shape);
