@@ -218,6 +218,18 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
+-- a table of groups beyond 8 MB: its buckets and cells on memory advised
+-- for huge pages (huge_pages.c), 300,000 groups of two rows each
+CREATE TABLE big AS SELECT timestamp '2024-01-01' + (i % 1000) * interval '1 minute'
+    + (i % 7) * interval '1 second' AS t, (i / 2000) AS k, (i % 100000)::numeric / 100 AS v
+  FROM generate_series(0, 599999) i;
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(v)::text AS sv, max(v)::text AS mv
+  FROM big, tumble(t, interval '1 minute') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg',
+  settings => 'work_mem=64MB') AS large_hashed;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k, count(*) FROM big,
+  tumble(t, interval '1 minute') GROUP BY 1, 2$$) l WHERE l ~ 'Strategy|Groups:';
+DROP TABLE big;
+
 -- rescan: the aggregate under a nested loop, once per outer row
 SELECT wj_test.on_off($$SELECT o.x, (SELECT count(*) FROM (SELECT window_start, count(*)
   FROM m, tumble(t, interval '1 hour') WHERE m.k = o.x GROUP BY 1) q) AS windows

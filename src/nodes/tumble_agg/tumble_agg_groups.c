@@ -24,6 +24,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "huge_pages.h"
 #include "pg_compat.h"
 #include "tumble_agg_internal.h"
 #include "window_arith.h"
@@ -113,7 +114,12 @@ ta_new_cells(TumbleAggState *state)
 	if (state->bump_next == NULL || state->bump_next + size > state->bump_end)
 	{
 		Size		block = Max(TA_BUMP_BLOCK, size + PG_CACHE_LINE_SIZE);
-		char	   *raw = MemoryContextAlloc(state->groupcxt, block);
+		char	   *raw;
+
+		/* once the cells are large, in blocks on huge pages (huge_pages.c) */
+		if ((Size) state->groups * size >= WJ_HUGE_PAGE_MIN)
+			block = Max(block, TA_HUGE_BLOCK);
+		raw = wj_alloc_huge(state->groupcxt, block, false);
 
 		state->bump_next = (char *) TYPEALIGN(PG_CACHE_LINE_SIZE, raw);
 		state->bump_end = raw + block;

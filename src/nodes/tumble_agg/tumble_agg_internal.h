@@ -32,6 +32,8 @@
 
 /* the blocks group states are cut from */
 #define TA_BUMP_BLOCK			(256 * 1024)
+/* the cells' blocks once they hold WJ_HUGE_PAGE_MIN */
+#define TA_HUGE_BLOCK			((Size) 16 * 1024 * 1024)
 
 /* groups of their own in the dense array */
 enum

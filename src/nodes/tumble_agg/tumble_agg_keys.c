@@ -21,6 +21,7 @@
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 
+#include "huge_pages.h"
 #include "tumble_agg_keys.h"
 
 typedef struct TaIntEntry
@@ -52,9 +53,26 @@ ta_int_hash(const TaIntKey *key)
 #define SH_STORE_HASH
 #define SH_GET_HASH(tb, a)		((a)->hash)
 #define SH_SCOPE		static inline
+#define SH_USE_NONDEFAULT_ALLOCATOR
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
+
+/* the table's buckets: on huge pages once large (huge_pages.c) */
+static inline void *
+taint_allocate(taint_hash *type, Size size)
+{
+	return wj_alloc_huge(type->ctx, size, true);
+}
+
+static inline void
+taint_free(taint_hash *type, void *pointer)
+{
+	pfree(pointer);
+}
+
+/* buckets between the group returned and the one whose cells are prefetched */
+#define TA_ITER_AHEAD 16
 
 struct TaIntTable
 {
@@ -190,9 +208,19 @@ TaCell *
 ta_int_next(TaIntTable *table, TupleTableSlot *slot)
 {
 	TaIntEntry *entry = taint_iterate(table->hash, &table->iter);
+	TaIntEntry *ahead;
 
 	if (entry == NULL)
 		return NULL;
+
+	/*
+	 * The iteration walks the buckets downwards; the cells of the groups
+	 * are where their first rows put them.  Prefetch the cells of a bucket
+	 * a few ahead, so that their cache misses overlap.
+	 */
+	ahead = &table->hash->data[(table->iter.cur - TA_ITER_AHEAD) & table->hash->sizemask];
+	if (ahead->status == taint_SH_IN_USE)
+		__builtin_prefetch(ahead->cells);
 	ExecClearTuple(slot);
 	slot->tts_isnull[0] = (entry->key.nulls & 1) != 0;
 	slot->tts_values[0] = Int64GetDatum(entry->key.w);

@@ -162,7 +162,13 @@ ta_int128_numeric(int128 value, int scale, int dscale)
 	/* most sums fit in 64 bits at their display scale */
 	if (dscale <= scale && scale <= 8)
 	{
-		int128		q = value / pow10[scale - dscale];
+		int128		q;
+
+		/* a 64-bit division where the value allows it (no __divti3) */
+		if (value >= PG_INT64_MIN && value <= PG_INT64_MAX)
+			q = (int64) value / pow10[scale - dscale];
+		else
+			q = value / pow10[scale - dscale];
 
 		if (q >= PG_INT64_MIN && q <= PG_INT64_MAX)
 			return NumericGetDatum(int64_div_fast_to_numeric((int64) q, dscale));

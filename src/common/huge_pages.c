@@ -1,0 +1,58 @@
+/*-------------------------------------------------------------------------
+ *
+ * huge_pages.c
+ *	  Memory for large tables probed at random: hash tables and state
+ *	  arrays of tens of megabytes, where every row touches a different
+ *	  page.
+ *
+ * With 4 kB pages such a table misses the TLB on nearly every probe, and
+ * the page walks, not the cache misses, bound the node: a prefetch waits
+ * for its walk.  On Linux, where transparent huge pages are enabled as
+ * "madvise" (Debian's default) or "always", a region advised with
+ * MADV_HUGEPAGE is backed by 2 MB pages as it is first touched.  So an
+ * allocation of at least WJ_HUGE_PAGE_MIN, an ordinary chunk of the memory
+ * context (its own malloc'ed block, untouched), has the 2 MB-aligned part
+ * of it advised before anything writes it, and is then zeroed if asked:
+ * those pages are faulted in huge.  The memory stays the context's: pfree
+ * or a reset frees it, MemoryContextMemAllocated counts it, no slack is
+ * added.  Elsewhere, or for smaller sizes, it is an ordinary allocation.
+ *
+ * src/common/huge_pages.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+#include "huge_pages.h"
+
+#define WJ_HUGE_PAGE_SIZE	((Size) 2 * 1024 * 1024)
+
+/*
+ * wj_alloc_huge
+ *		size bytes from cxt, zeroed if zero; at or above WJ_HUGE_PAGE_MIN
+ *		its 2 MB-aligned part advised for huge pages.  Freed by pfree.
+ */
+void *
+wj_alloc_huge(MemoryContext cxt, Size size, bool zero)
+{
+	char	   *p = MemoryContextAllocExtended(cxt, size, MCXT_ALLOC_HUGE);
+
+#ifdef MADV_HUGEPAGE
+	if (size >= WJ_HUGE_PAGE_MIN)
+	{
+		char	   *from = (char *) TYPEALIGN(WJ_HUGE_PAGE_SIZE, p);
+		char	   *to = (char *) TYPEALIGN_DOWN(WJ_HUGE_PAGE_SIZE, p + size);
+
+		/* only a hint: without transparent huge pages it fails, harmlessly */
+		if (to > from)
+			(void) madvise(from, to - from, MADV_HUGEPAGE);
+	}
+#endif
+	if (zero)
+		memset(p, 0, size);
+	return p;
+}
