@@ -83,8 +83,12 @@ typedef struct TumbleAggPlanInfo
 	int			naggs;
 	TaAgg	   *aggs;
 	List	   *input_cols;		/* integers, see above */
-	bool		parallel;		/* parallel-aware: groups exchanged */
+	bool		parallel;		/* parallel-aware: groups or rows exchanged */
+	bool		exchange_rows;	/* parallel: the input rows, not groups */
 } TumbleAggPlanInfo;
+
+/* window partitions when rows are exchanged (the planner costs their tables) */
+#define TA_ROW_PARTS 64
 
 extern PGDLLIMPORT CustomScanMethods wj_tumble_agg_scan_methods;
 

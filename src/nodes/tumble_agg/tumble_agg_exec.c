@@ -28,13 +28,21 @@
  * in input order).  Like HashAggregate, the node needs no statistics to
  * stay within its memory.
  *
- * In parallel (a parallel-aware plan under a Gather), each participant
- * aggregates its share of the rows, then writes its groups as partial rows
- * into window partitions shared through temporary files (row_exchange.c):
- * each window's groups go to one partition.  When every participant has
- * written, each claims partitions, merges the partial rows of each group
- * (the same table and spill) and returns finished groups, so the Gather
- * only collects.
+ * In parallel (a parallel-aware plan under a Gather), the participants
+ * exchange window partitions through temporary files (row_exchange.c),
+ * one of two ways chosen by the planner:
+ *
+ *	groups	 each participant aggregates its share of the rows, then writes
+ *			 its groups as partial rows into their windows' partitions;
+ *	rows	 when the groups are nearly as many as the rows (a participant's
+ *			 table would be as large as the whole result and save little),
+ *			 each participant writes its rows as they are into their
+ *			 windows' partitions, aggregating nothing.
+ *
+ * When every participant has written, each claims partitions and
+ * aggregates each one (merging partial rows, or the rows themselves: the
+ * same table and spill, a partition's groups only) and returns finished
+ * groups, so the Gather only collects.
  *
  * The scan tuple is (window columns..., keys..., aggregates...): window
  * columns are the window start plus a constant (window_end, date_bin(...)
@@ -69,7 +77,7 @@
 #include "window_arith.h"
 #include "windowjoin.h"
 
-/* window partitions per planned participant, and at most */
+/* window partitions of groups per planned participant, and at most */
 #define TA_PARTS_PER_PARTICIPANT 4
 #define TA_MAX_PARTS			64
 
@@ -198,20 +206,28 @@ ta_sink_sort(TumbleAggState *state, int64 start, bool start_null,
 	tuplesort_puttupleslot(state->sort, row);
 }
 
+/*
+ * ta_part_of
+ *		The exchange partition of a window: windows in turn; a NULL or
+ *		infinite one in the first.
+ */
+static int
+ta_part_of(TumbleAggState *state, int64 start, bool start_null)
+{
+	int64		w;
+
+	if (start_null || TIMESTAMP_NOT_FINITE(start))
+		return 0;
+	w = (start - state->info.offset) / state->info.unit;
+	return (int) (((w % state->nparts) + state->nparts) % state->nparts);
+}
+
 /* ... and for the parallel exchange: into the window's partition */
 static void
 ta_sink_exchange(TumbleAggState *state, int64 start, bool start_null,
 				 TupleTableSlot *row)
 {
-	int			part = 0;
-
-	if (!start_null && !TIMESTAMP_NOT_FINITE(start))
-	{
-		int64		w = (start - state->info.offset) / state->info.unit;
-
-		part = (int) (((w % state->nparts) + state->nparts) % state->nparts);
-	}
-	wj_exchange_put(&state->ex, part, row);
+	wj_exchange_put(&state->ex, ta_part_of(state, start, start_null), row);
 }
 
 /*
@@ -280,6 +296,19 @@ ta_check_memory(TumbleAggState *state, bool exchanging)
 #define TA_BATCH 16
 
 /*
+ * ta_next_input
+ *		The next row to aggregate: the child's, or, when aggregating an
+ *		exchanged partition of rows, the partition's.  NULL at the end.
+ */
+static inline TupleTableSlot *
+ta_next_input(TumbleAggState *state)
+{
+	if (state->from_exchange)
+		return wj_exchange_read(&state->ex, state->rawslot);
+	return ExecProcNode((PlanState *) linitial(state->css.custom_ps));
+}
+
+/*
  * ta_consume_batched
  *		Aggregate every row of the child into the dense array or the
  *		integer-key table, in batches: for a batch of rows the windows (and
@@ -293,7 +322,6 @@ ta_check_memory(TumbleAggState *state, bool exchanging)
 static bool
 ta_consume_batched(TumbleAggState *state, bool exchanging)
 {
-	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
 	int64		starts[TA_BATCH];
 	bool		start_nulls[TA_BATCH];
 	TaIntKey	keys[TA_BATCH];
@@ -321,7 +349,7 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 			Datum		t;
 
 			CHECK_FOR_INTERRUPTS();
-			slot = ExecProcNode(child);
+			slot = ta_next_input(state);
 			if (TupIsNull(slot))
 			{
 				done = true;
@@ -389,13 +417,11 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 
 /*
  * ta_consume
- *		Aggregate every row of the child.
+ *		Aggregate every row of the input (ta_next_input).
  */
 static void
 ta_consume(TumbleAggState *state, bool exchanging)
 {
-	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
-
 	if (ta_consume_batched(state, exchanging))
 		return;
 	for (;;)
@@ -410,7 +436,7 @@ ta_consume(TumbleAggState *state, bool exchanging)
 		MemoryContext old;
 
 		CHECK_FOR_INTERRUPTS();
-		slot = ExecProcNode(child);
+		slot = ta_next_input(state);
 		if (TupIsNull(slot))
 			break;
 		t = slot_getattr(slot, state->timecol, &isnull);
@@ -452,14 +478,39 @@ ta_merge_partial(TumbleAggState *state, TupleTableSlot *row)
 		ta_check_memory(state, false);
 }
 
-/* produce() of the exchange's write phase: aggregate, write the groups */
+/*
+ * ta_produce
+ *		produce() of the exchange's write phase: aggregate and write the
+ *		groups, or write the rows into their windows' partitions.
+ */
 static void
 ta_produce(void *arg, WjExchange *ex)
 {
 	TumbleAggState *state = (TumbleAggState *) arg;
+	PlanState  *child = (PlanState *) linitial(state->css.custom_ps);
 
-	ta_consume(state, true);
-	ta_dump_groups(state, ta_sink_exchange);
+	if (!state->info.exchange_rows)
+	{
+		ta_consume(state, true);
+		ta_dump_groups(state, ta_sink_exchange);
+		return;
+	}
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		bool		isnull;
+		bool		start_null;
+		int64		start;
+		Datum		t;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(child);
+		if (TupIsNull(slot))
+			break;
+		t = slot_getattr(slot, state->timecol, &isnull);
+		start = ta_window_start(state, t, isnull, &start_null);
+		wj_exchange_put(ex, ta_part_of(state, start, start_null), slot);
+	}
 }
 
 /*
@@ -676,11 +727,19 @@ ta_next_group(ScanState *ss)
 					}
 					ta_reset_groups(state);
 					wj_exchange_open(&state->ex, p);
-					while ((slot = wj_exchange_read(&state->ex, state->readslot)) != NULL)
+					if (state->info.exchange_rows)
 					{
-						CHECK_FOR_INTERRUPTS();
-						ta_merge_partial(state, slot);
+						/* the partition's rows, as the child's would be */
+						state->from_exchange = true;
+						ta_consume(state, false);
+						state->from_exchange = false;
 					}
+					else
+						while ((slot = wj_exchange_read(&state->ex, state->readslot)) != NULL)
+						{
+							CHECK_FOR_INTERRUPTS();
+							ta_merge_partial(state, slot);
+						}
 					ta_finish_input(state);
 					continue;
 				}
@@ -785,6 +844,7 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	state->partslot2 = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsMinimalTuple);
 	state->groupslot = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsMinimalTuple);
 	state->readslot = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsMinimalTuple);
+	state->rawslot = ExecInitExtraTupleSlot(estate, childdesc, &TTSOpsMinimalTuple);
 
 	/* equality and hashing of (start, keys) */
 	state->hashcols = palloc(sizeof(AttrNumber) * (state->nkeys + 1));
@@ -857,6 +917,7 @@ tumble_agg_rescan(CustomScanState *node)
 	ta_reset_groups(state);
 	wj_state_reset(&state->stats, true);
 	state->phase = TA_CONSUME;
+	state->from_exchange = false;
 	state->leader.asked = false;
 	wj_exchange_restart(&state->ex);
 	if (child->chgParam == NULL)
@@ -901,7 +962,8 @@ tumble_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("Strategy", state->nkeys > 0 ? "hashed" :
 						state->hashed_built ? "dense, then hashed" : "dense", es);
 	if (node->ss.ps.plan->parallel_aware)
-		ExplainPropertyText("Groups Exchanged", "partitioned by window", es);
+		ExplainPropertyText(state->info.exchange_rows ? "Rows Exchanged" : "Groups Exchanged",
+							"partitioned by window", es);
 	if (es->analyze)
 	{
 		WjSpillFigure fig[1] = {{"Batches", 0}};
@@ -916,11 +978,15 @@ tumble_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 /*
  * ta_nparts
- *		Window partitions for a number of planned participants.
+ *		Window partitions for a number of planned participants: a few each
+ *		for groups; TA_ROW_PARTS for rows, so that a partition's table is
+ *		small (each participant's is the whole result).
  */
 static int
-ta_nparts(int nparticipants)
+ta_nparts(TumbleAggState *state, int nparticipants)
 {
+	if (state->info.exchange_rows)
+		return TA_ROW_PARTS;
 	return Min(nparticipants * TA_PARTS_PER_PARTICIPANT, TA_MAX_PARTS);
 }
 
@@ -941,7 +1007,7 @@ tumble_agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	return add_size(ta_instr_size(pcxt->nworkers),
 					wj_exchange_estimate(pcxt->nworkers + 1,
-										 ta_nparts(pcxt->nworkers + 1)));
+										 ta_nparts((TumbleAggState *) node, pcxt->nworkers + 1)));
 }
 
 /*
@@ -958,7 +1024,7 @@ tumble_agg_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	wj_instr_init_dsm(&state->pinstr, pcxt, coordinate);
 	wj_exchange_init_dsm(&state->ex,
 						 (char *) coordinate + ta_instr_size(pcxt->nworkers), pcxt,
-						 ta_nparts(pcxt->nworkers + 1), "wjtumble");
+						 ta_nparts((TumbleAggState *) node, pcxt->nworkers + 1), "wjtumble");
 	if (state->ex.shared != NULL)
 	{
 		state->nparts = state->ex.shared->nparts;

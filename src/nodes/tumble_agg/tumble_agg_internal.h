@@ -127,7 +127,9 @@ typedef struct TumbleAggState
 	WjExchange	ex;
 	WjLeaderShare leader;		/* the leader's share under a Gather */
 	int			nparts;
-	TupleTableSlot *readslot;
+	TupleTableSlot *readslot;	/* a partial row read back */
+	TupleTableSlot *rawslot;	/* an exchanged input row read back */
+	bool		from_exchange;	/* aggregating a partition of rows */
 
 	/* figures */
 	WjStateStats stats;

@@ -420,6 +420,49 @@ serial_input(RelOptInfo *rel)
 	return best;
 }
 
+/* a table of groups larger than this misses the cache on every probe */
+#define TA_CACHE_BYTES			(2.0 * 1024 * 1024)
+#define TA_MISS_OPERATORS		6.0
+
+/*
+ * ta_aggregate_cost
+ *		The cost of aggregating rows into a table of groups (each width
+ *		bytes), per_row each.
+ *
+ * A table beyond the cache costs each row a miss or two (on its bucket, on
+ * its cells), each worth some twenty operators; TA_MISS_OPERATORS are
+ * charged.  Groups beyond the memory limit are written out as partial rows
+ * and read back sorted.  Each time the table fills it is written out and
+ * starts empty, so a row whose group is not in memory when it arrives
+ * becomes part of a new partial row: with room for M of G groups met in
+ * random order, about rows * (1 - M / G) partial rows, sorted in work_mem
+ * (an external sort of several passes, as cost_sort counts them: merges of
+ * six runs at a time).  Counting only G partial rows made the node look
+ * cheaper than PostgreSQL's spilling HashAggregate where it was twice as
+ * slow (720,000 groups at work_mem = 4MB).
+ */
+static Cost
+ta_aggregate_cost(double rows, double groups, double width, Cost per_row)
+{
+	Cost		cost;
+
+	if (groups * width > TA_CACHE_BYTES)
+		per_row += TA_MISS_OPERATORS * cpu_operator_cost;
+	cost = rows * per_row;
+	if (groups * width > (double) get_hash_memory_limit())
+	{
+		double		in_memory = (double) get_hash_memory_limit() / width;
+		double		partial = Max(groups, rows * (1.0 - in_memory / groups));
+		double		bytes = partial * (width + MAXALIGN(SizeofMinimalTupleHeader));
+		double		runs = Max(bytes / (work_mem * 1024.0), 1.0);
+		double		passes = Max(1.0, ceil(log(runs) / log(6.0)));
+
+		cost += 2.0 * seq_page_cost * passes * bytes / BLCKSZ +
+			2.0 * cpu_operator_cost * partial * log2(Max(partial, 2.0));
+	}
+	return cost;
+}
+
 /*
  * make_tumble_agg_path
  *		The TumbleAgg path over child (the relation's path projected to
@@ -434,8 +477,9 @@ make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
 	CustomPath *cpath = makeNode(CustomPath);
 	TaPathInfo *copy = palloc(sizeof(TaPathInfo));
 	double		rows = child->rows;
-	double		per_row;
 	double		width = 16.0 + 8.0 * pi->info.nkeys + sizeof(TaCell) * pi->info.naggs;
+	Cost		per_row;
+	Cost		cost;
 
 	*copy = *pi;
 	copy->info.parallel = parallel;
@@ -449,6 +493,28 @@ make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
 	 */
 	per_row = cpu_operator_cost * (1.0 + (pi->info.nkeys > 0 ? 1.0 + pi->info.nkeys : 0.0) +
 								   0.5 * pi->info.naggs);
+	cost = ta_aggregate_cost(rows, groups, width, per_row);
+
+	/*
+	 * In parallel (rows: a participant's share), the groups are exchanged,
+	 * or the rows themselves (their window computed once more) into
+	 * TA_ROW_PARTS partitions, whichever costs less: where a participant
+	 * meets nearly every group, its table is as large as the whole result
+	 * and saves little writing, while a partition's table is small.
+	 */
+	if (parallel)
+	{
+		Cost		by_rows;
+
+		cost += wj_exchange_cost(groups, (int) width);
+		by_rows = rows * cpu_operator_cost +
+			wj_exchange_cost(rows, child->pathtarget->width) +
+			ta_aggregate_cost(rows, groups / TA_ROW_PARTS, width, per_row);
+		copy->info.exchange_rows = by_rows < cost;
+		if (by_rows < cost)
+			cost = by_rows;
+	}
+
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = output_rel;
 	cpath->path.pathtarget = output_rel->reltarget;
@@ -461,32 +527,7 @@ make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
 	cpath->path.rows = parallel ?
 		clamp_row_est(out_rows / wj_parallel_divisor(child)) : out_rows;
 	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(child));
-	cpath->path.startup_cost = child->total_cost + rows * per_row;
-
-	/*
-	 * Groups beyond the memory limit are written out as partial rows and
-	 * read back sorted.  Each time the table fills it is written out and
-	 * starts empty, so a row whose group is not in memory when it arrives
-	 * becomes part of a new partial row: with room for M of G groups met in
-	 * random order, about rows * (1 - M / G) partial rows, sorted in
-	 * work_mem (an external sort of several passes, as cost_sort counts
-	 * them: merges of six runs at a time).  Counting only G partial rows
-	 * made the node look cheaper than PostgreSQL's spilling HashAggregate
-	 * where it was twice as slow (720,000 groups at work_mem = 4MB).
-	 */
-	if (groups * width > (double) get_hash_memory_limit())
-	{
-		double		in_memory = (double) get_hash_memory_limit() / width;
-		double		partial = Max(groups, rows * (1.0 - in_memory / groups));
-		double		bytes = partial * (width + MAXALIGN(SizeofMinimalTupleHeader));
-		double		runs = Max(bytes / (work_mem * 1024.0), 1.0);
-		double		passes = Max(1.0, ceil(log(runs) / log(6.0)));
-
-		cpath->path.startup_cost += 2.0 * seq_page_cost * passes * bytes / BLCKSZ +
-			2.0 * cpu_operator_cost * partial * log2(Max(partial, 2.0));
-	}
-	if (parallel)
-		cpath->path.startup_cost += wj_exchange_cost(groups, (int) width);
+	cpath->path.startup_cost = child->total_cost + cost;
 	cpath->path.total_cost = cpath->path.startup_cost +
 		cpath->path.rows * (cpu_tuple_cost + output_rel->reltarget->cost.per_tuple);
 	cpath->path.pathkeys = NIL;
