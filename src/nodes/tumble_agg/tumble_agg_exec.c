@@ -297,15 +297,23 @@ ta_check_memory(TumbleAggState *state, bool exchanging)
 
 /*
  * ta_next_input
- *		The next row to aggregate: the child's, or, when aggregating an
- *		exchanged partition of rows, the partition's.  NULL at the end.
+ *		The next row to aggregate: the child's (child), or, when aggregating
+ *		an exchanged partition of rows (child NULL), the partition's.  NULL
+ *		at the end.
  */
 static inline TupleTableSlot *
-ta_next_input(TumbleAggState *state)
+ta_next_input(TumbleAggState *state, PlanState *child)
 {
-	if (state->from_exchange)
+	if (child == NULL)
 		return wj_exchange_read(&state->ex, state->rawslot);
-	return ExecProcNode((PlanState *) linitial(state->css.custom_ps));
+	return ExecProcNode(child);
+}
+
+/* the input of ta_consume: the child, or NULL for the partition's rows */
+static inline PlanState *
+ta_input(TumbleAggState *state)
+{
+	return state->from_exchange ? NULL : (PlanState *) linitial(state->css.custom_ps);
 }
 
 /*
@@ -322,6 +330,7 @@ ta_next_input(TumbleAggState *state)
 static bool
 ta_consume_batched(TumbleAggState *state, bool exchanging)
 {
+	PlanState  *child = ta_input(state);
 	int64		starts[TA_BATCH];
 	bool		start_nulls[TA_BATCH];
 	TaIntKey	keys[TA_BATCH];
@@ -349,7 +358,7 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 			Datum		t;
 
 			CHECK_FOR_INTERRUPTS();
-			slot = ta_next_input(state);
+			slot = ta_next_input(state, child);
 			if (TupIsNull(slot))
 			{
 				done = true;
@@ -422,6 +431,8 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 static void
 ta_consume(TumbleAggState *state, bool exchanging)
 {
+	PlanState  *child = ta_input(state);
+
 	if (ta_consume_batched(state, exchanging))
 		return;
 	for (;;)
@@ -436,7 +447,7 @@ ta_consume(TumbleAggState *state, bool exchanging)
 		MemoryContext old;
 
 		CHECK_FOR_INTERRUPTS();
-		slot = ta_next_input(state);
+		slot = ta_next_input(state, child);
 		if (TupIsNull(slot))
 			break;
 		t = slot_getattr(slot, state->timecol, &isnull);
