@@ -228,6 +228,17 @@ SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(num)::text AS sn, 
   'window_aggregate', 'TumbleAgg|Gather',
   settings => 'work_mem=64kB, hash_mem_multiplier=1, enable_hashagg=off, enable_sort=off')
   AS parallel_rows_spilled;
+-- the rows exchange with NULL and pre-1970 times (date_bin keeps them), and
+-- with a text key (PostgreSQL's TupleHashTable in each partition)
+EXPLAIN (COSTS OFF)
+SELECT date_bin('1 minute', t, timestamp '2000-01-01') AS w, s, count(*), sum(num), avg(i),
+  min(i8), max(num) FROM m GROUP BY 1, 2;
+SELECT wj_test.on_off($$SELECT date_bin('1 minute', t, timestamp '2000-01-01') AS w, s, count(*),
+  sum(num)::text AS sn, avg(i)::text AS ai, min(i8), max(num)::text AS mn FROM m GROUP BY 1, 2$$,
+  'window_aggregate', 'TumbleAgg|Gather') AS parallel_rows_text_key;
+SELECT wj_test.on_off($$SELECT date_trunc('second', t) AS w, k, count(*), sum(num)::text AS sn,
+  avg(i)::text AS ai, min(i8), max(num)::text AS mn FROM m GROUP BY 1, 2$$,
+  'window_aggregate', 'TumbleAgg|Gather') AS parallel_rows_nulls;
 -- 74 windows: the groups are exchanged
 EXPLAIN (COSTS OFF)
 SELECT window_start, count(*) FROM m, tumble(t, interval '1 hour') GROUP BY 1;
