@@ -1016,9 +1016,10 @@ ta_instr_size(int nworkers)
 static Size
 tumble_agg_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
+	int			nparts = ta_nparts((TumbleAggState *) node, pcxt->nworkers + 1);
+
 	return add_size(ta_instr_size(pcxt->nworkers),
-					wj_exchange_estimate(pcxt->nworkers + 1,
-										 ta_nparts((TumbleAggState *) node, pcxt->nworkers + 1)));
+					wj_exchange_estimate(pcxt->nworkers + 1, nparts));
 }
 
 /*
@@ -1035,7 +1036,7 @@ tumble_agg_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	wj_instr_init_dsm(&state->pinstr, pcxt, coordinate);
 	wj_exchange_init_dsm(&state->ex,
 						 (char *) coordinate + ta_instr_size(pcxt->nworkers), pcxt,
-						 ta_nparts((TumbleAggState *) node, pcxt->nworkers + 1), "wjtumble");
+						 ta_nparts(state, pcxt->nworkers + 1), "wjtumble");
 	if (state->ex.shared != NULL)
 	{
 		state->nparts = state->ex.shared->nparts;

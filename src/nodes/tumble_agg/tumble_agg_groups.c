@@ -116,8 +116,13 @@ ta_new_cells(TumbleAggState *state)
 		Size		block = Max(TA_BUMP_BLOCK, size + PG_CACHE_LINE_SIZE);
 		char	   *raw;
 
-		/* once the cells are large, in blocks on huge pages (huge_pages.c) */
-		if ((Size) state->groups * size >= WJ_HUGE_PAGE_MIN)
+		/*
+		 * Once the cells are large, in blocks on huge pages (huge_pages.c);
+		 * only under a memory limit that such a block overshoots by an
+		 * eighth at most.
+		 */
+		if ((Size) state->groups * size >= WJ_HUGE_PAGE_MIN &&
+			state->mem_limit >= 8 * TA_HUGE_BLOCK)
 			block = Max(block, TA_HUGE_BLOCK);
 		raw = wj_alloc_huge(state->groupcxt, block, false);
 
