@@ -162,6 +162,47 @@ RESET enable_nestloop;
 
 RESET work_mem;
 RESET hash_mem_multiplier;
+
+-- TUMBLE inputs grouped by window in the node instead of sorted
+-- (window_join_buckets.c), chosen where the planner expects them to fit in
+-- work_mem.  Here it expects 0.5% of the rows (an unknowable filter) and
+-- all of them come: past work_mem at run time each side goes into a
+-- tuplesort, rows so far and the rest.  Rows without a time (no window) on
+-- both preserved sides; the same rows with the node off, and in memory.
+CREATE TABLE gb_l (k int, t timestamp, v int);
+CREATE TABLE gb_r (k int, t timestamp, v int);
+INSERT INTO gb_l SELECT i % 50, '2024-01-01'::timestamp + (i * 7919 % 20000) * interval '1 second', i
+  FROM generate_series(1, 20000) i;
+INSERT INTO gb_r SELECT i % 50, '2024-01-01'::timestamp + (i * 104729 % 20000) * interval '1 second', i
+  FROM generate_series(1, 20000) i;
+INSERT INTO gb_l VALUES (1, NULL, -1), (NULL, '2024-01-01 01:00', -3);
+INSERT INTO gb_r VALUES (2, NULL, -2);
+ANALYZE gb_l, gb_r;
+CREATE VIEW gb_full AS
+  SELECT a.v AS av, b.v AS bv, coalesce(a.window_start, b.window_start) AS ws
+  FROM (SELECT * FROM gb_l, tumble(t, interval '5 minutes') WHERE v % 1 = 0) a
+  FULL JOIN (SELECT * FROM gb_r, tumble(t, interval '5 minutes') WHERE v % 1 = 0) b
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end;
+SET work_mem = '64kB';
+SELECT wj_test.on_off('TABLE gb_full', 'window_join', 'Buckets', force => true, analyze_plan => true);
+RESET work_mem;
+SELECT wj_test.on_off('TABLE gb_full', 'window_join', 'Buckets', force => true, analyze_plan => true);
+-- an empty side (the other one's rows all null-extended)
+SELECT wj_test.on_off($q$SELECT a.v AS av, b.v AS bv FROM
+  (SELECT * FROM gb_l, tumble(t, interval '5 minutes') WHERE v < 500 AND v % 1 = 0) a
+  FULL JOIN (SELECT * FROM gb_r, tumble(t, interval '5 minutes') WHERE v < 0 AND v % 1 = 0) b
+  ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end$q$,
+  'window_join', 'Buckets', force => true, analyze_plan => true);
+-- rescanned: under a nested loop, each outer row joins anew
+SELECT wj_test.on_off($q$SELECT s.n, x.c FROM generate_series(1, 3) s(n),
+  LATERAL (SELECT count(*) AS c FROM
+    (SELECT * FROM gb_l, tumble(t, interval '5 minutes') WHERE v % 1 = 0 AND v % 3 = s.n - 1) a
+    JOIN (SELECT * FROM gb_r, tumble(t, interval '5 minutes') WHERE v % 1 = 0) b
+    ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end) x$q$,
+  'window_join', 'WindowJoin|Grouped by Window', force => true);
+DROP VIEW gb_full;
+DROP TABLE gb_l, gb_r;
+
 DROP VIEW tum_1h, tum_2m, tum_1h_nostats, hop_1h, hop_2m, cum_1h, cum_2m;
 DROP TABLE mem_l, mem_r, mem_l_nostats, mem_r_nostats;
 DROP FUNCTION wjm_cost(text);

@@ -78,6 +78,9 @@ typedef struct WindowJoinPlanInfo
 	List	   *outer_hashfn;	/* OID list: hash functions of outer keys */
 	List	   *inner_hashfn;	/* OID list: hash functions of inner keys */
 	List	   *key_coll;		/* OID list: collations of the keys */
+	bool		outer_buckets;	/* group the unsorted outer input by window
+								 * (window_join_buckets.c) */
+	bool		inner_buckets;	/* the same, inner */
 	WjKeyPartPlan keypart;		/* split by key partitions under a Gather
 								 * (keypart.h)? */
 } WindowJoinPlanInfo;

@@ -307,6 +307,15 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 	state->inner.orphan_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 												  state->inner.desc,
 												  &TTSOpsMinimalTuple);
+	if ((info->outer_buckets && state->outer.nwin != 1) ||
+		(info->inner_buckets && state->inner.nwin != 1))
+		elog(ERROR, "window join input grouped by more than one window value");
+	if (info->outer_buckets)
+		state->outer.buckets = wjoin_buckets_create(state->outer.desc,
+													state->nodecxt);
+	if (info->inner_buckets)
+		state->inner.buckets = wjoin_buckets_create(state->inner.desc,
+													state->nodecxt);
 	state->phase = WJ_PHASE_START;
 }
 
@@ -463,6 +472,42 @@ store_row(WindowJoinState *state, TupleTableSlot *slot)
 }
 
 /*
+ * load_buckets
+ *		Read a side's unsorted input whole into its buckets, by the window
+ *		value of each row (window_join_buckets.c), for fetch_next to read in
+ *		window order.
+ */
+static void
+load_buckets(WindowJoinState *state, WjSide *side)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+		MemoryContext oldcxt;
+		Datum		d;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+
+		slot = ExecProcNode(side->ps);
+		if (TupIsNull(slot))
+			break;
+		ResetExprContext(econtext);
+		fill_from_slot(state, side, slot);
+		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
+		d = ExecEvalExpr(side->win_state[0], econtext, &isnull);
+		oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+		wjoin_buckets_put(side->buckets, slot,
+						  isnull ? 0 : DatumGetInt64(d), isnull);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	wjoin_buckets_done(side->buckets);
+	side->buckets_loaded = true;
+}
+
+/*
  * fetch_next
  *		Advance a side's lookahead to its next row that belongs to some
  *		window, computing its window(s) and key hash.  Rows that are in no
@@ -483,11 +528,20 @@ fetch_next(WindowJoinState *state, WjSide *side)
 		TupleTableSlot *slot;
 		bool		isnull;
 		bool		nowindow = false;
+		int64		bwin = 0;
+		bool		bnull = false;
 		int			i;
 
 		CHECK_FOR_INTERRUPTS();
 
-		slot = ExecProcNode(side->ps);
+		if (side->buckets != NULL)
+		{
+			if (!side->buckets_loaded)
+				load_buckets(state, side);
+			slot = wjoin_buckets_next(side->buckets, &bwin, &bnull);
+		}
+		else
+			slot = ExecProcNode(side->ps);
 		if (TupIsNull(slot))
 		{
 			side->exhausted = true;
@@ -537,16 +591,25 @@ fetch_next(WindowJoinState *state, WjSide *side)
 		}
 		else
 		{
-			for (i = 0; i < side->nwin; i++)
+			if (side->buckets != NULL)
 			{
-				Datum		d = ExecEvalExpr(side->win_state[i], econtext, &isnull);
-
-				if (isnull)
+				/* computed when the row was put in its bucket */
+				nowindow = bnull;
+				side->peek_win[0] = bwin;
+			}
+			else
+			{
+				for (i = 0; i < side->nwin; i++)
 				{
-					nowindow = true;
-					break;
+					Datum		d = ExecEvalExpr(side->win_state[i], econtext, &isnull);
+
+					if (isnull)
+					{
+						nowindow = true;
+						break;
+					}
+					side->peek_win[i] = DatumGetInt64(d);
 				}
-				side->peek_win[i] = DatumGetInt64(d);
 			}
 			if (nowindow)
 			{
@@ -1205,6 +1268,10 @@ window_join_end(CustomScanState *node)
 		tuplestore_end(state->outer.orphans);
 	if (state->inner.orphans)
 		tuplestore_end(state->inner.orphans);
+	if (state->outer.buckets)
+		wjoin_buckets_end(state->outer.buckets);
+	if (state->inner.buckets)
+		wjoin_buckets_end(state->inner.buckets);
 	MemoryContextDelete(state->bufcxt);
 	MemoryContextDelete(state->wincxt);
 	MemoryContextDelete(state->rowcxt);
@@ -1224,6 +1291,9 @@ reset_side(WjSide *side)
 	if (side->orphans)
 		tuplestore_clear(side->orphans);
 	side->have_orphans = false;
+	if (side->buckets)
+		wjoin_buckets_reset(side->buckets);
+	side->buckets_loaded = false;
 }
 
 /*
@@ -1265,6 +1335,51 @@ window_join_restart(CustomScanState *node)
 	state->outer_cur = NULL;
 	state->inner_cur = NULL;
 	state->chain_cur = NULL;
+}
+
+/*
+ * explain_side_buckets
+ *		Under ANALYZE, what one side's buckets held (this process's largest
+ *		figures), if it grouped any row.
+ */
+static void
+explain_side_buckets(const char *label, WjBuckets *buckets, ExplainState *es)
+{
+	const WjBucketsInstr *in;
+
+	if (buckets == NULL || !es->analyze)
+		return;
+	in = wjoin_buckets_instr(buckets);
+	if (in->rows == 0)
+		return;
+	if (in->sorted)
+		ExplainPropertyText(label,
+							psprintf("sorted past work_mem (" INT64_FORMAT " rows)",
+									 in->rows), es);
+	else
+		ExplainPropertyText(label,
+							psprintf("%d windows, " INT64_FORMAT " rows, " INT64_FORMAT "kB",
+									 in->windows, in->rows,
+									 (in->bytes + 1023) / 1024), es);
+}
+
+/*
+ * explain_buckets
+ *		Which inputs are grouped by window in the node rather than sorted
+ *		below it, and (ANALYZE) what their buckets held.
+ */
+static void
+explain_buckets(WindowJoinState *state, ExplainState *es)
+{
+	WjBuckets  *ob = state->outer.buckets;
+	WjBuckets  *ib = state->inner.buckets;
+
+	if (ob == NULL && ib == NULL)
+		return;
+	ExplainPropertyText("Grouped by Window",
+						ob && ib ? "outer, inner" : ob ? "outer" : "inner", es);
+	explain_side_buckets("Outer Buckets", ob, es);
+	explain_side_buckets("Inner Buckets", ib, es);
 }
 
 /*
@@ -1321,6 +1436,7 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	wj_explain_exprs("Join Keys", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
 	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
+	explain_buckets(state, es);
 	wj_explain_state(&state->stats, es);
 
 	/* under ANALYZE: windows that did not fit in memory (text: only if any) */

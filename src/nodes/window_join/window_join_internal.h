@@ -13,6 +13,7 @@
  *	window_join_spill.c		past the memory budget: the open windows' rows
  *							in temporary files, and a spilled window joined
  *							batch by batch
+ *	window_join_buckets.c	an unsorted TUMBLE input grouped by window
  *
  * src/nodes/window_join/window_join_internal.h
  *
@@ -70,6 +71,28 @@ typedef struct WjChain
 
 #define WJ_MAX_WINDOW_KEYS 4
 
+/* window_join_buckets.c: an unsorted input grouped by window */
+typedef struct WjBuckets WjBuckets;
+
+/* What EXPLAIN ANALYZE shows of a side's buckets (the largest of any scan) */
+typedef struct WjBucketsInstr
+{
+	int64		rows;			/* rows grouped */
+	int			windows;		/* buckets */
+	int64		bytes;			/* memory of the buckets */
+	bool		sorted;			/* went past work_mem: sorted instead */
+} WjBucketsInstr;
+
+extern WjBuckets *wjoin_buckets_create(TupleDesc desc, MemoryContext parent);
+extern void wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot,
+							  int64 window, bool isnull);
+extern void wjoin_buckets_done(WjBuckets *b);
+extern TupleTableSlot *wjoin_buckets_next(WjBuckets *b, int64 *window,
+										  bool *isnull);
+extern void wjoin_buckets_reset(WjBuckets *b);
+extern const WjBucketsInstr *wjoin_buckets_instr(WjBuckets *b);
+extern void wjoin_buckets_end(WjBuckets *b);
+
 /* One input */
 typedef struct WjSide
 {
@@ -93,6 +116,9 @@ typedef struct WjSide
 	Datum	   *extra_values;	/* this window's values */
 	bool	   *extra_nulls;
 
+	/* GROUP: an unsorted input grouped by window here, or NULL */
+	WjBuckets  *buckets;
+	bool		buckets_loaded; /* the input has been read into them */
 	/* lookahead */
 	TupleTableSlot *peek;
 	bool		peek_valid;

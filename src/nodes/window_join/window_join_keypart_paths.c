@@ -84,6 +84,7 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	Path	   *outer_path;
 	Path	   *inner_path;
 	Path	   *path;
+	WjPathInfo *kinfo = pinfo;
 	int			workers;
 
 	/*
@@ -105,15 +106,38 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	if (workers <= 0)
 		return;
 
-	/* every participant reads both inputs in full */
+	/*
+	 * every participant reads both inputs in full; TUMBLE inputs grouped by
+	 * window in the node where they fit (wj_window_bucket_input), each
+	 * partition's rows anew
+	 */
 	outer_path = wj_parallel_safe_input(root, outer_base, outer_pk);
 	inner_path = wj_parallel_safe_input(root, inner_base, inner_pk);
+	if (pinfo->kind == WJ_KIND_TUMBLE && outer_path != NULL && inner_path != NULL)
+	{
+		Path	   *obucket = wj_window_bucket_input(outer_base->pathlist,
+													 outer_pk, true);
+		Path	   *ibucket = wj_window_bucket_input(inner_base->pathlist,
+													 inner_pk, true);
+
+		if (obucket != NULL || ibucket != NULL)
+		{
+			kinfo = palloc(sizeof(WjPathInfo));
+			*kinfo = *pinfo;
+			kinfo->outer_buckets = obucket != NULL;
+			kinfo->inner_buckets = ibucket != NULL;
+			if (obucket)
+				outer_path = obucket;
+			if (ibucket)
+				inner_path = ibucket;
+		}
+	}
 	if (outer_path != NULL && inner_path != NULL &&
 		wj_keypart_scan(outer_path) != NULL &&
 		wj_keypart_scan(inner_path) != NULL)
 	{
 		path = wj_make_join_path(root, joinrel, jointype, outer_path,
-								 inner_path, wpr, pinfo, node_exprs,
+								 inner_path, wpr, kinfo, node_exprs,
 								 state_bytes);
 		if (path->parallel_safe)
 		{

@@ -51,7 +51,8 @@ static CustomPathMethods wj_window_join_path_methods = {
  *		rows and all inner rows, and produces its share of the result).
  *
  * Cost.  The inputs are read once, sorted (the Sort paths carry that
- * cost); each row is copied into the state and hashed once; each outer
+ * cost) or grouped by window in the node (a copy of each row and its window
+ * value, all before the first window); each row is copied into the state and hashed once; each outer
  * row probes once per window it belongs to (wpr: HOP about size/slide,
  * CUMULATE on average half the steps) and each candidate pair is checked
  * against the join quals; FULL/RIGHT scan the inner rows of each window
@@ -102,6 +103,26 @@ wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	startup += qcost.startup;
 	run += rows * (cpu_tuple_cost + joinrel->reltarget->cost.per_tuple);
 	startup += joinrel->reltarget->cost.startup;
+
+	/*
+	 * An input grouped by window in the node (no Sort below it) is read
+	 * whole before the first window is joined: its window value computed
+	 * and its row copied into a bucket once.
+	 */
+	if (pinfo->outer_buckets)
+	{
+		Cost		read = outer_path->total_cost - outer_path->startup_cost;
+
+		startup += read + outer_rows * (cpu_tuple_cost + 2.0 * cpu_operator_cost);
+		run -= read;
+	}
+	if (pinfo->inner_buckets)
+	{
+		Cost		read = inner_path->total_cost - inner_path->startup_cost;
+
+		startup += read + inner_rows * (cpu_tuple_cost + 2.0 * cpu_operator_cost);
+		run -= read;
+	}
 
 	/*
 	 * Spilling, when the estimated state exceeds the hash memory limit:
@@ -359,6 +380,8 @@ window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.outer_hashfn = outer_hashfn;
 	info.inner_hashfn = inner_hashfn;
 	info.key_coll = key_coll;
+	info.outer_buckets = pinfo->outer_buckets;
+	info.inner_buckets = pinfo->inner_buckets;
 	if (mode == WJ_KEYPART_NONE)
 		wj_keypart_plan_none(&info.keypart);
 	else

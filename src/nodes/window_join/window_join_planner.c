@@ -684,6 +684,41 @@ tumble_time_var(Node *expr)
 }
 
 /*
+ * wj_window_bucket_input
+ *		For a TUMBLE side grouped by window in the node
+ *		(window_join_buckets.c): the cheapest unparameterized path of paths
+ *		(parallel safe ones only if asked), when it is not already in window
+ *		order (then no Sort is needed anyway) and its rows are estimated to
+ *		fit in work_mem, as a Sort's would; else NULL, and the side is
+ *		sorted.  The executor still sorts past work_mem at run time.
+ */
+Path *
+wj_window_bucket_input(List *paths, List *pathkeys, bool need_parallel_safe)
+{
+	Path	   *best = NULL;
+	ListCell   *lc;
+	double		bytes;
+
+	foreach(lc, paths)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->param_info != NULL ||
+			(need_parallel_safe && !path->parallel_safe))
+			continue;
+		if (best == NULL || wj_path_total_cheaper(path, best))
+			best = path;
+	}
+	if (best == NULL || pathkeys_contained_in(pathkeys, best->pathkeys))
+		return NULL;
+	bytes = best->rows * (MAXALIGN(best->pathtarget->width) +
+						  MAXALIGN(SizeofMinimalTupleHeader));
+	if (bytes > (double) work_mem * 1024.0)
+		return NULL;
+	return best;
+}
+
+/*
  * wj_window_join_add_paths
  *		The join pathlist hook's entry: add a WindowJoin path to joinrel
  *		when outerrel and innerrel are joined on equal windows.
@@ -712,6 +747,8 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	List	   *inner_pk;
 	Path	   *outer_path;
 	Path	   *inner_path;
+	Path	   *obucket = NULL;
+	Path	   *ibucket = NULL;
 	ListCell   *lc;
 	double		wpr = 1.0;
 	WjPathInfo *pinfo;
@@ -893,6 +930,17 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		WJ_NO_PATH("a side has no unparameterized sorted path");
 
 	/*
+	 * TUMBLE: a side that would be sorted is grouped by window in the node
+	 * instead, where it fits in memory (one window value per row, in
+	 * window_join_buckets.c a counting sort).
+	 */
+	if (kind == WJ_KIND_TUMBLE)
+	{
+		obucket = wj_window_bucket_input(outer.base->pathlist, outer_pk, false);
+		ibucket = wj_window_bucket_input(inner.base->pathlist, inner_pk, false);
+	}
+
+	/*
 	 * Memory: the estimated peak state of both sides (see the file header).
 	 * Beyond the hash memory limit the node spills; that is costed below.
 	 */
@@ -966,9 +1014,23 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	pinfo->gouter_left = gouter_left;
 
 	node_exprs = list_concat(list_copy(outer.extras), inner.extras);
-	add_path(joinrel, wj_make_join_path(root, joinrel, jointype, outer_path,
-										inner_path, wpr, pinfo,
-										node_exprs, state_bytes));
+	if (obucket != NULL || ibucket != NULL)
+	{
+		WjPathInfo *binfo = palloc(sizeof(WjPathInfo));
+
+		*binfo = *pinfo;
+		binfo->outer_buckets = obucket != NULL;
+		binfo->inner_buckets = ibucket != NULL;
+		add_path(joinrel, wj_make_join_path(root, joinrel, jointype,
+											obucket ? obucket : outer_path,
+											ibucket ? ibucket : inner_path,
+											wpr, binfo, node_exprs,
+											state_bytes));
+	}
+	else
+		add_path(joinrel, wj_make_join_path(root, joinrel, jointype, outer_path,
+											inner_path, wpr, pinfo,
+											node_exprs, state_bytes));
 
 	/*
 	 * A partial path: each participant joins its share of the outer rows
@@ -981,13 +1043,31 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
 		joinrel->consider_parallel)
 	{
+		WjPathInfo *ppinfo = pinfo;
+
 		outer_path = wj_partial_outer_input(root, outer.base, outer_pk);
 		inner_path = wj_parallel_safe_input(root, inner.base, inner_pk);
+		if (kind == WJ_KIND_TUMBLE && outer_path != NULL && inner_path != NULL)
+		{
+			obucket = wj_window_bucket_input(outer.base->partial_pathlist, outer_pk, false);
+			ibucket = wj_window_bucket_input(inner.base->pathlist, inner_pk, true);
+			if (obucket != NULL || ibucket != NULL)
+			{
+				ppinfo = palloc(sizeof(WjPathInfo));
+				*ppinfo = *pinfo;
+				ppinfo->outer_buckets = obucket != NULL;
+				ppinfo->inner_buckets = ibucket != NULL;
+				if (obucket)
+					outer_path = obucket;
+				if (ibucket)
+					inner_path = ibucket;
+			}
+		}
 		if (outer_path != NULL && inner_path != NULL)
 			add_partial_path(joinrel,
 							 wj_make_join_path(root, joinrel, jointype,
 											   outer_path, inner_path, wpr,
-											   pinfo, node_exprs,
+											   ppinfo, node_exprs,
 											   state_bytes));
 	}
 

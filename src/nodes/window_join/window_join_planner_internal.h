@@ -49,7 +49,15 @@ typedef struct WjPathInfo
 	Const	   *c_offset;
 	List	   *gclauses;		/* GROUP: the window clauses to group by */
 	List	   *gouter_left;	/* per group clause: outer side is left */
+	bool		outer_buckets;	/* GROUP: the outer input is unsorted and
+								 * grouped by window in the node
+								 * (window_join_buckets.c) */
+	bool		inner_buckets;	/* the same, inner */
 } WjPathInfo;
+
+/* window_join_planner.c */
+extern Path *wj_window_bucket_input(List *paths, List *pathkeys,
+									bool need_parallel_safe);
 
 /* window_join_plan.c */
 extern Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,

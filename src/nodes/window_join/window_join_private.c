@@ -38,6 +38,8 @@ window_join_info_to_private(const WindowJoinPlanInfo *info)
 	wj_private_put_oid_list(&priv, info->outer_hashfn);
 	wj_private_put_oid_list(&priv, info->inner_hashfn);
 	wj_private_put_oid_list(&priv, info->key_coll);
+	wj_private_put_int(&priv, info->outer_buckets ? 1 : 0);
+	wj_private_put_int(&priv, info->inner_buckets ? 1 : 0);
 	wj_keypart_plan_put(&priv, &info->keypart);
 	return priv;
 }
@@ -65,6 +67,8 @@ window_join_info_from_private(List *priv, WindowJoinPlanInfo *info)
 	info->outer_hashfn = wj_private_get_oid_list(&r);
 	info->inner_hashfn = wj_private_get_oid_list(&r);
 	info->key_coll = wj_private_get_oid_list(&r);
+	info->outer_buckets = wj_private_get_int(&r) != 0;
+	info->inner_buckets = wj_private_get_int(&r) != 0;
 	wj_keypart_plan_get(&r, &info->keypart);
 	wj_private_reader_done(&r);
 }

@@ -1,0 +1,530 @@
+/*-------------------------------------------------------------------------
+ *
+ * window_join_buckets.c
+ *	  An unsorted TUMBLE input of a WindowJoin grouped by window inside the
+ *	  node: a counting sort in memory, in place of a Sort below it.
+ *
+ * INTERFACE ROUTINES (window_join_internal.h)
+ *		wjoin_buckets_create	the buckets of one side
+ *		wjoin_buckets_put		one input row and its window value
+ *		wjoin_buckets_done		all rows are in: order the windows
+ *		wjoin_buckets_next		the next row, in window order
+ *		wjoin_buckets_reset		drop every row (rescan)
+ *
+ * ALGORITHM
+ *
+ * GROUP mode only needs the rows of one window together, windows in
+ * ascending order; the order within a window does not matter.  A TUMBLE
+ * input has few windows for its rows (a day of five-minute windows is 288),
+ * so instead of sorting n rows the node distributes them: a simplehash
+ * table maps each window value to its bucket, and the row's MinimalTuple is
+ * copied to the end of its bucket's chain of chunks.  When the input ends
+ * the buckets (not the rows) are sorted by window, rows whose window is
+ * NULL first, and the rows are returned bucket by bucket, chunk by chunk.
+ * A window's rows are thus contiguous in memory when the join reads them,
+ * where a sort leaves them scattered.  Chunks are carved from slabs that
+ * grow with the input (huge_pages.h: on huge pages from 8 MB of rows on),
+ * chunk sizes doubling per bucket, so that small inputs and a thousand
+ * small windows stay small.
+ *
+ * MEMORY
+ *
+ * The rows are held until the side has been read, as the Sort it replaces
+ * would hold them, within work_mem (the Sort's budget) at run time,
+ * whatever the planner estimated.  Past it the rows move into a tuplesort
+ * (tuplesort_begin_heap, which spills to temporary files within work_mem):
+ * every row so far, then the rest of the input, each row with its window
+ * value as one extra column, the sort key.  The rows then come out of the
+ * tuplesort in the same order, with that extra last column, which the join
+ * ignores (it reads the side's own columns only).  EXPLAIN ANALYZE shows
+ * per side the windows and the memory of the buckets, or that the side was
+ * sorted.
+ *
+ * src/nodes/window_join/window_join_buckets.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tupdesc.h"
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/tuplesort.h"
+#include "catalog/pg_operator.h"
+
+#include "huge_pages.h"
+#include "window_join_internal.h"
+
+/* chunk sizes of a bucket: doubling from the first to the last */
+#define WJB_FIRST_CHUNK		((Size) 1024)
+#define WJB_LAST_CHUNK		((Size) 64 * 1024)
+/* slabs the chunks are carved from: growing from the first to WJB_SLAB */
+#define WJB_FIRST_SLAB		((Size) 16 * 1024)
+#define WJB_SLAB			((Size) 1024 * 1024)
+#define WJB_HUGE_SLAB		((Size) 16 * 1024 * 1024)
+
+/* A piece of a bucket's chain: MinimalTuples, each MAXALIGNed */
+typedef struct WjbChunk
+{
+	struct WjbChunk *next;
+	Size		used;			/* bytes of data in use */
+	Size		size;			/* bytes of data */
+	char		data[FLEXIBLE_ARRAY_MEMBER];
+} WjbChunk;
+
+#define WJB_CHUNK_HEADER	MAXALIGN(offsetof(WjbChunk, data))
+
+/* One window's rows */
+typedef struct WjbBucket
+{
+	int64		window;
+	bool		isnull;			/* the rows without a window value */
+	int64		rows;
+	Size		next_size;		/* size of its next chunk */
+	WjbChunk   *head;
+	WjbChunk   *tail;
+} WjbBucket;
+
+/* window value -> index of its bucket */
+typedef struct WjbEntry
+{
+	int64		window;
+	uint32		bucket;
+	char		status;
+} WjbEntry;
+
+#define SH_PREFIX		wjb
+#define SH_ELEMENT_TYPE	WjbEntry
+#define SH_KEY_TYPE		int64
+#define SH_KEY			window
+#define SH_HASH_KEY(tb, key)	murmurhash32((uint32) (key) ^ (uint32) ((uint64) (key) >> 32))
+#define SH_EQUAL(tb, a, b)		((a) == (b))
+#define SH_SCOPE		static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+struct WjBuckets
+{
+	MemoryContext cxt;			/* the buckets' own; reset drops every row */
+	MemoryContext parent;
+	TupleDesc	desc;			/* the side's rows */
+	TupleDesc	sort_desc;		/* the same plus the window value */
+	Size		limit;			/* work_mem, in bytes */
+	int			sort_mem;		/* work_mem, in kB, for the tuplesort */
+	/* filling */
+	wjb_hash   *map;
+	WjbBucket  *buckets;
+	int			nbuckets;
+	int			maxbuckets;
+	int			null_bucket;	/* index, or -1 */
+	int			last;			/* bucket of the previous row, or -1 */
+	char	   *slab_next;		/* free space of the current slab */
+	char	   *slab_end;
+	Size		allocated;		/* bytes of slabs and arrays */
+	int64		rows;
+	/* reading */
+	bool		done;
+	int			cur;			/* position in order[] */
+	int		   *order;			/* bucket indexes in window order */
+	WjbChunk   *chunk;
+	Size		off;
+	TupleTableSlot *slot;		/* rows out of the buckets */
+	/* past work_mem */
+	Tuplesortstate *sort;
+	TupleTableSlot *sort_in;	/* virtual, sort_desc */
+	TupleTableSlot *sort_out;	/* minimal, sort_desc */
+	/* for EXPLAIN ANALYZE: the largest figures of any scan */
+	WjBucketsInstr instr;
+};
+
+/*
+ * wjoin_buckets_create
+ *		Buckets for the rows of desc, within work_mem, in a context of their
+ *		own under parent.
+ */
+WjBuckets *
+wjoin_buckets_create(TupleDesc desc, MemoryContext parent)
+{
+	WjBuckets  *b = MemoryContextAllocZero(parent, sizeof(WjBuckets));
+	MemoryContext oldcxt = MemoryContextSwitchTo(parent);
+	int			natts = desc->natts;
+
+	b->parent = parent;
+	b->desc = desc;
+	b->sort_desc = CreateTemplateTupleDesc(natts + 1);
+	TupleDescCopy(b->sort_desc, desc);
+	b->sort_desc->natts = natts + 1;
+	TupleDescInitEntry(b->sort_desc, (AttrNumber) (natts + 1), "window",
+					   INT8OID, -1, 0);
+	b->sort_mem = work_mem;
+	b->limit = (Size) work_mem * 1024;
+	b->slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	b->sort_in = MakeSingleTupleTableSlot(b->sort_desc, &TTSOpsVirtual);
+	b->sort_out = MakeSingleTupleTableSlot(b->sort_desc, &TTSOpsMinimalTuple);
+	b->cxt = AllocSetContextCreate(parent, "WindowJoin buckets",
+								   ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(oldcxt);
+	wjoin_buckets_reset(b);
+	return b;
+}
+
+/*
+ * wjoin_buckets_reset
+ *		Drop every row, for a new scan of the input.
+ */
+void
+wjoin_buckets_reset(WjBuckets *b)
+{
+	if (b->sort != NULL)
+		tuplesort_end(b->sort);
+	b->sort = NULL;
+	ExecClearTuple(b->slot);
+	ExecClearTuple(b->sort_out);
+	MemoryContextReset(b->cxt);
+	b->maxbuckets = 64;
+	b->buckets = MemoryContextAlloc(b->cxt, sizeof(WjbBucket) * b->maxbuckets);
+	b->map = wjb_create(b->cxt, 64, NULL);
+	b->nbuckets = 0;
+	b->null_bucket = -1;
+	b->last = -1;
+	b->slab_next = b->slab_end = NULL;
+	b->allocated = sizeof(WjbBucket) * b->maxbuckets +
+		sizeof(WjbEntry) * b->map->size;
+	b->rows = 0;
+	b->done = false;
+	b->order = NULL;
+	b->cur = 0;
+	b->chunk = NULL;
+	b->off = 0;
+}
+
+/*
+ * bucket_for
+ *		The index of the bucket of a window value (NULL: isnull), made if new.
+ */
+static int
+bucket_for(WjBuckets *b, int64 window, bool isnull)
+{
+	WjbBucket  *bucket;
+	WjbEntry   *entry = NULL;
+	bool		found;
+
+	if (b->last >= 0 && b->buckets[b->last].isnull == isnull &&
+		(isnull || b->buckets[b->last].window == window))
+		return b->last;
+	if (isnull)
+	{
+		if (b->null_bucket >= 0)
+			return b->last = b->null_bucket;
+	}
+	else
+	{
+		Size		before = b->map->size;
+
+		entry = wjb_insert(b->map, window, &found);
+		if (b->map->size != before)
+			b->allocated += sizeof(WjbEntry) * (b->map->size - before);
+		if (found)
+			return b->last = (int) entry->bucket;
+	}
+
+	if (b->nbuckets == b->maxbuckets)
+	{
+		b->allocated += sizeof(WjbBucket) * b->maxbuckets;
+		b->maxbuckets *= 2;
+		b->buckets = repalloc_huge(b->buckets, sizeof(WjbBucket) * b->maxbuckets);
+	}
+	bucket = &b->buckets[b->nbuckets];
+	memset(bucket, 0, sizeof(WjbBucket));
+	bucket->window = window;
+	bucket->isnull = isnull;
+	bucket->next_size = WJB_FIRST_CHUNK;
+	if (isnull)
+		b->null_bucket = b->nbuckets;
+	else
+		entry->bucket = (uint32) b->nbuckets;
+	return b->last = b->nbuckets++;
+}
+
+/*
+ * new_chunk
+ *		A chunk of at least need bytes of data at the end of a bucket's
+ *		chain, carved from the current slab or a new one.
+ */
+static WjbChunk *
+new_chunk(WjBuckets *b, WjbBucket *bucket, Size need)
+{
+	Size		size = Max(bucket->next_size, need);
+	Size		bytes = WJB_CHUNK_HEADER + MAXALIGN(size);
+	WjbChunk   *chunk;
+
+	if (b->slab_next == NULL || (Size) (b->slab_end - b->slab_next) < bytes)
+	{
+		Size		slab;
+
+		/*
+		 * Slabs grow with the rows: from an eighth of what is allocated
+		 * (so a small input takes little) up to WJB_SLAB, then huge pages
+		 * for large inputs if a slab cannot overshoot the limit much.
+		 */
+		slab = Min(WJB_SLAB, Max(WJB_FIRST_SLAB, b->allocated / 8));
+		if (b->allocated >= WJ_HUGE_PAGE_MIN && b->limit >= 8 * WJB_HUGE_SLAB)
+			slab = WJB_HUGE_SLAB;
+		slab = Max(slab, bytes);
+		b->slab_next = wj_alloc_huge(b->cxt, slab, false);
+		b->slab_end = b->slab_next + slab;
+		b->allocated += slab;
+	}
+	chunk = (WjbChunk *) b->slab_next;
+	b->slab_next += bytes;
+	chunk->next = NULL;
+	chunk->used = 0;
+	chunk->size = MAXALIGN(size);
+	if (bucket->tail)
+		bucket->tail->next = chunk;
+	else
+		bucket->head = chunk;
+	bucket->tail = chunk;
+	bucket->next_size = Min(bucket->next_size * 2, WJB_LAST_CHUNK);
+	return chunk;
+}
+
+/*
+ * sort_put
+ *		Put one row and its window value into the tuplesort.
+ */
+static void
+sort_put(WjBuckets *b, TupleTableSlot *slot, int64 window, bool isnull)
+{
+	TupleTableSlot *in = b->sort_in;
+	int			natts = b->desc->natts;
+
+	ExecClearTuple(in);
+	slot_getallattrs(slot);
+	memcpy(in->tts_values, slot->tts_values, sizeof(Datum) * natts);
+	memcpy(in->tts_isnull, slot->tts_isnull, sizeof(bool) * natts);
+	in->tts_values[natts] = Int64GetDatum(window);
+	in->tts_isnull[natts] = isnull;
+	ExecStoreVirtualTuple(in);
+	tuplesort_puttupleslot(b->sort, in);
+}
+
+/*
+ * start_sort
+ *		Past work_mem: move every row so far into a tuplesort by window
+ *		value (NULLs first, as the buckets return them) and free the
+ *		buckets.
+ */
+static void
+start_sort(WjBuckets *b)
+{
+	AttrNumber	attno = (AttrNumber) (b->desc->natts + 1);
+	Oid			sortop = Int8LessOperator;
+	Oid			coll = InvalidOid;
+	bool		nulls_first = true;
+	MemoryContext oldcxt = MemoryContextSwitchTo(b->parent);
+	int			i;
+
+	b->sort = tuplesort_begin_heap(b->sort_desc, 1, &attno, &sortop, &coll,
+								   &nulls_first, b->sort_mem, NULL,
+								   TUPLESORT_NONE);
+	MemoryContextSwitchTo(oldcxt);
+	for (i = 0; i < b->nbuckets; i++)
+	{
+		WjbBucket  *bucket = &b->buckets[i];
+		WjbChunk   *chunk;
+
+		for (chunk = bucket->head; chunk != NULL; chunk = chunk->next)
+		{
+			Size		off = 0;
+
+			while (off < chunk->used)
+			{
+				MinimalTuple tup = (MinimalTuple) (chunk->data + off);
+
+				CHECK_FOR_INTERRUPTS();
+				ExecStoreMinimalTuple(tup, b->slot, false);
+				sort_put(b, b->slot, bucket->window, bucket->isnull);
+				off += MAXALIGN(tup->t_len);
+			}
+		}
+	}
+	ExecClearTuple(b->slot);
+	b->instr.sorted = true;
+	b->instr.windows = Max(b->instr.windows, b->nbuckets);
+	b->instr.bytes = Max(b->instr.bytes, (int64) b->allocated);
+	MemoryContextReset(b->cxt);
+	b->buckets = NULL;
+	b->map = NULL;
+	b->nbuckets = 0;
+	b->null_bucket = -1;
+	b->last = -1;
+	b->slab_next = b->slab_end = NULL;
+}
+
+/*
+ * wjoin_buckets_put
+ *		Add one input row (any slot of the side's row type) to the bucket
+ *		of its window value; isnull for a row without one.
+ */
+void
+wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
+				  bool isnull)
+{
+	WjbBucket  *bucket;
+	WjbChunk   *chunk;
+	MinimalTuple tup;
+	bool		should_free;
+	Size		len;
+	int			i;
+
+	Assert(!b->done);
+	b->rows++;
+	if (b->sort != NULL)
+	{
+		sort_put(b, slot, window, isnull);
+		return;
+	}
+
+	tup = ExecFetchSlotMinimalTuple(slot, &should_free);
+	len = MAXALIGN(tup->t_len);
+	i = bucket_for(b, window, isnull);	/* may move b->buckets */
+	bucket = &b->buckets[i];
+	chunk = bucket->tail;
+	if (chunk == NULL || chunk->size - chunk->used < len)
+		chunk = new_chunk(b, bucket, len);
+	memcpy(chunk->data + chunk->used, tup, tup->t_len);
+	chunk->used += len;
+	bucket->rows++;
+	if (should_free)
+		pfree(tup);
+
+	if (b->allocated > b->limit)
+		start_sort(b);
+}
+
+/*
+ * compare_buckets
+ *		qsort comparator of bucket indexes: the NULL bucket first, then by
+ *		window value.
+ */
+static int
+compare_buckets(const void *a, const void *b, void *arg)
+{
+	WjbBucket  *buckets = (WjbBucket *) arg;
+	WjbBucket  *x = &buckets[*(const int *) a];
+	WjbBucket  *y = &buckets[*(const int *) b];
+
+	if (x->isnull != y->isnull)
+		return x->isnull ? -1 : 1;
+	if (x->window != y->window)
+		return x->window < y->window ? -1 : 1;
+	return 0;
+}
+
+/*
+ * wjoin_buckets_done
+ *		The input has ended: put the buckets in window order (or finish the
+ *		sort) for wjoin_buckets_next.
+ */
+void
+wjoin_buckets_done(WjBuckets *b)
+{
+	int			i;
+
+	b->done = true;
+	b->instr.rows = Max(b->instr.rows, b->rows);
+	if (b->sort != NULL)
+	{
+		tuplesort_performsort(b->sort);
+		return;
+	}
+	b->order = MemoryContextAlloc(b->cxt, sizeof(int) * Max(b->nbuckets, 1));
+	for (i = 0; i < b->nbuckets; i++)
+		b->order[i] = i;
+	qsort_arg(b->order, b->nbuckets, sizeof(int), compare_buckets, b->buckets);
+	b->cur = 0;
+	b->chunk = b->nbuckets > 0 ? b->buckets[b->order[0]].head : NULL;
+	b->off = 0;
+	b->instr.windows = Max(b->instr.windows, b->nbuckets);
+	b->instr.bytes = Max(b->instr.bytes, (int64) b->allocated);
+}
+
+/*
+ * wjoin_buckets_next
+ *		The next row in window order, and its window value (isnull: it has
+ *		none), or NULL at the end.  The slot's tuple stays valid until the
+ *		buckets are reset.
+ */
+TupleTableSlot *
+wjoin_buckets_next(WjBuckets *b, int64 *window, bool *isnull)
+{
+	Assert(b->done);
+	if (b->sort != NULL)
+	{
+		int			natts = b->desc->natts;
+
+		if (!tuplesort_gettupleslot(b->sort, true, false, b->sort_out, NULL))
+			return NULL;
+		slot_getallattrs(b->sort_out);
+		*window = DatumGetInt64(b->sort_out->tts_values[natts]);
+		*isnull = b->sort_out->tts_isnull[natts];
+		return b->sort_out;
+	}
+	for (;;)
+	{
+		WjbChunk   *chunk = b->chunk;
+
+		if (chunk != NULL && b->off < chunk->used)
+		{
+			MinimalTuple tup = (MinimalTuple) (chunk->data + b->off);
+			WjbBucket  *bucket = &b->buckets[b->order[b->cur]];
+
+			b->off += MAXALIGN(tup->t_len);
+			*window = bucket->window;
+			*isnull = bucket->isnull;
+			return ExecStoreMinimalTuple(tup, b->slot, false);
+		}
+		if (chunk != NULL && chunk->next != NULL)
+		{
+			b->chunk = chunk->next;
+			b->off = 0;
+			continue;
+		}
+		/* the next window */
+		if (b->cur + 1 >= b->nbuckets)
+		{
+			b->chunk = NULL;
+			return NULL;
+		}
+		b->cur++;
+		b->chunk = b->buckets[b->order[b->cur]].head;
+		b->off = 0;
+	}
+}
+
+/*
+ * wjoin_buckets_instr
+ *		The figures EXPLAIN ANALYZE shows (the largest of any scan).
+ */
+const WjBucketsInstr *
+wjoin_buckets_instr(WjBuckets *b)
+{
+	return &b->instr;
+}
+
+/*
+ * wjoin_buckets_end
+ *		Release the tuplesort, if any (the memory goes with the context).
+ */
+void
+wjoin_buckets_end(WjBuckets *b)
+{
+	if (b->sort != NULL)
+		tuplesort_end(b->sort);
+	b->sort = NULL;
+}
