@@ -46,6 +46,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/tupdesc.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
@@ -390,18 +391,58 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 		return;
 	}
 
-	tup = ExecFetchSlotMinimalTuple(slot, &should_free);
-	len = MAXALIGN(tup->t_len);
 	i = bucket_for(b, window, isnull);	/* may move b->buckets */
 	bucket = &b->buckets[i];
-	chunk = bucket->tail;
-	if (chunk == NULL || chunk->size - chunk->used < len)
-		chunk = new_chunk(b, bucket, len);
-	memcpy(chunk->data + chunk->used, tup, tup->t_len);
+
+	/*
+	 * A virtual slot's row (a scan's projection) is formed as a MinimalTuple
+	 * straight into the chunk, as heap_form_minimal_tuple would form it in
+	 * memory of its own; any other slot's is copied.
+	 */
+	if (TTS_IS_VIRTUAL(slot))
+	{
+		TupleDesc	desc = slot->tts_tupleDescriptor;
+		int			natts = desc->natts;
+		bool		hasnull = false;
+		Size		hoff;
+		Size		data_len;
+		Size		tlen;
+		MinimalTuple mtup;
+
+		slot_getallattrs(slot);
+		for (i = 0; i < natts; i++)
+			hasnull |= slot->tts_isnull[i];
+		hoff = MAXALIGN(SizeofMinimalTupleHeader +
+						(hasnull ? BITMAPLEN(natts) : 0));
+		data_len = heap_compute_data_size(desc, slot->tts_values,
+										  slot->tts_isnull);
+		tlen = hoff + data_len;
+		len = MAXALIGN(tlen);
+		chunk = bucket->tail;
+		if (chunk == NULL || chunk->size - chunk->used < len)
+			chunk = new_chunk(b, bucket, len);
+		mtup = (MinimalTuple) (chunk->data + chunk->used);
+		memset(mtup, 0, tlen);
+		mtup->t_len = (uint32) tlen;
+		HeapTupleHeaderSetNatts(mtup, natts);
+		mtup->t_hoff = (uint8) (hoff + MINIMAL_TUPLE_OFFSET);
+		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
+						(char *) mtup + hoff, data_len, &mtup->t_infomask,
+						hasnull ? mtup->t_bits : NULL);
+	}
+	else
+	{
+		tup = ExecFetchSlotMinimalTuple(slot, &should_free);
+		len = MAXALIGN(tup->t_len);
+		chunk = bucket->tail;
+		if (chunk == NULL || chunk->size - chunk->used < len)
+			chunk = new_chunk(b, bucket, len);
+		memcpy(chunk->data + chunk->used, tup, tup->t_len);
+		if (should_free)
+			pfree(tup);
+	}
 	chunk->used += len;
 	bucket->rows++;
-	if (should_free)
-		pfree(tup);
 
 	if (b->allocated > b->limit)
 		start_sort(b);
