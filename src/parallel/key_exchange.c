@@ -106,12 +106,15 @@ static CustomExecMethods key_exchange_exec_methods = {
  * wj_key_exchange_insert
  *		Planner: put a KeyExchange between the Sort of a key-partitioned
  *		join's input plan (under a projecting Result, if any) and the
- *		partial plan under it.  The node returns the plan's rows as they
- *		are, computing each one's sub-partition of its key partition (the
- *		key space's units, grain units a partition) from hash31, the key's
- *		hash (wj_keypart_slot_of_hash).
+ *		partial plan under it, or, for an unsorted input (a WindowJoin's
+ *		TUMBLE input, grouped by window in the join), above the input.  The
+ *		node returns the plan's rows as they are, computing each one's
+ *		sub-partition of its key partition (the key space's units, grain
+ *		units a partition) from hash31, the key's hash
+ *		(wj_keypart_slot_of_hash).  Returns the plan to use in place of
+ *		input: input itself, or the KeyExchange above it.
  */
-void
+Plan *
 wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 					   int units, int grain)
 {
@@ -124,10 +127,13 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 	if (IsA(sort, Result) && sort->lefttree != NULL &&
 		((Result *) sort)->resconstantqual == NULL)
 		sort = sort->lefttree;
-	if (!IsA(sort, Sort))
-		elog(ERROR, "unexpected input plan of an exchanged key-partitioned join: %d",
-			 (int) nodeTag(sort));
-	child = sort->lefttree;
+	if (IsA(sort, Sort))
+		child = sort->lefttree;
+	else
+	{
+		sort = NULL;
+		child = input;
+	}
 
 	/* the scan tuple and the output are the child's row */
 	foreach(lc, child->targetlist)
@@ -163,7 +169,10 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &key_exchange_scan_methods;
+	if (sort == NULL)
+		return &cscan->scan.plan;
 	sort->lefttree = &cscan->scan.plan;
+	return input;
 }
 
 /*

@@ -14,8 +14,8 @@
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 
-extern void wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31,
-								   Param *param, int units, int grain);
+extern Plan *wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31,
+									Param *param, int units, int grain);
 extern void wj_key_exchange_register(void);
 
 #endif							/* KEY_EXCHANGE_H */

@@ -64,8 +64,8 @@ typedef enum WjKeyPartMode
 } WjKeyPartMode;
 
 extern void wj_keypart_plan_join(PlannerInfo *root, int workers, bool exchange,
-								 Plan *outer_plan, Expr *outer_key,
-								 Oid outer_hash, Plan *inner_plan,
+								 Plan **outer_plan, Expr *outer_key,
+								 Oid outer_hash, Plan **inner_plan,
 								 Expr *inner_key, Oid inner_hash,
 								 WjKeyPartPlan *kp);
 
@@ -82,8 +82,8 @@ extern Path *wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel,
 extern void wj_keypart_exchanged(PlannerInfo *root, Path *path, Path *outer,
 								 Path *inner, Node *key, int workers);
 extern int	wj_keypart_plan_exchange(PlannerInfo *root, int units,
-									 Plan *outer_plan, Expr *outer_key,
-									 Oid outer_hash, Plan *inner_plan,
+									 Plan **outer_plan, Expr *outer_key,
+									 Oid outer_hash, Plan **inner_plan,
 									 Expr *inner_key, Oid inner_hash);
 
 /* Executor side: a node's partition state */

@@ -150,6 +150,8 @@ wj_keypart_exchange_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
 	path = wj_cheapest_partial_path(rel, NULL);
 	if (path == NULL)
 		return NULL;
+	if (pathkeys == NIL)
+		return path;
 	return (Path *) create_sort_path(root, rel, path, pathkeys, -1.0);
 }
 
@@ -168,8 +170,8 @@ void
 wj_keypart_exchanged(PlannerInfo *root, Path *path, Path *outer, Path *inner,
 					 Node *key, int workers)
 {
-	Path	   *oinput = ((SortPath *) outer)->subpath;
-	Path	   *iinput = ((SortPath *) inner)->subpath;
+	Path	   *oinput = IsA(outer, SortPath) ? ((SortPath *) outer)->subpath : outer;
+	Path	   *iinput = IsA(inner, SortPath) ? ((SortPath *) inner)->subpath : inner;
 	Cost		scans = oinput->total_cost + iinput->total_cost;
 	Cost		exchange = 0;
 	double		skew = wj_keypart_skew(root, list_make1(key),
@@ -453,22 +455,23 @@ wj_keypart_plan(PlannerInfo *root, int units,
  * wj_keypart_plan_exchange
  *		The same for a path whose inputs are exchanged (wj_keypart_exchanged):
  *		each input plan's Sort gets a KeyExchange (key_exchange.c) over the
- *		partial plan under it, which computes the rows' partitions.
+ *		partial plan under it, which computes the rows' partitions; an
+ *		unsorted input plan is replaced by a KeyExchange over it.
  */
 int
 wj_keypart_plan_exchange(PlannerInfo *root, int units,
-						 Plan *outer_plan, Expr *outer_key, Oid outer_hash,
-						 Plan *inner_plan, Expr *inner_key, Oid inner_hash)
+						 Plan **outer_plan, Expr *outer_key, Oid outer_hash,
+						 Plan **inner_plan, Expr *inner_key, Oid inner_hash)
 {
 	Param	   *param = keypart_param(root);
 	int			grain = wj_keypart_grain(true);
 
-	wj_key_exchange_insert(outer_plan, outer_key,
-						   wj_hash31_expr(outer_key, outer_hash, InvalidOid, 0),
-						   param, units, grain);
-	wj_key_exchange_insert(inner_plan, inner_key,
-						   wj_hash31_expr(inner_key, inner_hash, InvalidOid, 0),
-						   (Param *) copyObject(param), units, grain);
+	*outer_plan = wj_key_exchange_insert(*outer_plan, outer_key,
+										 wj_hash31_expr(outer_key, outer_hash, InvalidOid, 0),
+										 param, units, grain);
+	*inner_plan = wj_key_exchange_insert(*inner_plan, inner_key,
+										 wj_hash31_expr(inner_key, inner_hash, InvalidOid, 0),
+										 (Param *) copyObject(param), units, grain);
 	return param->paramid;
 }
 
@@ -480,16 +483,21 @@ wj_keypart_plan_exchange(PlannerInfo *root, int units,
  */
 void
 wj_keypart_plan_join(PlannerInfo *root, int workers, bool exchange,
-					 Plan *outer_plan, Expr *outer_key, Oid outer_hash,
-					 Plan *inner_plan, Expr *inner_key, Oid inner_hash,
+					 Plan **outer_plan, Expr *outer_key, Oid outer_hash,
+					 Plan **inner_plan, Expr *inner_key, Oid inner_hash,
 					 WjKeyPartPlan *kp)
 {
 	kp->units = wj_keypart_units(workers);
 	kp->grain = wj_keypart_grain(exchange);
 	kp->exchange = exchange;
-	kp->param = (exchange ? wj_keypart_plan_exchange : wj_keypart_plan)
-		(root, kp->units, outer_plan, outer_key, outer_hash,
-		 inner_plan, inner_key, inner_hash);
+	if (exchange)
+		kp->param = wj_keypart_plan_exchange(root, kp->units,
+											 outer_plan, outer_key, outer_hash,
+											 inner_plan, inner_key, inner_hash);
+	else
+		kp->param = wj_keypart_plan(root, kp->units,
+									*outer_plan, outer_key, outer_hash,
+									*inner_plan, inner_key, inner_hash);
 }
 
 /*

@@ -1155,8 +1155,8 @@ ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			elog(ERROR, "no hash functions for the key of a key-partitioned interval join");
 		wj_keypart_plan_join(root, best_path->path.parallel_workers,
 							 mode == WJ_KEYPART_EXCHANGE,
-							 outer_plan, k->outer_expr, ohash,
-							 inner_plan, k->inner_expr, ihash,
+							 &outer_plan, k->outer_expr, ohash,
+							 &inner_plan, k->inner_expr, ihash,
 							 &plan_info.keypart);
 	}
 

@@ -148,13 +148,32 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 		}
 	}
 
-	/* each reads its share, the rows are exchanged */
-	outer_path = wj_keypart_exchange_input(root, outer_base, outer_pk);
-	inner_path = wj_keypart_exchange_input(root, inner_base, inner_pk);
+	/*
+	 * each reads its share, the rows are exchanged; TUMBLE inputs grouped by
+	 * window in the node (each partition's rows anew) where the whole of a
+	 * side would fit in memory, else sorted above the exchange
+	 */
+	kinfo = pinfo;
+	if (pinfo->kind == WJ_KIND_TUMBLE &&
+		wj_window_bucket_input(outer_base->pathlist, outer_pk, false) != NULL &&
+		wj_window_bucket_input(inner_base->pathlist, inner_pk, false) != NULL)
+	{
+		kinfo = palloc(sizeof(WjPathInfo));
+		*kinfo = *pinfo;
+		kinfo->outer_buckets = true;
+		kinfo->inner_buckets = true;
+		outer_path = wj_keypart_exchange_input(root, outer_base, NIL);
+		inner_path = wj_keypart_exchange_input(root, inner_base, NIL);
+	}
+	else
+	{
+		outer_path = wj_keypart_exchange_input(root, outer_base, outer_pk);
+		inner_path = wj_keypart_exchange_input(root, inner_base, inner_pk);
+	}
 	if (outer_path != NULL && inner_path != NULL)
 	{
 		path = wj_make_join_path(root, joinrel, jointype, outer_path,
-								 inner_path, wpr, pinfo, node_exprs,
+								 inner_path, wpr, kinfo, node_exprs,
 								 state_bytes);
 		if (path->parallel_safe)
 		{

@@ -385,15 +385,19 @@ window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	if (mode == WJ_KEYPART_NONE)
 		wj_keypart_plan_none(&info.keypart);
 	else
+	{
+		/* an unsorted input's KeyExchange goes above it */
 		wj_keypart_plan_join(root, best_path->path.parallel_workers,
 							 mode == WJ_KEYPART_EXCHANGE,
-							 outer_plan,
+							 &outer_plan,
 							 linitial(list_nth(cscan->custom_exprs, WJ_EXPR_OUTER_KEYS)),
 							 linitial_oid(outer_hashfn),
-							 inner_plan,
+							 &inner_plan,
 							 linitial(list_nth(cscan->custom_exprs, WJ_EXPR_INNER_KEYS)),
 							 linitial_oid(inner_hashfn),
 							 &info.keypart);
+		cscan->custom_plans = list_make2(outer_plan, inner_plan);
+	}
 	cscan->custom_private = window_join_info_to_private(&info);
 
 	return cscan;
