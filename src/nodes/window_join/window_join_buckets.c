@@ -10,6 +10,8 @@
  *		wjoin_buckets_done		all rows are in: order the windows
  *		wjoin_buckets_next		the next row, in window order
  *		wjoin_buckets_reset		drop every row (rescan)
+ *		wjoin_buckets_explain	the EXPLAIN lines of both sides' buckets
+ *		wjoin_buckets_end		release the tuplesort
  *
  * ALGORITHM
  *
@@ -49,6 +51,7 @@
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
 #include "catalog/pg_type.h"
+#include "commands/explain.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "utils/lsyscache.h"
@@ -107,6 +110,15 @@ typedef struct WjbEntry
 #define SH_DECLARE
 #define SH_DEFINE
 #include "lib/simplehash.h"
+
+/* What EXPLAIN ANALYZE shows of a side's buckets (the largest of any scan) */
+typedef struct WjBucketsInstr
+{
+	int64		rows;			/* rows grouped */
+	int			windows;		/* buckets */
+	int64		bytes;			/* memory of the buckets */
+	bool		sorted;			/* went past work_mem: sorted instead */
+} WjBucketsInstr;
 
 struct WjBuckets
 {
@@ -549,13 +561,42 @@ wjoin_buckets_next(WjBuckets *b, int64 *window, bool *isnull)
 }
 
 /*
- * wjoin_buckets_instr
- *		The figures EXPLAIN ANALYZE shows (the largest of any scan).
+ * explain_side
+ *		Under ANALYZE, what one side's buckets held (this process's largest
+ *		figures), if it grouped any row.
  */
-const WjBucketsInstr *
-wjoin_buckets_instr(WjBuckets *b)
+static void
+explain_side(const char *label, WjBuckets *b, ExplainState *es)
 {
-	return &b->instr;
+	if (b == NULL || !es->analyze || b->instr.rows == 0)
+		return;
+	if (b->instr.sorted)
+		ExplainPropertyText(label,
+							psprintf("sorted past work_mem (" INT64_FORMAT " rows)",
+									 b->instr.rows), es);
+	else
+		ExplainPropertyText(label,
+							psprintf("%d windows, " INT64_FORMAT " rows, " INT64_FORMAT "kB",
+									 b->instr.windows, b->instr.rows,
+									 (b->instr.bytes + 1023) / 1024), es);
+}
+
+/*
+ * wjoin_buckets_explain
+ *		Which inputs are grouped by window in the node rather than sorted
+ *		below it (outer, inner: their buckets or NULL), and (ANALYZE) what
+ *		their buckets held.
+ */
+void
+wjoin_buckets_explain(WjBuckets *outer, WjBuckets *inner, ExplainState *es)
+{
+	if (outer == NULL && inner == NULL)
+		return;
+	ExplainPropertyText("Grouped by Window",
+						outer && inner ? "outer, inner" : outer ? "outer" : "inner",
+						es);
+	explain_side("Outer Buckets", outer, es);
+	explain_side("Inner Buckets", inner, es);
 }
 
 /*

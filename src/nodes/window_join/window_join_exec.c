@@ -1338,51 +1338,6 @@ window_join_restart(CustomScanState *node)
 }
 
 /*
- * explain_side_buckets
- *		Under ANALYZE, what one side's buckets held (this process's largest
- *		figures), if it grouped any row.
- */
-static void
-explain_side_buckets(const char *label, WjBuckets *buckets, ExplainState *es)
-{
-	const WjBucketsInstr *in;
-
-	if (buckets == NULL || !es->analyze)
-		return;
-	in = wjoin_buckets_instr(buckets);
-	if (in->rows == 0)
-		return;
-	if (in->sorted)
-		ExplainPropertyText(label,
-							psprintf("sorted past work_mem (" INT64_FORMAT " rows)",
-									 in->rows), es);
-	else
-		ExplainPropertyText(label,
-							psprintf("%d windows, " INT64_FORMAT " rows, " INT64_FORMAT "kB",
-									 in->windows, in->rows,
-									 (in->bytes + 1023) / 1024), es);
-}
-
-/*
- * explain_buckets
- *		Which inputs are grouped by window in the node rather than sorted
- *		below it, and (ANALYZE) what their buckets held.
- */
-static void
-explain_buckets(WindowJoinState *state, ExplainState *es)
-{
-	WjBuckets  *ob = state->outer.buckets;
-	WjBuckets  *ib = state->inner.buckets;
-
-	if (ob == NULL && ib == NULL)
-		return;
-	ExplainPropertyText("Grouped by Window",
-						ob && ib ? "outer, inner" : ob ? "outer" : "inner", es);
-	explain_side_buckets("Outer Buckets", ob, es);
-	explain_side_buckets("Inner Buckets", ib, es);
-}
-
-/*
  * window_join_explain
  *		ExplainCustomScan: the window, join type, keys, conditions and (with
  *		ANALYZE) the peak state.
@@ -1436,7 +1391,7 @@ window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	wj_explain_exprs("Join Keys", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
 	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
-	explain_buckets(state, es);
+	wjoin_buckets_explain(state->outer.buckets, state->inner.buckets, es);
 	wj_explain_state(&state->stats, es);
 
 	/* under ANALYZE: windows that did not fit in memory (text: only if any) */

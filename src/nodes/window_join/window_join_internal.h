@@ -73,15 +73,7 @@ typedef struct WjChain
 
 /* window_join_buckets.c: an unsorted input grouped by window */
 typedef struct WjBuckets WjBuckets;
-
-/* What EXPLAIN ANALYZE shows of a side's buckets (the largest of any scan) */
-typedef struct WjBucketsInstr
-{
-	int64		rows;			/* rows grouped */
-	int			windows;		/* buckets */
-	int64		bytes;			/* memory of the buckets */
-	bool		sorted;			/* went past work_mem: sorted instead */
-} WjBucketsInstr;
+struct ExplainState;
 
 extern WjBuckets *wjoin_buckets_create(TupleDesc desc, MemoryContext parent);
 extern void wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot,
@@ -90,7 +82,8 @@ extern void wjoin_buckets_done(WjBuckets *b);
 extern TupleTableSlot *wjoin_buckets_next(WjBuckets *b, int64 *window,
 										  bool *isnull);
 extern void wjoin_buckets_reset(WjBuckets *b);
-extern const WjBucketsInstr *wjoin_buckets_instr(WjBuckets *b);
+extern void wjoin_buckets_explain(WjBuckets *outer, WjBuckets *inner,
+								  struct ExplainState *es);
 extern void wjoin_buckets_end(WjBuckets *b);
 
 /* One input */
