@@ -120,17 +120,8 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 		Path	   *ibucket = wj_window_bucket_input(inner_base->pathlist,
 													 inner_pk, true);
 
-		if (obucket != NULL || ibucket != NULL)
-		{
-			kinfo = palloc(sizeof(WjPathInfo));
-			*kinfo = *pinfo;
-			kinfo->outer_buckets = obucket != NULL;
-			kinfo->inner_buckets = ibucket != NULL;
-			if (obucket)
-				outer_path = obucket;
-			if (ibucket)
-				inner_path = ibucket;
-		}
+		kinfo = wj_window_bucket_paths(pinfo, obucket, ibucket,
+									   &outer_path, &inner_path);
 	}
 	if (outer_path != NULL && inner_path != NULL &&
 		wj_keypart_scan(outer_path) != NULL &&
@@ -153,23 +144,16 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	 * window in the node (each partition's rows anew) where the whole of a
 	 * side would fit in memory, else sorted above the exchange
 	 */
+	outer_path = wj_keypart_exchange_input(root, outer_base, outer_pk);
+	inner_path = wj_keypart_exchange_input(root, inner_base, inner_pk);
 	kinfo = pinfo;
-	if (pinfo->kind == WJ_KIND_TUMBLE &&
+	if (pinfo->kind == WJ_KIND_TUMBLE && outer_path != NULL && inner_path != NULL &&
 		wj_window_bucket_input(outer_base->pathlist, outer_pk, false) != NULL &&
 		wj_window_bucket_input(inner_base->pathlist, inner_pk, false) != NULL)
-	{
-		kinfo = palloc(sizeof(WjPathInfo));
-		*kinfo = *pinfo;
-		kinfo->outer_buckets = true;
-		kinfo->inner_buckets = true;
-		outer_path = wj_keypart_exchange_input(root, outer_base, NIL);
-		inner_path = wj_keypart_exchange_input(root, inner_base, NIL);
-	}
-	else
-	{
-		outer_path = wj_keypart_exchange_input(root, outer_base, outer_pk);
-		inner_path = wj_keypart_exchange_input(root, inner_base, inner_pk);
-	}
+		kinfo = wj_window_bucket_paths(pinfo,
+									   wj_keypart_exchange_input(root, outer_base, NIL),
+									   wj_keypart_exchange_input(root, inner_base, NIL),
+									   &outer_path, &inner_path);
 	if (outer_path != NULL && inner_path != NULL)
 	{
 		path = wj_make_join_path(root, joinrel, jointype, outer_path,

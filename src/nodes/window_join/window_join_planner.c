@@ -719,6 +719,32 @@ wj_window_bucket_input(List *paths, List *pathkeys, bool need_parallel_safe)
 }
 
 /*
+ * wj_window_bucket_paths
+ *		Group the inputs by window in the node where obucket or ibucket (of
+ *		wj_window_bucket_input) is given: it replaces *outer_path or
+ *		*inner_path, and the result is a copy of pinfo saying so; pinfo
+ *		itself when neither is.
+ */
+WjPathInfo *
+wj_window_bucket_paths(WjPathInfo *pinfo, Path *obucket, Path *ibucket,
+					   Path **outer_path, Path **inner_path)
+{
+	WjPathInfo *binfo;
+
+	if (obucket == NULL && ibucket == NULL)
+		return pinfo;
+	binfo = palloc(sizeof(WjPathInfo));
+	*binfo = *pinfo;
+	binfo->outer_buckets = obucket != NULL;
+	binfo->inner_buckets = ibucket != NULL;
+	if (obucket)
+		*outer_path = obucket;
+	if (ibucket)
+		*inner_path = ibucket;
+	return binfo;
+}
+
+/*
  * wj_window_join_add_paths
  *		The join pathlist hook's entry: add a WindowJoin path to joinrel
  *		when outerrel and innerrel are joined on equal windows.
@@ -749,6 +775,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	Path	   *inner_path;
 	Path	   *obucket = NULL;
 	Path	   *ibucket = NULL;
+	WjPathInfo *binfo;
 	ListCell   *lc;
 	double		wpr = 1.0;
 	WjPathInfo *pinfo;
@@ -1014,23 +1041,11 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	pinfo->gouter_left = gouter_left;
 
 	node_exprs = list_concat(list_copy(outer.extras), inner.extras);
-	if (obucket != NULL || ibucket != NULL)
-	{
-		WjPathInfo *binfo = palloc(sizeof(WjPathInfo));
-
-		*binfo = *pinfo;
-		binfo->outer_buckets = obucket != NULL;
-		binfo->inner_buckets = ibucket != NULL;
-		add_path(joinrel, wj_make_join_path(root, joinrel, jointype,
-											obucket ? obucket : outer_path,
-											ibucket ? ibucket : inner_path,
-											wpr, binfo, node_exprs,
-											state_bytes));
-	}
-	else
-		add_path(joinrel, wj_make_join_path(root, joinrel, jointype, outer_path,
-											inner_path, wpr, pinfo,
-											node_exprs, state_bytes));
+	binfo = wj_window_bucket_paths(pinfo, obucket, ibucket,
+								   &outer_path, &inner_path);
+	add_path(joinrel, wj_make_join_path(root, joinrel, jointype, outer_path,
+										inner_path, wpr, binfo,
+										node_exprs, state_bytes));
 
 	/*
 	 * A partial path: each participant joins its share of the outer rows
@@ -1051,17 +1066,8 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 		{
 			obucket = wj_window_bucket_input(outer.base->partial_pathlist, outer_pk, false);
 			ibucket = wj_window_bucket_input(inner.base->pathlist, inner_pk, true);
-			if (obucket != NULL || ibucket != NULL)
-			{
-				ppinfo = palloc(sizeof(WjPathInfo));
-				*ppinfo = *pinfo;
-				ppinfo->outer_buckets = obucket != NULL;
-				ppinfo->inner_buckets = ibucket != NULL;
-				if (obucket)
-					outer_path = obucket;
-				if (ibucket)
-					inner_path = ibucket;
-			}
+			ppinfo = wj_window_bucket_paths(pinfo, obucket, ibucket,
+											&outer_path, &inner_path);
 		}
 		if (outer_path != NULL && inner_path != NULL)
 			add_partial_path(joinrel,

@@ -58,6 +58,9 @@ typedef struct WjPathInfo
 /* window_join_planner.c */
 extern Path *wj_window_bucket_input(List *paths, List *pathkeys,
 									bool need_parallel_safe);
+extern WjPathInfo *wj_window_bucket_paths(WjPathInfo *pinfo, Path *obucket,
+										  Path *ibucket, Path **outer_path,
+										  Path **inner_path);
 
 /* window_join_plan.c */
 extern Path *wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel,
