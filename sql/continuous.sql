@@ -109,6 +109,7 @@ DECLARE
   n3 bigint;
   n4 bigint;
   nrows bigint;
+  saved text := wj_test.reference_begin();
 BEGIN
   SELECT * INTO c FROM windowjoin.view_catalog WHERE view_rel = view;
   wm := windowjoin._show(c.watermark, c.time_type);
@@ -130,6 +131,7 @@ BEGIN
     n1 := n1 + n3;
     n2 := n2 + n4;
   END IF;
+  PERFORM wj_test.reference_end(saved);
   IF n1 = 0 AND n2 = 0 AND nrows = c.view_rows THEN
     RETURN 'ok';
   END IF;
@@ -147,6 +149,7 @@ DECLARE
   wm text;
   n1 bigint;
   n2 bigint;
+  saved text := wj_test.reference_begin();
 BEGIN
   SELECT * INTO c FROM windowjoin.view_catalog WHERE view_rel = view;
   wm := windowjoin._show(c.watermark, c.time_type);
@@ -154,6 +157,7 @@ BEGIN
   EXECUTE format('SELECT count(*) FROM ((SELECT * FROM %1$s EXCEPT ALL SELECT * FROM %2$s) '
                  'EXCEPT ALL SELECT q.* FROM (%3$s) q WHERE q.window_end > %4$L AND q.window_end <= %5$L) x',
                  view, before, c.query, old_wm, wm) INTO n2;
+  PERFORM wj_test.reference_end(saved);
   IF n1 = 0 AND n2 = 0 THEN
     RETURN 'ok';
   END IF;

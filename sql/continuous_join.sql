@@ -10,6 +10,9 @@
 SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 SET IntervalStyle = 'postgres';
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS cj CASCADE;
 CREATE EXTENSION IF NOT EXISTS btree_gist;
@@ -86,7 +89,8 @@ DECLARE
   fl timestamptz;
   fr timestamptz;
 BEGIN
-  SELECT v.*, s.final INTO c FROM windowjoin.views v JOIN cj.spec s ON s.vw = v.name
+  SELECT v.query, v.watermark, v.left_watermark, v.right_watermark, v.band_lo, v.band_hi, s.final
+    INTO c FROM windowjoin.views v JOIN cj.spec s ON s.vw = v.name
    WHERE v.name = view;
   fl := least(c.left_watermark::timestamptz, c.right_watermark::timestamptz - c.band_hi);
   fr := least(c.right_watermark::timestamptz, c.left_watermark::timestamptz + c.band_lo);
@@ -102,9 +106,11 @@ CREATE FUNCTION cj.cols(view regclass) RETURNS text LANGUAGE sql AS $$
      AND attname NOT IN ('anchor_time', 'anchor_right')
 $$;
 
--- cj.closed(view): EXCEPT ALL both ways; "ok" or the differences
+-- cj.closed(view): EXCEPT ALL both ways; "ok" or the differences (the
+-- batch join is the reference: wj_test.reference_begin)
 CREATE FUNCTION cj.closed(view regclass) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
+  saved text := wj_test.reference_begin();
   q text := cj.final_rows(view);
   n1 bigint;
   n2 bigint;
@@ -115,6 +121,7 @@ BEGIN
   EXECUTE format('SELECT count(*) FROM (SELECT %s FROM %s EXCEPT ALL %s) x', cj.cols(view), view, q) INTO n2;
   EXECUTE format('SELECT count(*) FROM %s', view) INTO nrows;
   SELECT rows INTO catalog_rows FROM windowjoin.views WHERE name = view;
+  PERFORM wj_test.reference_end(saved);
   IF n1 = 0 AND n2 = 0 AND nrows = catalog_rows THEN
     RETURN 'ok';
   END IF;
@@ -130,11 +137,13 @@ CREATE FUNCTION cj.frozen(view regclass, before text, was_final text) RETURNS te
 DECLARE
   n1 bigint;
   n2 bigint;
+  saved text := wj_test.reference_begin();
 BEGIN
   EXECUTE format('SELECT count(*) FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s) x', before, view) INTO n1;
   EXECUTE format('SELECT count(*) FROM ((SELECT %1$s FROM %2$s EXCEPT ALL SELECT %1$s FROM %3$s) '
                  'EXCEPT ALL (%4$s EXCEPT ALL %5$s)) x',
                  cj.cols(view), view, before, cj.final_rows(view), was_final) INTO n2;
+  PERFORM wj_test.reference_end(saved);
   IF n1 = 0 AND n2 = 0 THEN
     RETURN 'ok';
   END IF;
@@ -300,6 +309,7 @@ DECLARE
   res text;
   policy text;
   was_final text;
+  saved text;
   checks int := 0;
 BEGIN
   FOR r IN first .. first + rounds - 1 LOOP
@@ -308,7 +318,9 @@ BEGIN
                       ORDER BY s.vw::text LOOP
       IF policy <> 'revise' THEN
         EXECUTE format('DROP TABLE IF EXISTS cj_before; CREATE TEMP TABLE cj_before AS SELECT * FROM %s', vw);
+        saved := wj_test.reference_begin();
         EXECUTE format('DROP TABLE IF EXISTS cj_was; CREATE TEMP TABLE cj_was AS %s', cj.final_rows(vw));
+        PERFORM wj_test.reference_end(saved);
         PERFORM windowjoin.refresh(vw);
         res := cj.frozen(vw, 'cj_before', 'SELECT * FROM cj_was');
       ELSE

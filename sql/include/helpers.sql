@@ -49,6 +49,9 @@
 --		            ordered they must be named)
 --		  analyze_plan  the plan lines come from EXPLAIN ANALYZE of the run
 --		            with the nodes on, masked as explain_analyze(q, 'spill')
+--		With wj_test.serial_reference = on (test/parallel/run.sh sets it),
+--		the run with the nodes off plans no Gather: the rows it compares
+--		with are PostgreSQL's serial plan's.
 --		Every setting it changes is restored before it returns; the
 --		comparison itself runs at work_mem 16MB.  Not re-entrant (it uses
 --		the temporary tables wj_test_on and wj_test_off).
@@ -143,6 +146,13 @@
 --		temporary tables wj_test_split, wj_test_unsplit, wj_test_nodes_off
 --		and wj_test_both_off).
 --
+--	wj_test.reference_begin() / wj_test.reference_end(saved)
+--		Around a suite's own reference query (the batch query a
+--		continuous view is checked against): with wj_test.serial_reference
+--		= on (test/parallel/run.sh), reference_begin turns Gathers off for
+--		the rest of the transaction and returns the setting it replaced,
+--		which reference_end puts back; otherwise both change nothing.
+--
 --	wj_test.worker_figures(node, q, key_partitioned)
 --		Runs EXPLAIN ANALYZE of q (in the caller's settings: real workers)
 --		and checks the figures of its "Parallel Custom Scan (node)" (the
@@ -226,6 +236,23 @@ LANGUAGE sql IMMUTABLE AS $$
 	SELECT coalesce(array_agg(btrim(split_part(s, '=', 1))), '{}')
 	FROM unnest(regexp_split_to_array(btrim(settings), '\s*,\s*')) s
 $$;
+
+-- before and after a suite's own reference query (see the top)
+CREATE FUNCTION wj_test.reference_begin() RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF current_setting('wj_test.serial_reference', true) = 'on' THEN
+		RETURN wj_test.set('max_parallel_workers_per_gather', '0');
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE FUNCTION wj_test.reference_end(saved text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF saved IS NOT NULL THEN
+		PERFORM set_config('max_parallel_workers_per_gather', saved, true);
+	END IF;
+END $$;
 
 -- set the settings names[i] back to values[i]
 CREATE FUNCTION wj_test.restore(names text[], vals text[]) RETURNS void
@@ -319,7 +346,9 @@ DECLARE
 	off_list text := array_to_string(array_cat(
 		ARRAY(SELECT n || '=off' FROM unnest(names) n),
 		CASE WHEN force THEN '{enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on}'::text[] END),
-		', ') || coalesce(', ' || off_settings, '');
+		', ') || CASE WHEN current_setting('wj_test.serial_reference', true) = 'on'
+					  THEN ', max_parallel_workers_per_gather=0' ELSE '' END
+		|| coalesce(', ' || off_settings, '');
 	touched text[] := wj_test.names(on_list) || wj_test.names(off_list) || '{work_mem}'::text[];
 	saved text[] := ARRAY(SELECT current_setting(t) FROM unnest(touched) WITH ORDINALITY u(t, i) ORDER BY i);
 	lines text[];
