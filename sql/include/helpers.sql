@@ -237,11 +237,17 @@ LANGUAGE sql IMMUTABLE AS $$
 	FROM unnest(regexp_split_to_array(btrim(settings), '\s*,\s*')) s
 $$;
 
+-- whether reference runs plan no Gather (test/parallel/run.sh sets it)
+CREATE FUNCTION wj_test.serial_reference() RETURNS boolean
+LANGUAGE sql STABLE AS $$
+	SELECT coalesce(current_setting('wj_test.serial_reference', true) = 'on', false)
+$$;
+
 -- before and after a suite's own reference query (see the top)
 CREATE FUNCTION wj_test.reference_begin() RETURNS text
 LANGUAGE plpgsql AS $$
 BEGIN
-	IF current_setting('wj_test.serial_reference', true) = 'on' THEN
+	IF wj_test.serial_reference() THEN
 		RETURN wj_test.set('max_parallel_workers_per_gather', '0');
 	END IF;
 	RETURN NULL;
@@ -346,8 +352,7 @@ DECLARE
 	off_list text := array_to_string(array_cat(
 		ARRAY(SELECT n || '=off' FROM unnest(names) n),
 		CASE WHEN force THEN '{enable_hashjoin=on, enable_mergejoin=on, enable_nestloop=on}'::text[] END),
-		', ') || CASE WHEN current_setting('wj_test.serial_reference', true) = 'on'
-					  THEN ', max_parallel_workers_per_gather=0' ELSE '' END
+		', ') || CASE WHEN wj_test.serial_reference() THEN ', max_parallel_workers_per_gather=0' ELSE '' END
 		|| coalesce(', ' || off_settings, '');
 	touched text[] := wj_test.names(on_list) || wj_test.names(off_list) || '{work_mem}'::text[];
 	saved text[] := ARRAY(SELECT current_setting(t) FROM unnest(touched) WITH ORDINALITY u(t, i) ORDER BY i);

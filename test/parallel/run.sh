@@ -30,12 +30,12 @@ chmod 755 "$out"
 # default (JIT where the server has it); here every worker would compile
 # its plan's expressions again, which made this pass several times slower
 # (asof_join: 19 s with JIT, 6 s without, on PostgreSQL 15).
-# wj_test.serial_reference: the runs of wj_test.on_off with the nodes off
-# (the reference rows) plan no Gather.  Forced parallel, PostgreSQL's own
-# plans for the suites' LATERAL queries rescan a Gather per outer row,
-# starting workers each time (asof_nearest alone then took over 10
-# minutes); the reference rows are the same, and the expected outputs pin
-# them as well.
+# wj_test.serial_reference: the reference runs (wj_test.on_off with the
+# nodes off, the batch queries the continuous views are checked against)
+# plan no Gather.  Forced parallel, PostgreSQL's own plans for the suites'
+# LATERAL queries rescan a Gather per outer row, starting workers each
+# time (continuous_join took 161 s, 12 s with serial references); the
+# reference rows are the same, and the expected outputs pin them as well.
 export PGOPTIONS="${PGOPTIONS:-} -c wj_test.serial_reference=on -c jit=off -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c min_parallel_index_scan_size=0 -c max_parallel_workers_per_gather=2"
 if [ $# -gt 0 ]; then
 	tests="$*"
