@@ -144,16 +144,22 @@ wj_add_keypart_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 	 * window in the node (each partition's rows anew) where the whole of a
 	 * side would fit in memory, else sorted above the exchange
 	 */
-	outer_path = wj_keypart_exchange_input(root, outer_base, outer_pk);
-	inner_path = wj_keypart_exchange_input(root, inner_base, inner_pk);
 	kinfo = pinfo;
-	if (pinfo->kind == WJ_KIND_TUMBLE && outer_path != NULL && inner_path != NULL &&
+	if (pinfo->kind == WJ_KIND_TUMBLE &&
 		wj_window_bucket_input(outer_base->pathlist, outer_pk, false) != NULL &&
 		wj_window_bucket_input(inner_base->pathlist, inner_pk, false) != NULL)
+	{
+		outer_path = inner_path = NULL;
 		kinfo = wj_window_bucket_paths(pinfo,
 									   wj_keypart_exchange_input(root, outer_base, NIL),
 									   wj_keypart_exchange_input(root, inner_base, NIL),
 									   &outer_path, &inner_path);
+	}
+	else
+	{
+		outer_path = wj_keypart_exchange_input(root, outer_base, outer_pk);
+		inner_path = wj_keypart_exchange_input(root, inner_base, inner_pk);
+	}
 	if (outer_path != NULL && inner_path != NULL)
 	{
 		path = wj_make_join_path(root, joinrel, jointype, outer_path,
