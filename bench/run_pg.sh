@@ -118,7 +118,8 @@ probe() {
 # time_interleaved: the configurations of one workload in G_CLASS (with
 # their queries in G_QS and checksum groups in G_GRP), timed in ROUNDS
 # rounds: windowjoin serial, with 1 and with 2 workers (wj, wj1, wj2: the
-# same query) and the workload's full-size alternatives (off, pg0, pg2).
+# same query), the workload's full-size alternatives (off, pg0, pg2) and its
+# floor, if it has one (W1-scan for W1, see same_workload).
 # Each round runs every configuration once, in a fresh backend, after a
 # warm-up in that backend, in an order that rotates from round to round, and
 # starts with the probe.  The machine's speed drifts over minutes (other
@@ -147,7 +148,7 @@ time_interleaved() {
 			if [ "$r" = 0 ] && ! wj_class "${G_CLASS[$i]}" &&
 				awk -v w="$w" -v s="$SLOW_MS" 'BEGIN { exit !(w > s) }'; then
 				out[$i]=1
-				record "$G_WL" "${G_CLASS[$i]}" "${G_GRP[$i]}" "$G_SIZE" "$line"
+				record "${G_WLS[$i]}" "${G_CLASS[$i]}" "${G_GRP[$i]}" "$G_SIZE" "$line"
 				continue
 			fi
 			times[$i]="${times[$i]:-}${times[$i]:+ }$t"
@@ -167,11 +168,11 @@ time_interleaved() {
 		line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s' \
 			"$(median ${times[$i]})" \
 			"$ROUNDS" "${warm[$i]}" "${times[$i]}" "${ck[$i]}" "${hwm[$i]}" "${shm[$i]}")
-		record "$G_WL" "${G_CLASS[$i]}" "${G_GRP[$i]}" "$G_SIZE" "$line"
+		record "${G_WLS[$i]}" "${G_CLASS[$i]}" "${G_GRP[$i]}" "$G_SIZE" "$line"
 		case "${G_CLASS[$i]}" in wj|wj2) explain "$G_WL" "${G_CLASS[$i]}" "$G_WM" "${G_QS[$i]}" ;; esac
 	done
 	record "$G_WL" cap - - "$(printf '%s\t%s\t-\t%s\t-\t\t' "$(median $caps)" "$ROUNDS" "$caps")"
-	G_CLASS=() G_QS=() G_GRP=()
+	G_CLASS=() G_QS=() G_GRP=() G_WLS=()
 }
 
 # in_group CLASS FILE SIZE: whether a line of the pending group's workload
@@ -185,11 +186,18 @@ in_group() {
 	fi
 }
 
-G_CLASS=() G_QS=() G_GRP=()
+# same_workload WORKLOAD: whether a line of WORKLOAD may join the pending
+# group: the group's own, or its floor (W1-scan for W1: the scan alone, timed
+# in the same rounds so that the ratio of the two sees the same minutes)
+same_workload() {
+	[ "$1" = "$G_WL" ] || [ "$1" = "$G_WL-scan" ]
+}
+
+G_CLASS=() G_QS=() G_GRP=() G_WLS=()
 while IFS=$'\t' read -r wl class group size file wm; do
 	# a pending interleaved group ends at any line that does not join it
 	if [ ${#G_CLASS[@]} -gt 0 ] &&
-		{ [ "$wl" != "$G_WL" ] || [ "$wm" != "$G_WM" ] || ! in_group "$class" "$file" "$size"; }; then
+		{ ! same_workload "$wl" || [ "$wm" != "$G_WM" ] || ! in_group "$class" "$file" "$size"; }; then
 		time_interleaved
 	fi
 	case "$class" in
@@ -204,7 +212,7 @@ while IFS=$'\t' read -r wl class group size file wm; do
 	# a windowjoin configuration starts a group; the lines that join it follow
 	if [ ${#G_CLASS[@]} -gt 0 ] || wj_class "$class"; then
 		[ ${#G_CLASS[@]} -gt 0 ] || G_WL=$wl G_SIZE=$size G_FILE=$file G_WM=$wm
-		G_CLASS+=("$class") G_QS+=("$q") G_GRP+=("$group")
+		G_CLASS+=("$class") G_QS+=("$q") G_GRP+=("$group") G_WLS+=("$wl")
 		continue
 	fi
 	case "$class" in

@@ -245,6 +245,29 @@ SELECT window_start, count(*) FROM m, tumble(t, interval '1 hour') GROUP BY 1;
 SELECT wj_test.on_off($$SELECT window_start, count(*), sum(num)::text AS sn, max(f8) FROM m,
   tumble(t, interval '1 hour') GROUP BY 1$$, 'window_aggregate', 'TumbleAgg|Gather')
   AS parallel_groups;
+-- the node is a partial path of the grouped relation: an aggregate over it
+-- as a subquery aggregates each participant's groups below the Gather
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(c) FROM (SELECT window_start, count(*) AS c FROM m,
+  tumble(t, interval '1 minute') GROUP BY 1) x;
+SELECT wj_test.on_off($$SELECT count(*), sum(c), sum(s)::text AS s FROM (SELECT window_start, k,
+  count(*) AS c, sum(num) AS s FROM m, tumble(t, interval '1 minute') GROUP BY 1, 2) x$$,
+  'window_aggregate', 'Partial Aggregate|TumbleAgg') AS parallel_partial_path;
+-- 200,000 one-second windows, the first row in the middle of them: in
+-- parallel the rows are exchanged, and each of the 64 window partitions'
+-- dense arrays (every 64th window, ta_partition_stride) grows beyond its
+-- first 1,024 windows; serially the dense array grows both ways, onto
+-- huge pages from 2 MB on (wj_alloc_huge_array)
+CREATE TABLE secs AS SELECT timestamp '2024-01-01' + ((i * 7919) % 200000) * interval '1 second'
+    + (i % 3) * interval '100 ms' AS t, (i % 1000)::numeric / 10 AS v
+  FROM generate_series(0, 239999) i;
+ANALYZE secs;
+SELECT wj_test.on_off($$SELECT window_start, count(*), sum(v)::text AS sv FROM secs,
+  tumble(t, interval '1 second') GROUP BY 1$$, 'window_aggregate', 'TumbleAgg|Gather',
+  settings => 'work_mem=64MB') AS parallel_dense_large;
+SELECT wj_test.on_off($$SELECT window_start, count(*), sum(v)::text AS sv FROM secs,
+  tumble(t, interval '1 second') GROUP BY 1$$, 'window_aggregate', 'TumbleAgg',
+  settings => 'work_mem=64MB, max_parallel_workers_per_gather=0') AS dense_large;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

@@ -15,7 +15,14 @@
 /* at or above this size, an allocation is aligned and advised */
 #define WJ_HUGE_PAGE_MIN	((Size) 8 * 1024 * 1024)
 
+/* ... and an array is aligned to huge pages from this size on */
+#define WJ_HUGE_ALIGN_MIN	((Size) 2 * 1024 * 1024)
+
 /* size bytes from cxt (zeroed if zero), on huge pages where possible */
 extern void *wj_alloc_huge(MemoryContext cxt, Size size, bool zero);
+
+/* a zeroed array of size bytes, all of it on huge pages where possible */
+extern void *wj_alloc_huge_array(MemoryContext cxt, Size size, bool huge_ok,
+								 void **raw);
 
 #endif							/* WJ_HUGE_PAGES_H */

@@ -222,6 +222,19 @@ ta_part_of(TumbleAggState *state, int64 start, bool start_null)
 	return (int) (((w % state->nparts) + state->nparts) % state->nparts);
 }
 
+/*
+ * ta_partition_stride
+ *		A window partition holds every nparts-th window (ta_part_of): its
+ *		dense array is indexed by those alone, so that it is as small as
+ *		the partition's windows and not as the whole time span.
+ */
+static void
+ta_partition_stride(TumbleAggState *state)
+{
+	if (pg_mul_s64_overflow(state->info.unit, state->nparts, &state->dstride))
+		state->dstride = state->info.unit;
+}
+
 /* ... and for the parallel exchange: into the window's partition */
 static void
 ta_sink_exchange(TumbleAggState *state, int64 start, bool start_null,
@@ -737,6 +750,7 @@ ta_next_group(ScanState *ss)
 						continue;
 					}
 					ta_reset_groups(state);
+					ta_partition_stride(state);
 					wj_exchange_open(&state->ex, p);
 					if (state->info.exchange_rows)
 					{
@@ -880,6 +894,7 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	initStringInfo(&state->buf);
 
 	state->phase = TA_CONSUME;
+	state->dstride = state->info.unit;
 	wj_state_reset(&state->stats, false);
 	ta_reset_groups(state);
 }
@@ -928,6 +943,7 @@ tumble_agg_rescan(CustomScanState *node)
 	ta_reset_groups(state);
 	wj_state_reset(&state->stats, true);
 	state->phase = TA_CONSUME;
+	state->dstride = state->info.unit;
 	state->from_exchange = false;
 	state->leader.asked = false;
 	wj_exchange_restart(&state->ex);

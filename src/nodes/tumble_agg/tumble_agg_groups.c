@@ -201,7 +201,7 @@ ta_dense_to_hashed(TumbleAggState *state)
 
 		if (!dused[w])
 			continue;
-		cells = ta_hashed_cells(state, base + w * state->info.unit, false, NULL, NULL);
+		cells = ta_hashed_cells(state, base + w * state->dstride, false, NULL, NULL);
 		memcpy(cells, &dcells[w * state->naggs], sizeof(TaCell) * state->naggs);
 	}
 	for (int s = 0; s < TA_NSPECIAL; s++)
@@ -220,6 +220,18 @@ ta_dense_to_hashed(TumbleAggState *state)
 }
 
 /*
+ * ta_huge_ok
+ *		Whether a dense array of size bytes may take the slack of huge pages
+ *		(wj_alloc_huge_array): when the array and its slack are small beside
+ *		the memory limit, so that they do not bring a spill forward.
+ */
+static bool
+ta_huge_ok(TumbleAggState *state, Size size)
+{
+	return (double) size * 4 <= (double) state->mem_limit;
+}
+
+/*
  * ta_dense_cells
  *		The dense array's cells of window start (finite), growing the array;
  *		NULL when the array should turn hashed.
@@ -227,7 +239,7 @@ ta_dense_to_hashed(TumbleAggState *state)
 static TaCell *
 ta_dense_cells(TumbleAggState *state, int64 start)
 {
-	int64		unit = state->info.unit;
+	int64		unit = state->dstride;
 	int64		w;
 	Size		cellbytes = sizeof(TaCell) * state->naggs + 1;
 
@@ -237,10 +249,9 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 
 		if (pg_sub_s64_overflow(start, (n / 2) * unit, &state->dbase))
 			return NULL;
-		state->dcells_raw = MemoryContextAllocHuge(state->groupcxt,
-												   n * cellbytes + PG_CACHE_LINE_SIZE);
-		state->dcells = (TaCell *) TYPEALIGN(PG_CACHE_LINE_SIZE, state->dcells_raw);
-		memset(state->dcells, 0, n * cellbytes);
+		state->dcells = wj_alloc_huge_array(state->groupcxt, n * cellbytes,
+											ta_huge_ok(state, n * cellbytes),
+											&state->dcells_raw);
 		state->dused = (bool *) (state->dcells + n * state->naggs);
 		state->dnwin = n;
 	}
@@ -268,9 +279,8 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 		else
 			lo = state->dbase;
 		shift = (state->dbase - lo) / unit;
-		raw = MemoryContextAllocHuge(state->groupcxt, n * cellbytes + PG_CACHE_LINE_SIZE);
-		cells = (TaCell *) TYPEALIGN(PG_CACHE_LINE_SIZE, raw);
-		memset(cells, 0, n * cellbytes);
+		cells = wj_alloc_huge_array(state->groupcxt, n * cellbytes,
+									ta_huge_ok(state, n * cellbytes), &raw);
 		used = (bool *) (cells + n * state->naggs);
 		memcpy(cells + shift * state->naggs, state->dcells,
 			   sizeof(TaCell) * state->naggs * state->dnwin);
@@ -451,7 +461,7 @@ ta_groups_next(TumbleAggState *state, int64 *start, bool *start_null,
 
 			if (state->dused[w])
 			{
-				*start = state->dbase + w * state->info.unit;
+				*start = state->dbase + w * state->dstride;
 				*start_null = false;
 				return &state->dcells[w * state->naggs];
 			}

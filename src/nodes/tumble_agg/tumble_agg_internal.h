@@ -82,6 +82,8 @@ typedef struct TumbleAggState
 	char	   *bump_end;
 	bool	   *dused;
 	int64		dbase;			/* window start of dcells[0] */
+	int64		dstride;		/* between the windows of dcells: the unit, or
+								 * unit x nparts in a window partition */
 	int64		dnwin;
 	int64		dgroups;		/* windows used */
 	TaCell	   *special[TA_NSPECIAL];

@@ -725,6 +725,15 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 			add_path(output_rel,
 					 (Path *) create_gather_path(root, output_rel, &cpath->path,
 												 target, NULL, &gathered));
+
+			/*
+			 * Each participant returns finished groups of its own, so the
+			 * node is a partial path of the grouped relation too: a query
+			 * over this one as a subquery (an aggregate of the groups, a
+			 * join) can then work on the groups below its own Gather, which
+			 * carries its results instead of every group.
+			 */
+			add_partial_path(output_rel, &cpath->path);
 		}
 	}
 }
