@@ -267,7 +267,8 @@ SELECT wj_test.on_off($$SELECT window_start, count(*), sum(v)::text AS sv FROM s
   settings => 'work_mem=64MB') AS parallel_dense_large;
 SELECT wj_test.on_off($$SELECT window_start, count(*), sum(v)::text AS sv FROM secs,
   tumble(t, interval '1 second') GROUP BY 1$$, 'window_aggregate', 'TumbleAgg',
-  settings => 'work_mem=64MB, max_parallel_workers_per_gather=0') AS dense_large;
+  settings => 'work_mem=64MB, max_parallel_workers_per_gather=0, enable_hashagg=off,
+  enable_sort=off') AS dense_large;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
