@@ -5,7 +5,9 @@
  *	  cells of each (window, keys) group live (see tumble_agg_exec.c).
  *
  * Without keys the groups are a dense array of windows indexed by
- * (start - base) / unit, grown as windows appear, with the NULL and
+ * (start - base) / stride (the window length; in a parallel window
+ * partition, which holds every n-th window, n times that), grown as
+ * windows appear, with the NULL and
  * infinite windows beside it; it turns into a hash table when it would
  * grow sparse or beyond the memory limit.  With keys, or after that, a
  * simplehash table on integers (tumble_agg_keys.c) when every key is
@@ -239,7 +241,7 @@ ta_huge_ok(TumbleAggState *state, Size size)
 static TaCell *
 ta_dense_cells(TumbleAggState *state, int64 start)
 {
-	int64		unit = state->dstride;
+	int64		stride = state->dstride;
 	int64		w;
 	Size		cellbytes = sizeof(TaCell) * state->naggs + 1;
 
@@ -247,7 +249,7 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 	{
 		int64		n = TA_DENSE_MIN_WINDOWS;
 
-		if (pg_sub_s64_overflow(start, (n / 2) * unit, &state->dbase))
+		if (pg_sub_s64_overflow(start, (n / 2) * stride, &state->dbase))
 			return NULL;
 		state->dcells = wj_alloc_huge_array(state->groupcxt, n * cellbytes,
 											ta_huge_ok(state, n * cellbytes),
@@ -257,12 +259,12 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 	}
 	if (pg_sub_s64_overflow(start, state->dbase, &w))
 		return NULL;
-	if (start < state->dbase || w / unit >= state->dnwin)
+	if (start < state->dbase || w / stride >= state->dnwin)
 	{
 		/* grow to hold start: twice the span, or enough */
 		int64		lo = Min(start, state->dbase);
-		int64		hi = Max(start, state->dbase + (state->dnwin - 1) * unit);
-		int64		need = (hi - lo) / unit + 1;
+		int64		hi = Max(start, state->dbase + (state->dnwin - 1) * stride);
+		int64		need = (hi - lo) / stride + 1;
 		int64		n = Max(need, state->dnwin * 2);
 		int64		shift;
 		TaCell	   *cells;
@@ -271,14 +273,14 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 
 		if ((double) n * cellbytes > (double) state->mem_limit ||
 			(n > TA_DENSE_SPARSE_FROM && n > TA_DENSE_SPARSITY * state->dgroups) ||
-			(double) n * (double) unit > (double) PG_INT64_MAX / 4)
+			(double) n * (double) stride > (double) PG_INT64_MAX / 4)
 			return NULL;
 		/* the old windows keep their place relative to each other */
 		if (start < state->dbase)
-			lo = state->dbase - (n - state->dnwin) * unit;
+			lo = state->dbase - (n - state->dnwin) * stride;
 		else
 			lo = state->dbase;
-		shift = (state->dbase - lo) / unit;
+		shift = (state->dbase - lo) / stride;
 		cells = wj_alloc_huge_array(state->groupcxt, n * cellbytes,
 									ta_huge_ok(state, n * cellbytes), &raw);
 		used = (bool *) (cells + n * state->naggs);
@@ -293,7 +295,7 @@ ta_dense_cells(TumbleAggState *state, int64 start)
 		state->dbase = lo;
 		state->dnwin = n;
 	}
-	w = (start - state->dbase) / unit;
+	w = (start - state->dbase) / stride;
 	if (!state->dused[w])
 	{
 		state->dused[w] = true;
