@@ -253,6 +253,15 @@ SELECT count(*), sum(c) FROM (SELECT window_start, count(*) AS c FROM m,
 SELECT wj_test.on_off($$SELECT count(*), sum(c), sum(s)::text AS s FROM (SELECT window_start, k,
   count(*) AS c, sum(num) AS s FROM m, tumble(t, interval '1 minute') GROUP BY 1, 2) x$$,
   'window_aggregate', 'Partial Aggregate|TumbleAgg') AS parallel_partial_path;
+-- ... and under a Parallel Append of two aggregations (UNION ALL), where a
+-- participant may run either node, or both
+SELECT wj_test.on_off($$SELECT count(*), sum(c), sum(s)::text AS s FROM (
+  SELECT window_start, count(*) AS c, sum(num) AS s FROM m, tumble(t, interval '1 minute')
+  WHERE k < 5 GROUP BY 1
+  UNION ALL
+  SELECT window_start, count(*), sum(num) FROM m, tumble(t, interval '1 hour')
+  WHERE k >= 5 GROUP BY 1) u$$,
+  'window_aggregate', 'Parallel Append|TumbleAgg') AS parallel_append;
 -- 200,000 one-second windows, the first row in the middle of them: in
 -- parallel the rows are exchanged, and each of the 64 window partitions'
 -- dense arrays (every 64th window, ta_partition_stride) grows beyond its
