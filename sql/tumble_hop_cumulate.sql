@@ -50,6 +50,22 @@ FROM (VALUES (-16), (-6), (-4), (0), (4), (6), (16)) AS v(m),
      LATERAL tumble(timestamp '2021-06-30 00:00:04', interval '10 minutes', o) AS w
 ORDER BY m;
 
+-- The window length changing from row to row in one expression (the
+-- functions keep the checked parameters of the previous row): each row's
+-- window is date_bin's, and a NULL length after valid ones is still an error
+SELECT s AS size, w.window_start, w.window_end,
+       w.window_start = date_bin(s, t, timestamp '1970-01-01') AS same_as_date_bin
+FROM (VALUES (1, interval '10 minutes'), (2, interval '7 minutes'),
+             (3, interval '7 minutes'), (4, interval '1 hour'),
+             (5, interval '10 minutes')) AS v(n, s),
+     LATERAL (SELECT timestamp '2021-06-30 00:17:04' AS t) AS x,
+     LATERAL tumble(t, s) AS w
+ORDER BY n;
+SELECT w.window_start
+FROM (VALUES (1, interval '10 minutes'), (2, NULL::interval)) AS v(n, s),
+     LATERAL tumble(timestamp '2021-06-30 00:17:04', s) AS w
+ORDER BY n;
+
 -- TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES, INTERVAL '1' MINUTES)
 SELECT * FROM bid, tumble(bidtime, interval '10 minutes', interval '1 minute') ORDER BY bidtime;
 SELECT * FROM bid, tumble(ts => bidtime, size => interval '10 minutes', "offset" => interval '1 minute')

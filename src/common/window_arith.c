@@ -213,24 +213,41 @@ wj_timestamp_add(int64 ts, int64 delta)
 }
 
 /*
+ * wj_window_base
+ *		Where windows of length unit, shifted by offset, start: (U + O) mod
+ *		unit, U being the Unix epoch in timestamp microseconds.  Built
+ *		without forming U + O, which may overflow.
+ */
+int64
+wj_window_base(int64 unit, int64 offset)
+{
+	Assert(unit > 0);
+	return wj_floormod(wj_floormod(WJ_UNIX_EPOCH_USECS, unit) + wj_floormod(offset, unit),
+					   unit);
+}
+
+/*
+ * wj_window_floor_base
+ *		Start of the window containing ts, of windows of length unit that
+ *		start at base modulo unit (wj_window_base).
+ */
+int64
+wj_window_floor_base(int64 ts, int64 unit, int64 base)
+{
+	/* (ts - base) mod unit: the difference of two values in [0, unit) */
+	int64		rem = wj_floormod(wj_floormod(ts, unit) - base, unit);
+
+	return wj_timestamp_add(ts, -rem);
+}
+
+/*
  * wj_window_floor
  *		Start of the window of length unit, shifted by offset, containing ts.
  */
 int64
 wj_window_floor(int64 ts, int64 unit, int64 offset)
 {
-	int64		base;
-	int64		rem;
-
-	Assert(unit > 0);
-
-	/* (U + O) mod unit, built without forming U + O */
-	base = wj_floormod(wj_floormod(WJ_UNIX_EPOCH_USECS, unit) + wj_floormod(offset, unit),
-					unit);
-	/* (ts - U - O) mod unit: the difference of two values in [0, unit) */
-	rem = wj_floormod(wj_floormod(ts, unit) - base, unit);
-
-	return wj_timestamp_add(ts, -rem);
+	return wj_window_floor_base(ts, unit, wj_window_base(unit, offset));
 }
 
 /*

@@ -78,6 +78,10 @@ extern int64 wj_timestamp_add(int64 ts, int64 delta);
 /* Start of the window of length unit (shifted by offset) containing ts */
 extern int64 wj_window_floor(int64 ts, int64 unit, int64 offset);
 
+/* The same in two steps: once per (unit, offset), then per ts */
+extern int64 wj_window_base(int64 unit, int64 offset);
+extern int64 wj_window_floor_base(int64 ts, int64 unit, int64 base);
+
 /*
  * HOP: number of windows of length size, started every slide (shifted by
  * offset), that contain ts; *first_start is the earliest one's start.

@@ -52,6 +52,56 @@ typedef struct WindowSeries
 } WindowSeries;
 
 /*
+ * The tumble functions' validated window parameters, kept in fn_extra: an
+ * expression calls them row after row with the same (constant) size and
+ * offset, which are then checked and reduced once, not per row.
+ */
+typedef struct TumbleParams
+{
+	Interval	size_arg;		/* the arguments they were computed from */
+	Interval	offset_arg;
+	int64		size;			/* window length, microseconds */
+	int64		base;			/* wj_window_base(size, offset) */
+} TumbleParams;
+
+/*
+ * tumble_params
+ *		The validated (size, offset) of this call: from fn_extra when the
+ *		arguments are those of the previous call.  Errors for NULL or
+ *		invalid parameters are raised as wj_duration_arg/wj_offset_arg
+ *		raise them.
+ */
+static const TumbleParams *
+tumble_params(FunctionCallInfo fcinfo)
+{
+	TumbleParams *params = (TumbleParams *) fcinfo->flinfo->fn_extra;
+	Interval   *size_arg;
+	Interval   *offset_arg;
+	int64		offset;
+
+	if (params != NULL && !PG_ARGISNULL(1) && !PG_ARGISNULL(2))
+	{
+		size_arg = PG_GETARG_INTERVAL_P(1);
+		offset_arg = PG_GETARG_INTERVAL_P(2);
+		if (memcmp(size_arg, &params->size_arg, sizeof(Interval)) == 0 &&
+			memcmp(offset_arg, &params->offset_arg, sizeof(Interval)) == 0)
+			return params;
+	}
+
+	/* validates, raising errors for NULL or invalid parameters */
+	params = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(TumbleParams));
+	params->size = wj_duration_arg(fcinfo, 1, "size");
+	offset = wj_offset_arg(fcinfo, 2);
+	params->base = wj_window_base(params->size, offset);
+	params->size_arg = *PG_GETARG_INTERVAL_P(1);
+	params->offset_arg = *PG_GETARG_INTERVAL_P(2);
+	if (fcinfo->flinfo->fn_extra != NULL)
+		pfree(fcinfo->flinfo->fn_extra);
+	fcinfo->flinfo->fn_extra = params;
+	return params;
+}
+
+/*
  * tumble_start
  *		Shared body of the tumble functions: validate (size, offset) and
  *		return the window start, or false for a NULL time.
@@ -59,18 +109,16 @@ typedef struct WindowSeries
 static bool
 tumble_start(FunctionCallInfo fcinfo, int64 *start, int64 *size)
 {
-	int64		offset;
+	const TumbleParams *params = tumble_params(fcinfo);
 	int64		ts;
 
-	*size = wj_duration_arg(fcinfo, 1, "size");
-	offset = wj_offset_arg(fcinfo, 2);
-
+	*size = params->size;
 	if (PG_ARGISNULL(0))
 		return false;
 	ts = PG_GETARG_INT64(0);
 	wj_check_finite(ts);
 
-	*start = wj_window_floor(ts, *size, offset);
+	*start = wj_window_floor_base(ts, params->size, params->base);
 	return true;
 }
 

@@ -861,9 +861,7 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	for (k = 0; k < state->nkeys; k++)
 		if (!ta_int_key_type(TupleDescAttr(state->hashdesc, k + 1)->atttypid))
 			state->intkeys = false;
-	state->floor_base = wj_floormod(wj_floormod(WJ_UNIX_EPOCH_USECS, state->info.unit) +
-									wj_floormod(state->info.offset, state->info.unit),
-									state->info.unit);
+	state->floor_base = wj_window_base(state->info.unit, state->info.offset);
 	state->keyslot = ExecInitExtraTupleSlot(estate, state->hashdesc, &TTSOpsMinimalTuple);
 	state->partslot = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsVirtual);
 	state->partslot2 = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsMinimalTuple);
