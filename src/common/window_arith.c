@@ -234,12 +234,7 @@ wj_window_base(int64 unit, int64 offset)
 int64
 wj_window_floor_base(int64 ts, int64 unit, int64 base)
 {
-	/* (ts - base) mod unit, from two values in [0, unit): one division */
-	int64		rem = wj_floormod(ts, unit) - base;
-
-	if (rem < 0)
-		rem += unit;
-	return wj_timestamp_add(ts, -rem);
+	return wj_timestamp_add(ts, -wj_window_rem(ts, unit, base));
 }
 
 /*

@@ -83,6 +83,20 @@ extern int64 wj_window_base(int64 unit, int64 offset);
 extern int64 wj_window_floor_base(int64 ts, int64 unit, int64 base);
 
 /*
+ * wj_window_rem
+ *		How far ts is past the start of its window: (ts - base) mod unit,
+ *		base from wj_window_base.  One division; the window starts at
+ *		ts - rem, which the caller checks against the timestamp range.
+ */
+static inline int64
+wj_window_rem(int64 ts, int64 unit, int64 base)
+{
+	int64		rem = wj_floormod(ts, unit) - base;	/* two values in [0, unit) */
+
+	return (rem < 0) ? rem + unit : rem;
+}
+
+/*
  * HOP: number of windows of length size, started every slide (shifted by
  * offset), that contain ts; *first_start is the earliest one's start.
  */

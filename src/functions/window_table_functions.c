@@ -77,6 +77,7 @@ tumble_params(FunctionCallInfo fcinfo)
 	TumbleParams *params = (TumbleParams *) fcinfo->flinfo->fn_extra;
 	Interval   *size_arg;
 	Interval   *offset_arg;
+	int64		size;
 	int64		offset;
 
 	if (params != NULL && !PG_ARGISNULL(1) && !PG_ARGISNULL(2))
@@ -89,15 +90,17 @@ tumble_params(FunctionCallInfo fcinfo)
 	}
 
 	/* validates, raising errors for NULL or invalid parameters */
-	params = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(TumbleParams));
-	params->size = wj_duration_arg(fcinfo, 1, "size");
+	size = wj_duration_arg(fcinfo, 1, "size");
 	offset = wj_offset_arg(fcinfo, 2);
-	params->base = wj_window_base(params->size, offset);
+	if (params == NULL)
+	{
+		params = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(TumbleParams));
+		fcinfo->flinfo->fn_extra = params;
+	}
+	params->size = size;
+	params->base = wj_window_base(size, offset);
 	params->size_arg = *PG_GETARG_INTERVAL_P(1);
 	params->offset_arg = *PG_GETARG_INTERVAL_P(2);
-	if (fcinfo->flinfo->fn_extra != NULL)
-		pfree(fcinfo->flinfo->fn_extra);
-	fcinfo->flinfo->fn_extra = params;
 	return params;
 }
 

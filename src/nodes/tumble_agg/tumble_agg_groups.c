@@ -399,12 +399,7 @@ ta_window_start(TumbleAggState *state, Datum t, bool isnull, bool *start_null)
 	if (state->info.bucket == TA_BUCKET_DATE_BIN)
 		return ta_date_bin(state, ts);
 	/* wj_window_floor's arithmetic, its base computed once */
-	rem = ts % state->info.unit;
-	if (rem < 0)
-		rem += state->info.unit;
-	rem -= state->floor_base;
-	if (rem < 0)
-		rem += state->info.unit;
+	rem = wj_window_rem(ts, state->info.unit, state->floor_base);
 	if (unlikely(!IS_VALID_TIMESTAMP(ts - rem)))
 	{
 		if (state->info.bucket == TA_BUCKET_DATE_TRUNC)
