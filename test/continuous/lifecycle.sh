@@ -68,6 +68,29 @@ q() { psql -X -qAt -v ON_ERROR_STOP=1 "$@"; }
 status=0
 fail() { echo "FAILED: $*"; status=1; }
 
+# crash_during_refresh VIEW: start windowjoin.refresh(VIEW) in the
+# background, wait until it is seen running (sets running=1), stop the
+# server with -m immediate 0.05 s later, and start it again.  (With 0.3 s
+# the hop view's refresh of 1.5M rows once committed before the stop, in a
+# CI run of 2026-12-06; killed at any point of its transaction, a refresh
+# must leave its view as it was.)
+crash_during_refresh() {
+	local view=$1 refresher
+	(q -c "SELECT windowjoin.refresh('$view')" >/dev/null 2>&1 || true) &
+	refresher=$!
+	running=0
+	for _ in $(seq 1 200); do
+		if [ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT windowjoin.refresh(''$view'')%' AND state = 'active'")" -gt 0 ]; then
+			running=1; break
+		fi
+		sleep 0.02
+	done
+	sleep 0.05
+	wj_as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+	wait "$refresher" || true
+	start_server
+}
+
 # the oracle: "ok" when the view is the batch query over its closed windows
 q >/dev/null <<'SQL'
 CREATE EXTENSION windowjoin;
@@ -159,22 +182,7 @@ SQL
 snap=$(q -c "SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) || ' ' || (SELECT watermark FROM windowjoin.views WHERE name = 'cr_hop'::regclass) FROM cr_hop x")
 q -c "INSERT INTO cr SELECT timestamptz '2024-01-01' + (200000 + i) * interval '100 ms', i % 10, i % 7 FROM generate_series(1, 1500000) i"
 pending=$(q -c "SELECT count(*) FROM cr_hop_changes")
-(q -c "SELECT windowjoin.refresh('cr_hop')" >/dev/null 2>&1 || true) &
-refresher=$!
-running=0
-for _ in $(seq 1 200); do
-	if [ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT windowjoin.refresh(''cr_hop'')%' AND state = 'active'")" -gt 0 ]; then
-		running=1; break
-	fi
-	sleep 0.02
-done
-# (with 0.3 s here the refresh of the 1.5M rows once committed before the
-# stop, in a CI run of 2026-12-06; killed at any point of its transaction,
-# the refresh must leave the view as it was)
-sleep 0.05
-wj_as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
-wait "$refresher" || true
-start_server
+crash_during_refresh cr_hop
 after=$(q -c "SELECT md5(string_agg(x::text, ',' ORDER BY x::text)) || ' ' || (SELECT watermark FROM windowjoin.views WHERE name = 'cr_hop'::regclass) FROM cr_hop x")
 pending_after=$(q -c "SELECT count(*) FROM cr_hop_changes")
 q -c "SELECT windowjoin.refresh('cr_hop')" >/dev/null
@@ -228,19 +236,7 @@ snap=$(band_snap)
 q -c "INSERT INTO cl SELECT timestamptz '2024-01-01' + (100000 + i) * interval '100 ms', i % 10, i FROM generate_series(1, 1000000) i"
 q -c "INSERT INTO cw SELECT timestamptz '2024-01-01' + (100000 + i) * interval '100 ms' + interval '50 ms', i % 10, i FROM generate_series(1, 1000000) i"
 pending=$(q -c "SELECT (SELECT count(*) FROM cr_band_changes) + (SELECT count(*) FROM cr_band_changes_right)")
-(q -c "SELECT windowjoin.refresh('cr_band')" >/dev/null 2>&1 || true) &
-refresher=$!
-running=0
-for _ in $(seq 1 200); do
-	if [ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT windowjoin.refresh(''cr_band'')%' AND state = 'active'")" -gt 0 ]; then
-		running=1; break
-	fi
-	sleep 0.02
-done
-sleep 0.3
-wj_as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
-wait "$refresher" || true
-start_server
+crash_during_refresh cr_band
 after=$(band_snap)
 pending_after=$(q -c "SELECT (SELECT count(*) FROM cr_band_changes) + (SELECT count(*) FROM cr_band_changes_right)")
 q -c "SELECT windowjoin.refresh('cr_band')" >/dev/null
