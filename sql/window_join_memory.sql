@@ -201,7 +201,47 @@ SELECT wj_test.on_off($q$SELECT s.n, x.c FROM generate_series(1, 3) s(n),
     JOIN (SELECT * FROM gb_r, tumble(t, interval '5 minutes')) b
     ON a.k = b.k AND a.window_start = b.window_start AND a.window_end = b.window_end) x$q$,
   'window_join', 'WindowJoin|Grouped by Window', force => true);
-DROP VIEW gb_full;
+-- The bounds of the window that groups a side (window_start and
+-- window_end of its TUMBLE) are stored as NULL in the buckets and put back
+-- from the window: both bounds of both sides shown, the end clause first,
+-- an offset; the same time's TUMBLE of another size (w10) and window_time
+-- are stored as they are.  In memory, and sorted past work_mem.
+CREATE VIEW gb_bounds AS
+  SELECT a.v AS av, b.v AS bv, a.t AS at, b.t AS bt,
+         a.window_start AS aws, a.window_end AS awe, a.window_time AS awt,
+         a.w10 AS aw10, b.window_start AS bws, b.window_end AS bwe
+  FROM (SELECT l.*, x.*, y.window_start AS w10 FROM gb_l l,
+          tumble(t, interval '5 minutes', interval '2 minutes') x,
+          tumble(t, interval '10 minutes') y WHERE v % 1 = 0) a
+  FULL JOIN (SELECT * FROM gb_r, tumble(t, interval '5 minutes', interval '2 minutes')
+             WHERE v % 1 = 0) b
+  ON a.window_end = b.window_end AND a.k = b.k AND a.window_start = b.window_start;
+SELECT wj_test.on_off('TABLE gb_bounds', 'window_join', 'Buckets', force => true, analyze_plan => true);
+SET work_mem = '64kB';
+SELECT wj_test.on_off('TABLE gb_bounds', 'window_join', 'Buckets', force => true, analyze_plan => true);
+RESET work_mem;
+-- each bound as date_bin gives it, on rows of both sides and of one only
+-- (through the node: PostgreSQL's joins off)
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT count(*) FILTER (WHERE av IS NOT NULL) AS a_rows,
+       count(*) FILTER (WHERE bv IS NOT NULL) AS b_rows,
+       count(*) FILTER (WHERE av IS NOT NULL AND
+         (aws, awe, awt, aw10) IS DISTINCT FROM
+         (date_bin('5 minutes', at, '2000-01-01 00:02'),
+          date_bin('5 minutes', at, '2000-01-01 00:02') + interval '5 minutes',
+          date_bin('5 minutes', at, '2000-01-01 00:02') + interval '5 minutes' - interval '1 millisecond',
+          date_bin('10 minutes', at, '2000-01-01'))) AS a_wrong,
+       count(*) FILTER (WHERE bv IS NOT NULL AND
+         (bws, bwe) IS DISTINCT FROM
+         (date_bin('5 minutes', bt, '2000-01-01 00:02'),
+          date_bin('5 minutes', bt, '2000-01-01 00:02') + interval '5 minutes')) AS b_wrong
+  FROM gb_bounds;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+DROP VIEW gb_full, gb_bounds;
 DROP TABLE gb_l, gb_r;
 
 DROP VIEW tum_1h, tum_2m, tum_1h_nostats, hop_1h, hop_2m, cum_1h, cum_2m;

@@ -81,6 +81,13 @@ typedef struct WindowJoinPlanInfo
 	bool		outer_buckets;	/* group the unsorted outer input by window
 								 * (window_join_buckets.c) */
 	bool		inner_buckets;	/* the same, inner */
+	List	   *outer_derived;	/* integer list: outer columns (0-based)
+								 * that are TUMBLE bounds of the window, which
+								 * the buckets store as NULL */
+	List	   *outer_derived_step; /* per such column: its value is the
+									 * window value + step * size */
+	List	   *inner_derived;	/* the same, inner */
+	List	   *inner_derived_step;
 	WjKeyPartPlan keypart;		/* split by key partitions under a Gather
 								 * (keypart.h)? */
 } WindowJoinPlanInfo;

@@ -24,7 +24,10 @@
  * the buckets (not the rows) are sorted by window, rows whose window is
  * NULL first, and the rows are returned bucket by bucket, chunk by chunk.
  * A window's rows are thus contiguous in memory when the join reads them,
- * where a sort leaves them scattered.  Chunks are carved from slabs that
+ * where a sort leaves them scattered.  Columns the executor can compute
+ * from the window value (a TUMBLE input's window_start and window_end,
+ * window_join_plan.c's derived columns) are stored as NULL, which takes no
+ * bytes but a bit, and put back by the reader from the row's window.  Chunks are carved from slabs that
  * grow with the input (huge_pages.h: on huge pages from 8 MB of rows on),
  * chunk sizes doubling per bucket, so that small inputs and a thousand
  * small windows stay small.
@@ -74,22 +77,29 @@
 typedef struct WjbChunk
 {
 	struct WjbChunk *next;
-	Size		used;			/* bytes of data in use */
+	Size		used;			/* bytes of data in use (of a bucket's tail:
+								 * set when it is closed, close_tails) */
 	Size		size;			/* bytes of data */
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } WjbChunk;
 
 #define WJB_CHUNK_HEADER	MAXALIGN(offsetof(WjbChunk, data))
 
-/* One window's rows */
+/*
+ * One window's rows.  While rows come in, the free space of the tail chunk
+ * is kept here (free, end) rather than in the chunk's header: a row is then
+ * written touching only this array and the tail itself, not a header line
+ * in another part of memory for every row.
+ */
 typedef struct WjbBucket
 {
 	int64		window;
 	bool		isnull;			/* the rows without a window value */
-	int64		rows;
 	Size		next_size;		/* size of its next chunk */
 	WjbChunk   *head;
 	WjbChunk   *tail;
+	char	   *free;			/* free space of the tail */
+	char	   *end;
 } WjbBucket;
 
 /* window value -> index of its bucket */
@@ -125,6 +135,8 @@ struct WjBuckets
 	MemoryContext cxt;			/* the buckets' own; reset drops every row */
 	MemoryContext parent;
 	TupleDesc	desc;			/* the side's rows */
+	bool	   *dropped;		/* per column: stored as NULL, or NULL */
+	bool	   *nulls;			/* a row's isnull with them set */
 	TupleDesc	sort_desc;		/* the same plus the window value */
 	Size		limit;			/* work_mem, in bytes */
 	int			sort_mem;		/* work_mem, in kB, for the tuplesort */
@@ -157,10 +169,11 @@ struct WjBuckets
 /*
  * wjoin_buckets_create
  *		Buckets for the rows of desc, within work_mem, in a context of their
- *		own under parent.
+ *		own under parent.  dropped (NULL: none) marks the columns to store as
+ *		NULL, which the caller puts back from the window value.
  */
 WjBuckets *
-wjoin_buckets_create(TupleDesc desc, MemoryContext parent)
+wjoin_buckets_create(TupleDesc desc, const bool *dropped, MemoryContext parent)
 {
 	WjBuckets  *b = MemoryContextAllocZero(parent, sizeof(WjBuckets));
 	MemoryContext oldcxt = MemoryContextSwitchTo(parent);
@@ -173,6 +186,12 @@ wjoin_buckets_create(TupleDesc desc, MemoryContext parent)
 	b->sort_desc->natts = natts + 1;
 	TupleDescInitEntry(b->sort_desc, (AttrNumber) (natts + 1), "window",
 					   INT8OID, -1, 0);
+	if (dropped != NULL)
+	{
+		b->dropped = palloc(sizeof(bool) * natts);
+		memcpy(b->dropped, dropped, sizeof(bool) * natts);
+		b->nulls = palloc(sizeof(bool) * natts);
+	}
 	b->sort_mem = work_mem;
 	b->limit = (Size) work_mem * 1024;
 	b->slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -298,12 +317,36 @@ new_chunk(WjBuckets *b, WjbBucket *bucket, Size need)
 	chunk->used = 0;
 	chunk->size = MAXALIGN(size);
 	if (bucket->tail)
+	{
+		bucket->tail->used = bucket->free - bucket->tail->data;
 		bucket->tail->next = chunk;
+	}
 	else
 		bucket->head = chunk;
 	bucket->tail = chunk;
+	bucket->free = chunk->data;
+	bucket->end = chunk->data + chunk->size;
 	bucket->next_size = Min(bucket->next_size * 2, WJB_LAST_CHUNK);
 	return chunk;
+}
+
+/*
+ * close_tails
+ *		Record in each bucket's tail chunk how much of it is in use, for
+ *		reading the chunks (new_chunk does it for the chunks before).
+ */
+static void
+close_tails(WjBuckets *b)
+{
+	int			i;
+
+	for (i = 0; i < b->nbuckets; i++)
+	{
+		WjbBucket  *bucket = &b->buckets[i];
+
+		if (bucket->tail != NULL)
+			bucket->tail->used = bucket->free - bucket->tail->data;
+	}
 }
 
 /*
@@ -320,6 +363,13 @@ sort_put(WjBuckets *b, TupleTableSlot *slot, int64 window, bool isnull)
 	slot_getallattrs(slot);
 	memcpy(in->tts_values, slot->tts_values, sizeof(Datum) * natts);
 	memcpy(in->tts_isnull, slot->tts_isnull, sizeof(bool) * natts);
+	if (b->dropped != NULL)
+	{
+		int			i;
+
+		for (i = 0; i < natts; i++)
+			in->tts_isnull[i] |= b->dropped[i];
+	}
 	in->tts_values[natts] = Int64GetDatum(window);
 	in->tts_isnull[natts] = isnull;
 	ExecStoreVirtualTuple(in);
@@ -346,6 +396,7 @@ start_sort(WjBuckets *b)
 								   &nulls_first, b->sort_mem, NULL,
 								   TUPLESORT_NONE);
 	MemoryContextSwitchTo(oldcxt);
+	close_tails(b);
 	for (i = 0; i < b->nbuckets; i++)
 	{
 		WjbBucket  *bucket = &b->buckets[i];
@@ -389,7 +440,6 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 				  bool isnull)
 {
 	WjbBucket  *bucket;
-	WjbChunk   *chunk;
 	MinimalTuple tup;
 	bool		should_free;
 	Size		len;
@@ -407,14 +457,16 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 	bucket = &b->buckets[i];
 
 	/*
-	 * A virtual slot's row (a scan's projection) is formed as a MinimalTuple
-	 * straight into the chunk, as heap_form_minimal_tuple would form it in
-	 * memory of its own; any other slot's is copied.
+	 * A virtual slot's row (a scan's projection), or any row with columns
+	 * to drop, is formed as a MinimalTuple straight into the chunk, as
+	 * heap_form_minimal_tuple would form it in memory of its own; any other
+	 * slot's is copied.
 	 */
-	if (TTS_IS_VIRTUAL(slot))
+	if (TTS_IS_VIRTUAL(slot) || b->dropped != NULL)
 	{
 		TupleDesc	desc = slot->tts_tupleDescriptor;
 		int			natts = desc->natts;
+		bool	   *nulls;
 		bool		hasnull = false;
 		Size		hoff;
 		Size		data_len;
@@ -422,23 +474,28 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 		MinimalTuple mtup;
 
 		slot_getallattrs(slot);
+		nulls = slot->tts_isnull;
+		if (b->dropped != NULL)
+		{
+			for (i = 0; i < natts; i++)
+				b->nulls[i] = nulls[i] || b->dropped[i];
+			nulls = b->nulls;
+		}
 		for (i = 0; i < natts; i++)
-			hasnull |= slot->tts_isnull[i];
+			hasnull |= nulls[i];
 		hoff = MAXALIGN(SizeofMinimalTupleHeader +
 						(hasnull ? BITMAPLEN(natts) : 0));
-		data_len = heap_compute_data_size(desc, slot->tts_values,
-										  slot->tts_isnull);
+		data_len = heap_compute_data_size(desc, slot->tts_values, nulls);
 		tlen = hoff + data_len;
 		len = MAXALIGN(tlen);
-		chunk = bucket->tail;
-		if (chunk == NULL || chunk->size - chunk->used < len)
-			chunk = new_chunk(b, bucket, len);
-		mtup = (MinimalTuple) (chunk->data + chunk->used);
+		if ((Size) (bucket->end - bucket->free) < len)
+			new_chunk(b, bucket, len);
+		mtup = (MinimalTuple) bucket->free;
 		memset(mtup, 0, tlen);
 		mtup->t_len = (uint32) tlen;
-		HeapTupleHeaderSetNatts(mtup, natts);
+		mtup->t_infomask2 = (uint16) natts;	/* HeapTupleHeaderSetNatts */
 		mtup->t_hoff = (uint8) (hoff + MINIMAL_TUPLE_OFFSET);
-		heap_fill_tuple(desc, slot->tts_values, slot->tts_isnull,
+		heap_fill_tuple(desc, slot->tts_values, nulls,
 						(char *) mtup + hoff, data_len, &mtup->t_infomask,
 						hasnull ? mtup->t_bits : NULL);
 	}
@@ -446,15 +503,13 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 	{
 		tup = ExecFetchSlotMinimalTuple(slot, &should_free);
 		len = MAXALIGN(tup->t_len);
-		chunk = bucket->tail;
-		if (chunk == NULL || chunk->size - chunk->used < len)
-			chunk = new_chunk(b, bucket, len);
-		memcpy(chunk->data + chunk->used, tup, tup->t_len);
+		if ((Size) (bucket->end - bucket->free) < len)
+			new_chunk(b, bucket, len);
+		memcpy(bucket->free, tup, tup->t_len);
 		if (should_free)
 			pfree(tup);
 	}
-	chunk->used += len;
-	bucket->rows++;
+	bucket->free += len;
 
 	if (b->allocated > b->limit)
 		start_sort(b);
@@ -496,6 +551,7 @@ wjoin_buckets_done(WjBuckets *b)
 		tuplesort_performsort(b->sort);
 		return;
 	}
+	close_tails(b);
 	b->order = MemoryContextAlloc(b->cxt, sizeof(int) * Max(b->nbuckets, 1));
 	for (i = 0; i < b->nbuckets; i++)
 		b->order[i] = i;

@@ -211,6 +211,49 @@ init_side(WindowJoinState *state, WjSide *side, Plan *plan, EState *estate,
 }
 
 /*
+ * init_buckets
+ *		Group a side's unsorted input by window in the node
+ *		(window_join_buckets.c), storing its derived columns (the window's
+ *		own bounds, window_join_plan.c) as NULL: restore_derived puts them
+ *		back.
+ */
+static void
+init_buckets(WindowJoinState *state, WjSide *side, WindowJoinPlanInfo *info,
+			 List *derived, List *steps)
+{
+	bool	   *dropped = NULL;
+	ListCell   *lc1,
+			   *lc2;
+	int			i = 0;
+
+	side->nderived = list_length(derived);
+	if (side->nderived > 0)
+	{
+		int64		size;
+
+		if (info->size == NULL)
+			elog(ERROR, "window join derived columns without a window size");
+		size = wj_interval_duration(DatumGetIntervalP(info->size->constvalue),
+									"size");
+		dropped = palloc0(sizeof(bool) * side->ncols);
+		side->derived_col = palloc(sizeof(int) * side->nderived);
+		side->derived_add = palloc(sizeof(int64) * side->nderived);
+		forboth(lc1, derived, lc2, steps)
+		{
+			int			col = lfirst_int(lc1);
+
+			if (col < 0 || col >= side->ncols)
+				elog(ERROR, "window join derived column %d out of range", col);
+			dropped[col] = true;
+			side->derived_col[i] = col;
+			side->derived_add[i] = (int64) lfirst_int(lc2) * size;
+			i++;
+		}
+	}
+	side->buckets = wjoin_buckets_create(side->desc, dropped, state->nodecxt);
+}
+
+/*
  * window_join_begin
  *		BeginCustomScan: initialise children, expressions and state.
  */
@@ -311,11 +354,11 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 		(info->inner_buckets && state->inner.nwin != 1))
 		elog(ERROR, "window join input grouped by more than one window value");
 	if (info->outer_buckets)
-		state->outer.buckets = wjoin_buckets_create(state->outer.desc,
-													state->nodecxt);
+		init_buckets(state, &state->outer, info, info->outer_derived,
+					 info->outer_derived_step);
 	if (info->inner_buckets)
-		state->inner.buckets = wjoin_buckets_create(state->inner.desc,
-													state->nodecxt);
+		init_buckets(state, &state->inner, info, info->inner_derived,
+					 info->inner_derived_step);
 	state->phase = WJ_PHASE_START;
 }
 
@@ -358,6 +401,28 @@ fill_from_slot(WindowJoinState *state, WjSide *side, TupleTableSlot *slot)
 }
 
 /*
+ * restore_derived
+ *		Put a side's derived columns, stored as NULL in its buckets, back
+ *		into the scan tuple: the bounds of the row's window, of value
+ *		window.
+ */
+static void
+restore_derived(WindowJoinState *state, WjSide *side, int64 window)
+{
+	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
+	int			i;
+
+	for (i = 0; i < side->nderived; i++)
+	{
+		int			col = side->first_col + side->derived_col[i];
+
+		scan->tts_values[col] =
+			Int64GetDatum(wj_timestamp_add(window, side->derived_add[i]));
+		scan->tts_isnull[col] = false;
+	}
+}
+
+/*
  * fill_from_row
  *		Put a buffered row, and its side's window columns, into the scan
  *		tuple.
@@ -381,6 +446,9 @@ fill_from_row(WindowJoinState *state, WjSide *side, WjRow *row)
 		memcpy(scan->tts_isnull + side->first_extra, side->extra_nulls,
 			   sizeof(bool) * side->nextras);
 	}
+	/* GROUP: every buffered row is of the window being joined */
+	if (side->nderived > 0)
+		restore_derived(state, side, state->group_window);
 	scan_close(scan);
 }
 
@@ -550,6 +618,8 @@ fetch_next(WindowJoinState *state, WjSide *side)
 
 		ResetExprContext(econtext);
 		fill_from_slot(state, side, slot);
+		if (side->nderived > 0 && !bnull)
+			restore_derived(state, side, bwin);
 		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
 
 		if (state->mode == WJ_MODE_TIME)
@@ -901,6 +971,7 @@ next_window(WindowJoinState *state)
 		}
 		if (!found)
 			return false;
+		state->group_window = win[0];
 		for (s = 0; s < 2; s++)
 		{
 			while (sides[s]->peek_valid &&

@@ -75,7 +75,8 @@ typedef struct WjChain
 typedef struct WjBuckets WjBuckets;
 struct ExplainState;
 
-extern WjBuckets *wjoin_buckets_create(TupleDesc desc, MemoryContext parent);
+extern WjBuckets *wjoin_buckets_create(TupleDesc desc, const bool *dropped,
+									   MemoryContext parent);
 extern void wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot,
 							  int64 window, bool isnull);
 extern void wjoin_buckets_done(WjBuckets *b);
@@ -112,6 +113,9 @@ typedef struct WjSide
 	/* GROUP: an unsorted input grouped by window here, or NULL */
 	WjBuckets  *buckets;
 	bool		buckets_loaded; /* the input has been read into them */
+	int			nderived;		/* columns stored as NULL in the buckets */
+	int		   *derived_col;	/* ... their positions in the input */
+	int64	   *derived_add;	/* ... and window value + this */
 	/* lookahead */
 	TupleTableSlot *peek;
 	bool		peek_valid;
@@ -229,6 +233,7 @@ typedef struct WindowJoinState
 	int64		window_seq;		/* windows processed so far */
 	bool		have_last_end;
 	int64		last_end;		/* TIME: end of the last window processed */
+	int64		group_window;	/* GROUP: the window value being joined */
 
 	/* PROBE position */
 	WjRow	   *outer_cur;

@@ -29,9 +29,11 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/lsyscache.h"
 
+#include "catalog_cache.h"
 #include "input_paths.h"
 #include "join_nulling.h"
 #include "pg_compat.h"
+#include "window_arith.h"
 #include "window_join.h"
 #include "window_join_planner_internal.h"
 
@@ -248,6 +250,75 @@ clause_args(List *rinfos, List *outer_left, bool for_outer)
 }
 
 /*
+ * tumble_bound
+ *		If expr is tumble_start or tumble_end (window_table_functions.c) of
+ *		a time with constant size and offset: the time, its step (0 start,
+ *		1 end), size and offset (floored into [0, size)).
+ */
+static bool
+tumble_bound(Node *expr, Node **time, int *step, int64 *size, int64 *offset)
+{
+	FuncExpr   *fexpr;
+	WjFunc		f;
+
+	expr = wj_strip_phv(expr);
+	if (expr == NULL || !IsA(expr, FuncExpr))
+		return false;
+	fexpr = (FuncExpr *) expr;
+	f = wj_func_of(fexpr->funcid);
+	if ((f != WJF_TUMBLE_START && f != WJF_TUMBLE_END) ||
+		list_length(fexpr->args) != 3 ||
+		!wj_const_duration_usecs(lsecond(fexpr->args), size) ||
+		!wj_const_usecs(lthird(fexpr->args), offset))
+		return false;
+	*time = wj_strip_phv(linitial(fexpr->args));
+	*step = f == WJF_TUMBLE_END ? 1 : 0;
+	*offset = wj_floormod(*offset, *size);
+	return true;
+}
+
+/*
+ * derived_columns
+ *		The columns of an input grouped by window in the node (TUMBLE) that
+ *		the executor can compute from the row's window value: TUMBLE bounds
+ *		of the same time, size and offset as the window expression.  The
+ *		buckets store them as NULL (window_join_buckets.c), a third of a row
+ *		of few narrow columns.  Returns their positions in tlist (0-based);
+ *		*steps gets per column the multiple of the size to add to the window
+ *		value (the end of a window is its start + size).
+ */
+static List *
+derived_columns(List *tlist, Node *window, List **steps)
+{
+	List	   *cols = NIL;
+	Node	   *wtime;
+	int			wstep;
+	int64		wsize;
+	int64		woffset;
+	ListCell   *lc;
+
+	*steps = NIL;
+	if (!tumble_bound(window, &wtime, &wstep, &wsize, &woffset))
+		return NIL;
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Node	   *time;
+		int			step;
+		int64		size;
+		int64		offset;
+
+		if (tumble_bound((Node *) tle->expr, &time, &step, &size, &offset) &&
+			size == wsize && offset == woffset && equal(time, wtime))
+		{
+			cols = lappend_int(cols, foreach_current_index(lc));
+			*steps = lappend_int(*steps, step - wstep);
+		}
+	}
+	return cols;
+}
+
+/*
  * window_join_plan_path
  *		PlanCustomPath: the CustomScan of window_join_make_plan.
  */
@@ -382,6 +453,14 @@ window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	info.key_coll = key_coll;
 	info.outer_buckets = pinfo->outer_buckets;
 	info.inner_buckets = pinfo->inner_buckets;
+	if (pinfo->outer_buckets && pinfo->kind == WJ_KIND_TUMBLE)
+		info.outer_derived = derived_columns(outer_plan->targetlist,
+											 linitial(outer_window),
+											 &info.outer_derived_step);
+	if (pinfo->inner_buckets && pinfo->kind == WJ_KIND_TUMBLE)
+		info.inner_derived = derived_columns(inner_plan->targetlist,
+											 linitial(inner_window),
+											 &info.inner_derived_step);
 	if (mode == WJ_KEYPART_NONE)
 		wj_keypart_plan_none(&info.keypart);
 	else

@@ -179,11 +179,11 @@ is_time_type(Oid typid)
 }
 
 /*
- * strip_phv
+ * wj_strip_phv
  *		Look through PlaceHolderVars of this query level.
  */
-static Node *
-strip_phv(Node *node)
+Node *
+wj_strip_phv(Node *node)
 {
 	while (node && IsA(node, PlaceHolderVar) &&
 		   ((PlaceHolderVar *) node)->phlevelsup == 0)
@@ -421,7 +421,7 @@ subquery_window_bound(PlannerInfo *root, RelOptInfo *rel, AttrNumber attno,
 	tle = get_tle_by_resno(subquery->targetList, attno);
 	if (tle == NULL)
 		return false;
-	expr = strip_phv((Node *) tle->expr);
+	expr = wj_strip_phv((Node *) tle->expr);
 
 	if (IsA(expr, FuncExpr))
 	{
@@ -474,7 +474,7 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 				WjBoundInfo *info)
 {
 	memset(info, 0, sizeof(WjBoundInfo));
-	expr = strip_phv(expr);
+	expr = wj_strip_phv(expr);
 
 	if (side->fn_relid != 0)
 	{
@@ -489,7 +489,7 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 		{
 			FuncExpr   *fexpr = (FuncExpr *) expr;
 			WjFunc		f = wj_func_of(fexpr->funcid);
-			Node	   *arg0 = strip_phv(linitial(fexpr->args));
+			Node	   *arg0 = wj_strip_phv(linitial(fexpr->args));
 			int64		size;
 			int64		offset;
 
@@ -527,7 +527,7 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 		WjFunc		f = wj_func_of(fexpr->funcid);
 
 		if ((f == WJF_TUMBLE_START || f == WJF_TUMBLE_END) &&
-			is_var_of(strip_phv(linitial(fexpr->args)), side->base->relid) &&
+			is_var_of(wj_strip_phv(linitial(fexpr->args)), side->base->relid) &&
 			wj_const_duration_usecs(lsecond(fexpr->args), &info->size) &&
 			wj_const_usecs(lthird(fexpr->args), &info->offset))
 		{
@@ -672,10 +672,10 @@ side_state_bytes(PlannerInfo *root, Path *path, Var *time_var, int64 size)
 static Var *
 tumble_time_var(Node *expr)
 {
-	expr = strip_phv(expr);
+	expr = wj_strip_phv(expr);
 	if (expr && IsA(expr, FuncExpr) && ((FuncExpr *) expr)->args != NIL)
 	{
-		Node	   *arg = strip_phv(linitial(((FuncExpr *) expr)->args));
+		Node	   *arg = wj_strip_phv(linitial(((FuncExpr *) expr)->args));
 
 		if (arg && IsA(arg, Var))
 			return (Var *) arg;

@@ -56,6 +56,7 @@ typedef struct WjPathInfo
 } WjPathInfo;
 
 /* window_join_planner.c */
+extern Node *wj_strip_phv(Node *node);
 extern Path *wj_window_bucket_input(List *paths, List *pathkeys,
 									bool need_parallel_safe);
 extern WjPathInfo *wj_window_bucket_paths(WjPathInfo *pinfo, Path *obucket,

@@ -40,6 +40,10 @@ window_join_info_to_private(const WindowJoinPlanInfo *info)
 	wj_private_put_oid_list(&priv, info->key_coll);
 	wj_private_put_int(&priv, info->outer_buckets ? 1 : 0);
 	wj_private_put_int(&priv, info->inner_buckets ? 1 : 0);
+	wj_private_put_int_list(&priv, info->outer_derived);
+	wj_private_put_int_list(&priv, info->outer_derived_step);
+	wj_private_put_int_list(&priv, info->inner_derived);
+	wj_private_put_int_list(&priv, info->inner_derived_step);
 	wj_keypart_plan_put(&priv, &info->keypart);
 	return priv;
 }
@@ -69,6 +73,10 @@ window_join_info_from_private(List *priv, WindowJoinPlanInfo *info)
 	info->key_coll = wj_private_get_oid_list(&r);
 	info->outer_buckets = wj_private_get_int(&r) != 0;
 	info->inner_buckets = wj_private_get_int(&r) != 0;
+	info->outer_derived = wj_private_get_int_list(&r);
+	info->outer_derived_step = wj_private_get_int_list(&r);
+	info->inner_derived = wj_private_get_int_list(&r);
+	info->inner_derived_step = wj_private_get_int_list(&r);
 	wj_keypart_plan_get(&r, &info->keypart);
 	wj_private_reader_done(&r);
 }
