@@ -238,6 +238,8 @@ init_buckets(WindowJoinState *state, WjSide *side, WindowJoinPlanInfo *info,
 		dropped = palloc0(sizeof(bool) * side->ncols);
 		side->derived_col = palloc(sizeof(int) * side->nderived);
 		side->derived_add = palloc(sizeof(int64) * side->nderived);
+		side->derived_values = palloc(sizeof(Datum) * side->nderived);
+		side->derived_valid = false;
 		forboth(lc1, derived, lc2, steps)
 		{
 			int			col = lfirst_int(lc1);
@@ -412,12 +414,20 @@ restore_derived(WindowJoinState *state, WjSide *side, int64 window)
 	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
 	int			i;
 
+	/* the rows of a window come together: compute its values once */
+	if (!side->derived_valid || side->derived_window != window)
+	{
+		for (i = 0; i < side->nderived; i++)
+			side->derived_values[i] =
+				Int64GetDatum(wj_timestamp_add(window, side->derived_add[i]));
+		side->derived_window = window;
+		side->derived_valid = true;
+	}
 	for (i = 0; i < side->nderived; i++)
 	{
 		int			col = side->first_col + side->derived_col[i];
 
-		scan->tts_values[col] =
-			Int64GetDatum(wj_timestamp_add(window, side->derived_add[i]));
+		scan->tts_values[col] = side->derived_values[i];
 		scan->tts_isnull[col] = false;
 	}
 }

@@ -116,6 +116,9 @@ typedef struct WjSide
 	int			nderived;		/* columns stored as NULL in the buckets */
 	int		   *derived_col;	/* ... their positions in the input */
 	int64	   *derived_add;	/* ... and window value + this */
+	Datum	   *derived_values; /* ... their values for derived_window */
+	int64		derived_window;
+	bool		derived_valid;
 	/* lookahead */
 	TupleTableSlot *peek;
 	bool		peek_valid;
