@@ -9,6 +9,7 @@
  *		wjoin_buckets_put		one input row and its window value
  *		wjoin_buckets_done		all rows are in: order the windows
  *		wjoin_buckets_next		the next row, in window order
+ *		wjoin_buckets_restore	put a row's derived columns back
  *		wjoin_buckets_reset		drop every row (rescan)
  *		wjoin_buckets_explain	the EXPLAIN lines of both sides' buckets
  *		wjoin_buckets_end		release the tuplesort
@@ -24,13 +25,16 @@
  * the buckets (not the rows) are sorted by window, rows whose window is
  * NULL first, and the rows are returned bucket by bucket, chunk by chunk.
  * A window's rows are thus contiguous in memory when the join reads them,
- * where a sort leaves them scattered.  Columns the executor can compute
- * from the window value (a TUMBLE input's window_start and window_end,
- * window_join_plan.c's derived columns) are stored as NULL, which takes no
- * bytes but a bit, and put back by the reader from the row's window.  Chunks are carved from slabs that
+ * where a sort leaves them scattered.  Chunks are carved from slabs that
  * grow with the input (huge_pages.h: on huge pages from 8 MB of rows on),
  * chunk sizes doubling per bucket, so that small inputs and a thousand
- * small windows stay small.
+ * small windows stay small.  While a bucket fills, the free space of its
+ * last chunk is kept in the bucket, so that a row touches no chunk header.
+ *
+ * Columns the executor computes from the window value (a TUMBLE input's
+ * window_start and window_end: window_join_plan.c's derived columns) are
+ * stored as NULL, a bit and no bytes, and put back from the row's window
+ * (wjoin_buckets_restore) into the scan tuple the executor reads it in.
  *
  * MEMORY
  *
@@ -63,6 +67,7 @@
 #include "catalog/pg_operator.h"
 
 #include "huge_pages.h"
+#include "window_arith.h"
 #include "window_join_internal.h"
 
 /* chunk sizes of a bucket: doubling from the first to the last */
@@ -135,8 +140,15 @@ struct WjBuckets
 	MemoryContext cxt;			/* the buckets' own; reset drops every row */
 	MemoryContext parent;
 	TupleDesc	desc;			/* the side's rows */
-	bool	   *dropped;		/* per column: stored as NULL, or NULL */
+	/* derived columns (none: dropped is NULL) */
+	bool	   *dropped;		/* per column: stored as NULL */
 	bool	   *nulls;			/* a row's isnull with them set */
+	int			nderived;
+	int		   *derived_col;	/* their positions */
+	int64	   *derived_add;	/* each is the window value + this */
+	Datum	   *derived_values; /* their values for derived_window */
+	int64		derived_window;
+	bool		derived_valid;
 	TupleDesc	sort_desc;		/* the same plus the window value */
 	Size		limit;			/* work_mem, in bytes */
 	int			sort_mem;		/* work_mem, in kB, for the tuplesort */
@@ -169,11 +181,13 @@ struct WjBuckets
 /*
  * wjoin_buckets_create
  *		Buckets for the rows of desc, within work_mem, in a context of their
- *		own under parent.  dropped (NULL: none) marks the columns to store as
- *		NULL, which the caller puts back from the window value.
+ *		own under parent.  derived lists the columns (0-based) to store as
+ *		NULL, whose value is the window value + steps[i] * size (an interval
+ *		Const), for wjoin_buckets_restore to put back.
  */
 WjBuckets *
-wjoin_buckets_create(TupleDesc desc, const bool *dropped, MemoryContext parent)
+wjoin_buckets_create(TupleDesc desc, List *derived, List *steps, Const *size,
+					 MemoryContext parent)
 {
 	WjBuckets  *b = MemoryContextAllocZero(parent, sizeof(WjBuckets));
 	MemoryContext oldcxt = MemoryContextSwitchTo(parent);
@@ -186,11 +200,33 @@ wjoin_buckets_create(TupleDesc desc, const bool *dropped, MemoryContext parent)
 	b->sort_desc->natts = natts + 1;
 	TupleDescInitEntry(b->sort_desc, (AttrNumber) (natts + 1), "window",
 					   INT8OID, -1, 0);
-	if (dropped != NULL)
+	b->nderived = list_length(derived);
+	if (b->nderived > 0)
 	{
-		b->dropped = palloc(sizeof(bool) * natts);
-		memcpy(b->dropped, dropped, sizeof(bool) * natts);
+		int64		usecs;
+		ListCell   *lc1,
+				   *lc2;
+		int			i = 0;
+
+		if (size == NULL)
+			elog(ERROR, "window join derived columns without a window size");
+		usecs = wj_interval_duration(DatumGetIntervalP(size->constvalue), "size");
+		b->dropped = palloc0(sizeof(bool) * natts);
 		b->nulls = palloc(sizeof(bool) * natts);
+		b->derived_col = palloc(sizeof(int) * b->nderived);
+		b->derived_add = palloc(sizeof(int64) * b->nderived);
+		b->derived_values = palloc(sizeof(Datum) * b->nderived);
+		forboth(lc1, derived, lc2, steps)
+		{
+			int			col = lfirst_int(lc1);
+
+			if (col < 0 || col >= natts)
+				elog(ERROR, "window join derived column %d out of range", col);
+			b->dropped[col] = true;
+			b->derived_col[i] = col;
+			b->derived_add[i] = (int64) lfirst_int(lc2) * usecs;
+			i++;
+		}
 	}
 	b->sort_mem = work_mem;
 	b->limit = (Size) work_mem * 1024;
@@ -613,6 +649,35 @@ wjoin_buckets_next(WjBuckets *b, int64 *window, bool *isnull)
 		b->cur++;
 		b->chunk = b->buckets[b->order[b->cur]].head;
 		b->off = 0;
+	}
+}
+
+/*
+ * wjoin_buckets_restore
+ *		Put the derived columns of a row of window value window, stored as
+ *		NULL, into values/isnull: the row's columns as the executor holds
+ *		them (deformed from the row).
+ */
+void
+wjoin_buckets_restore(WjBuckets *b, int64 window, Datum *values, bool *isnull)
+{
+	int			i;
+
+	if (b->nderived == 0)
+		return;
+	/* the rows of a window come together: compute its values once */
+	if (!b->derived_valid || b->derived_window != window)
+	{
+		for (i = 0; i < b->nderived; i++)
+			b->derived_values[i] =
+				Int64GetDatum(wj_timestamp_add(window, b->derived_add[i]));
+		b->derived_window = window;
+		b->derived_valid = true;
+	}
+	for (i = 0; i < b->nderived; i++)
+	{
+		values[b->derived_col[i]] = b->derived_values[i];
+		isnull[b->derived_col[i]] = false;
 	}
 }
 

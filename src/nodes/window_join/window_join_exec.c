@@ -22,7 +22,10 @@
  * window, identified by the values of the equated window columns; inputs
  * are sorted by them.  For each window: drop the whole state, take the
  * smallest window value of the two lookaheads, read every row of that
- * window from both sides, join.
+ * window from both sides, join.  An unsorted TUMBLE input is instead
+ * grouped by window inside the node (window_join_buckets.c), its window's
+ * own bounds stored as NULL and put back from the window value as its rows
+ * are read (wjoin_buckets_restore).
  *
  * TIME mode (HOP, CUMULATE): inputs are the un-expanded relations sorted by
  * their time column.  For each row we compute the end of its first and of
@@ -106,7 +109,6 @@ static void window_join_begin(CustomScanState *node, EState *estate, int eflags)
 static TupleTableSlot *window_join_exec(CustomScanState *node);
 static void window_join_end(CustomScanState *node);
 static void window_join_rescan(CustomScanState *node);
-static void window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es);
 static Size window_join_estimate_dsm(CustomScanState *node,
 									 ParallelContext *pcxt);
 static void window_join_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
@@ -130,7 +132,7 @@ static CustomExecMethods wj_exec_methods = {
 	.ExecCustomScan = window_join_exec,
 	.EndCustomScan = window_join_end,
 	.ReScanCustomScan = window_join_rescan,
-	.ExplainCustomScan = window_join_explain,
+	.ExplainCustomScan = wjoin_explain,
 	.EstimateDSMCustomScan = window_join_estimate_dsm,
 	.InitializeDSMCustomScan = window_join_initialize_dsm,
 	.ReInitializeDSMCustomScan = window_join_reinitialize_dsm,
@@ -208,51 +210,6 @@ init_side(WindowJoinState *state, WjSide *side, Plan *plan, EState *estate,
 		side->extra_nulls[i] = true;
 		i++;
 	}
-}
-
-/*
- * init_buckets
- *		Group a side's unsorted input by window in the node
- *		(window_join_buckets.c), storing its derived columns (the window's
- *		own bounds, window_join_plan.c) as NULL: restore_derived puts them
- *		back.
- */
-static void
-init_buckets(WindowJoinState *state, WjSide *side, WindowJoinPlanInfo *info,
-			 List *derived, List *steps)
-{
-	bool	   *dropped = NULL;
-	ListCell   *lc1,
-			   *lc2;
-	int			i = 0;
-
-	side->nderived = list_length(derived);
-	if (side->nderived > 0)
-	{
-		int64		size;
-
-		if (info->size == NULL)
-			elog(ERROR, "window join derived columns without a window size");
-		size = wj_interval_duration(DatumGetIntervalP(info->size->constvalue),
-									"size");
-		dropped = palloc0(sizeof(bool) * side->ncols);
-		side->derived_col = palloc(sizeof(int) * side->nderived);
-		side->derived_add = palloc(sizeof(int64) * side->nderived);
-		side->derived_values = palloc(sizeof(Datum) * side->nderived);
-		side->derived_valid = false;
-		forboth(lc1, derived, lc2, steps)
-		{
-			int			col = lfirst_int(lc1);
-
-			if (col < 0 || col >= side->ncols)
-				elog(ERROR, "window join derived column %d out of range", col);
-			dropped[col] = true;
-			side->derived_col[i] = col;
-			side->derived_add[i] = (int64) lfirst_int(lc2) * size;
-			i++;
-		}
-	}
-	side->buckets = wjoin_buckets_create(side->desc, dropped, state->nodecxt);
 }
 
 /*
@@ -356,11 +313,15 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 		(info->inner_buckets && state->inner.nwin != 1))
 		elog(ERROR, "window join input grouped by more than one window value");
 	if (info->outer_buckets)
-		init_buckets(state, &state->outer, info, info->outer_derived,
-					 info->outer_derived_step);
+		state->outer.buckets = wjoin_buckets_create(state->outer.desc,
+													info->outer_derived,
+													info->outer_derived_step,
+													info->size, state->nodecxt);
 	if (info->inner_buckets)
-		init_buckets(state, &state->inner, info, info->inner_derived,
-					 info->inner_derived_step);
+		state->inner.buckets = wjoin_buckets_create(state->inner.desc,
+													info->inner_derived,
+													info->inner_derived_step,
+													info->size, state->nodecxt);
 	state->phase = WJ_PHASE_START;
 }
 
@@ -403,36 +364,6 @@ fill_from_slot(WindowJoinState *state, WjSide *side, TupleTableSlot *slot)
 }
 
 /*
- * restore_derived
- *		Put a side's derived columns, stored as NULL in its buckets, back
- *		into the scan tuple: the bounds of the row's window, of value
- *		window.
- */
-static void
-restore_derived(WindowJoinState *state, WjSide *side, int64 window)
-{
-	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
-	int			i;
-
-	/* the rows of a window come together: compute its values once */
-	if (!side->derived_valid || side->derived_window != window)
-	{
-		for (i = 0; i < side->nderived; i++)
-			side->derived_values[i] =
-				Int64GetDatum(wj_timestamp_add(window, side->derived_add[i]));
-		side->derived_window = window;
-		side->derived_valid = true;
-	}
-	for (i = 0; i < side->nderived; i++)
-	{
-		int			col = side->first_col + side->derived_col[i];
-
-		scan->tts_values[col] = side->derived_values[i];
-		scan->tts_isnull[col] = false;
-	}
-}
-
-/*
  * fill_from_row
  *		Put a buffered row, and its side's window columns, into the scan
  *		tuple.
@@ -457,8 +388,10 @@ fill_from_row(WindowJoinState *state, WjSide *side, WjRow *row)
 			   sizeof(bool) * side->nextras);
 	}
 	/* GROUP: every buffered row is of the window being joined */
-	if (side->nderived > 0)
-		restore_derived(state, side, state->group_window);
+	if (side->buckets != NULL)
+		wjoin_buckets_restore(side->buckets, state->group_window,
+							  scan->tts_values + side->first_col,
+							  scan->tts_isnull + side->first_col);
 	scan_close(scan);
 }
 
@@ -628,8 +561,10 @@ fetch_next(WindowJoinState *state, WjSide *side)
 
 		ResetExprContext(econtext);
 		fill_from_slot(state, side, slot);
-		if (side->nderived > 0 && !bnull)
-			restore_derived(state, side, bwin);
+		if (side->buckets != NULL && !bnull)
+			wjoin_buckets_restore(side->buckets, bwin,
+								  state->css.ss.ss_ScanTupleSlot->tts_values + side->first_col,
+								  state->css.ss.ss_ScanTupleSlot->tts_isnull + side->first_col);
 		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
 
 		if (state->mode == WJ_MODE_TIME)
@@ -1416,81 +1351,6 @@ window_join_restart(CustomScanState *node)
 	state->outer_cur = NULL;
 	state->inner_cur = NULL;
 	state->chain_cur = NULL;
-}
-
-/*
- * window_join_explain
- *		ExplainCustomScan: the window, join type, keys, conditions and (with
- *		ANALYZE) the peak state.
- */
-static void
-window_join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
-{
-	WindowJoinState *state = (WindowJoinState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	List	   *exprs = cscan->custom_exprs;
-	Const	   *c_every = state->info.every;
-	Const	   *c_size = state->info.size;
-	Const	   *c_offset = state->info.offset;
-	Interval   *offset = c_offset ? DatumGetIntervalP(c_offset->constvalue) : NULL;
-	List	   *context;
-
-	switch (state->kind)
-	{
-		case WJ_KIND_TUMBLE:
-			wj_explain_window("tumble", NULL, NULL,
-							  DatumGetIntervalP(c_size->constvalue), offset, es);
-			break;
-		case WJ_KIND_HOP:
-			wj_explain_window("hop", "slide",
-							  DatumGetIntervalP(c_every->constvalue),
-							  DatumGetIntervalP(c_size->constvalue), offset, es);
-			break;
-		case WJ_KIND_CUMULATE:
-			wj_explain_window("cumulate", "step",
-							  DatumGetIntervalP(c_every->constvalue),
-							  DatumGetIntervalP(c_size->constvalue), offset, es);
-			break;
-		case WJ_KIND_COLUMNS:
-			ExplainPropertyText("Window", "window columns", es);
-			break;
-	}
-	wj_explain_join_type(state->jointype, es);
-
-	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan,
-									   ancestors);
-	wj_explain_exprs("Window Cond", list_nth(exprs, WJ_EXPR_SHOW_WINDOW), context, es);
-	if (state->mode == WJ_MODE_TIME)
-	{
-		List	   *times = list_make2(linitial(list_nth(exprs, WJ_EXPR_OUTER_WINDOW)),
-									   linitial(list_nth(exprs, WJ_EXPR_INNER_WINDOW)));
-
-		ExplainPropertyList("Window Time",
-							list_make2(deparse_expression(linitial(times), context, true, false),
-									   deparse_expression(lsecond(times), context, true, false)),
-							es);
-	}
-	wj_explain_exprs("Join Keys", list_nth(exprs, WJ_EXPR_SHOW_KEYS), context, es);
-	wj_explain_exprs("Join Filter", list_nth(exprs, WJ_EXPR_SHOW_FILTER), context, es);
-	wjoin_buckets_explain(state->outer.buckets, state->inner.buckets, es);
-	wj_explain_state(&state->stats, es);
-
-	/* under ANALYZE: windows that did not fit in memory (text: only if any) */
-	{
-		WjSpillFigure figures[3] = {
-			{"Spilled Windows", state->spilled_windows},
-			{"Batches", state->max_batches},
-			{"Extra Chunks", state->spill_chunks}
-		};
-
-		wj_explain_spill(figures, 3, (state->spill_bytes + 1023) / 1024,
-						 state->spilled_windows > 0 || state->spill_bytes > 0,
-						 es);
-	}
-	if (state->info.keypart.units > 0)
-		ExplainPropertyInteger("Key Partitions", NULL,
-							   state->kp.parts, es);
-	wj_explain_workers(&state->pinstr, &node->ss.ps, &state->stats, es);
 }
 
 /*

@@ -4,16 +4,17 @@
  *	  Executor state of the WindowJoin custom scan and the functions its
  *	  executor files share.
  *
- * The executor is split in two (see window_join_exec.c for the algorithm);
- * calls go one way, from the first file to the second:
+ * The executor is split in files (see window_join_exec.c for the
+ * algorithm); calls go one way, from the first file to the others:
  *
  *	window_join_exec.c		the node's callbacks (begin, exec, end, rescan,
- *							EXPLAIN, parallel), the open windows' rows in
- *							memory, the window-by-window join
+ *							parallel), the open windows' rows in memory,
+ *							the window-by-window join
  *	window_join_spill.c		past the memory budget: the open windows' rows
  *							in temporary files, and a spilled window joined
  *							batch by batch
  *	window_join_buckets.c	an unsorted TUMBLE input grouped by window
+ *	window_join_explain.c	EXPLAIN, read from the plan and the state
  *
  * src/nodes/window_join/window_join_internal.h
  *
@@ -75,17 +76,24 @@ typedef struct WjChain
 typedef struct WjBuckets WjBuckets;
 struct ExplainState;
 
-extern WjBuckets *wjoin_buckets_create(TupleDesc desc, const bool *dropped,
+extern WjBuckets *wjoin_buckets_create(TupleDesc desc, List *derived,
+									   List *steps, Const *size,
 									   MemoryContext parent);
 extern void wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot,
 							  int64 window, bool isnull);
 extern void wjoin_buckets_done(WjBuckets *b);
 extern TupleTableSlot *wjoin_buckets_next(WjBuckets *b, int64 *window,
 										  bool *isnull);
+extern void wjoin_buckets_restore(WjBuckets *b, int64 window, Datum *values,
+								  bool *isnull);
 extern void wjoin_buckets_reset(WjBuckets *b);
 extern void wjoin_buckets_explain(WjBuckets *outer, WjBuckets *inner,
 								  struct ExplainState *es);
 extern void wjoin_buckets_end(WjBuckets *b);
+
+/* window_join_explain.c */
+extern void wjoin_explain(CustomScanState *node, List *ancestors,
+						  struct ExplainState *es);
 
 /* One input */
 typedef struct WjSide
@@ -113,12 +121,6 @@ typedef struct WjSide
 	/* GROUP: an unsorted input grouped by window here, or NULL */
 	WjBuckets  *buckets;
 	bool		buckets_loaded; /* the input has been read into them */
-	int			nderived;		/* columns stored as NULL in the buckets */
-	int		   *derived_col;	/* ... their positions in the input */
-	int64	   *derived_add;	/* ... and window value + this */
-	Datum	   *derived_values; /* ... their values for derived_window */
-	int64		derived_window;
-	bool		derived_valid;
 	/* lookahead */
 	TupleTableSlot *peek;
 	bool		peek_valid;
