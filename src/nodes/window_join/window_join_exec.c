@@ -561,11 +561,11 @@ fetch_next(WindowJoinState *state, WjSide *side)
 
 		ResetExprContext(econtext);
 		fill_from_slot(state, side, slot);
+		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
 		if (side->buckets != NULL && !bnull)
 			wjoin_buckets_restore(side->buckets, bwin,
-								  state->css.ss.ss_ScanTupleSlot->tts_values + side->first_col,
-								  state->css.ss.ss_ScanTupleSlot->tts_isnull + side->first_col);
-		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
+								  econtext->ecxt_scantuple->tts_values + side->first_col,
+								  econtext->ecxt_scantuple->tts_isnull + side->first_col);
 
 		if (state->mode == WJ_MODE_TIME)
 		{

@@ -29,11 +29,9 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/lsyscache.h"
 
-#include "catalog_cache.h"
 #include "input_paths.h"
 #include "join_nulling.h"
 #include "pg_compat.h"
-#include "window_arith.h"
 #include "window_join.h"
 #include "window_join_planner_internal.h"
 
@@ -250,34 +248,6 @@ clause_args(List *rinfos, List *outer_left, bool for_outer)
 }
 
 /*
- * tumble_bound
- *		If expr is tumble_start or tumble_end (window_table_functions.c) of
- *		a time with constant size and offset: the time, its step (0 start,
- *		1 end), size and offset (floored into [0, size)).
- */
-static bool
-tumble_bound(Node *expr, Node **time, int *step, int64 *size, int64 *offset)
-{
-	FuncExpr   *fexpr;
-	WjFunc		f;
-
-	expr = wj_strip_phv(expr);
-	if (expr == NULL || !IsA(expr, FuncExpr))
-		return false;
-	fexpr = (FuncExpr *) expr;
-	f = wj_func_of(fexpr->funcid);
-	if ((f != WJF_TUMBLE_START && f != WJF_TUMBLE_END) ||
-		list_length(fexpr->args) != 3 ||
-		!wj_const_duration_usecs(lsecond(fexpr->args), size) ||
-		!wj_const_usecs(lthird(fexpr->args), offset))
-		return false;
-	*time = wj_strip_phv(linitial(fexpr->args));
-	*step = f == WJF_TUMBLE_END ? 1 : 0;
-	*offset = wj_floormod(*offset, *size);
-	return true;
-}
-
-/*
  * derived_columns
  *		The columns of an input grouped by window in the node (TUMBLE) that
  *		the executor can compute from the row's window value: TUMBLE bounds
@@ -292,27 +262,27 @@ derived_columns(List *tlist, Node *window, List **steps)
 {
 	List	   *cols = NIL;
 	Node	   *wtime;
-	int			wstep;
+	bool		wend;
 	int64		wsize;
 	int64		woffset;
 	ListCell   *lc;
 
 	*steps = NIL;
-	if (!tumble_bound(window, &wtime, &wstep, &wsize, &woffset))
+	if (!wj_tumble_bound(window, &wtime, &wend, &wsize, &woffset))
 		return NIL;
 	foreach(lc, tlist)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
 		Node	   *time;
-		int			step;
+		bool		end;
 		int64		size;
 		int64		offset;
 
-		if (tumble_bound((Node *) tle->expr, &time, &step, &size, &offset) &&
+		if (wj_tumble_bound((Node *) tle->expr, &time, &end, &size, &offset) &&
 			size == wsize && offset == woffset && equal(time, wtime))
 		{
 			cols = lappend_int(cols, foreach_current_index(lc));
-			*steps = lappend_int(*steps, step - wstep);
+			*steps = lappend_int(*steps, (int) end - (int) wend);
 		}
 	}
 	return cols;

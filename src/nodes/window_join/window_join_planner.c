@@ -192,6 +192,36 @@ wj_strip_phv(Node *node)
 }
 
 /*
+ * wj_tumble_bound
+ *		Is expr (through PlaceHolderVars) tumble_start or tumble_end
+ *		(window_table_functions.c) of a time, with constant size and offset?
+ *		Then *time is that time, *is_end which bound, *size and *offset (in
+ *		[0, size)) the window's, in microseconds.
+ */
+bool
+wj_tumble_bound(Node *expr, Node **time, bool *is_end, int64 *size,
+				int64 *offset)
+{
+	FuncExpr   *fexpr;
+	WjFunc		f;
+
+	expr = wj_strip_phv(expr);
+	if (expr == NULL || !IsA(expr, FuncExpr) ||
+		list_length(((FuncExpr *) expr)->args) != 3)
+		return false;
+	fexpr = (FuncExpr *) expr;
+	f = wj_func_of(fexpr->funcid);
+	if ((f != WJF_TUMBLE_START && f != WJF_TUMBLE_END) ||
+		!wj_const_duration_usecs(lsecond(fexpr->args), size) ||
+		!wj_const_usecs(lthird(fexpr->args), offset))
+		return false;
+	*time = wj_strip_phv(linitial(fexpr->args));
+	*is_end = f == WJF_TUMBLE_END;
+	*offset = wj_floormod(*offset, *size);
+	return true;
+}
+
+/*
  * is_var_of
  *		Is node a plain column (not whole-row) of range table entry relid?
  */
@@ -524,18 +554,16 @@ window_bound_of(PlannerInfo *root, WjSideInfo *side, Node *expr,
 	if (IsA(expr, FuncExpr) && list_length(((FuncExpr *) expr)->args) == 3)
 	{
 		FuncExpr   *fexpr = (FuncExpr *) expr;
-		WjFunc		f = wj_func_of(fexpr->funcid);
+		Node	   *time;
+		bool		is_end;
 
-		if ((f == WJF_TUMBLE_START || f == WJF_TUMBLE_END) &&
-			is_var_of(wj_strip_phv(linitial(fexpr->args)), side->base->relid) &&
-			wj_const_duration_usecs(lsecond(fexpr->args), &info->size) &&
-			wj_const_usecs(lthird(fexpr->args), &info->offset))
+		if (wj_tumble_bound(expr, &time, &is_end, &info->size, &info->offset) &&
+			is_var_of(time, side->base->relid))
 		{
-			info->bound = f == WJF_TUMBLE_START ? WJ_BOUND_START : WJ_BOUND_END;
+			info->bound = is_end ? WJ_BOUND_END : WJ_BOUND_START;
 			info->kind = WJ_KIND_TUMBLE;
 			info->c_size = (Const *) lsecond(fexpr->args);
 			info->c_offset = (Const *) lthird(fexpr->args);
-			info->offset = wj_floormod(info->offset, info->size);
 			return true;
 		}
 		return false;

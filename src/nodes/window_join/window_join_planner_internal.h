@@ -57,6 +57,8 @@ typedef struct WjPathInfo
 
 /* window_join_planner.c */
 extern Node *wj_strip_phv(Node *node);
+extern bool wj_tumble_bound(Node *expr, Node **time, bool *is_end,
+							int64 *size, int64 *offset);
 extern Path *wj_window_bucket_input(List *paths, List *pathkeys,
 									bool need_parallel_safe);
 extern WjPathInfo *wj_window_bucket_paths(WjPathInfo *pinfo, Path *obucket,
