@@ -59,10 +59,21 @@ function norm(s,   n, p, i, out) {
 	}
 	return out
 }
+# bound(wl): the most a 2-worker plan of workload wl can gain in this run,
+# from its serial time S, the probe's capacity C and the empty Gather's
+# time E (bench/run_pg.sh): S / (S / C + E)
+function bound(wl,   s) {
+	s = T[wl SUBSEP "wj"]
+	if (!(wl in CAP) || !(wl in GATHER) || s <= 0 || CAP[wl] <= 0)
+		return ""
+	return sprintf("; an empty 2-worker Gather took %.0f ms, so a split of the serial %.0f ms gains at most %.2f x here", GATHER[wl], s, s / (s / CAP[wl] + GATHER[wl]))
+}
 function fmt(ms) { return ms >= 100 ? sprintf("%.0f", ms) : sprintf("%.1f", ms) }
 # the probe's line (bench/run_pg.sh): the machine's capacity for two
 # processes, per round of a workload's interleaved configurations
 $2 == "cap" { CAP[$1] = $5; CAPS[$1] = $8; next }
+# ... and the time of an empty 2-worker Gather in those rounds
+$2 == "gather" { GATHER[$1] = $5; next }
 {
 	wl = $1; c = $2; g = $3
 	key = wl SUBSEP c
@@ -187,7 +198,8 @@ END {
 	np = split("W1 W1-item W2 W3 W4 W5-inner W5-left W6-hop W6-tumble", pw, " ")
 	for (i = 1; i <= np; i++)
 		ptarget(pw[i] " with 2 workers: speed-up over serial", pw[i], "wj", "wj2", 1.6, "windowjoin 0 workers / 2 workers" \
-			((pw[i] in CAP) ? sprintf("; two processes ran at %.2f x one in these rounds (probe: %s)", CAP[pw[i]], CAPS[pw[i]]) : ""))
+			((pw[i] in CAP) ? sprintf("; two processes ran at %.2f x one in these rounds (probe: %s)", CAP[pw[i]], CAPS[pw[i]]) : "") \
+			bound(pw[i]))
 	for (i = 1; i <= np; i++)
 		ptarget(pw[i] " with 2 workers: speed-up over PostgreSQL 2 workers", pw[i], "pg2", "wj2", 1, "PostgreSQL idiom, 2 workers" (pw[i] ~ /^W5/ ? ", slice x" factor : ""))
 	split("W4 W5-inner W5-left W6-hop", pd, " ")

@@ -44,6 +44,9 @@ selected() {
 }
 
 "${PSQL[@]}" -c 'CREATE EXTENSION windowjoin' -f "$BENCH/bench_lib.sql"
+# one page for empty_gather's parallel plan (which PostgreSQL gives 2 workers)
+"${PSQL[@]}" -c 'CREATE TABLE wj_bench_one AS SELECT g AS a FROM generate_series(1, 100) g' \
+	-c 'ALTER TABLE wj_bench_one SET (parallel_workers = 2)' -c 'ANALYZE wj_bench_one'
 t0=$(date +%s)
 "${PSQL[@]}" -A -t -v bids="$BIDS" -v items="$ITEMS" -v versions="$VERSIONS" \
 	-v currencies="$CURRENCIES" -v orders="$ORDERS" -v sensor="$SENSOR" -v devices="$DEVICES" \
@@ -115,6 +118,22 @@ probe() {
 	awk -v a=$((t1 - t0)) -v b=$((t2 - t1)) 'BEGIN { printf "%.2f", 2 * a / b }'
 }
 
+# empty_gather: what a parallel plan costs before it splits anything: a
+# Gather with 2 workers over the one page of wj_bench_one, 5 times in one
+# backend; prints the median in ms.  Starting the workers (each a process
+# the postmaster forks, which attaches the shared memory and initialises a
+# backend) and waiting for them to exit is a fixed time per query, which a
+# short query cannot amortise: S ms serial, split at best as the probe
+# says (C x one process), can take no less than S / C + this.
+EMPTY_GATHER_SQL="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
+ SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+empty_gather() {
+	local args=(-c "$EMPTY_GATHER_SQL" -c '\timing on') k
+	for k in 1 2 3 4 5 6; do args+=(-c 'SELECT count(*) FROM wj_bench_one'); done
+	# the first is a warm-up of the backend's caches
+	median $("${PSQL[@]}" -A -t "${args[@]}" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -n +2)
+}
+
 # time_interleaved: the configurations of one workload in G_CLASS (with
 # their queries in G_QS and checksum groups in G_GRP), timed in ROUNDS
 # rounds: windowjoin serial, with 1 and with 2 workers (wj, wj1, wj2: the
@@ -131,10 +150,11 @@ probe() {
 # bench_run would have measured it alone.  The median of its rounds is
 # reported, its first warm-up, and its backends' largest private peak memory.
 time_interleaved() {
-	local n=${#G_CLASS[@]} r i k line checksum caps= slow alone
+	local n=${#G_CLASS[@]} r i k line checksum caps= gathers= slow alone
 	local -a times warm ck hwm shm out
 	for ((r = 0; r < ROUNDS; r++)); do
 		caps="$caps${caps:+ }$(probe)"
+		gathers="$gathers${gathers:+ }$(empty_gather)"
 		for ((k = 0; k < n; k++)); do
 			i=$(( (k + r) % n ))
 			[ -z "${out[$i]:-}" ] || continue
@@ -172,6 +192,7 @@ time_interleaved() {
 		case "${G_CLASS[$i]}" in wj|wj2) explain "$G_WL" "${G_CLASS[$i]}" "$G_WM" "${G_QS[$i]}" ;; esac
 	done
 	record "$G_WL" cap - - "$(printf '%s\t%s\t-\t%s\t-\t\t' "$(median $caps)" "$ROUNDS" "$caps")"
+	record "$G_WL" gather - - "$(printf '%s\t%s\t-\t%s\t-\t\t' "$(median $gathers)" "$ROUNDS" "$gathers")"
 	G_CLASS=() G_QS=() G_GRP=() G_WLS=()
 }
 
