@@ -24,6 +24,10 @@
 /* windowjoin.scheduler_naptime, in milliseconds */
 extern int	wj_scheduler_naptime;
 
+/* windowjoin.scheduler_max_backoff (s) and windowjoin.refresh_timeout (ms) */
+extern int	wj_scheduler_max_backoff;
+extern int	wj_refresh_timeout;
+
 /* Define the scheduler's GUCs and, when preloaded, register its launcher. */
 extern void wj_scheduler_init(bool preloaded);
 

@@ -68,6 +68,7 @@
 #include "utils/timestamp.h"
 
 #include "catalog_cache.h"
+#include "common/window_arith.h"
 #include "continuous.h"
 #include "cv_shape.h"
 
@@ -168,6 +169,16 @@ cv_interval_arg(Node *arg, const char *what)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the %s of a continuous view must not have a month or year part", what)));
+
+	/*
+	 * Checked here as the window functions check it when they run, so that
+	 * a view no refresh could compute is never created: a length is
+	 * positive and at least WJ_MIN_WINDOW_USECS, an offset within range.
+	 */
+	if (strcmp(what, "window offset") == 0)
+		(void) wj_interval_offset(iv);
+	else
+		(void) wj_interval_duration(iv, what);
 	return ((Const *) folded)->constvalue;
 }
 
@@ -182,6 +193,29 @@ cv_offset_arg(Node *arg)
 		return cv_interval_arg(arg, "window offset");
 	return DirectFunctionCall3(interval_in, CStringGetDatum("0"),
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/*
+ * cv_check_stride
+ *		A hop slide or cumulate step against the window size, as the window
+ *		functions check them: a cumulate step divides its size.
+ */
+static void
+cv_check_stride(const CvShape *shape)
+{
+	int64		size;
+	int64		stride;
+
+	if (!wj_interval_usecs(DatumGetIntervalP(shape->size), &size) ||
+		!wj_interval_usecs(DatumGetIntervalP(shape->stride), &stride))
+		return;					/* cv_interval_arg raised already */
+	if (strcmp(shape->kind, "cumulate") == 0 && size % stride != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cumulate size must be a whole multiple of step"),
+				 errdetail("The size is %lld microseconds and the step is %lld microseconds.",
+						   (long long) size, (long long) stride),
+				 errhint("Choose a step that divides the size, for example step '1 hour' with size '1 day'.")));
 }
 
 /*
@@ -397,6 +431,7 @@ cv_tvf_params(Query *q, Index srcidx, Index fnidx, CvShape *shape)
 		shape->has_stride = true;
 		shape->size = cv_interval_arg(args[2], "window size");
 		shape->offset = cv_offset_arg(args[3]);
+		cv_check_stride(shape);
 	}
 	return timevar;
 }

@@ -57,6 +57,9 @@
 #include "utils/regproc.h"
 #include "utils/tuplestore.h"
 
+#include "common/window_arith.h"
+#include "cv_catalog.h"
+
 PG_FUNCTION_INFO_V1(wj_capture);
 
 /* rows gathered before one table_multi_insert() call */
@@ -139,21 +142,22 @@ typedef struct CvBin
 
 /*
  * cv_bin_of
- *		The start of the grain-long bin holding t, bins aligned to offset;
- *		an infinite time (or one whose bin would overflow) is its own bin.
+ *		The start of the grain-long bin holding t, bins aligned as the
+ *		windows are (the Unix epoch plus offset: wj_window_floor, the one
+ *		window arithmetic), so that every row of a bin is in the same
+ *		windows whatever the grain; a bin whose start would leave the
+ *		timestamp range is t itself.
  */
 static int64
 cv_bin_of(Timestamp t, int64 grain, int64 offset)
 {
-	int64		shifted;
-	int64		rem;
+	int64		base = wj_window_base(grain, offset);
+	int64		rem = wj_window_rem(t, grain, base);
+	int64		start;
 
-	if (TIMESTAMP_NOT_FINITE(t) || pg_sub_s64_overflow(t, offset, &shifted))
+	if (pg_sub_s64_overflow(t, rem, &start) || TIMESTAMP_NOT_FINITE(start))
 		return t;
-	rem = shifted % grain;
-	if (rem < 0)
-		rem += grain;
-	return t - rem;
+	return start;
 }
 
 /*
@@ -184,7 +188,8 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 
 		CHECK_FOR_INTERRUPTS();
 		t = slot_getattr(in, timeattno, &tnull);
-		if (tnull)
+		/* NULL and infinite times belong to no window: never logged */
+		if (tnull || TIMESTAMP_NOT_FINITE(DatumGetTimestamp(t)))
 			continue;
 		if (bins != NULL)
 		{
@@ -225,9 +230,11 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 /*
  * wj_capture
  *		windowjoin._capture(): the statement-level AFTER trigger of a
- *		continuous view's source.  Arguments: the change log (a relation
- *		name), the time column, 'bins' or 'rows', the grain and the offset
- *		of the bins in microseconds.
+ *		continuous view's source.  It takes no arguments (a 0.3 trigger's
+ *		are ignored): everything comes from the catalog, whose row for the
+ *		view lists this trigger by its table and name
+ *		(cv_catalog_capture_target), and the trigger writes only that
+ *		view's change log, after checking the log's shape.
  */
 Datum
 wj_capture(PG_FUNCTION_ARGS)
@@ -236,13 +243,11 @@ wj_capture(PG_FUNCTION_ARGS)
 	Trigger    *trigger;
 	Relation	src;
 	TupleDesc	srcdesc;
-	AttrNumber	timeattno;
-	bool		with_rows;
-	int64		grain;
-	int64		offset;
+	Oid			view;
+	CvCaptureTarget target;
 	HTAB	   *bins = NULL;
-	Oid			logoid;
 	CvLogWriter w;
+	Form_pg_attribute timeatt;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
@@ -251,23 +256,25 @@ wj_capture(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("windowjoin._capture() must be an AFTER ... FOR EACH STATEMENT trigger")));
 	trigger = trigdata->tg_trigger;
-	if (trigger->tgnargs != 5)
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("windowjoin._capture() takes a change log, a time column, a mode, a grain and an offset")));
-
 	src = trigdata->tg_relation;
-	srcdesc = RelationGetDescr(src);
-	timeattno = get_attnum(RelationGetRelid(src), trigger->tgargs[1]);
-	if (timeattno == InvalidAttrNumber)
+	if (!cv_catalog_capture_target(RelationGetRelid(src), trigger->tgname, &target))
 		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("time column \"%s\" of a continuous view's source \"%s\" does not exist",
-						trigger->tgargs[1], RelationGetRelationName(src))));
-	with_rows = strcmp(trigger->tgargs[2], "rows") == 0;
-	grain = pg_strtoint64(trigger->tgargs[3]);
-	offset = pg_strtoint64(trigger->tgargs[4]);
-	if (!with_rows && grain > 0)
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("trigger \"%s\" on \"%s\" is not a capture trigger of a continuous view",
+						trigger->tgname, RelationGetRelationName(src)),
+				 errhint("Capture triggers are made by windowjoin.create_view(); windowjoin._capture() serves no other trigger.")));
+	view = target.view;
+
+	srcdesc = RelationGetDescr(src);
+	timeatt = target.timeattno > 0 && target.timeattno <= srcdesc->natts ?
+		TupleDescAttr(srcdesc, target.timeattno - 1) : NULL;
+	if (timeatt == NULL || timeatt->attisdropped || timeatt->atttypid != target.timetype)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the time column of continuous view %s on \"%s\" is gone",
+						cv_relation_text(view), RelationGetRelationName(src))));
+
+	if (!target.with_rows && target.grain > 0)
 	{
 		HASHCTL		ctl;
 
@@ -277,10 +284,15 @@ wj_capture(PG_FUNCTION_ARGS)
 		bins = hash_create("windowjoin capture bins", 64, &ctl,
 						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	logoid = DatumGetObjectId(DirectFunctionCall1(regclassin,
-												  CStringGetDatum(trigger->tgargs[0])));
 
-	w.log = table_open(logoid, RowExclusiveLock);
+	w.log = table_open(target.log, RowExclusiveLock);
+	if (!cv_log_shape_ok(w.log, target.timetype) ||
+		(target.with_rows != (RelationGetDescr(w.log)->natts == 5)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("the change log %s of continuous view %s was altered",
+						cv_relation_text(target.log), cv_relation_text(view)),
+				 errhint("Drop the view with windowjoin.drop_view() and create it again.")));
 	w.cid = GetCurrentCommandId(true);
 	w.bistate = GetBulkInsertState();
 	w.nslots = 0;
@@ -290,10 +302,10 @@ wj_capture(PG_FUNCTION_ARGS)
 		cv_log_append(&w, 0, (Datum) 0, true, (Datum) 0, 0, (Datum) 0, true);
 	else
 	{
-		cv_log_rows(&w, trigdata->tg_oldtable, srcdesc, timeattno, with_rows, -1,
-					bins, grain, offset);
-		cv_log_rows(&w, trigdata->tg_newtable, srcdesc, timeattno, with_rows, 1,
-					bins, grain, offset);
+		cv_log_rows(&w, trigdata->tg_oldtable, srcdesc, target.timeattno,
+					target.with_rows, -1, bins, target.grain, target.offset);
+		cv_log_rows(&w, trigdata->tg_newtable, srcdesc, target.timeattno,
+					target.with_rows, 1, bins, target.grain, target.offset);
 	}
 	if (bins != NULL)
 	{

@@ -54,6 +54,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
+#include "cv_catalog.h"
 #include "cv_refresh.h"
 
 /* a microsecond: inclusive bounds made exclusive */
@@ -212,15 +213,15 @@ cv_fold_side(CvView *v, bool right, int64 late_before, CvCounts *c, CvFold *f)
 
 /*
  * cv_source_max
- *		The newest event time of a source, DT_NOBEGIN when it is empty.
+ *		The newest finite event time of a source, DT_NOBEGIN when it has
+ *		none.
  */
 static int64
 cv_source_max(const CvView *v, const char *column, Oid source)
 {
 	int64		m;
 
-	cv_exec(v, psprintf("SELECT max(%s) FROM %s", quote_identifier(column),
-						cv_relname(source)), 0);
+	cv_exec(v, cv_max_time_sql(source, column), 0);
 	return cv_value(1, &m) ? m : DT_NOBEGIN;
 }
 
@@ -389,7 +390,7 @@ cv_refresh_join(CvView *v, bool full, CvCounts *c, CvFold *f, int64 *new_wm,
 
 	/* the join columns of the catalog row */
 	{
-		Oid			types[6] = {REGCLASSOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+		Oid			types[6] = {OIDOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
 		TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID};
 		Datum		vals[6];
 
@@ -399,10 +400,11 @@ cv_refresh_join(CvView *v, bool full, CvCounts *c, CvFold *f, int64 *new_wm,
 		vals[3] = TimestampTzGetDatum(w2);
 		vals[4] = TimestampTzGetDatum(v->seen1);
 		vals[5] = TimestampTzGetDatum(v->seen2);
-		if (SPI_execute_with_args("UPDATE windowjoin.view_catalog v "
-								  "SET max_event2 = $2, watermark1 = $3, watermark2 = $4, "
-								  "seen1 = $5, seen2 = $6 WHERE v.view_rel = $1",
-								  6, types, vals, NULL, false, 0) != SPI_OK_UPDATE)
+		if (cv_catalog_exec("UPDATE windowjoin.view_catalog v "
+							"SET max_event2 = $2, watermark1 = $3, watermark2 = $4, "
+							"seen1 = $5, seen2 = $6 "
+							"WHERE v.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+							6, types, vals, NULL) != SPI_OK_UPDATE)
 			elog(ERROR, "could not update windowjoin.view_catalog");
 	}
 }

@@ -73,6 +73,7 @@
 #include "utils/timestamp.h"
 
 #include "common/window_arith.h"
+#include "cv_catalog.h"
 #include "cv_refresh.h"
 
 PG_FUNCTION_INFO_V1(wj_refresh);
@@ -140,6 +141,20 @@ cv_relname(Oid rel)
 }
 
 /*
+ * cv_max_time_sql
+ *		The statement reading the latest finite event time of a source:
+ *		infinite times belong to no window and never move a watermark.
+ */
+char *
+cv_max_time_sql(Oid source, const char *time_column)
+{
+	const char *col = quote_identifier(time_column);
+
+	return psprintf("SELECT max(%s) FROM %s WHERE %s > '-infinity' AND %s < 'infinity'",
+					col, cv_relname(source), col, col);
+}
+
+/*
  * cv_exec
  *		Run one statement with nargs bounds ($1 .. $nargs, of the source's
  *		time type; the remaining arguments are int64 microseconds) and
@@ -157,8 +172,19 @@ cv_exec(const CvView *v, const char *sql, int nargs,...)
 	va_start(ap, nargs);
 	for (int i = 0; i < nargs; i++)
 	{
+		int64		t = va_arg(ap, int64);
+
+		/*
+		 * An unbounded end of a range is the first or last finite time:
+		 * rows with infinite times belong to no window (as NULL times do),
+		 * so no statement of a refresh reads them.
+		 */
+		if (t == DT_NOBEGIN)
+			t = MIN_TIMESTAMP;
+		else if (t == DT_NOEND)
+			t = END_TIMESTAMP;
 		types[i] = v->tz ? TIMESTAMPTZOID : TIMESTAMPOID;
-		values[i] = Int64GetDatum(va_arg(ap, int64));
+		values[i] = Int64GetDatum(t);
 	}
 	va_end(ap);
 
@@ -247,22 +273,25 @@ cv_col_usecs(HeapTuple tup, TupleDesc desc, const char *name)
 
 /*
  * cv_lock_view
- *		Read and lock the catalog row of a view (an error if there is none),
- *		as the caller: RLS shows a role only its own views.
+ *		Read and lock the catalog row of a view (an error if there is none).
+ *		The caller must have the privileges of the view's owner; the row is
+ *		read as the catalog's owner (cv_catalog.c).
  */
 static void
 cv_lock_view(Oid view, CvView *v)
 {
-	Oid			argtypes[1] = {REGCLASSOID};
+	Oid			argtypes[1] = {OIDOID};
 	Datum		args[1];
 	HeapTuple	tup;
 	TupleDesc	desc;
 	char	   *s;
 
 	args[0] = ObjectIdGetDatum(view);
-	if (SPI_execute_with_args("SELECT * FROM windowjoin.view_catalog v "
-							  "WHERE v.view_rel = $1 FOR UPDATE",
-							  1, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+	cv_check_view_owner(view);
+	if (cv_catalog_exec("SELECT * FROM windowjoin.view_catalog v "
+						"WHERE v.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+						"FOR UPDATE",
+						1, argtypes, args, NULL) != SPI_OK_SELECT)
 		elog(ERROR, "could not read windowjoin.view_catalog");
 	if (SPI_processed == 0)
 		ereport(ERROR,
@@ -275,7 +304,6 @@ cv_lock_view(Oid view, CvView *v)
 	desc = SPI_tuptable->tupdesc;
 
 	v->view = view;
-	v->owner = SPI_getvalue(tup, desc, SPI_fnumber(desc, "owner"));
 	s = cv_col_text(tup, desc, "kind");
 	v->kind = strcmp(s, "tumble") == 0 ? CV_TUMBLE :
 		strcmp(s, "hop") == 0 ? CV_HOP :
@@ -879,23 +907,6 @@ cv_refresh_sessions(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm
 	return open_from;
 }
 
-/*
- * cv_rel_owner
- *		The owner of a relation.
- */
-static Oid
-cv_rel_owner(Oid rel)
-{
-	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rel));
-	Oid			owner;
-
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", rel);
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
-}
-
 /* milliseconds between two timestamps */
 static double
 cv_ms(TimestampTz from, TimestampTz to)
@@ -979,14 +990,11 @@ wj_refresh(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	}
 
-	/* refresh runs as the view's owner, as REFRESH MATERIALIZED VIEW does */
-	owner = get_role_oid(v.owner, true);
-	if (!OidIsValid(owner) || owner != cv_rel_owner(view))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("continuous view \"%s\" is not owned by %s, the owner recorded in its catalog row",
-						DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(view))),
-						v.owner)));
+	/*
+	 * refresh runs as the view's owner, as REFRESH MATERIALIZED VIEW does:
+	 * the owner of its table now (pg_class), whoever created it
+	 */
+	owner = cv_rel_owner(view);
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(owner, save_sec_context | SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
@@ -1042,8 +1050,7 @@ wj_refresh(PG_FUNCTION_ARGS)
 			v.open_from = DT_NOBEGIN;
 			if (f.truncated)
 				v.explicit_watermark = DT_NOBEGIN;
-			cv_exec(&v, psprintf("SELECT max(%s) FROM %s", quote_identifier(v.time_column),
-								 cv_relname(v.source)), 0);
+			cv_exec(&v, cv_max_time_sql(v.source, v.time_column), 0);
 			max_ev = cv_value(1, &m) ? m : DT_NOBEGIN;
 			c.late = 0;
 			f.nlate_bins = 0;
@@ -1072,7 +1079,7 @@ wj_refresh(PG_FUNCTION_ARGS)
 
 	/* 5. the catalog row */
 	{
-		Oid			types[17] = {REGCLASSOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+		Oid			types[17] = {OIDOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
 			TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID, INT8OID, INT8OID, INT8OID,
 			INT8OID, INT8OID, INT8OID, TEXTOID, INT8OID, FLOAT8OID, FLOAT8OID,
 		FLOAT8OID};
@@ -1096,8 +1103,8 @@ wj_refresh(PG_FUNCTION_ARGS)
 		vals[14] = Float8GetDatum(cv_ms(t0, t1));
 		vals[15] = Float8GetDatum(cv_ms(t1, t2));
 		vals[16] = Float8GetDatum(cv_ms(t2, now));
-		if (SPI_execute_with_args(
-								  "UPDATE windowjoin.view_catalog v "
+		if (cv_catalog_exec(
+							"UPDATE windowjoin.view_catalog v "
 								  "SET watermark = $2, max_event = $3, explicit_watermark = $4, "
 								  "open_from = $5, view_rows = $6, late_rows = v.late_rows + $7, "
 								  "revisions = v.revisions + $8, refreshes = v.refreshes + 1, "
@@ -1110,9 +1117,10 @@ wj_refresh(PG_FUNCTION_ARGS)
 								  "'fold_ms', round($15::numeric, 3), "
 								  "'revise_ms', round($16::numeric, 3), "
 								  "'emit_ms', round($17::numeric, 3), "
-								  "'truncated', $14 = 1) "
-								  "WHERE v.view_rel = $1",
-								  17, types, vals, NULL, false, 0) != SPI_OK_UPDATE)
+								  "'truncated', $14 = 1), "
+								  "failures = 0, next_attempt = NULL "
+								  "WHERE v.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+								  17, types, vals, NULL) != SPI_OK_UPDATE)
 			elog(ERROR, "could not update windowjoin.view_catalog");
 	}
 

@@ -42,7 +42,6 @@ typedef enum CvLate
 typedef struct CvView
 {
 	Oid			view;
-	char	   *owner;
 	CvKind		kind;
 	Oid			source;
 	char	   *time_column;
@@ -135,6 +134,7 @@ typedef struct CvFold
 extern int64 cv_add(int64 t, int64 delta);
 extern int64 cv_bin(int64 t, int64 stride, int64 offset);
 extern char *cv_relname(Oid rel);
+extern char *cv_max_time_sql(Oid source, const char *time_column);
 extern uint64 cv_exec(const CvView *v, const char *sql, int nargs,...);
 extern bool cv_value(int col, int64 *value);
 extern int	cv_cmp_int64(const void *a, const void *b);

@@ -28,11 +28,22 @@
  * that bound it would start the next worker at once, in a loop.
  *
  * Workers exit after each round rather than staying connected so that
- * DROP DATABASE and CREATE DATABASE never wait for them, and a view's
- * refresh error is reported in the server log (and kept in the view's
- * catalog row by the next successful refresh's counters) without stopping
- * the other views.  refresh() itself switches to the view's owner, so the
- * worker's own superuser identity is never what reads the source.
+ * DROP DATABASE and CREATE DATABASE never wait for them.
+ *
+ * Failures (docs/continuous.md, "Failures"): a view whose catalog row
+ * another session holds (a manual refresh, perhaps left open in a
+ * transaction) is skipped for this round without waiting (SKIP LOCKED),
+ * so it never holds up the others.  A refresh that fails is rolled back,
+ * logged with its SQLSTATE, and recorded in the view's catalog row:
+ * consecutive failures, the last error and the next attempt, put off by
+ * the schedule doubled for each consecutive failure up to
+ * windowjoin.scheduler_max_backoff; a success clears the count.
+ * windowjoin.refresh_timeout bounds one scheduled refresh.
+ *
+ * The worker runs as the bootstrap superuser, with search_path pinned to
+ * pg_catalog and every operator of its statements qualified;
+ * refresh() itself switches to the view's owner, so the worker's own
+ * identity is never what reads the source.
  *
  * src/continuous/cv_scheduler.c
  *
@@ -67,11 +78,14 @@
 #include "utils/timestamp.h"
 
 #include "continuous.h"
+#include "cv_catalog.h"
 
 PGDLLEXPORT void wj_scheduler_launcher_main(Datum arg);
 PGDLLEXPORT void wj_scheduler_db_main(Datum arg);
 
 int			wj_scheduler_naptime = 1000;
+int			wj_scheduler_max_backoff = 300;
+int			wj_refresh_timeout = 0;
 static bool wj_scheduler_enabled = true;
 static bool wj_launcher_registered = false;
 
@@ -238,6 +252,23 @@ wj_scheduler_init(bool preloaded)
 							NULL,
 							&wj_scheduler_naptime,
 							1000, 10, 3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("windowjoin.scheduler_max_backoff",
+							"Longest wait before the scheduler retries a continuous view whose refresh failed.",
+							"After each consecutive failure the wait doubles, from the view's schedule up to this.",
+							&wj_scheduler_max_backoff,
+							300, 1, 86400,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("windowjoin.refresh_timeout",
+							"Longest a scheduled refresh of a continuous view may run (0: no limit).",
+							"A refresh that runs longer is cancelled and counts as a failure.",
+							&wj_refresh_timeout,
+							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_UNIT_MS,
 							NULL, NULL, NULL);
@@ -514,10 +545,14 @@ cv_due_views(void)
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SPI_connect();
-		if (SPI_execute("SELECT view_rel::oid FROM windowjoin.view_catalog "
-						"WHERE schedule IS NOT NULL AND (NOT distributed OR refreshes = 0) AND (last_refresh IS NULL "
-						"OR last_refresh + schedule <= clock_timestamp()) "
-						"ORDER BY last_refresh NULLS FIRST",
+		if (SPI_execute("SELECT c.view_rel::pg_catalog.oid FROM windowjoin.view_catalog c "
+						"WHERE c.schedule IS NOT NULL "
+						"AND (NOT c.distributed OR c.refreshes OPERATOR(pg_catalog.=) 0) "
+						"AND (c.last_refresh IS NULL OR c.last_refresh OPERATOR(pg_catalog.+) c.schedule "
+						"OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
+						"AND (c.next_attempt IS NULL "
+						"OR c.next_attempt OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
+						"ORDER BY c.last_refresh NULLS FIRST",
 						true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not list continuous views");
 		for (uint64 i = 0; i < SPI_processed; i++)
@@ -538,14 +573,77 @@ cv_due_views(void)
 }
 
 /*
+ * cv_try_lock
+ *		Lock the catalog row of a view for this transaction if no one else
+ *		holds it (a manual refresh, or one left open in a transaction):
+ *		false, and nothing waited for, when someone does or the view is gone.
+ */
+static bool
+cv_try_lock(Oid view)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		values[1];
+
+	values[0] = ObjectIdGetDatum(view);
+	if (SPI_execute_with_args("SELECT 1 FROM windowjoin.view_catalog c "
+							  "WHERE c.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+							  "FOR UPDATE SKIP LOCKED",
+							  1, argtypes, values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not lock a continuous view's catalog row");
+	return SPI_processed == 1;
+}
+
+/*
+ * cv_record_failure
+ *		After a failed refresh of view: count the failure, keep its error,
+ *		and put the next attempt off by the view's schedule doubled for each
+ *		consecutive failure, at most windowjoin.scheduler_max_backoff.  In a
+ *		transaction of its own.
+ */
+static void
+cv_record_failure(Oid view, ErrorData *edata)
+{
+	Oid			argtypes[4] = {OIDOID, TEXTOID, TEXTOID, FLOAT8OID};
+	Datum		values[4];
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	SPI_connect();
+	values[0] = ObjectIdGetDatum(view);
+	values[1] = CStringGetTextDatum(edata->message ? edata->message : "");
+	values[2] = CStringGetTextDatum(unpack_sql_state(edata->sqlerrcode));
+	values[3] = Float8GetDatum((double) wj_scheduler_max_backoff);
+	if (SPI_execute_with_args(
+							  "UPDATE windowjoin.view_catalog c "
+							  "SET failures = c.failures OPERATOR(pg_catalog.+) 1, "
+							  "last_error = $2, last_error_sqlstate = $3, "
+							  "last_error_at = pg_catalog.clock_timestamp(), "
+							  "next_attempt = pg_catalog.clock_timestamp() OPERATOR(pg_catalog.+) "
+							  "pg_catalog.make_interval(secs => LEAST($4, "
+							  "pg_catalog.date_part('epoch', c.schedule) "
+							  "OPERATOR(pg_catalog.*) pg_catalog.power(2::pg_catalog.float8, "
+							  "LEAST(c.failures, 30)::pg_catalog.float8))) "
+							  "WHERE c.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+							  4, argtypes, values, NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not update windowjoin.view_catalog");
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+/*
  * cv_refresh_one
- *		Refresh one view in its own transaction; an error is logged and
- *		rolled back, and the worker goes on with the next view.
+ *		Refresh one view in its own transaction, unless another session
+ *		holds its catalog row; an error is logged with its SQLSTATE, rolled
+ *		back and recorded in the view's catalog row (cv_record_failure),
+ *		and the worker goes on with the next view.
  */
 static void
 cv_refresh_one(Oid view)
 {
 	MemoryContext outer = CurrentMemoryContext;
+	char	   *name = NULL;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -556,14 +654,25 @@ cv_refresh_one(Oid view)
 		Oid			argtypes[1] = {OIDOID};
 		Datum		values[1];
 
+		name = MemoryContextStrdup(outer, cv_relation_text(view));
+		if (wj_refresh_timeout > 0)
+		{
+			char		buf[32];
+
+			snprintf(buf, sizeof(buf), "%d", wj_refresh_timeout);
+			(void) set_config_option("statement_timeout", buf, PGC_SUSET, PGC_S_SESSION,
+									 GUC_ACTION_LOCAL, true, 0, false);
+		}
 		values[0] = ObjectIdGetDatum(view);
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
-		pgstat_report_activity(STATE_RUNNING, "windowjoin.refresh (scheduled)");
-		if (SPI_execute_with_args("SELECT windowjoin.refresh($1::regclass) "
-								  "FROM windowjoin.view_catalog WHERE view_rel = $1::regclass",
-								  1, argtypes, values, NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "could not refresh continuous view %u", view);
+		if (cv_try_lock(view))
+		{
+			pgstat_report_activity(STATE_RUNNING, "windowjoin.refresh (scheduled)");
+			if (SPI_execute_with_args("SELECT windowjoin.refresh($1::pg_catalog.oid::pg_catalog.regclass)",
+									  1, argtypes, values, NULL, false, 0) != SPI_OK_SELECT)
+				elog(ERROR, "could not refresh continuous view %u", view);
+		}
 		SPI_finish();
 		PopActiveSnapshot();
 		CommitTransactionCommand();
@@ -577,8 +686,21 @@ cv_refresh_one(Oid view)
 		FlushErrorState();
 		AbortCurrentTransaction();
 		ereport(LOG,
-				(errmsg("windowjoin: scheduled refresh of continuous view %u failed: %s",
-						view, edata->message)));
+				(errmsg("windowjoin: scheduled refresh of continuous view %s failed: %s (SQLSTATE %s)",
+						name ? name : psprintf("%u", view), edata->message,
+						unpack_sql_state(edata->sqlerrcode))));
+		PG_TRY();
+		{
+			cv_record_failure(view, edata);
+		}
+		PG_CATCH();
+		{
+			/* the view went away meanwhile, or the server is stopping */
+			MemoryContextSwitchTo(outer);
+			FlushErrorState();
+			AbortCurrentTransaction();
+		}
+		PG_END_TRY();
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();
@@ -605,8 +727,11 @@ cv_next_due(void)
 
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SPI_connect();
-		if (SPI_execute("SELECT min(coalesce(last_refresh, '-infinity') + schedule) "
-						"FROM windowjoin.view_catalog WHERE schedule IS NOT NULL AND (NOT distributed OR refreshes = 0)",
+		if (SPI_execute("SELECT pg_catalog.min(GREATEST("
+						"COALESCE(c.last_refresh, '-infinity') OPERATOR(pg_catalog.+) c.schedule, "
+						"c.next_attempt)) "
+						"FROM windowjoin.view_catalog c WHERE c.schedule IS NOT NULL "
+						"AND (NOT c.distributed OR c.refreshes OPERATOR(pg_catalog.=) 0)",
 						true, 0) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "could not list continuous views");
 		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
@@ -638,6 +763,13 @@ wj_scheduler_db_main(Datum arg)
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
 	pgstat_report_appname("windowjoin scheduler");
+
+	/*
+	 * The worker is a superuser: nothing of a user schema may resolve in
+	 * its statements (which also qualify their operators), nor in the
+	 * database's or its owner's default search_path.
+	 */
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 
 	/* a wake after this point, seen or not by what follows, wins */
 	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);

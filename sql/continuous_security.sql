@@ -1,0 +1,383 @@
+--
+-- Continuous views you can trust (docs/continuous.md, "Security model",
+-- "DDL on sources", "Failures"): every path of the hostile review of 0.3,
+-- tried as two ordinary roles (wj_sec_alice, wj_sec_mallory) and a
+-- database owner (wj_sec_dbowner), each of which must now fail safely with
+-- an error and an errcode, write nothing, and escalate nothing.
+--
+\set SHOW_CONTEXT never
+\set VERBOSITY default
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+
+\set ECHO none
+\i sql/include/helpers.sql
+\set ECHO all
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS sec_alice, sec_mallory CASCADE;
+DROP ROLE IF EXISTS wj_sec_alice;
+DROP ROLE IF EXISTS wj_sec_mallory;
+DROP DATABASE IF EXISTS wj_sec_db;
+DROP ROLE IF EXISTS wj_sec_dbowner;
+RESET client_min_messages;
+
+CREATE ROLE wj_sec_alice;
+CREATE ROLE wj_sec_mallory;
+CREATE SCHEMA sec_alice AUTHORIZATION wj_sec_alice;
+CREATE SCHEMA sec_mallory AUTHORIZATION wj_sec_mallory;
+-- mallory may look at alice's schema (not her tables)
+GRANT USAGE ON SCHEMA sec_alice TO wj_sec_mallory;
+
+-- mallory's payload: it makes her a superuser when it runs as one
+CREATE FUNCTION sec_mallory.pwn() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'ALTER ROLE wj_sec_mallory SUPERUSER';
+  RETURN true;
+END
+$$;
+ALTER FUNCTION sec_mallory.pwn() OWNER TO wj_sec_mallory;
+
+-- alice's ledger and her view over it
+SET ROLE wj_sec_alice;
+SET search_path = sec_alice, public;
+CREATE TABLE ledger (ts timestamptz NOT NULL, amount numeric CHECK (amount > 0));
+CREATE INDEX ON ledger (ts);
+INSERT INTO ledger VALUES ('2024-01-01 00:00:10', 5), ('2024-01-01 00:01:10', 7);
+SELECT windowjoin.create_view('per_minute',
+  $$SELECT window_start, window_end, sum(amount) AS total, count(*) AS n
+      FROM ledger, tumble(ts, interval '1 minute') GROUP BY 1, 2$$);
+SELECT * FROM per_minute;
+RESET ROLE;
+
+--
+-- 1. windowjoin._capture() on a table it was not made for writes nothing.
+--
+SET ROLE wj_sec_mallory;
+SET search_path = sec_mallory, public;
+CREATE TABLE mine (ts timestamptz);
+-- the 0.3 exploit: a trigger whose argument names another role's table
+CREATE TRIGGER x AFTER INSERT ON mine REFERENCING NEW TABLE AS n FOR EACH STATEMENT
+  EXECUTE FUNCTION windowjoin._capture('sec_alice.ledger', 'ts', 'rows', '0', '0');
+INSERT INTO mine VALUES (now());
+DROP TRIGGER x ON mine;
+-- a trigger named as alice's capture trigger, on mallory's own table
+SELECT format('CREATE TRIGGER %I AFTER INSERT ON mine REFERENCING NEW TABLE AS n '
+              'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture()',
+              t) AS ddl
+  FROM unnest(windowjoin._capture_triggers('sec_alice.per_minute', '')) t LIMIT 1 \gset
+:ddl;
+INSERT INTO mine VALUES (now());
+-- and a row-level or BEFORE trigger is refused as before
+CREATE TRIGGER y BEFORE INSERT ON mine FOR EACH ROW EXECUTE FUNCTION windowjoin._capture();
+INSERT INTO mine VALUES (now());
+RESET ROLE;
+SET search_path = sec_alice, public;
+-- nothing reached alice's ledger or her change log
+SELECT count(*) AS ledger_rows FROM ledger;
+SELECT count(*) AS log_rows FROM per_minute_changes;
+
+--
+-- 2. The catalog is written only through the API, and windowjoin.views
+--    runs nothing of mallory's as its reader.
+--
+SET ROLE wj_sec_mallory;
+SET search_path = sec_mallory, public;
+INSERT INTO windowjoin.view_catalog (view_rel, query, kind, source_rel, time_column,
+  time_type, range_query, delay, late, emit)
+VALUES ('sec_mallory.mine', 'x', 'tumble', 'sec_mallory.mine', 'ts', 'timestamptz',
+        'x', '0', 'revise', 'on_close');
+UPDATE windowjoin.view_catalog SET query = 'x';
+DELETE FROM windowjoin.view_catalog;
+SELECT count(*) AS alices_rows_mallory_sees FROM windowjoin.view_catalog;
+SELECT count(*) AS alices_views_mallory_sees FROM windowjoin.views;
+-- the write path checks what a row names: another role's view ...
+SELECT windowjoin._catalog_insert(jsonb_build_object('view_rel', 'sec_alice.per_minute'::regclass::oid));
+-- ... a "change log" that is a view running mallory's function ...
+CREATE VIEW evil AS SELECT 1::smallint AS sign, now() AS t, now() AS t_max, 1 AS n WHERE sec_mallory.pwn();
+CREATE TABLE fake (ts timestamptz);
+SELECT windowjoin._catalog_insert(jsonb_build_object(
+  'view_rel', 'fake'::regclass::oid, 'query', 'x', 'kind', 'tumble',
+  'source_rel', 'mine'::regclass::oid, 'time_column', 'ts', 'time_type', 'timestamptz'::regtype::oid,
+  'range_query', 'x', 'delay', '0', 'late', 'revise', 'emit', 'on_close',
+  'changes_rel', 'evil'::regclass::oid));
+-- ... a source mallory may not read ...
+CREATE TABLE fake_log (sign smallint, t timestamptz, t_max timestamptz, n int);
+SELECT windowjoin._catalog_insert(jsonb_build_object(
+  'view_rel', 'fake'::regclass::oid, 'query', 'x', 'kind', 'tumble',
+  'source_rel', 'sec_alice.ledger'::regclass::oid, 'time_column', 'ts',
+  'time_type', 'timestamptz'::regtype::oid, 'range_query', 'x', 'delay', '0',
+  'late', 'revise', 'emit', 'on_close', 'changes_rel', 'fake_log'::regclass::oid));
+-- ... counters that are not part of a definition
+SELECT windowjoin._catalog_insert(jsonb_build_object('view_rel', 'fake'::regclass::oid,
+  'watermark', 'infinity'));
+-- mallory's own view, whose log she then arms with a policy calling pwn()
+CREATE TABLE ev (t timestamptz, v int);
+SELECT windowjoin.create_view('ev_min',
+  $$SELECT window_start, window_end, count(*) AS n FROM ev, tumble(t, interval '1 minute') GROUP BY 1, 2$$);
+INSERT INTO ev_min_changes VALUES (1, '2024-01-01', '2024-01-01', 1);
+ALTER TABLE ev_min_changes ENABLE ROW LEVEL SECURITY;
+ALTER TABLE ev_min_changes FORCE ROW LEVEL SECURITY;
+CREATE POLICY p ON ev_min_changes USING (sec_mallory.pwn());
+RESET ROLE;
+-- a superuser reads every view: mallory's counts run as mallory, fail,
+-- and show as NULL, while alice's still show
+SELECT owner, rows, state_rows IS NULL AS state_unknown
+  FROM windowjoin.views WHERE owner::text LIKE 'wj_sec_%' ORDER BY 1;
+SELECT rolsuper AS mallory_is_superuser FROM pg_roles WHERE rolname = 'wj_sec_mallory';
+-- a log altered under capture stops its writers with an error, not a crash
+SET ROLE wj_sec_mallory;
+INSERT INTO sec_mallory.ev VALUES (now(), 1);
+DROP POLICY p ON sec_mallory.ev_min_changes;
+ALTER TABLE sec_mallory.ev_min_changes DISABLE ROW LEVEL SECURITY;
+ALTER TABLE sec_mallory.ev_min_changes NO FORCE ROW LEVEL SECURITY;
+ALTER TABLE sec_mallory.ev_min_changes ALTER COLUMN n TYPE text;
+INSERT INTO sec_mallory.ev VALUES (now(), 1);
+ALTER TABLE sec_mallory.ev_min_changes ALTER COLUMN n TYPE int USING n::int;
+INSERT INTO sec_mallory.ev VALUES ('2024-01-01 00:00:00', 1);
+SELECT windowjoin.refresh('sec_mallory.ev_min');
+RESET ROLE;
+
+--
+-- 4. Another role's triggers and tables cannot be taken over.
+--
+SET ROLE wj_sec_mallory;
+SET search_path = sec_mallory, public;
+-- _register_view (0.3) is gone; _catalog_insert takes no trigger or
+-- relation OIDs from its caller, and accepts only triggers named after the
+-- view being registered
+SELECT count(*) AS register_view_functions FROM pg_proc WHERE proname = '_register_view';
+CREATE TABLE fake2 (ts timestamptz);
+CREATE TABLE fake2_log (sign smallint, t timestamptz, t_max timestamptz, n int);
+SELECT windowjoin._catalog_insert(jsonb_build_object(
+  'view_rel', 'fake2'::regclass::oid, 'query', 'x', 'kind', 'tumble',
+  'source_rel', 'ev'::regclass::oid, 'time_column', 't',
+  'time_type', 'timestamptz'::regtype::oid, 'range_query', 'x', 'delay', '0',
+  'late', 'revise', 'emit', 'on_close', 'changes_rel', 'fake2_log'::regclass::oid,
+  'triggers', windowjoin._capture_triggers('ev_min', '')));
+-- alice's view cannot be refreshed, advanced, dropped or counted by mallory
+SELECT windowjoin.refresh('sec_alice.per_minute');
+SELECT windowjoin.advance_watermark('sec_alice.per_minute', 'infinity');
+SELECT windowjoin.drop_view('sec_alice.per_minute');
+SELECT windowjoin._catalog_advance('sec_alice.per_minute', 'infinity');
+SELECT windowjoin._catalog_note_refresh('sec_alice.per_minute');
+SELECT * FROM windowjoin._view_stats('sec_alice.per_minute');
+RESET ROLE;
+-- alice's triggers are still hers, and her view still works
+SET ROLE wj_sec_alice;
+SET search_path = sec_alice, public;
+INSERT INTO ledger VALUES ('2024-01-01 00:02:30', 1);
+SELECT windowjoin.refresh('per_minute');
+SELECT * FROM per_minute ORDER BY 1;
+RESET ROLE;
+-- the owner is read from pg_class, never stored: a new owner refreshes
+ALTER TABLE sec_alice.per_minute OWNER TO wj_sec_mallory;
+SELECT owner FROM windowjoin.views WHERE name = 'sec_alice.per_minute'::regclass;
+SET ROLE wj_sec_alice;
+SELECT windowjoin.refresh('sec_alice.per_minute');
+RESET ROLE;
+ALTER TABLE sec_alice.per_minute OWNER TO wj_sec_alice;
+
+--
+-- Internal functions: which PUBLIC may execute.  Those an API function
+-- calls as its caller check what they touch (above); the rest are not.
+--
+SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE') AS public_execute
+  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+ WHERE n.nspname = 'windowjoin' AND p.proname IN ('_on_drop')
+ ORDER BY 1;
+-- and the catalog's table privileges
+SELECT privilege_type FROM information_schema.role_table_grants
+ WHERE table_schema = 'windowjoin' AND table_name = 'view_catalog' AND grantee = 'PUBLIC'
+ ORDER BY 1;
+
+--
+-- 6. Windows that do not divide the gap between the epochs: the change
+--    log's bins are aligned as the windows are.
+--
+SET search_path = sec_alice, public;
+CREATE TABLE wk (t timestamp);
+CREATE INDEX ON wk (t);
+SELECT windowjoin.create_view('wk7', $$SELECT window_start, window_end, count(*) AS n
+  FROM wk, tumble(t, interval '7 days') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('wk3', $$SELECT window_start, window_end, count(*) AS n
+  FROM wk, tumble(t, interval '3 days') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('wk90', $$SELECT window_start, window_end, count(*) AS n
+  FROM wk, tumble(t, interval '90 minutes', interval '17 minutes') GROUP BY 1, 2$$);
+INSERT INTO wk VALUES ('2024-01-31');
+SELECT windowjoin.refresh(v) FROM unnest('{wk7,wk3,wk90}'::regclass[]) v;
+INSERT INTO wk VALUES ('2024-01-08'), ('2024-01-11 12:00');
+SELECT windowjoin.refresh(v) FROM unnest('{wk7,wk3,wk90}'::regclass[]) v;
+SELECT * FROM wk7 ORDER BY 1;
+-- each equals its batch query over the closed windows
+SELECT count(*) AS wk3_missing FROM (
+  SELECT window_start, window_end, count(*) AS n FROM wk, tumble(t, interval '3 days')
+   GROUP BY 1, 2 HAVING window_end <= '2024-01-31' EXCEPT ALL SELECT * FROM wk3) x;
+SELECT count(*) AS wk90_missing FROM (
+  SELECT window_start, window_end, count(*) AS n FROM wk, tumble(t, interval '90 minutes', interval '17 minutes')
+   GROUP BY 1, 2 HAVING window_end <= '2024-01-31' EXCEPT ALL SELECT * FROM wk90) x;
+
+--
+-- 7. DDL on sources: a renamed time column does not stop writers; a
+--    dropped one is refused while a view reads it.
+--
+ALTER TABLE wk RENAME COLUMN t TO ts;
+INSERT INTO wk VALUES ('2024-02-20');
+SELECT count(*) AS logged FROM wk7_changes;
+ALTER TABLE wk DROP COLUMN ts;
+ALTER TABLE wk ADD COLUMN note text;
+INSERT INTO wk VALUES ('2024-02-21', 'added');
+SELECT count(*) AS logged FROM wk7_changes;
+ALTER TABLE wk RENAME COLUMN ts TO t;
+
+--
+-- 10. Window parameters are checked when the view is created (22023), and
+--     infinite times belong to no window and never move a watermark.
+--
+\set VERBOSITY sqlstate
+SELECT windowjoin.create_view('bad', $$SELECT window_start, window_end, count(*) FROM wk, tumble(t, interval '-10 seconds') GROUP BY 1, 2$$);
+\set VERBOSITY default
+SELECT windowjoin.create_view('bad', $$SELECT window_start, window_end, count(*) FROM wk, tumble(t, interval '-10 seconds') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('bad', $$SELECT window_start, window_end, count(*) FROM wk, tumble(t, interval '0') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('bad', $$SELECT window_start, window_end, count(*) FROM wk, tumble(t, interval '1 microsecond') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('bad', $$SELECT window_start, window_end, count(*) FROM wk, cumulate(t, interval '3 seconds', interval '10 seconds') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('bad', $$SELECT window_start, window_end, count(*) FROM wk, hop(t, interval '0', interval '10 seconds') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('bad', $$SELECT window_start, window_end, count(*) FROM (SELECT (session(t, interval '-1 second') OVER (ORDER BY t)).* FROM wk) s GROUP BY 1, 2$$);
+SELECT count(*) AS bad_views FROM windowjoin.views WHERE name::text = 'bad';
+INSERT INTO wk VALUES ('infinity'), ('-infinity');
+SELECT windowjoin.refresh('wk7');
+SELECT name, watermark, max_event_time FROM windowjoin.views WHERE name = 'wk7'::regclass;
+CREATE TABLE se (t timestamp, k int);
+INSERT INTO se VALUES ('-infinity', 1), ('2024-01-01 10:00', 1), ('infinity', 1);
+SELECT windowjoin.create_view('se_v', $$SELECT k, window_start, window_end, count(*) AS n
+  FROM (SELECT k, (session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t)).* FROM se) s
+ GROUP BY 1, 2, 3$$);
+INSERT INTO se VALUES ('-infinity', 1), ('2024-01-01 11:00', 1), ('infinity', 2);
+SELECT windowjoin.refresh('se_v');
+SELECT * FROM se_v ORDER BY 1, 2;
+SELECT watermark FROM windowjoin.views WHERE name = 'se_v'::regclass;
+
+--
+-- 11. Derived names fit NAMEDATALEN.
+--
+SELECT windowjoin.create_view(repeat('v', 50), $$SELECT window_start, window_end, count(*) AS n FROM wk, tumble(t, interval '1 hour') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view(repeat('v', 49), $$SELECT window_start, window_end, count(*) AS n FROM wk, tumble(t, interval '1 hour') GROUP BY 1, 2$$) IS NOT NULL AS created;
+SELECT windowjoin.drop_view(repeat('v', 49));
+
+--
+-- 9. Failures of scheduled refreshes are counted, kept and backed off;
+--    a view whose row another session holds never holds up the others.
+--    (A failure: a source column renamed under the view's query.)
+--
+SET search_path = sec_alice, public;
+CREATE TABLE fl (t timestamptz, x int);
+SELECT windowjoin.create_view('fl_v', $$SELECT window_start, window_end, sum(x) AS s
+  FROM fl, tumble(t, interval '1 minute') GROUP BY 1, 2$$, schedule => interval '100 milliseconds');
+SELECT windowjoin.create_view('fl_ok', $$SELECT window_start, window_end, count(*) AS n
+  FROM wk, tumble(t, interval '1 minute') GROUP BY 1, 2$$, schedule => interval '100 milliseconds');
+ALTER TABLE fl RENAME COLUMN x TO y;
+INSERT INTO fl VALUES ('2024-01-01', 1), ('2024-01-02', 2);
+-- wait (at most 30 s) for two failures
+DO $$
+BEGIN
+  FOR i IN 1 .. 300 LOOP
+    EXIT WHEN (SELECT failures FROM windowjoin.views WHERE name = 'sec_alice.fl_v'::regclass) >= 2;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END
+$$;
+SELECT failures >= 2 AS failing, last_error_sqlstate, last_error,
+       next_attempt > last_error_at AS backed_off
+  FROM windowjoin.views WHERE name = 'sec_alice.fl_v'::regclass;
+-- a view whose catalog row another session holds is skipped, without
+-- waiting: the others go on being refreshed (three more rounds)
+SELECT windowjoin.create_view('fl_lk', $$SELECT window_start, window_end, count(*) AS n
+  FROM wk, tumble(t, interval '1 hour') GROUP BY 1, 2$$, schedule => interval '100 milliseconds');
+BEGIN;
+SELECT 1 AS locked FROM windowjoin.view_catalog WHERE view_rel = 'fl_lk'::regclass FOR UPDATE;
+SELECT set_config('wj.before', refreshes::text, false) IS NOT NULL AS noted
+  FROM windowjoin.view_catalog WHERE view_rel = 'fl_ok'::regclass;
+SELECT set_config('wj.locked_before', refreshes::text, false) IS NOT NULL AS noted
+  FROM windowjoin.view_catalog WHERE view_rel = 'fl_lk'::regclass;
+DO $$
+BEGIN
+  FOR i IN 1 .. 300 LOOP
+    EXIT WHEN (SELECT refreshes FROM windowjoin.view_catalog WHERE view_rel = 'sec_alice.fl_ok'::regclass)
+              >= current_setting('wj.before')::int + 3;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END
+$$;
+SELECT refreshes >= current_setting('wj.before')::int + 3 AS kept_refreshing
+  FROM windowjoin.view_catalog WHERE view_rel = 'fl_ok'::regclass;
+SELECT refreshes = current_setting('wj.locked_before')::int AS locked_one_skipped, failures
+  FROM windowjoin.view_catalog WHERE view_rel = 'fl_lk'::regclass;
+COMMIT;
+-- the fix: the column back; the next attempt succeeds and clears the count
+ALTER TABLE fl RENAME COLUMN y TO x;
+SELECT windowjoin.refresh('fl_v');
+SELECT failures, next_attempt FROM windowjoin.views WHERE name = 'fl_v'::regclass;
+SELECT * FROM fl_v ORDER BY 1;
+SELECT windowjoin.drop_view('fl_v');
+SELECT windowjoin.drop_view('fl_ok');
+SELECT windowjoin.drop_view('fl_lk');
+
+--
+-- 3. A database owner's operator in public never runs in the scheduler.
+--    In 0.3 the scheduler compared view_rel = $1::regclass with the
+--    database's search_path: pg_catalog has no regclass = regclass, so a
+--    public.= (regclass, regclass) ran as the bootstrap superuser.
+--
+SELECT current_database() AS orig_db \gset
+CREATE ROLE wj_sec_dbowner;
+CREATE DATABASE wj_sec_db OWNER wj_sec_dbowner;
+\c wj_sec_db
+SET client_min_messages = warning;
+CREATE EXTENSION windowjoin;
+RESET client_min_messages;
+ALTER SCHEMA public OWNER TO wj_sec_dbowner;
+SET ROLE wj_sec_dbowner;
+CREATE FUNCTION public.eq_pwn(regclass, regclass) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'ALTER ROLE wj_sec_dbowner SUPERUSER';
+  RETURN $1::oid = $2::oid;
+END
+$$;
+CREATE OPERATOR public.= (LEFTARG = regclass, RIGHTARG = regclass, FUNCTION = public.eq_pwn);
+CREATE FUNCTION public.le_pwn(timestamptz, timestamptz) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'ALTER ROLE wj_sec_dbowner SUPERUSER';
+  RETURN $1 <= $2;
+END
+$$;
+CREATE OPERATOR public.<= (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = public.le_pwn);
+ALTER DATABASE wj_sec_db SET search_path = public, pg_catalog;
+CREATE TABLE public.s (t timestamptz);
+INSERT INTO public.s VALUES ('2024-01-01'), ('2024-01-02');
+SELECT windowjoin.create_view('public.s_v', $$SELECT window_start, window_end, count(*) AS n
+  FROM s, tumble(t, interval '1 hour') GROUP BY 1, 2$$, schedule => interval '100 milliseconds');
+RESET ROLE;
+-- wait (at most 30 s) for two scheduled refreshes
+DO $$
+BEGIN
+  FOR i IN 1 .. 300 LOOP
+    EXIT WHEN (SELECT refreshes FROM windowjoin.view_catalog) >= 3;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END
+$$;
+SELECT refreshes >= 3 AS scheduled, failures FROM windowjoin.view_catalog;
+SELECT rolsuper AS dbowner_is_superuser FROM pg_roles WHERE rolname = 'wj_sec_dbowner';
+-- and a superuser reading windowjoin.views runs none of it either
+SELECT name, rows FROM windowjoin.views;
+SELECT rolsuper AS dbowner_is_superuser FROM pg_roles WHERE rolname = 'wj_sec_dbowner';
+\c :orig_db
+SET client_min_messages = warning;
+DROP DATABASE wj_sec_db;
+DROP ROLE wj_sec_dbowner;
+
+DROP SCHEMA sec_alice, sec_mallory CASCADE;
+DROP ROLE wj_sec_alice;
+DROP ROLE wj_sec_mallory;
+RESET client_min_messages;
+SELECT count(*) AS views_left FROM windowjoin.views;

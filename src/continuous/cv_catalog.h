@@ -1,0 +1,50 @@
+/*-------------------------------------------------------------------------
+ *
+ * cv_catalog.h
+ *	  The continuous views' catalog (cv_catalog.c): its one write path, the
+ *	  ownership checks, and what change capture reads from it.
+ *
+ * src/continuous/cv_catalog.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef CV_CATALOG_H
+#define CV_CATALOG_H
+
+#include "postgres.h"
+
+#include "utils/relcache.h"
+
+/* the identity cv_catalog_begin switched from */
+typedef struct CvCatalogUser
+{
+	Oid			userid;
+	int			sec_context;
+} CvCatalogUser;
+
+/* what one capture trigger may do (cv_catalog_capture_target) */
+typedef struct CvCaptureTarget
+{
+	Oid			view;			/* the view whose trigger it is */
+	Oid			source;			/* the table it must be on */
+	Oid			log;			/* the change log it writes */
+	AttrNumber	timeattno;		/* the source's time column */
+	Oid			timetype;		/* TIMESTAMPOID or TIMESTAMPTZOID */
+	bool		with_rows;		/* late => 'log': one log row per row */
+	int64		grain;			/* bin length in microseconds; 0: none */
+	int64		offset;			/* the windows' offset */
+} CvCaptureTarget;
+
+extern Oid	cv_catalog_relid(void);
+extern Oid	cv_rel_owner(Oid rel);
+extern char *cv_relation_text(Oid rel);
+extern void cv_check_view_owner(Oid view);
+extern void cv_catalog_begin(CvCatalogUser *save);
+extern void cv_catalog_end(const CvCatalogUser *save);
+extern int	cv_catalog_exec(const char *sql, int nargs, Oid *types,
+							Datum *values, const char *nulls);
+extern bool cv_log_shape_ok(Relation rel, Oid timetype);
+extern bool cv_catalog_capture_target(Oid relid, const char *tgname,
+									  CvCaptureTarget *t);
+
+#endif							/* CV_CATALOG_H */
