@@ -31,6 +31,10 @@ REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER
   ON windowjoin.view_catalog FROM PUBLIC;
 ALTER TABLE windowjoin.view_catalog
   DROP COLUMN owner,
+  ADD COLUMN range_fn regprocedure,
+  ADD COLUMN pane_fn regprocedure,
+  ADD COLUMN combine_fn regprocedure,
+  ADD COLUMN right_fn regprocedure,
   ADD COLUMN triggers name[],
   ADD COLUMN triggers2 name[],
   ADD COLUMN time_attnum smallint,
@@ -68,6 +72,11 @@ LANGUAGE C STRICT VOLATILE SET search_path = pg_catalog, pg_temp;
 
 CREATE FUNCTION windowjoin._catalog_note_refresh(view regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'wj_catalog_note_refresh'
+LANGUAGE C STRICT VOLATILE SET search_path = pg_catalog, pg_temp;
+
+-- the derived queries as functions PostgreSQL tracks (src/continuous/cv_derived.c)
+CREATE FUNCTION windowjoin._derive_functions(view regclass) RETURNS void
+AS 'MODULE_PATHNAME', 'wj_derive_functions'
 LANGUAGE C STRICT VOLATILE SET search_path = pg_catalog, pg_temp;
 
 CREATE FUNCTION windowjoin._view_stats(view regclass, OUT state_rows bigint,
@@ -330,6 +339,9 @@ BEGIN
     'max_event2', coalesce(max_ev2, '-infinity'), 'idle', idle,
     'triggers', windowjoin._capture_triggers(v, ''),
     'triggers2', CASE WHEN nsrc = 2 THEN windowjoin._capture_triggers(v, '_right') END));
+  -- the derived queries as functions PostgreSQL tracks: renames of the
+  -- source follow, DROP COLUMN of what the view reads is refused
+  PERFORM windowjoin._derive_functions(v);
 
   PERFORM windowjoin.refresh(v);
   IF schedule IS NOT NULL THEN
@@ -484,6 +496,22 @@ UPDATE windowjoin.view_catalog c
        time_attnum2 = (SELECT a.attnum FROM pg_catalog.pg_attribute a
                         WHERE a.attrelid = c.source2_rel AND a.attname = c.time_column2
                           AND NOT a.attisdropped);
+
+-- and their derived queries as functions (left as text, with a warning,
+-- where the owner may no longer create functions in the view's schema)
+DO $do$
+DECLARE
+  c record;
+BEGIN
+  FOR c IN SELECT view_rel FROM windowjoin.view_catalog WHERE NOT distributed LOOP
+    BEGIN
+      PERFORM windowjoin._derive_functions(c.view_rel);
+    EXCEPTION WHEN OTHERS THEN
+      RAISE WARNING 'the derived queries of continuous view % stay text: %', c.view_rel, SQLERRM;
+    END;
+  END LOOP;
+END
+$do$;
 
 --------------------------------------------------------------------------
 -- windowjoin.views

@@ -47,4 +47,7 @@ extern bool cv_log_shape_ok(Relation rel, Oid timetype);
 extern bool cv_catalog_capture_target(Oid relid, const char *tgname,
 									  CvCaptureTarget *t);
 
+/* cv_derived.c: a derived query kept as a function, as refresh calls it */
+extern char *cv_derived_call(Oid fn);
+
 #endif							/* CV_CATALOG_H */

@@ -236,6 +236,23 @@ cv_col_text(HeapTuple tup, TupleDesc desc, const char *name)
 	return isnull ? NULL : TextDatumGetCString(d);
 }
 
+/*
+ * cv_col_derived
+ *		A derived query as refresh runs it: the call of its function
+ *		(cv_derived.c) when it has one, else its text; NULL when it has
+ *		neither.
+ */
+static char *
+cv_col_derived(HeapTuple tup, TupleDesc desc, const char *query, const char *fn)
+{
+	bool		isnull;
+	Datum		d = cv_col(tup, desc, fn, &isnull);
+
+	if (!isnull)
+		return cv_derived_call(DatumGetObjectId(d));
+	return cv_col_text(tup, desc, query);
+}
+
 /* a regclass or regtype column, InvalidOid when null */
 static Oid
 cv_col_oid(HeapTuple tup, TupleDesc desc, const char *name)
@@ -315,12 +332,12 @@ cv_lock_view(Oid view, CvView *v)
 	v->stride = cv_col_usecs(tup, desc, "stride");
 	v->offset = cv_col_usecs(tup, desc, "offset");
 	v->gap = cv_col_usecs(tup, desc, "gap");
-	v->range_query = cv_col_text(tup, desc, "range_query");
+	v->range_query = cv_col_derived(tup, desc, "range_query", "range_fn");
 	v->changes = cv_col_oid(tup, desc, "changes_rel");
 	v->late_rel = cv_col_oid(tup, desc, "late_rel");
 	v->panes = cv_col_oid(tup, desc, "panes_rel");
-	v->pane_query = cv_col_text(tup, desc, "pane_query");
-	v->combine_query = cv_col_text(tup, desc, "combine_query");
+	v->pane_query = cv_col_derived(tup, desc, "pane_query", "pane_fn");
+	v->combine_query = cv_col_derived(tup, desc, "combine_query", "combine_fn");
 	v->merge_query = cv_col_text(tup, desc, "merge_query");
 	v->delay = cv_col_usecs(tup, desc, "delay");
 	s = cv_col_text(tup, desc, "late");
@@ -353,7 +370,7 @@ cv_lock_view(Oid view, CvView *v)
 		v->time_column2 = SPI_getvalue(tup, desc, SPI_fnumber(desc, "time_column2"));
 		v->changes2 = cv_col_oid(tup, desc, "changes2_rel");
 		v->late2_rel = cv_col_oid(tup, desc, "late2_rel");
-		v->right_query = cv_col_text(tup, desc, "right_query");
+		v->right_query = cv_col_derived(tup, desc, "right_query", "right_fn");
 		(void) cv_col(tup, desc, "band_lo", &isnull);
 		v->has_band_lo = !isnull;
 		v->band_lo = cv_col_usecs(tup, desc, "band_lo");
