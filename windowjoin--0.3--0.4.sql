@@ -74,6 +74,35 @@ CREATE FUNCTION windowjoin._catalog_note_refresh(view regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'wj_catalog_note_refresh'
 LANGUAGE C STRICT VOLATILE SET search_path = pg_catalog, pg_temp;
 
+-- Dependencies that survive pg_dump and pg_restore, which restore the
+-- catalog's rows (a configuration table) but not the pg_depend entries of
+-- the objects they name: every new catalog row records them, and a capture
+-- trigger that a row lists goes with its view when it is made (pg_restore
+-- makes triggers after restoring the rows).
+CREATE FUNCTION windowjoin._catalog_bind() RETURNS trigger
+AS 'MODULE_PATHNAME', 'wj_catalog_bind' LANGUAGE C;
+CREATE TRIGGER view_catalog_bind AFTER INSERT ON windowjoin.view_catalog
+  FOR EACH ROW EXECUTE FUNCTION windowjoin._catalog_bind();
+
+CREATE FUNCTION windowjoin._bind_trigger(trigger oid) RETURNS void
+AS 'MODULE_PATHNAME', 'wj_bind_trigger'
+LANGUAGE C STRICT VOLATILE SET search_path = pg_catalog, pg_temp;
+
+CREATE FUNCTION windowjoin._on_create_trigger() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  d record;
+BEGIN
+  FOR d IN SELECT objid FROM pg_catalog.pg_event_trigger_ddl_commands()
+            WHERE classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass::pg_catalog.oid LOOP
+    PERFORM windowjoin._bind_trigger(d.objid);
+  END LOOP;
+END
+$fn$;
+CREATE EVENT TRIGGER windowjoin_bind_trigger ON ddl_command_end
+  WHEN TAG IN ('CREATE TRIGGER')
+  EXECUTE FUNCTION windowjoin._on_create_trigger();
+
 -- the derived queries as functions PostgreSQL tracks (src/continuous/cv_derived.c)
 CREATE FUNCTION windowjoin._derive_functions(view regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'wj_derive_functions'
@@ -577,3 +606,6 @@ COMMENT ON VIEW windowjoin.views IS
 --------------------------------------------------------------------------
 
 REVOKE ALL ON FUNCTION windowjoin._on_drop() FROM PUBLIC;
+REVOKE ALL ON FUNCTION windowjoin._on_create_trigger() FROM PUBLIC;
+REVOKE ALL ON FUNCTION windowjoin._bind_trigger(oid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION windowjoin._catalog_bind() FROM PUBLIC;

@@ -470,6 +470,19 @@ cv_require_source(Oid rel, const char *timecol, Oid timetype, bool need_time)
 }
 
 /*
+ * cv_capture_function
+ *		The OID of windowjoin._capture().
+ */
+static Oid
+cv_capture_function(void)
+{
+	Oid			noargs[1] = {InvalidOid};
+	List	   *name = list_make2(makeString("windowjoin"), makeString("_capture"));
+
+	return LookupFuncName(name, 0, noargs, false);
+}
+
+/*
  * cv_trigger_claimed
  *		Does a catalog row other than view's list a capture trigger named
  *		tgname on source?
@@ -517,9 +530,7 @@ cv_record_triggers(HeapTuple tup, TupleDesc desc, int side, const ObjectAddress 
 {
 	Oid			view = viewaddr->objectId;
 	Oid			source = cv_oid_col(tup, desc, side == 1 ? "source_rel" : "source2_rel");
-	Oid			capture_args[1] = {InvalidOid};
-	List	   *capname = list_make2(makeString("windowjoin"), makeString("_capture"));
-	Oid			capture = LookupFuncName(capname, 0, capture_args, false);
+	Oid			capture = cv_capture_function();
 	char	   *prefix = psprintf("windowjoin_%u_", view);
 	bool		isnull;
 	Datum		d = cv_datum_col(tup, desc, side == 1 ? "triggers" : "triggers2", &isnull);
@@ -567,12 +578,13 @@ cv_record_triggers(HeapTuple tup, TupleDesc desc, int side, const ObjectAddress 
 
 /*
  * cv_record_dependencies
- *		The pg_depend entries of a new view (cv_depend.c's header says which);
- *		and the view on its time columns, so that DROP COLUMN of a time
- *		column is refused without CASCADE.
+ *		The pg_depend entries of a catalog row (the file header): the view
+ *		on its sources and their time columns, its own tables and derived
+ *		functions on it, and all of them on the extension.  Capture
+ *		triggers are recorded apart (cv_record_triggers, cv_bind_trigger).
  */
 static void
-cv_record_dependencies(HeapTuple tup, TupleDesc desc, AttrNumber att1, AttrNumber att2)
+cv_record_dependencies(HeapTuple tup, TupleDesc desc)
 {
 	Oid			view = cv_oid_col(tup, desc, "view_rel");
 	Oid			ext = get_extension_oid("windowjoin", false);
@@ -581,31 +593,27 @@ cv_record_dependencies(HeapTuple tup, TupleDesc desc, AttrNumber att1, AttrNumbe
 	ObjectAddress addr;
 	const char *owned[] = {"changes_rel", "late_rel", "panes_rel", "changes2_rel",
 	"late2_rel", NULL};
-	Oid			src1 = cv_oid_col(tup, desc, "source_rel");
-	Oid			src2 = cv_oid_col(tup, desc, "source2_rel");
-	bool		distributed;
-	bool		isnull;
+	const char *fns[] = {"range_fn", "pane_fn", "combine_fn", "right_fn", NULL};
 
-	distributed = DatumGetBool(cv_datum_col(tup, desc, "distributed", &isnull));
 	ObjectAddressSet(viewaddr, RelationRelationId, view);
 	ObjectAddressSet(extaddr, ExtensionRelationId, ext);
 
-	ObjectAddressSet(addr, RelationRelationId, src1);
-	recordDependencyOn(&viewaddr, &addr, DEPENDENCY_NORMAL);
-	if (att1 > 0)
+	for (int side = 1; side <= 2; side++)
 	{
-		ObjectAddressSubSet(addr, RelationRelationId, src1, att1);
+		Oid			src = cv_oid_col(tup, desc, side == 1 ? "source_rel" : "source2_rel");
+		char	   *col = cv_text_col(tup, desc, side == 1 ? "time_column" : "time_column2");
+		AttrNumber	att = col ? get_attnum(src, col) : InvalidAttrNumber;
+
+		if (!OidIsValid(src) ||
+			(side == 2 && src == cv_oid_col(tup, desc, "source_rel")))
+			continue;
+		ObjectAddressSet(addr, RelationRelationId, src);
 		recordDependencyOn(&viewaddr, &addr, DEPENDENCY_NORMAL);
-	}
-	if (OidIsValid(src2) && src2 != src1)
-	{
-		ObjectAddressSet(addr, RelationRelationId, src2);
-		recordDependencyOn(&viewaddr, &addr, DEPENDENCY_NORMAL);
-	}
-	if (OidIsValid(src2) && att2 > 0)
-	{
-		ObjectAddressSubSet(addr, RelationRelationId, src2, att2);
-		recordDependencyOn(&viewaddr, &addr, DEPENDENCY_NORMAL);
+		if (att > 0)
+		{
+			ObjectAddressSubSet(addr, RelationRelationId, src, att);
+			recordDependencyOn(&viewaddr, &addr, DEPENDENCY_NORMAL);
+		}
 	}
 	recordDependencyOn(&viewaddr, &extaddr, DEPENDENCY_AUTO);
 
@@ -619,19 +627,94 @@ cv_record_dependencies(HeapTuple tup, TupleDesc desc, AttrNumber att1, AttrNumbe
 		recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
 		recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
 	}
-
-	if (!distributed)
+	for (int i = 0; fns[i] != NULL; i++)
 	{
-		int			n = cv_record_triggers(tup, desc, 1, &viewaddr);
+		Oid			fn = cv_oid_col(tup, desc, fns[i]);
 
-		if (OidIsValid(cv_oid_col(tup, desc, "changes2_rel")))
-			n += cv_record_triggers(tup, desc, 2, &viewaddr);
-		if (n == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("continuous view %s has no capture triggers on its source",
-							cv_relation_text(view))));
+		if (!OidIsValid(fn))
+			continue;
+		ObjectAddressSet(addr, ProcedureRelationId, fn);
+		recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
+		recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
 	}
+}
+
+PG_FUNCTION_INFO_V1(wj_catalog_bind);
+
+/*
+ * wj_catalog_bind
+ *		windowjoin._catalog_bind(): AFTER INSERT ... FOR EACH ROW trigger of
+ *		the catalog.  Records a new row's dependencies, whether the row
+ *		comes from _catalog_insert or from pg_restore, which restores the
+ *		catalog's rows but not the pg_depend entries of the objects they
+ *		name.  Only the catalog's owner inserts rows.
+ */
+Datum
+wj_catalog_bind(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(trigdata->tg_event) ||
+		RelationGetRelid(trigdata->tg_relation) != cv_catalog_relid())
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("windowjoin._catalog_bind() must be an AFTER INSERT ... FOR EACH ROW trigger of windowjoin.view_catalog")));
+	cv_record_dependencies(trigdata->tg_trigtuple, RelationGetDescr(trigdata->tg_relation));
+	return PointerGetDatum(trigdata->tg_trigtuple);
+}
+
+PG_FUNCTION_INFO_V1(wj_bind_trigger);
+
+/*
+ * wj_bind_trigger
+ *		windowjoin._bind_trigger(trigger oid), from the extension's
+ *		ddl_command_end event trigger for CREATE TRIGGER: a trigger that a
+ *		catalog row lists as a capture trigger (pg_restore makes them after
+ *		restoring the catalog) goes with its view.  Does nothing for any
+ *		other trigger, and for one create_view is making (its row comes
+ *		after; _catalog_insert records it).
+ */
+Datum
+wj_bind_trigger(PG_FUNCTION_ARGS)
+{
+	Oid			trigoid = PG_GETARG_OID(0);
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tg;
+	Oid			relid = InvalidOid;
+	char	   *name = NULL;
+
+	ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(trigoid));
+	scan = systable_beginscan(tgrel, TriggerOidIndexId, true, NULL, 1, &key);
+	tg = systable_getnext(scan);
+	if (HeapTupleIsValid(tg) &&
+		((Form_pg_trigger) GETSTRUCT(tg))->tgfoid == cv_capture_function())
+	{
+		relid = ((Form_pg_trigger) GETSTRUCT(tg))->tgrelid;
+		name = pstrdup(NameStr(((Form_pg_trigger) GETSTRUCT(tg))->tgname));
+	}
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+
+	if (name != NULL)
+	{
+		CvCaptureTarget target;
+
+		if (cv_catalog_capture_target(relid, name, &target))
+		{
+			ObjectAddress viewaddr;
+			ObjectAddress addr;
+
+			ObjectAddressSet(viewaddr, RelationRelationId, target.view);
+			ObjectAddressSet(addr, TriggerRelationId, trigoid);
+			recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
+		}
+	}
+	PG_RETURN_VOID();
 }
 
 /*
@@ -770,7 +853,22 @@ wj_catalog_insert(PG_FUNCTION_ARGS)
 			elog(ERROR, "could not update windowjoin.view_catalog");
 	}
 
-	cv_record_dependencies(tup, desc, att1, att2);
+	/* (the catalog's row trigger recorded the rest: wj_catalog_bind) */
+	if (!distributed)
+	{
+		ObjectAddress viewaddr;
+		int			n;
+
+		ObjectAddressSet(viewaddr, RelationRelationId, view);
+		n = cv_record_triggers(tup, desc, 1, &viewaddr);
+		if (OidIsValid(cv_oid_col(tup, desc, "changes2_rel")))
+			n += cv_record_triggers(tup, desc, 2, &viewaddr);
+		if (n == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("continuous view %s has no capture triggers on its source",
+							cv_relation_text(view))));
+	}
 	SPI_finish();
 	PG_RETURN_VOID();
 }

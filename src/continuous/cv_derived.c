@@ -109,6 +109,7 @@ cv_create_function(const char *nsp, const char *name, const char *sql,
 	TupleDesc	desc;
 	StringInfoData buf;
 	StringInfoData sig;
+	StringInfoData named;
 
 	for (int i = 0; i < nargs; i++)
 		argtypes[i] = timetype;
@@ -121,12 +122,21 @@ cv_create_function(const char *nsp, const char *name, const char *sql,
 		elog(ERROR, "windowjoin: a derived query is not one SELECT");
 	desc = ((CachedPlanSource *) linitial(sources))->resultDesc;
 
+	/*
+	 * The parameters are named (wj_bound1 ...): pg_dump prints the body with
+	 * the names, where unnamed ones come out as unusable "" identifiers.
+	 */
 	initStringInfo(&sig);
+	initStringInfo(&named);
 	for (int i = 0; i < nargs; i++)
+	{
 		appendStringInfo(&sig, "%s%s", i > 0 ? ", " : "", format_type_be_qualified(timetype));
+		appendStringInfo(&named, "%swj_bound%d %s", i > 0 ? ", " : "", i + 1,
+						 format_type_be_qualified(timetype));
+	}
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "CREATE FUNCTION %s(%s) RETURNS TABLE (",
-					 quote_qualified_identifier(nsp, name), sig.data);
+					 quote_qualified_identifier(nsp, name), named.data);
 	for (int i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, i);

@@ -34,7 +34,8 @@ fi
 work=$(mktemp -d /tmp/wj-dump-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
-cp test/hardening/dump_restore_setup.sql test/hardening/dump_restore_check.sql "$work/"
+cp test/hardening/dump_restore_setup.sql test/hardening/dump_restore_check.sql \
+	test/hardening/dump_restore_cv_setup.sql test/hardening/dump_restore_cv_check.sql "$work/"
 chmod 644 "$work"/*.sql
 
 cat > "$work/run.sh" <<'RUN'
@@ -60,6 +61,25 @@ createdb wj_plain
 psql -d wj_plain -f wj_src.sql > /dev/null
 psql -d wj_plain -c 'ANALYZE'
 psql -d wj_plain -f dump_restore_check.sql > plain.txt
+# continuous views (dump_restore_cv_setup.sql): dumped with their change
+# logs pending, restored as an ordinary role's; after the same new rows and
+# a refresh in both databases their rows and states are identical; in the
+# restored one, DROP TABLE of a view takes its log, triggers and functions
+# with it, and DROP EXTENSION (no CASCADE) works
+createdb wj_cvsrc
+psql -d wj_cvsrc -f dump_restore_cv_setup.sql > /dev/null
+pg_dump -Fc -f wj_cvsrc.dump wj_cvsrc
+createdb wj_cvdst
+pg_restore --exit-on-error -d wj_cvdst wj_cvsrc.dump
+psql -d wj_cvsrc -f dump_restore_cv_check.sql > cv_src.txt
+psql -d wj_cvdst -f dump_restore_cv_check.sql > cv_dst.txt
+psql -At -d wj_cvdst -c "DROP TABLE cv.v_hop" \
+	-c "SELECT 'left after DROP TABLE: ' || (SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'windowjoin\_%') || ' triggers, ' || (SELECT count(*) FROM pg_class WHERE relname LIKE 'v\_hop\_%') || ' tables, ' || (SELECT count(*) FROM pg_proc WHERE proname LIKE 'v\_hop\_%') || ' functions, ' || (SELECT count(*) FROM windowjoin.view_catalog WHERE view_rel::text LIKE '%v_hop') || ' catalog rows'" \
+	-c "INSERT INTO cv.bid VALUES ('2024-01-02', 1, 1)" \
+	-c "SELECT windowjoin.drop_view('cv.v_tumble')" \
+	-c "DROP EXTENSION windowjoin" \
+	-c "INSERT INTO cv.bid VALUES ('2024-01-03', 1, 1)" \
+	-c "SELECT 'after DROP EXTENSION: ' || (SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'windowjoin\_%') || ' triggers, ' || (SELECT count(*) FROM pg_class WHERE relname LIKE 'v\_%') || ' view tables'" > cv_drop.txt
 version=$(psql -At -d wj_dst -c "SELECT extversion FROM pg_extension WHERE extname = 'windowjoin'")
 views=$(grep -c '^v ' src.txt || true)
 matviews=$(grep -c '^m ' src.txt || true)
@@ -74,6 +94,17 @@ for f in dst.txt dst_refreshed.txt plain.txt; do
 		status=1
 	fi
 done
+echo "continuous views:"
+sed 's/^/  /' cv_src.txt
+if diff -u cv_src.txt cv_dst.txt; then
+	echo "cv_dst.txt: identical to the source database"
+else
+	echo "cv_dst.txt: DIFFERS from the source database"
+	status=1
+fi
+sed 's/^/  /' cv_drop.txt
+grep -qx 'left after DROP TABLE: 20 triggers, 0 tables, 0 functions, 0 catalog rows' cv_drop.txt || status=1
+grep -qx 'after DROP EXTENSION: 0 triggers, 0 view tables' cv_drop.txt || status=1
 exit $status
 RUN
 chmod 755 "$work/run.sh"
