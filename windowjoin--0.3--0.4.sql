@@ -103,6 +103,48 @@ CREATE EVENT TRIGGER windowjoin_bind_trigger ON ddl_command_end
   WHEN TAG IN ('CREATE TRIGGER')
   EXECUTE FUNCTION windowjoin._on_create_trigger();
 
+-- The capture triggers names on table rel and every partition of it
+-- (names from _capture_triggers: the event is the name's last word), as
+-- the caller; those a table has already are left alone.
+CREATE FUNCTION windowjoin._make_capture_triggers(rel regclass, names name[]) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+  r regclass;
+  n name;
+  ev text;
+BEGIN
+  -- (pg_partition_tree() lists nothing for a table that has no partitions)
+  FOR r IN SELECT rel
+           UNION
+           SELECT t.relid FROM pg_catalog.pg_partition_tree(rel) t
+             JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) t.relid
+            WHERE c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p}'::"char"[]) LOOP
+    FOREACH n IN ARRAY names LOOP
+      CONTINUE WHEN EXISTS (SELECT FROM pg_catalog.pg_trigger g
+                             WHERE g.tgrelid OPERATOR(pg_catalog.=) r::pg_catalog.oid
+                               AND g.tgname OPERATOR(pg_catalog.=) n);
+      ev := pg_catalog.substring(n::text, '_([a-z]+)$');
+      EXECUTE pg_catalog.format('CREATE TRIGGER %I AFTER %s ON %s %s FOR EACH STATEMENT '
+                                'EXECUTE FUNCTION windowjoin._capture()', n, pg_catalog.upper(ev), r,
+                                CASE ev WHEN 'insert' THEN 'REFERENCING NEW TABLE AS wj_new'
+                                        WHEN 'update' THEN 'REFERENCING OLD TABLE AS wj_old NEW TABLE AS wj_new'
+                                        WHEN 'delete' THEN 'REFERENCING OLD TABLE AS wj_old'
+                                        ELSE '' END);
+    END LOOP;
+  END LOOP;
+END
+$fn$;
+
+-- partitions of sources made, attached, detached or dropped
+CREATE FUNCTION windowjoin._on_partition_ddl() RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'wj_on_partition_ddl' LANGUAGE C;
+CREATE EVENT TRIGGER windowjoin_partitions ON ddl_command_end
+  WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+  EXECUTE FUNCTION windowjoin._on_partition_ddl();
+CREATE EVENT TRIGGER windowjoin_partitions_drop ON ddl_command_start
+  WHEN TAG IN ('DROP TABLE')
+  EXECUTE FUNCTION windowjoin._on_partition_ddl();
+
 -- the derived queries as functions PostgreSQL tracks (src/continuous/cv_derived.c)
 CREATE FUNCTION windowjoin._derive_functions(view regclass) RETURNS void
 AS 'MODULE_PATHNAME', 'wj_derive_functions'
@@ -166,7 +208,6 @@ DECLARE
   lt regclass;
   ch2 regclass;
   lt2 regclass;
-  trg text;
   max_ev timestamptz;
   max_ev2 timestamptz;
   pn regclass;
@@ -322,24 +363,12 @@ BEGIN
   END IF;
 
   -- the capture triggers take no arguments: the catalog row lists them by
-  -- name, and _capture reads everything from it (src/continuous/cv_capture.c)
+  -- name, and _capture reads everything from it (src/continuous/cv_capture.c);
+  -- a partitioned source's partitions get them too (cv_partitions.c)
   FOR i IN 1 .. nsrc LOOP
     src := CASE WHEN i = 1 THEN a.source ELSE a.source2 END;
     sfx := CASE WHEN i = 1 THEN '' ELSE '_right' END;
-    trg := format('windowjoin_%s%s', v::oid, sfx);
-    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS wj_new '
-                   'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture()',
-                   trg || '_insert', src);
-    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS wj_old '
-                   'NEW TABLE AS wj_new FOR EACH STATEMENT '
-                   'EXECUTE FUNCTION windowjoin._capture()',
-                   trg || '_update', src);
-    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS wj_old '
-                   'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture()',
-                   trg || '_delete', src);
-    EXECUTE format('CREATE TRIGGER %I AFTER TRUNCATE ON %s '
-                   'FOR EACH STATEMENT EXECUTE FUNCTION windowjoin._capture()',
-                   trg || '_truncate', src);
+    PERFORM windowjoin._make_capture_triggers(src, windowjoin._capture_triggers(v, sfx));
   END LOOP;
 
   -- infinite times belong to no window and never move a watermark
@@ -609,3 +638,4 @@ REVOKE ALL ON FUNCTION windowjoin._on_drop() FROM PUBLIC;
 REVOKE ALL ON FUNCTION windowjoin._on_create_trigger() FROM PUBLIC;
 REVOKE ALL ON FUNCTION windowjoin._bind_trigger(oid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION windowjoin._catalog_bind() FROM PUBLIC;
+REVOKE ALL ON FUNCTION windowjoin._on_partition_ddl() FROM PUBLIC;

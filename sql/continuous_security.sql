@@ -270,6 +270,70 @@ SELECT windowjoin.refresh('rn_view');
 SELECT count(*) AS windows FROM rn_view;
 
 --
+-- 5. Partitioned sources: writes through any partition are captured, and
+--    partitions made, attached, detached and dropped are followed.
+--
+CREATE TABLE pm (t timestamptz NOT NULL, v int) PARTITION BY RANGE (t);
+CREATE TABLE pm_1 PARTITION OF pm FOR VALUES FROM ('2024-01-01') TO ('2024-01-02');
+-- (a partition whose columns are in another order)
+CREATE TABLE pm_2 (v int, t timestamptz NOT NULL);
+ALTER TABLE pm ATTACH PARTITION pm_2 FOR VALUES FROM ('2024-01-02') TO ('2024-01-03');
+CREATE INDEX ON pm (t);
+INSERT INTO pm VALUES ('2024-01-01 00:00', 1), ('2024-01-01 10:00', 2);
+SELECT windowjoin.create_view('pmv', $$SELECT window_start, window_end, sum(v) AS s, count(*) AS n
+  FROM pm, tumble(t, interval '1 hour') GROUP BY 1, 2$$);
+SELECT windowjoin.create_view('pml', $$SELECT window_start, window_end, sum(v) AS s
+  FROM pm, tumble(t, interval '1 hour') GROUP BY 1, 2$$, late => 'log');
+CREATE FUNCTION pm_check() RETURNS TABLE (view text, missing bigint, extra bigint) LANGUAGE sql AS $$
+  WITH b AS (SELECT window_start, window_end, sum(v) AS s, count(*) AS n
+               FROM pm, tumble(t, interval '1 hour') GROUP BY 1, 2
+             HAVING window_end <= (SELECT watermark::timestamptz FROM windowjoin.views
+                                    WHERE name = 'pmv'::regclass))
+  SELECT 'pmv', (SELECT count(*) FROM (SELECT * FROM b EXCEPT ALL SELECT * FROM pmv) x),
+         (SELECT count(*) FROM (SELECT * FROM pmv EXCEPT ALL SELECT * FROM b) x)
+$$;
+SELECT c.relname, count(g.*) AS capture_triggers FROM pg_class c
+  LEFT JOIN pg_trigger g ON g.tgrelid = c.oid AND g.tgname LIKE 'windowjoin\_%'
+ WHERE c.relname ~ '^pm(_[0-9])?$' GROUP BY 1 ORDER BY 1;
+-- a late row through one partition, the watermark moved through another
+INSERT INTO pm_1 VALUES ('2024-01-01 00:30', 10);
+INSERT INTO pm_2 VALUES (5, '2024-01-02 05:00');
+SELECT windowjoin.refresh('pmv');
+SELECT windowjoin.refresh('pml');
+SELECT * FROM pmv ORDER BY 1;
+SELECT change, t, v FROM pml_late;
+SELECT * FROM pm_check();
+-- a new partition, written directly
+CREATE TABLE pm_3 PARTITION OF pm FOR VALUES FROM ('2024-01-03') TO ('2024-01-04');
+INSERT INTO pm_3 VALUES ('2024-01-03 01:00', 7), ('2024-01-03 02:30', 8);
+SELECT windowjoin.refresh('pmv');
+SELECT * FROM pm_check();
+-- a partition attached with (old) rows
+CREATE TABLE pm_0 (t timestamptz NOT NULL, v int);
+INSERT INTO pm_0 VALUES ('2023-12-31 05:00', 100);
+ALTER TABLE pm ATTACH PARTITION pm_0 FOR VALUES FROM ('2023-12-31') TO ('2024-01-01');
+SELECT windowjoin.refresh('pmv');
+SELECT * FROM pm_check();
+-- a partition detached: its rows leave the view, its writers are free
+ALTER TABLE pm DETACH PARTITION pm_1;
+INSERT INTO pm_1 VALUES ('2024-01-01 03:00', 1000);
+SELECT windowjoin.refresh('pmv');
+SELECT * FROM pm_check();
+-- a partition dropped
+DROP TABLE pm_0;
+SELECT windowjoin.refresh('pmv');
+SELECT * FROM pmv ORDER BY 1;
+SELECT * FROM pm_check();
+SELECT c.relname, count(g.*) AS capture_triggers FROM pg_class c
+  LEFT JOIN pg_trigger g ON g.tgrelid = c.oid AND g.tgname LIKE 'windowjoin\_%'
+ WHERE c.relname ~ '^pm(_[0-9])?$' GROUP BY 1 ORDER BY 1;
+-- and the view's triggers go with it, from every partition
+SELECT windowjoin.drop_view('pmv');
+SELECT windowjoin.drop_view('pml');
+SELECT count(*) AS capture_triggers_left FROM pg_trigger g
+  JOIN pg_class c ON c.oid = g.tgrelid WHERE c.relname ~ '^pm' AND g.tgname LIKE 'windowjoin\_%';
+
+--
 -- 10. Window parameters are checked when the view is created (22023), and
 --     infinite times belong to no window and never move a watermark.
 --

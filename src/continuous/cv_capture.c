@@ -38,6 +38,7 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/tupconvert.h"
 #include "common/int.h"
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
@@ -163,12 +164,15 @@ cv_bin_of(Timestamp t, int64 grain, int64 offset)
 /*
  * cv_log_rows
  *		Append the rows of a transition table with the given sign: one log
- *		row per row (bins NULL), or their counts per bin.
+ *		row per row (bins NULL), or their counts per bin.  rowdesc, when
+ *		set, is the source's row type for the rows of one of its
+ *		partitions, converted by rowmap.
  */
 static void
 cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 			AttrNumber timeattno, bool with_rows, int16 sign,
-			HTAB *bins, int64 grain, int64 offset)
+			HTAB *bins, int64 grain, int64 offset,
+			TupleConversionMap *rowmap, TupleDesc rowdesc)
 {
 	TupleTableSlot *in;
 	MemoryContext rowcxt;
@@ -217,7 +221,15 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 		{
 			HeapTuple	tup = ExecCopySlotHeapTuple(in);
 
-			row = heap_copy_tuple_as_datum(tup, srcdesc);
+			/* (a partition's row as the source's: rowmap NULL if alike) */
+			if (rowdesc != NULL)
+			{
+				if (rowmap != NULL)
+					tup = execute_attr_map_tuple(tup, rowmap);
+				row = heap_copy_tuple_as_datum(tup, rowdesc);
+			}
+			else
+				row = heap_copy_tuple_as_datum(tup, srcdesc);
 		}
 		MemoryContextSwitchTo(oldcxt);
 		cv_log_append(w, sign, t, false, t, 1, row, !with_rows);
@@ -245,6 +257,8 @@ wj_capture(PG_FUNCTION_ARGS)
 	TupleDesc	srcdesc;
 	Oid			view;
 	CvCaptureTarget target;
+	TupleDesc	rowdesc = NULL;
+	TupleConversionMap *rowmap = NULL;
 	HTAB	   *bins = NULL;
 	CvLogWriter w;
 	Form_pg_attribute timeatt;
@@ -266,6 +280,26 @@ wj_capture(PG_FUNCTION_ARGS)
 	view = target.view;
 
 	srcdesc = RelationGetDescr(src);
+
+	/*
+	 * A partition of the source: its time column by name (its number may
+	 * differ), and with late => 'log' its rows converted to the source's
+	 * row type, which the log keeps.
+	 */
+	if (target.source != RelationGetRelid(src))
+	{
+		char	   *col = get_attname(target.source, target.timeattno, true);
+
+		target.timeattno = col ? get_attnum(RelationGetRelid(src), col) : InvalidAttrNumber;
+		if (target.with_rows)
+		{
+			Relation	parent = table_open(target.source, AccessShareLock);
+
+			rowdesc = CreateTupleDescCopy(RelationGetDescr(parent));
+			table_close(parent, AccessShareLock);
+			rowmap = convert_tuples_by_name(srcdesc, rowdesc);
+		}
+	}
 	timeatt = target.timeattno > 0 && target.timeattno <= srcdesc->natts ?
 		TupleDescAttr(srcdesc, target.timeattno - 1) : NULL;
 	if (timeatt == NULL || timeatt->attisdropped || timeatt->atttypid != target.timetype)
@@ -303,9 +337,11 @@ wj_capture(PG_FUNCTION_ARGS)
 	else
 	{
 		cv_log_rows(&w, trigdata->tg_oldtable, srcdesc, target.timeattno,
-					target.with_rows, -1, bins, target.grain, target.offset);
+					target.with_rows, -1, bins, target.grain, target.offset,
+					rowmap, rowdesc);
 		cv_log_rows(&w, trigdata->tg_newtable, srcdesc, target.timeattno,
-					target.with_rows, 1, bins, target.grain, target.offset);
+					target.with_rows, 1, bins, target.grain, target.offset,
+					rowmap, rowdesc);
 	}
 	if (bins != NULL)
 	{
@@ -326,4 +362,30 @@ wj_capture(PG_FUNCTION_ARGS)
 	table_close(w.log, NoLock);
 
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * cv_log_reset
+ *		Append a TRUNCATE marker to a change log: its view's next refresh
+ *		recomputes it from the source (cv_partitions.c: partitions attached,
+ *		detached or dropped).
+ */
+void
+cv_log_reset(Oid log)
+{
+	Relation	rel = table_open(log, RowExclusiveLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	Datum		values[5] = {Int16GetDatum(0), 0, 0, Int32GetDatum(0), 0};
+	bool		nulls[5] = {false, true, true, false, true};
+	HeapTuple	tup;
+
+	if (desc->natts < 2 || !cv_log_shape_ok(rel, TupleDescAttr(desc, 1)->atttypid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("the change log %s of a continuous view was altered",
+						cv_relation_text(log)),
+				 errhint("Drop the view with windowjoin.drop_view() and create it again.")));
+	tup = heap_form_tuple(desc, values, nulls);
+	simple_heap_insert(rel, tup);
+	table_close(rel, NoLock);
 }

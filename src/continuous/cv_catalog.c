@@ -49,6 +49,8 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_extension.h"
+#include "catalog/partition.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_trigger.h"
@@ -260,6 +262,24 @@ cv_datum_col(HeapTuple tup, TupleDesc desc, const char *name, bool *isnull)
 	return (Datum) 0;
 }
 
+/*
+ * cv_catalog_attnum
+ *		The number of the catalog's column name.
+ */
+AttrNumber
+cv_catalog_attnum(TupleDesc desc, const char *name)
+{
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!att->attisdropped && strcmp(NameStr(att->attname), name) == 0)
+			return i + 1;
+	}
+	elog(ERROR, "windowjoin.view_catalog has no column \"%s\"", name);
+	return InvalidAttrNumber;
+}
+
 static Oid
 cv_oid_col(HeapTuple tup, TupleDesc desc, const char *name)
 {
@@ -344,8 +364,9 @@ cv_name_in_array(Datum arr, const char *name)
  * cv_catalog_capture_target
  *		What the capture trigger tgname on table relid may do: the view
  *		whose catalog row lists the trigger among the capture triggers of
- *		its source relid (triggers, or triggers2 for a join's right
- *		source), the log it writes, the time column and the bins.  False
+ *		its source (triggers, or triggers2 for a join's right source),
+ *		relid being that source or one of its partitions, the log it
+ *		writes, the time column (the source's number) and the bins.  False
  *		when no view lists it.  The trigger is known by its table and its
  *		name, which PostgreSQL keeps unique per table and which survive a
  *		dump and restore (an OID would not); _catalog_insert lets a view
@@ -356,6 +377,7 @@ bool
 cv_catalog_capture_target(Oid relid, const char *tgname, CvCaptureTarget *t)
 {
 	Oid			cat = cv_catalog_relid();
+	List	   *ancestors = NIL;
 	Relation	rel;
 	SysScanDesc scan;
 	HeapTuple	tup;
@@ -363,6 +385,8 @@ cv_catalog_capture_target(Oid relid, const char *tgname, CvCaptureTarget *t)
 
 	if (!OidIsValid(cat))
 		return false;
+	if (get_rel_relispartition(relid))
+		ancestors = get_partition_ancestors(relid);
 	rel = table_open(cat, AccessShareLock);
 	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
 	while (!found && HeapTupleIsValid(tup = systable_getnext(scan)))
@@ -375,14 +399,17 @@ cv_catalog_capture_target(Oid relid, const char *tgname, CvCaptureTarget *t)
 			Datum		d;
 			char	   *late;
 
-			if (cv_oid_col(tup, desc, side == 1 ? "source_rel" : "source2_rel") != relid)
+			Oid			source = cv_oid_col(tup, desc, side == 1 ? "source_rel" : "source2_rel");
+
+			/* its source, or a partition of it at any depth */
+			if (source != relid && !list_member_oid(ancestors, source))
 				continue;
 			d = cv_datum_col(tup, desc, side == 1 ? "triggers" : "triggers2", &isnull);
 			if (isnull || !cv_name_in_array(d, tgname))
 				continue;
 			found = true;
 			t->view = cv_oid_col(tup, desc, "view_rel");
-			t->source = relid;
+			t->source = source;
 			t->log = cv_oid_col(tup, desc, side == 1 ? "changes_rel" : "changes2_rel");
 			d = cv_datum_col(tup, desc, side == 1 ? "time_attnum" : "time_attnum2", &isnull);
 			t->timeattno = isnull ? InvalidAttrNumber : DatumGetInt16(d);
@@ -483,6 +510,45 @@ cv_capture_function(void)
 }
 
 /*
+ * cv_trigger_function
+ *		The function a trigger calls (InvalidOid if the trigger is gone);
+ *		with *relid and *name, when given, its table and name.
+ */
+static Oid
+cv_trigger_function_ext(Oid trigoid, Oid *relid, char **name)
+{
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tg;
+	Oid			fn = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(trigoid));
+	scan = systable_beginscan(tgrel, TriggerOidIndexId, true, NULL, 1, &key);
+	tg = systable_getnext(scan);
+	if (HeapTupleIsValid(tg))
+	{
+		Form_pg_trigger form = (Form_pg_trigger) GETSTRUCT(tg);
+
+		fn = form->tgfoid;
+		if (relid)
+			*relid = form->tgrelid;
+		if (name)
+			*name = pstrdup(NameStr(form->tgname));
+	}
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+	return fn;
+}
+
+static Oid
+cv_trigger_function(Oid trigoid)
+{
+	return cv_trigger_function_ext(trigoid, NULL, NULL);
+}
+
+/*
  * cv_trigger_claimed
  *		Does a catalog row other than view's list a capture trigger named
  *		tgname on source?
@@ -550,21 +616,7 @@ cv_record_triggers(HeapTuple tup, TupleDesc desc, int side, const ObjectAddress 
 		ObjectAddress addr;
 
 		if (OidIsValid(trigoid) && strncmp(name, prefix, strlen(prefix)) == 0)
-		{
-			Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
-			ScanKeyData key;
-			SysScanDesc scan;
-			HeapTuple	tg;
-
-			ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
-						ObjectIdGetDatum(trigoid));
-			scan = systable_beginscan(tgrel, TriggerOidIndexId, true, NULL, 1, &key);
-			tg = systable_getnext(scan);
-			ok = HeapTupleIsValid(tg) &&
-				((Form_pg_trigger) GETSTRUCT(tg))->tgfoid == capture;
-			systable_endscan(scan);
-			table_close(tgrel, AccessShareLock);
-		}
+			ok = cv_trigger_function(trigoid) == capture;
 		if (!ok || cv_trigger_claimed(view, source, name))
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -572,6 +624,24 @@ cv_record_triggers(HeapTuple tup, TupleDesc desc, int side, const ObjectAddress 
 							name, cv_relation_text(source), cv_relation_text(view))));
 		ObjectAddressSet(addr, TriggerRelationId, trigoid);
 		recordDependencyOn(&addr, viewaddr, DEPENDENCY_AUTO);
+
+		/* its namesakes on the source's partitions go with the view too */
+		if (get_rel_relkind(source) == RELKIND_PARTITIONED_TABLE)
+		{
+			ListCell   *lc;
+
+			foreach(lc, find_all_inheritors(source, NoLock, NULL))
+			{
+				Oid			part = lfirst_oid(lc);
+				Oid			ptrig = part == source ? InvalidOid :
+					get_trigger_oid(part, name, true);
+
+				if (!OidIsValid(ptrig) || cv_trigger_function(ptrig) != capture)
+					continue;
+				ObjectAddressSet(addr, TriggerRelationId, ptrig);
+				recordDependencyOn(&addr, viewaddr, DEPENDENCY_AUTO);
+			}
+		}
 	}
 	return n;
 }
@@ -680,25 +750,11 @@ Datum
 wj_bind_trigger(PG_FUNCTION_ARGS)
 {
 	Oid			trigoid = PG_GETARG_OID(0);
-	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tg;
 	Oid			relid = InvalidOid;
 	char	   *name = NULL;
 
-	ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(trigoid));
-	scan = systable_beginscan(tgrel, TriggerOidIndexId, true, NULL, 1, &key);
-	tg = systable_getnext(scan);
-	if (HeapTupleIsValid(tg) &&
-		((Form_pg_trigger) GETSTRUCT(tg))->tgfoid == cv_capture_function())
-	{
-		relid = ((Form_pg_trigger) GETSTRUCT(tg))->tgrelid;
-		name = pstrdup(NameStr(((Form_pg_trigger) GETSTRUCT(tg))->tgname));
-	}
-	systable_endscan(scan);
-	table_close(tgrel, AccessShareLock);
+	if (cv_trigger_function_ext(trigoid, &relid, &name) != cv_capture_function())
+		name = NULL;
 
 	if (name != NULL)
 	{

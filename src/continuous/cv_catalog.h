@@ -44,8 +44,12 @@ extern void cv_catalog_end(const CvCatalogUser *save);
 extern int	cv_catalog_exec(const char *sql, int nargs, Oid *types,
 							Datum *values, const char *nulls);
 extern bool cv_log_shape_ok(Relation rel, Oid timetype);
+extern AttrNumber cv_catalog_attnum(TupleDesc desc, const char *name);
 extern bool cv_catalog_capture_target(Oid relid, const char *tgname,
 									  CvCaptureTarget *t);
+
+/* cv_capture.c: a TRUNCATE marker in a change log (the view resets) */
+extern void cv_log_reset(Oid log);
 
 /* cv_derived.c: a derived query kept as a function, as refresh calls it */
 extern char *cv_derived_call(Oid fn);

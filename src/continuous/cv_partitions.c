@@ -1,0 +1,333 @@
+/*-------------------------------------------------------------------------
+ *
+ * cv_partitions.c
+ *	  Partitioned sources of continuous views: capture through every
+ *	  partition, now and later, and partitions that come and go.
+ *
+ * A statement-level trigger fires for the table a statement names, not
+ * for the partitions its rows are routed to, nor for the partitioned
+ * table when a statement names one of its partitions.  So create_view puts
+ * the capture triggers on the source and, under the same names, on every
+ * partition of it at any depth (windowjoin._make_capture_triggers); the
+ * catalog lists the names, and _capture accepts a listed trigger on the
+ * source or on any partition of it (cv_catalog_capture_target).  A
+ * statement is then logged exactly once, by the trigger of the table it
+ * names.
+ *
+ * The partitions of a source change by DDL, which this file follows from
+ * the extension's event triggers:
+ *
+ *	  CREATE TABLE ... PARTITION OF, ATTACH PARTITION
+ *			the new partition (and its own partitions) get the capture
+ *			triggers of every view reading an ancestor of it; an attached
+ *			partition that holds rows also resets those views (below);
+ *	  DETACH PARTITION
+ *			the detached table loses the capture triggers (its writers are
+ *			no concern of the views any more) and the views reset;
+ *	  DROP TABLE of a partition (ddl_command_start, while it still exists)
+ *			the views reset.
+ *
+ * "Reset" appends a TRUNCATE marker to the view's change log: the next
+ * refresh recomputes the view from its source, as after a TRUNCATE of it
+ * (docs/continuous.md, "DDL on sources").  Rows that a partition brings or
+ * takes away are thus folded, closed windows included, whatever the
+ * view's late policy.
+ *
+ * src/continuous/cv_partitions.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "cv_catalog.h"
+
+PG_FUNCTION_INFO_V1(wj_on_partition_ddl);
+
+/* a view reading a source through one of its sides */
+typedef struct CvSourceView
+{
+	Oid			view;
+	Oid			log;			/* the side's change log */
+	Datum		triggers;		/* name[]: the side's capture triggers */
+} CvSourceView;
+
+/*
+ * cv_views_reading
+ *		The views (and sides) whose source is one of rels.
+ */
+static List *
+cv_views_reading(List *rels)
+{
+	Oid			cat = cv_catalog_relid();
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *out = NIL;
+
+	if (!OidIsValid(cat) || rels == NIL)
+		return NIL;
+	rel = table_open(cat, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+
+		for (int side = 1; side <= 2; side++)
+		{
+			bool		isnull;
+			Datum		src = heap_getattr(tup, cv_catalog_attnum(desc, side == 1 ? "source_rel" : "source2_rel"),
+										   desc, &isnull);
+			Datum		log;
+			Datum		trg;
+			bool		lognull;
+			bool		trgnull;
+			CvSourceView *sv;
+
+			if (isnull || !list_member_oid(rels, DatumGetObjectId(src)))
+				continue;
+			log = heap_getattr(tup, cv_catalog_attnum(desc, side == 1 ? "changes_rel" : "changes2_rel"),
+							   desc, &lognull);
+			trg = heap_getattr(tup, cv_catalog_attnum(desc, side == 1 ? "triggers" : "triggers2"),
+							   desc, &trgnull);
+			if (lognull || trgnull)
+				continue;
+			sv = palloc(sizeof(CvSourceView));
+			sv->view = DatumGetObjectId(heap_getattr(tup, cv_catalog_attnum(desc, "view_rel"),
+													 desc, &isnull));
+			sv->log = DatumGetObjectId(log);
+			sv->triggers = PointerGetDatum(PG_DETOAST_DATUM_COPY(trg));
+			out = lappend(out, sv);
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return out;
+}
+
+/*
+ * cv_relation_has_rows
+ *		Does rel (or a partition of it) hold a row?
+ */
+static bool
+cv_relation_has_rows(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+	{
+		Relation	r = table_open(lfirst_oid(lc), AccessShareLock);
+		bool		any = false;
+
+		if (RELKIND_HAS_STORAGE(r->rd_rel->relkind))
+		{
+			TableScanDesc scan = table_beginscan(r, GetActiveSnapshot(), 0, NULL);
+			TupleTableSlot *slot = table_slot_create(r, NULL);
+
+			any = table_scan_getnextslot(scan, ForwardScanDirection, slot);
+			ExecDropSingleTupleTableSlot(slot);
+			table_endscan(scan);
+		}
+		table_close(r, AccessShareLock);
+		if (any)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * cv_add_triggers
+ *		Give table relid and its partitions the capture triggers of sv,
+ *		as the current user (who just made or attached it).
+ */
+static void
+cv_add_triggers(Oid relid, const CvSourceView *sv)
+{
+	Oid			types[2] = {REGCLASSOID, NAMEARRAYOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = sv->triggers;
+	if (SPI_execute_with_args("SELECT windowjoin._make_capture_triggers($1, $2)",
+							  2, types, values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not make the capture triggers of a new partition");
+}
+
+/*
+ * cv_drop_triggers
+ *		Take the capture triggers of sv off table relid and its partitions.
+ */
+static void
+cv_drop_triggers(Oid relid, const CvSourceView *sv)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(sv->triggers);
+	Datum	   *names;
+	bool	   *nulls;
+	int			n;
+	ListCell   *lc;
+
+	deconstruct_array(arr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &names, &nulls, &n);
+	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+	{
+		for (int i = 0; i < n; i++)
+		{
+			Oid			trig;
+			ObjectAddress addr;
+
+			if (nulls[i])
+				continue;
+			trig = get_trigger_oid(lfirst_oid(lc), NameStr(*DatumGetName(names[i])), true);
+			if (!OidIsValid(trig))
+				continue;
+			ObjectAddressSet(addr, TriggerRelationId, trig);
+			performDeletion(&addr, DROP_RESTRICT, PERFORM_DELETION_INTERNAL);
+		}
+	}
+}
+
+/*
+ * cv_partition_added
+ *		A partition made or attached under parent: capture triggers for the
+ *		views reading parent or an ancestor; a reset if it brought rows.
+ */
+static void
+cv_partition_added(Oid child, bool attached)
+{
+	List	   *ancestors = get_partition_ancestors(child);
+	List	   *views = cv_views_reading(ancestors);
+	bool		rows;
+	ListCell   *lc;
+
+	if (views == NIL)
+		return;
+	rows = attached && cv_relation_has_rows(child);
+	foreach(lc, views)
+	{
+		CvSourceView *sv = lfirst(lc);
+
+		cv_add_triggers(child, sv);
+		if (rows)
+			cv_log_reset(sv->log);
+	}
+}
+
+/*
+ * cv_partition_removed
+ *		A partition detached from, or about to be dropped under, the
+ *		tables ancestors: reset the views reading one of them, and take
+ *		their triggers off a detached table.
+ */
+static void
+cv_partition_removed(Oid child, List *ancestors, bool detached)
+{
+	List	   *views = cv_views_reading(ancestors);
+	ListCell   *lc;
+
+	foreach(lc, views)
+	{
+		CvSourceView *sv = lfirst(lc);
+
+		if (detached)
+			cv_drop_triggers(child, sv);
+		cv_log_reset(sv->log);
+	}
+}
+
+/*
+ * wj_on_partition_ddl
+ *		windowjoin._on_partition_ddl(): the event trigger of the file
+ *		header, at ddl_command_end of CREATE TABLE and ALTER TABLE, and at
+ *		ddl_command_start of DROP TABLE.
+ */
+Datum
+wj_on_partition_ddl(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trigdata;
+	Node	   *parsetree;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("windowjoin._on_partition_ddl() must be called as an event trigger")));
+	trigdata = (EventTriggerData *) fcinfo->context;
+	parsetree = trigdata->parsetree;
+	if (!OidIsValid(cv_catalog_relid()))
+		PG_RETURN_VOID();
+
+	SPI_connect();
+	if (IsA(parsetree, CreateStmt) && ((CreateStmt *) parsetree)->partbound != NULL)
+	{
+		Oid			child = RangeVarGetRelid(((CreateStmt *) parsetree)->relation,
+											 NoLock, true);
+
+		if (OidIsValid(child) && get_rel_relispartition(child))
+			cv_partition_added(child, false);
+	}
+	else if (IsA(parsetree, AlterTableStmt))
+	{
+		AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
+		Oid			parent = RangeVarGetRelid(stmt->relation, NoLock, true);
+		ListCell   *lc;
+
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+			PartitionCmd *pc;
+			Oid			child;
+
+			if (cmd->subtype != AT_AttachPartition && cmd->subtype != AT_DetachPartition)
+				continue;
+			pc = (PartitionCmd *) cmd->def;
+			child = RangeVarGetRelid(pc->name, NoLock, true);
+			if (!OidIsValid(child) || !OidIsValid(parent))
+				continue;
+			if (cmd->subtype == AT_AttachPartition)
+				cv_partition_added(child, true);
+			else
+			{
+				List	   *ancestors = list_make1_oid(parent);
+
+				if (get_rel_relispartition(parent))
+					ancestors = list_concat(ancestors, get_partition_ancestors(parent));
+				cv_partition_removed(child, ancestors, true);
+			}
+		}
+	}
+	else if (IsA(parsetree, DropStmt) && ((DropStmt *) parsetree)->removeType == OBJECT_TABLE)
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((DropStmt *) parsetree)->objects)
+		{
+			Oid			rel = RangeVarGetRelid(makeRangeVarFromNameList(lfirst(lc)),
+											   NoLock, true);
+
+			if (OidIsValid(rel) && get_rel_relispartition(rel))
+				cv_partition_removed(rel, get_partition_ancestors(rel), false);
+		}
+	}
+	SPI_finish();
+	PG_RETURN_VOID();
+}
