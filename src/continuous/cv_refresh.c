@@ -302,9 +302,12 @@ cv_lock_view(Oid view, CvView *v)
 	HeapTuple	tup;
 	TupleDesc	desc;
 	char	   *s;
+	char	   *name;
 
 	args[0] = ObjectIdGetDatum(view);
 	cv_check_view_owner(view);
+	/* (its name now: a concurrent drop may leave only its OID later) */
+	name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(view)));
 	if (cv_catalog_exec("SELECT * FROM windowjoin.view_catalog v "
 						"WHERE v.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
 						"FOR UPDATE",
@@ -313,9 +316,9 @@ cv_lock_view(Oid view, CvView *v)
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a continuous view",
-						DatumGetCString(DirectFunctionCall1(regclassout,
-															ObjectIdGetDatum(view)))),
+				 errmsg("\"%s\" is not a continuous view", name),
+				 get_rel_name(view) == NULL ?
+				 errdetail("It was dropped by a concurrent transaction.") : 0,
 				 errhint("SELECT name FROM windowjoin.views lists the continuous views you own.")));
 	tup = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
