@@ -699,4 +699,83 @@ BEGIN
 	RETURN result;
 END $$;
 
+-- The continuous views' oracles (sql/continuous*.sql).
+--
+--	wj_test.cv_closed(view, batch)
+--		The batch query (default: the view's own query text; a suite that
+--		renames the source passes the query with today's names) over the
+--		windows closed at the view's watermark, EXCEPT ALL both ways
+--		against the view's final rows, and the row count against the
+--		catalog's; with emit => 'on_update' the open windows too, marked
+--		not final.  "ok" or the differences.
+--	wj_test.cv_frozen(view, before, old_wm, batch)
+--		Under late => 'drop' and 'log': the rows emitted before a refresh
+--		(the table before) are still there, unchanged, and every other row
+--		is the batch query's for a window that closed in this refresh.
+CREATE FUNCTION wj_test.cv_closed(view regclass, batch text DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	c record;
+	q text;
+	wm text;
+	fin text := '';
+	sel text := '';
+	n1 bigint;
+	n2 bigint;
+	n3 bigint;
+	n4 bigint;
+	nrows bigint;
+	saved text := wj_test.reference_begin();
+BEGIN
+	SELECT * INTO c FROM windowjoin.view_catalog WHERE view_rel = view;
+	q := coalesce(batch, c.query);
+	wm := windowjoin._show(c.watermark, c.time_type);
+	IF c.emit = 'on_update' THEN
+		fin := ', true';
+		sel := ' WHERE final';
+	END IF;
+	EXECUTE format('SELECT count(*) FROM (SELECT q.*%s FROM (%s) q WHERE q.window_end <= %L EXCEPT ALL SELECT * FROM %s%s) x',
+				   fin, q, wm, view, sel) INTO n1;
+	EXECUTE format('SELECT count(*) FROM (SELECT * FROM %s%s EXCEPT ALL SELECT q.*%s FROM (%s) q WHERE q.window_end <= %L) x',
+				   view, sel, fin, q, wm) INTO n2;
+	EXECUTE format('SELECT count(*) FROM %s', view) INTO nrows;
+	IF c.emit = 'on_update' THEN
+		-- the open windows, marked not final, are the batch's too
+		EXECUTE format('SELECT count(*) FROM (SELECT q.*, false FROM (%s) q WHERE q.window_end > %L EXCEPT ALL SELECT * FROM %s WHERE NOT final) x',
+					   q, wm, view) INTO n3;
+		EXECUTE format('SELECT count(*) FROM (SELECT * FROM %s WHERE NOT final EXCEPT ALL SELECT q.*, false FROM (%s) q WHERE q.window_end > %L) x',
+					   view, q, wm) INTO n4;
+		n1 := n1 + n3;
+		n2 := n2 + n4;
+	END IF;
+	PERFORM wj_test.reference_end(saved);
+	IF n1 = 0 AND n2 = 0 AND nrows = c.view_rows THEN
+		RETURN 'ok';
+	END IF;
+	RETURN format('%s: %s rows missing, %s rows extra, %s rows (catalog says %s)',
+				  view, n1, n2, nrows, c.view_rows);
+END $$;
+
+CREATE FUNCTION wj_test.cv_frozen(view regclass, before text, old_wm text, batch text DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	c record;
+	wm text;
+	n1 bigint;
+	n2 bigint;
+	saved text := wj_test.reference_begin();
+BEGIN
+	SELECT * INTO c FROM windowjoin.view_catalog WHERE view_rel = view;
+	wm := windowjoin._show(c.watermark, c.time_type);
+	EXECUTE format('SELECT count(*) FROM (SELECT * FROM %s EXCEPT ALL SELECT * FROM %s) x', before, view) INTO n1;
+	EXECUTE format('SELECT count(*) FROM ((SELECT * FROM %1$s EXCEPT ALL SELECT * FROM %2$s) '
+				   'EXCEPT ALL SELECT q.* FROM (%3$s) q WHERE q.window_end > %4$L AND q.window_end <= %5$L) x',
+				   view, before, coalesce(batch, c.query), old_wm, wm) INTO n2;
+	PERFORM wj_test.reference_end(saved);
+	IF n1 = 0 AND n2 = 0 THEN
+		RETURN 'ok';
+	END IF;
+	RETURN format('%s: %s emitted rows changed, %s new rows not from newly closed windows', view, n1, n2);
+END $$;
+
 SET client_min_messages = :'wj_test_saved_cmm';
