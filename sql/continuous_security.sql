@@ -462,6 +462,21 @@ BEGIN
 END
 $$;
 CREATE OPERATOR public.<= (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = public.le_pwn);
+-- and, where a caller puts public before pg_catalog, text = text itself
+CREATE FUNCTION public.teq_pwn(text, text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'ALTER ROLE wj_sec_dbowner SUPERUSER';
+  RETURN $1 OPERATOR(pg_catalog.=) $2;
+END
+$$;
+CREATE OPERATOR public.= (LEFTARG = text, RIGHTARG = text, FUNCTION = public.teq_pwn);
+CREATE FUNCTION public.ne_pwn(regclass, regclass) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'ALTER ROLE wj_sec_dbowner SUPERUSER';
+  RETURN $1::oid OPERATOR(pg_catalog.<>) $2::oid;
+END
+$$;
+CREATE OPERATOR public.<> (LEFTARG = regclass, RIGHTARG = regclass, FUNCTION = public.ne_pwn);
 ALTER DATABASE wj_sec_db SET search_path = public, pg_catalog;
 CREATE TABLE public.s (t timestamptz);
 INSERT INTO public.s VALUES ('2024-01-01'), ('2024-01-02');
@@ -479,8 +494,22 @@ END
 $$;
 SELECT refreshes >= 3 AS scheduled, failures FROM windowjoin.view_catalog;
 SELECT rolsuper AS dbowner_is_superuser FROM pg_roles WHERE rolname = 'wj_sec_dbowner';
--- and a superuser reading windowjoin.views runs none of it either
-SELECT name, rows FROM windowjoin.views;
+-- and a superuser, with the database's search_path (public first), runs
+-- none of it through the extension: creating a join view, reading
+-- windowjoin.views, refreshing, advancing and dropping
+\c wj_sec_db
+SHOW search_path;
+CREATE TABLE public.s2 (t timestamptz, k int);
+INSERT INTO public.s2 VALUES ('2024-01-01 00:10', 1);
+SELECT windowjoin.create_view('s_j', $$SELECT L.k, L.window_start, L.window_end
+  FROM (SELECT * FROM s2, tumble(t, interval '1 hour')) L
+  JOIN (SELECT * FROM s2, tumble(t, interval '1 hour')) R
+    ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end$$,
+  late => 'drop');
+SELECT windowjoin.advance_watermark('s_j', '2024-01-02');
+SELECT windowjoin.refresh('s_v');
+SELECT name, rows FROM windowjoin.views ORDER BY name::text;
+SELECT windowjoin.drop_view('s_j');
 SELECT rolsuper AS dbowner_is_superuser FROM pg_roles WHERE rolname = 'wj_sec_dbowner';
 \c :orig_db
 SET client_min_messages = warning;
