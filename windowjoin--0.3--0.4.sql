@@ -360,6 +360,21 @@ BEGIN
   IF a.join_kind IS NOT NULL AND a.source2 <> a.source THEN
     nsrc := 2;
   END IF;
+  -- every refresh reads time ranges of the sources: without an index led
+  -- by the time column each one scans the whole source
+  FOR i IN 1 .. nsrc LOOP
+    src := CASE WHEN i = 1 THEN a.source ELSE a.source2 END;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_index x JOIN pg_catalog.pg_attribute t
+                     ON t.attrelid = x.indrelid AND t.attnum = x.indkey[0]
+                    WHERE x.indrelid = src
+                      AND t.attname = CASE WHEN i = 1 THEN a.time_column ELSE a.time_column2 END)
+    THEN
+      RAISE WARNING 'source % of continuous view "%" has no index led by its time column %',
+                    src, rel, CASE WHEN i = 1 THEN a.time_column ELSE a.time_column2 END
+        USING HINT = format('Without one every refresh reads the whole source: CREATE INDEX ON %s (%I);',
+                            src, CASE WHEN i = 1 THEN a.time_column ELSE a.time_column2 END);
+    END IF;
+  END LOOP;
 
   IF shard IS NOT NULL THEN
     v := shard;                 -- created, with its indexes, by Citus
