@@ -204,6 +204,22 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
                  FROM pg_catalog.unnest('{insert,update,delete,truncate}'::pg_catalog.text[]) e)
 $$;
 
+-- The helpers windowjoin.views and the refresh statements inline: their
+-- operators and functions schema-qualified, so that a reader's search_path
+-- (public before pg_catalog, say) never brings in a user's = (regtype,
+-- regtype) or timezone(); no SET clause, so they stay inlinable.
+CREATE OR REPLACE FUNCTION windowjoin._tz(t timestamp) RETURNS timestamptz
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$SELECT pg_catalog.timezone('UTC', t)$$;
+CREATE OR REPLACE FUNCTION windowjoin._usecs(i interval) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$SELECT (pg_catalog.extract('epoch', i) OPERATOR(pg_catalog.*) 1000000::pg_catalog.numeric)::pg_catalog.int8$$;
+CREATE OR REPLACE FUNCTION windowjoin._show(t timestamptz, typ regtype) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN typ::pg_catalog.oid OPERATOR(pg_catalog.=) 'pg_catalog.timestamptz'::pg_catalog.regtype::pg_catalog.oid
+              THEN t::pg_catalog.text
+              ELSE pg_catalog.timezone('UTC', t)::pg_catalog.text END
+$$;
+
 -- the catalog row of a view, as its owner reads it; an error if none
 CREATE OR REPLACE FUNCTION windowjoin._lock(view regclass) RETURNS windowjoin.view_catalog
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$

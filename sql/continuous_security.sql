@@ -191,10 +191,16 @@ ALTER TABLE sec_alice.per_minute OWNER TO wj_sec_alice;
 -- Internal functions: which PUBLIC may execute.  Those an API function
 -- calls as its caller check what they touch (above); the rest are not.
 --
-SELECT p.proname, has_function_privilege('public', p.oid, 'EXECUTE') AS public_execute
+-- Every function of schema windowjoin: whether PUBLIC may call it, whether
+-- it runs as its definer, and whether it pins its search_path.  (A new
+-- function changes this list: review it as attack surface.)
+SELECT p.oid::regprocedure AS function,
+       has_function_privilege('public', p.oid, 'EXECUTE') AS public_execute,
+       p.prosecdef AS definer,
+       coalesce(p.proconfig @> '{"search_path=pg_catalog, pg_temp"}', false) AS pinned
   FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
- WHERE n.nspname = 'windowjoin' AND p.proname IN ('_on_drop')
- ORDER BY 1;
+ WHERE n.nspname = 'windowjoin'
+ ORDER BY p.oid::regprocedure::text;
 -- and the catalog's table privileges
 SELECT privilege_type FROM information_schema.role_table_grants
  WHERE table_schema = 'windowjoin' AND table_name = 'view_catalog' AND grantee = 'PUBLIC'
@@ -477,6 +483,15 @@ BEGIN
 END
 $$;
 CREATE OPERATOR public.<> (LEFTARG = regclass, RIGHTARG = regclass, FUNCTION = public.ne_pwn);
+-- and regtype = regtype, which windowjoin._show() (inlined into
+-- windowjoin.views) compares
+CREATE FUNCTION public.teq2_pwn(regtype, regtype) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'ALTER ROLE wj_sec_dbowner SUPERUSER';
+  RETURN $1::oid OPERATOR(pg_catalog.=) $2::oid;
+END
+$$;
+CREATE OPERATOR public.= (LEFTARG = regtype, RIGHTARG = regtype, FUNCTION = public.teq2_pwn);
 ALTER DATABASE wj_sec_db SET search_path = public, pg_catalog;
 CREATE TABLE public.s (t timestamptz);
 INSERT INTO public.s VALUES ('2024-01-01'), ('2024-01-02');
