@@ -6,10 +6,13 @@
  *
  * The SQL side (catalog windowjoin.view_catalog, create_view,
  * drop_view, advance_watermark, the views view) is in
- * windowjoin--0.2--0.3.sql; the C side is the query analysis
+ * windowjoin--0.2--0.3.sql and windowjoin--0.3--0.4.sql; the C side is
+ * the query analysis
  * (cv_analyze.c, with query-tree helpers in cv_query.c), the pane and
  * session partial states derived from it (cv_panes.c), change capture
- * and dependencies (cv_capture.c, cv_depend.c), refresh (cv_refresh.c)
+ * and the catalog's write path and dependencies (cv_capture.c,
+ * cv_catalog.c), derived queries as functions (cv_derived.c), partitioned
+ * sources (cv_partitions.c), refresh (cv_refresh.c)
  * and the background scheduler (cv_scheduler.c).
  *
  * src/continuous/continuous.h

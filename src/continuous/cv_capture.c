@@ -6,30 +6,38 @@
  *	  log.
  *
  * windowjoin.create_view() puts four AFTER ... FOR EACH STATEMENT
- * triggers on the source, all calling windowjoin._capture(changes,
- * time_column, mode, grain, offset): INSERT (REFERENCING NEW TABLE), UPDATE
- * (OLD and NEW TABLE), DELETE (OLD TABLE) and TRUNCATE.  The trigger walks
- * the statement's transition tables and appends to the change log rows of
+ * triggers on the source (and, under the same names, on each of its
+ * partitions: cv_partitions.c), all calling windowjoin._capture(): INSERT
+ * (REFERENCING NEW TABLE), UPDATE (OLD and NEW TABLE), DELETE (OLD TABLE)
+ * and TRUNCATE.  The trigger takes no arguments: the view's catalog row
+ * lists it by its table and name (cv_catalog_capture_target), and says
+ * which change log it writes, which column holds the event time (by
+ * number: renames follow) and how changes are binned; a trigger no row
+ * lists is refused before it writes anything.  The trigger walks the
+ * statement's transition tables and appends to the change log rows of
  * (sign, t, t_max, n[, row]): sign +1 for rows that appeared, -1 for rows
- * that went away.  TRUNCATE appends one marker (sign 0).  Rows with a null
- * event time belong to no window and are not logged.
+ * that went away.  TRUNCATE appends one marker (sign 0).  Rows with a
+ * null or infinite event time belong to no window and are not logged.
  *
- *	  mode 'bins'  the changed rows are counted per sign and per bin of
- *				   grain microseconds (aligned to offset): one log row per
- *				   bin, with the earliest and latest event time and the
- *				   count.  The grain is the view's unit of lateness (the
- *				   tumble size, the hop slide, the cumulate step, the
- *				   session gap): every row of a bin closes with the same
- *				   window, so refresh needs no more.
- *	  mode 'rows'  one log row per changed row (n = 1), with the whole row,
- *				   for late => 'log', which copies late rows to a table.
+ *	  bins	the changed rows are counted per sign and per bin of the
+ *			view's grain (the tumble size, the hop slide, the cumulate step,
+ *			the session gap), bins aligned as the windows are (the Unix
+ *			epoch plus the offset, wj_window_floor's arithmetic): one log
+ *			row per bin, with the earliest and latest event time and the
+ *			count.  Every row of a bin closes with the same window, so
+ *			refresh needs no more.
+ *	  rows	one log row per changed row (n = 1), with the whole row (a
+ *			partition's converted to the source's row type), for late =>
+ *			'log', which copies late rows to a table, and for a hop whose
+ *			size is not a multiple of its slide.
  *
  * The writer pays this and nothing else: no lookup of windows, no
  * watermark.  A 1,000-row INSERT in time order appends one or two rows.
- * The log has no index; tuples go in through table_multi_insert.
- * windowjoin.refresh() folds the log later.  The trigger writes the log
- * directly, so a writer needs no privilege on it, as with any
- * trigger-maintained table.
+ * The log is checked to be of the shape capture writes, with no index,
+ * rule, trigger, check or row security (cv_log_shape_ok), so tuples go in
+ * through table_multi_insert, bypassing nothing.  windowjoin.refresh()
+ * folds the log later.  The trigger writes the log directly, so a writer
+ * needs no privilege on it, as with any trigger-maintained table.
  *
  * src/continuous/cv_capture.c
  *

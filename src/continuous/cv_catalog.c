@@ -32,6 +32,24 @@
  * restricted, in a subtransaction, so a broken view shows NULLs and never
  * hides the others.
  *
+ * Dependencies.  A view's objects are tied together in pg_depend, so that
+ * PostgreSQL's own DROP does the right thing:
+ *
+ *	  view -> source, source's time column	NORMAL: DROP TABLE source and
+ *							DROP COLUMN of the time column are refused while
+ *							a view reads them; CASCADE drops the view
+ *	  log, late, panes, derived functions -> view	AUTO: go with the view
+ *	  capture triggers (on the source and its partitions) -> view	AUTO
+ *	  view, log, late, panes, functions -> extension	AUTO
+ *
+ * They are recorded for every new catalog row by the catalog's row trigger
+ * (wj_catalog_bind), whether the row comes from _catalog_insert or from
+ * pg_restore, which restores the rows but not these entries; a capture
+ * trigger by _catalog_insert once checked, or, when pg_restore (or a new
+ * partition) makes it after its row, by the CREATE TRIGGER event trigger
+ * (wj_bind_trigger).  The catalog row goes with the view through the
+ * sql_drop event trigger (windowjoin._on_drop).
+ *
  * src/continuous/cv_catalog.c
  *
  *-------------------------------------------------------------------------
