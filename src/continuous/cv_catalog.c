@@ -82,6 +82,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 #include "utils/lsyscache.h"
@@ -109,19 +110,40 @@ static const char *const cv_definition_columns[] = {
 	"distributed", "triggers", "triggers2", NULL
 };
 
+/* the catalog's OID once found, until a relcache invalidation of it */
+static Oid	cv_catalog_cached = InvalidOid;
+static bool cv_catalog_callback_registered = false;
+
+/*
+ * cv_catalog_invalidate
+ *		Relcache invalidation callback: forget the catalog's OID when it (or
+ *		every relation) is invalidated, as DROP EXTENSION does.
+ */
+static void
+cv_catalog_invalidate(Datum arg, Oid relid)
+{
+	if (!OidIsValid(relid) || relid == cv_catalog_cached)
+		cv_catalog_cached = InvalidOid;
+}
+
 /*
  * cv_catalog_relid
  *		windowjoin.view_catalog, checked to be the extension's own table (a
  *		schema of that name made by someone else is not it); InvalidOid
- *		when the extension, or this version of it, is not installed.
+ *		when the extension, or this version of it, is not installed.  Found
+ *		once per backend (capture asks at every statement), forgotten when
+ *		the table is invalidated.
  */
 Oid
 cv_catalog_relid(void)
 {
-	Oid			ext = get_extension_oid("windowjoin", true);
+	Oid			ext;
 	Oid			nsp;
 	Oid			rel;
 
+	if (OidIsValid(cv_catalog_cached))
+		return cv_catalog_cached;
+	ext = get_extension_oid("windowjoin", true);
 	if (!OidIsValid(ext))
 		return InvalidOid;
 	nsp = get_namespace_oid("windowjoin", true);
@@ -130,6 +152,12 @@ cv_catalog_relid(void)
 	rel = get_relname_relid("view_catalog", nsp);
 	if (!OidIsValid(rel) || getExtensionOfObject(RelationRelationId, rel) != ext)
 		return InvalidOid;
+	if (!cv_catalog_callback_registered)
+	{
+		CacheRegisterRelcacheCallback(cv_catalog_invalidate, (Datum) 0);
+		cv_catalog_callback_registered = true;
+	}
+	cv_catalog_cached = rel;
 	return rel;
 }
 

@@ -502,9 +502,9 @@ void
 cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
 {
 	StringInfoData sql;
-	Oid			types[5] = {TIMESTAMPTZOID, TIMESTAMPTZOID, INTERVALOID,
-	INTERVALOID, INTERVALOID};
-	Datum		args[5];
+	Oid			types[6] = {TIMESTAMPTZOID, TIMESTAMPTZOID, INTERVALOID,
+	INTERVALOID, INTERVALOID, BOOLOID};
+	Datum		args[6];
 	SPIPlanPtr	plan;
 	Portal		portal;
 	int			cap = 16;
@@ -517,14 +517,17 @@ cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
 	/*
 	 * The log's times as the catalog keeps them (a timestamp read in UTC:
 	 * the same int64).  With late => 'log' the statement also copies the
-	 * late rows, tested as cv_first_window_closed does, to the late table.
+	 * late rows, tested as cv_first_window_closed does, to the late table --
+	 * unless the view resets ($6: a full refresh, or a TRUNCATE marker in
+	 * the log), when nothing is late and the late rows count stays as is.
 	 */
 	initStringInfo(&sql);
 	if (v->late == CV_LATE_LOG)
 		appendStringInfo(&sql,
 						 "WITH d AS (DELETE FROM %s RETURNING sign, %s AS t, %s AS t_max, n, r), "
 						 "lg AS (INSERT INTO %s SELECT pg_catalog.clock_timestamp(), d.sign, (d.r).* "
-						 "FROM d WHERE d.sign <> 0 AND %s) "
+						 "FROM d WHERE d.sign <> 0 AND NOT $6 "
+						 "AND NOT EXISTS (SELECT FROM d d0 WHERE d0.sign = 0) AND %s) "
 						 "SELECT d.sign, d.t, d.t_max, d.n FROM d",
 						 cv_relname(v->changes),
 						 v->tz ? "t" : "t AT TIME ZONE 'UTC'",
@@ -539,7 +542,8 @@ cv_fold(const CvView *v, int64 l_prev, CvCounts *counts, CvFold *f)
 	args[2] = cv_interval(v->size);
 	args[3] = cv_interval(v->stride);
 	args[4] = cv_interval(v->offset);
-	plan = SPI_prepare(sql.data, 5, types);
+	args[5] = BoolGetDatum(v->full);
+	plan = SPI_prepare(sql.data, 6, types);
 	if (plan == NULL)
 		elog(ERROR, "windowjoin refresh: SPI_prepare failed (%d): %s",
 			 SPI_result, sql.data);
@@ -1003,6 +1007,7 @@ wj_refresh(PG_FUNCTION_ARGS)
 
 	SPI_connect();
 	cv_lock_view(view, &v);
+	v.full = full;
 	if (v.distributed)
 	{
 		cv_refresh_shards(&v, full);

@@ -66,6 +66,7 @@ typedef struct CvView
 	int64		open_from;
 	int64		view_rows;
 	bool		distributed;	/* a Citus view: its shards are views */
+	bool		full;			/* this refresh is a full one */
 
 	/* join views (cv_join_refresh.c); join is NULL for the others */
 	const char *join;			/* "window", "interval" or "asof" */

@@ -105,6 +105,8 @@ fi
 sed 's/^/  /' cv_drop.txt
 grep -qx 'left after DROP TABLE: 20 triggers, 0 tables, 0 functions, 0 catalog rows' cv_drop.txt || status=1
 grep -qx 'after DROP EXTENSION: 0 triggers, 0 view tables' cv_drop.txt || status=1
+# every revising view equals its batch query, in both databases
+[ "$(grep -c ': 0 rows differ from its batch query$' cv_dst.txt)" -eq 4 ] || status=1
 exit $status
 RUN
 chmod 755 "$work/run.sh"
