@@ -47,6 +47,9 @@
 
 #include "access/heapam.h"
 #include "access/tupconvert.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_trigger.h"
+#include "nodes/makefuncs.h"
 #include "common/int.h"
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
@@ -248,6 +251,59 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 }
 
 /*
+ * cv_capture_target_03
+ *		A capture trigger of 0.3 while the catalog is still 0.3's: this
+ *		library installed, ALTER EXTENSION windowjoin UPDATE not yet run
+ *		(the update script gives the views their 0.4 catalog rows).  Its
+ *		arguments name its log, time column, mode, grain and offset, which
+ *		0.4 never trusts: they are taken only when pg_depend, as 0.3's
+ *		create_view recorded it, ties them together -- the trigger goes with
+ *		a view (AUTO), that view reads this table (NORMAL), and the named
+ *		log goes with that view (AUTO).  So writers go on in that window,
+ *		and nothing else is written.
+ */
+static bool
+cv_capture_target_03(TriggerData *trigdata, CvCaptureTarget *t)
+{
+	Trigger    *trigger = trigdata->tg_trigger;
+	Oid			relid = RelationGetRelid(trigdata->tg_relation);
+	Oid			view = InvalidOid;
+	List	   *names;
+	ListCell   *lc;
+
+	if (trigger->tgnargs != 5)
+		return false;
+	/* (a trigger also goes with its own table) */
+	foreach(lc, cv_depended_on(TriggerRelationId, trigger->tgoid, DEPENDENCY_AUTO))
+	{
+		Oid			ref = lfirst_oid(lc);
+
+		if (ref != relid &&
+			cv_depends_on(RelationRelationId, ref, RelationRelationId, relid,
+						  DEPENDENCY_NORMAL))
+			view = ref;
+	}
+	if (!OidIsValid(view))
+		return false;
+	names = stringToQualifiedNameList(trigger->tgargs[0]);
+	t->log = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, true);
+	if (!OidIsValid(t->log) ||
+		!cv_depends_on(RelationRelationId, t->log, RelationRelationId, view,
+					   DEPENDENCY_AUTO))
+		return false;
+	t->view = view;
+	t->source = relid;
+	t->timeattno = get_attnum(relid, trigger->tgargs[1]);
+	if (t->timeattno <= 0)
+		return false;
+	t->timetype = get_atttype(relid, t->timeattno);
+	t->with_rows = strcmp(trigger->tgargs[2], "rows") == 0;
+	t->grain = pg_strtoint64(trigger->tgargs[3]);
+	t->offset = pg_strtoint64(trigger->tgargs[4]);
+	return t->grain >= 0;
+}
+
+/*
  * wj_capture
  *		windowjoin._capture(): the statement-level AFTER trigger of a
  *		continuous view's source.  It takes no arguments (a 0.3 trigger's
@@ -279,7 +335,8 @@ wj_capture(PG_FUNCTION_ARGS)
 				 errmsg("windowjoin._capture() must be an AFTER ... FOR EACH STATEMENT trigger")));
 	trigger = trigdata->tg_trigger;
 	src = trigdata->tg_relation;
-	if (!cv_catalog_capture_target(RelationGetRelid(src), trigger->tgname, &target))
+	if (!(cv_catalog_is_03() ? cv_capture_target_03(trigdata, &target) :
+		  cv_catalog_capture_target(RelationGetRelid(src), trigger->tgname, &target)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("trigger \"%s\" on \"%s\" is not a capture trigger of a continuous view",

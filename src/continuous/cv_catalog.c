@@ -115,15 +115,61 @@ static Oid	cv_catalog_cached = InvalidOid;
 static bool cv_catalog_callback_registered = false;
 
 /*
+ * What capture found for a trigger, by its table and name, until a
+ * relcache invalidation of that table, of the view's source or log, or of
+ * the catalog: a view's capture triggers, its log and the numbers it keeps
+ * change only by DDL on one of those (dropping the view drops its
+ * triggers, which invalidates the table they are on).
+ */
+typedef struct CvTargetKey
+{
+	Oid			relid;
+	NameData	tgname;
+} CvTargetKey;
+
+typedef struct CvTargetEntry
+{
+	CvTargetKey key;
+	CvCaptureTarget target;
+} CvTargetEntry;
+
+static HTAB *cv_targets = NULL;
+
+/*
  * cv_catalog_invalidate
  *		Relcache invalidation callback: forget the catalog's OID when it (or
- *		every relation) is invalidated, as DROP EXTENSION does.
+ *		every relation) is invalidated, as DROP EXTENSION does, and every
+ *		capture target when one of the relations it names is.
  */
 static void
 cv_catalog_invalidate(Datum arg, Oid relid)
 {
-	if (!OidIsValid(relid) || relid == cv_catalog_cached)
+	bool		flush = !OidIsValid(relid) || relid == cv_catalog_cached;
+
+	if (flush)
 		cv_catalog_cached = InvalidOid;
+	if (cv_targets != NULL && !flush)
+	{
+		HASH_SEQ_STATUS seq;
+		CvTargetEntry *e;
+
+		hash_seq_init(&seq, cv_targets);
+		while ((e = hash_seq_search(&seq)) != NULL)
+		{
+			if (e->key.relid == relid || e->target.source == relid ||
+				e->target.log == relid || e->target.view == relid)
+			{
+				flush = true;
+				hash_seq_term(&seq);
+				break;
+			}
+		}
+	}
+	if (flush && cv_targets != NULL)
+	{
+		hash_destroy(cv_targets);
+		cv_targets = NULL;
+	}
 }
 
 /*
@@ -428,9 +474,20 @@ cv_catalog_capture_target(Oid relid, const char *tgname, CvCaptureTarget *t)
 	SysScanDesc scan;
 	HeapTuple	tup;
 	bool		found = false;
+	CvTargetKey key;
+	CvTargetEntry *e;
 
 	if (!OidIsValid(cat))
 		return false;
+	memset(&key, 0, sizeof(key));
+	key.relid = relid;
+	namestrcpy(&key.tgname, tgname);
+	if (cv_targets != NULL &&
+		(e = hash_search(cv_targets, &key, HASH_FIND, NULL)) != NULL)
+	{
+		*t = e->target;
+		return true;
+	}
 	if (get_rel_relispartition(relid))
 		ancestors = get_partition_ancestors(relid);
 	rel = table_open(cat, AccessShareLock);
@@ -468,7 +525,97 @@ cv_catalog_capture_target(Oid relid, const char *tgname, CvCaptureTarget *t)
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
+
+	/* (only what is found is kept: a refused trigger is an error anyway) */
+	if (found)
+	{
+		if (cv_targets == NULL)
+		{
+			HASHCTL		ctl;
+
+			ctl.keysize = sizeof(CvTargetKey);
+			ctl.entrysize = sizeof(CvTargetEntry);
+			cv_targets = hash_create("windowjoin capture targets", 16, &ctl,
+									 HASH_ELEM | HASH_BLOBS);
+		}
+		e = hash_search(cv_targets, &key, HASH_ENTER, NULL);
+		e->target = *t;
+	}
 	return found;
+}
+
+/*
+ * cv_catalog_is_03
+ *		Is the catalog still version 0.3's (this library installed, ALTER
+ *		EXTENSION windowjoin UPDATE not run yet)?
+ */
+bool
+cv_catalog_is_03(void)
+{
+	Oid			cat = cv_catalog_relid();
+
+	return OidIsValid(cat) && get_attnum(cat, "triggers") == InvalidAttrNumber;
+}
+
+/*
+ * cv_depends_on
+ *		Does pg_depend record (classid, objid) depending on (refclassid,
+ *		refobjid) with deptype?
+ */
+bool
+cv_depends_on(Oid classid, Oid objid, Oid refclassid, Oid refobjid, char deptype)
+{
+	Relation	dep = table_open(DependRelationId, AccessShareLock);
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		found = false;
+
+	ScanKeyInit(&key[0], Anum_pg_depend_classid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(classid));
+	ScanKeyInit(&key[1], Anum_pg_depend_objid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(objid));
+	scan = systable_beginscan(dep, DependDependerIndexId, true, NULL, 2, key);
+	while (!found && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+
+		found = d->refclassid == refclassid && d->deptype == deptype &&
+			(!OidIsValid(refobjid) || d->refobjid == refobjid);
+	}
+	systable_endscan(scan);
+	table_close(dep, AccessShareLock);
+	return found;
+}
+
+/*
+ * cv_depended_on
+ *		The relations (classid, objid) depends on with deptype.
+ */
+List *
+cv_depended_on(Oid classid, Oid objid, char deptype)
+{
+	Relation	dep = table_open(DependRelationId, AccessShareLock);
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *refs = NIL;
+
+	ScanKeyInit(&key[0], Anum_pg_depend_classid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(classid));
+	ScanKeyInit(&key[1], Anum_pg_depend_objid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(objid));
+	scan = systable_beginscan(dep, DependDependerIndexId, true, NULL, 2, key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+
+		if (d->refclassid == RelationRelationId && d->deptype == deptype)
+			refs = lappend_oid(refs, d->refobjid);
+	}
+	systable_endscan(scan);
+	table_close(dep, AccessShareLock);
+	return refs;
 }
 
 /*

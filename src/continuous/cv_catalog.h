@@ -13,6 +13,7 @@
 
 #include "postgres.h"
 
+#include "nodes/pg_list.h"
 #include "utils/relcache.h"
 
 /* the identity cv_catalog_begin switched from */
@@ -47,6 +48,10 @@ extern bool cv_log_shape_ok(Relation rel, Oid timetype);
 extern AttrNumber cv_catalog_attnum(TupleDesc desc, const char *name);
 extern bool cv_catalog_capture_target(Oid relid, const char *tgname,
 									  CvCaptureTarget *t);
+extern bool cv_catalog_is_03(void);
+extern bool cv_depends_on(Oid classid, Oid objid, Oid refclassid, Oid refobjid,
+						  char deptype);
+extern List *cv_depended_on(Oid classid, Oid objid, char deptype);
 
 /* cv_capture.c: a TRUNCATE marker in a change log (the view resets) */
 extern void cv_log_reset(Oid log);
