@@ -155,19 +155,18 @@ typedef struct CvBin
 /*
  * cv_bin_of
  *		The start of the grain-long bin holding t, bins aligned as the
- *		windows are (the Unix epoch plus offset: wj_window_floor, the one
- *		window arithmetic), so that every row of a bin is in the same
- *		windows whatever the grain; a bin whose start would leave the
- *		timestamp range is t itself.
+ *		windows are (the Unix epoch plus the offset: base is
+ *		wj_window_base(grain, offset), computed once per statement), so that
+ *		every row of a bin is in the same windows whatever the grain; a bin
+ *		whose start would leave the timestamp range is t itself.
  */
-static int64
-cv_bin_of(Timestamp t, int64 grain, int64 offset)
+static inline int64
+cv_bin_of(Timestamp t, int64 grain, int64 base)
 {
-	int64		base = wj_window_base(grain, offset);
-	int64		rem = wj_window_rem(t, grain, base);
 	int64		start;
 
-	if (pg_sub_s64_overflow(t, rem, &start) || TIMESTAMP_NOT_FINITE(start))
+	if (pg_sub_s64_overflow(t, wj_window_rem(t, grain, base), &start) ||
+		TIMESTAMP_NOT_FINITE(start))
 		return t;
 	return start;
 }
@@ -188,6 +187,7 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 	TupleTableSlot *in;
 	MemoryContext rowcxt;
 	MemoryContext oldcxt;
+	int64		base = grain > 0 ? wj_window_base(grain, offset) : 0;
 
 	if (ts == NULL)
 		return;
@@ -214,7 +214,7 @@ cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
 			Timestamp	ts_t = DatumGetTimestamp(t);
 
 			memset(&probe.key, 0, sizeof(probe.key));
-			probe.key.bin = cv_bin_of(ts_t, grain, offset);
+			probe.key.bin = cv_bin_of(ts_t, grain, base);
 			probe.key.sign = sign;
 			b = hash_search(bins, &probe.key, HASH_ENTER, &found);
 			if (!found)
