@@ -340,7 +340,7 @@ cv_log_shape_ok(Relation rel, Oid timetype)
  * cv_datum_col
  *		Column name of the catalog tuple tup (descriptor desc).
  */
-static Datum
+Datum
 cv_datum_col(HeapTuple tup, TupleDesc desc, const char *name, bool *isnull)
 {
 	for (int i = 0; i < desc->natts; i++)
@@ -372,7 +372,7 @@ cv_catalog_attnum(TupleDesc desc, const char *name)
 	return InvalidAttrNumber;
 }
 
-static Oid
+Oid
 cv_oid_col(HeapTuple tup, TupleDesc desc, const char *name)
 {
 	bool		isnull;
@@ -394,7 +394,7 @@ cv_usecs_col(HeapTuple tup, TupleDesc desc, const char *name)
 }
 
 /* a text or name column as a C string, NULL when null */
-static char *
+char *
 cv_text_col(HeapTuple tup, TupleDesc desc, const char *name)
 {
 	bool		isnull;

@@ -13,6 +13,8 @@
 
 #include "postgres.h"
 
+#include "access/htup.h"
+#include "access/tupdesc.h"
 #include "nodes/pg_list.h"
 #include "utils/relcache.h"
 
@@ -46,6 +48,13 @@ extern int	cv_catalog_exec(const char *sql, int nargs, Oid *types,
 							Datum *values, const char *nulls);
 extern bool cv_log_shape_ok(Relation rel, Oid timetype);
 extern AttrNumber cv_catalog_attnum(TupleDesc desc, const char *name);
+
+/* a catalog row's columns by name: the Datum, an OID (InvalidOid when
+ * null), a text or name as a C string (NULL when null) */
+extern Datum cv_datum_col(HeapTuple tup, TupleDesc desc, const char *name,
+						  bool *isnull);
+extern Oid	cv_oid_col(HeapTuple tup, TupleDesc desc, const char *name);
+extern char *cv_text_col(HeapTuple tup, TupleDesc desc, const char *name);
 extern bool cv_catalog_capture_target(Oid relid, const char *tgname,
 									  CvCaptureTarget *t);
 extern bool cv_catalog_is_03(void);

@@ -215,26 +215,7 @@ cv_value(int col, int64 *value)
 	return true;
 }
 
-/* Column helpers for the catalog row */
-static Datum
-cv_col(HeapTuple tup, TupleDesc desc, const char *name, bool *isnull)
-{
-	int			attno = SPI_fnumber(desc, name);
-
-	if (attno <= 0)
-		elog(ERROR, "windowjoin.view_catalog has no column \"%s\"", name);
-	return SPI_getbinval(tup, desc, attno, isnull);
-}
-
-/* a text column, NULL when null */
-static char *
-cv_col_text(HeapTuple tup, TupleDesc desc, const char *name)
-{
-	bool		isnull;
-	Datum		d = cv_col(tup, desc, name, &isnull);
-
-	return isnull ? NULL : TextDatumGetCString(d);
-}
+/* Column helpers for the catalog row: cv_catalog.c's (cv_datum_col, ...) */
 
 /*
  * cv_col_derived
@@ -246,21 +227,11 @@ static char *
 cv_col_derived(HeapTuple tup, TupleDesc desc, const char *query, const char *fn)
 {
 	bool		isnull;
-	Datum		d = cv_col(tup, desc, fn, &isnull);
+	Datum		d = cv_datum_col(tup, desc, fn, &isnull);
 
 	if (!isnull)
 		return cv_derived_call(DatumGetObjectId(d));
-	return cv_col_text(tup, desc, query);
-}
-
-/* a regclass or regtype column, InvalidOid when null */
-static Oid
-cv_col_oid(HeapTuple tup, TupleDesc desc, const char *name)
-{
-	bool		isnull;
-	Datum		d = cv_col(tup, desc, name, &isnull);
-
-	return isnull ? InvalidOid : DatumGetObjectId(d);
+	return cv_text_col(tup, desc, query);
 }
 
 /* a bigint or timestamptz column, 0 when null */
@@ -268,7 +239,7 @@ static int64
 cv_col_int64(HeapTuple tup, TupleDesc desc, const char *name)
 {
 	bool		isnull;
-	Datum		d = cv_col(tup, desc, name, &isnull);
+	Datum		d = cv_datum_col(tup, desc, name, &isnull);
 
 	return isnull ? 0 : DatumGetInt64(d);
 }
@@ -278,7 +249,7 @@ static int64
 cv_col_usecs(HeapTuple tup, TupleDesc desc, const char *name)
 {
 	bool		isnull;
-	Datum		d = cv_col(tup, desc, name, &isnull);
+	Datum		d = cv_datum_col(tup, desc, name, &isnull);
 	int64		usecs;
 
 	if (isnull)
@@ -324,29 +295,29 @@ cv_lock_view(Oid view, CvView *v)
 	desc = SPI_tuptable->tupdesc;
 
 	v->view = view;
-	s = cv_col_text(tup, desc, "kind");
+	s = cv_text_col(tup, desc, "kind");
 	v->kind = strcmp(s, "tumble") == 0 ? CV_TUMBLE :
 		strcmp(s, "hop") == 0 ? CV_HOP :
 		strcmp(s, "cumulate") == 0 ? CV_CUMULATE : CV_SESSION;
-	v->source = cv_col_oid(tup, desc, "source_rel");
+	v->source = cv_oid_col(tup, desc, "source_rel");
 	v->time_column = SPI_getvalue(tup, desc, SPI_fnumber(desc, "time_column"));
-	v->tz = cv_col_oid(tup, desc, "time_type") == TIMESTAMPTZOID;
+	v->tz = cv_oid_col(tup, desc, "time_type") == TIMESTAMPTZOID;
 	v->size = cv_col_usecs(tup, desc, "size");
 	v->stride = cv_col_usecs(tup, desc, "stride");
 	v->offset = cv_col_usecs(tup, desc, "offset");
 	v->gap = cv_col_usecs(tup, desc, "gap");
 	v->range_query = cv_col_derived(tup, desc, "range_query", "range_fn");
-	v->changes = cv_col_oid(tup, desc, "changes_rel");
-	v->late_rel = cv_col_oid(tup, desc, "late_rel");
-	v->panes = cv_col_oid(tup, desc, "panes_rel");
+	v->changes = cv_oid_col(tup, desc, "changes_rel");
+	v->late_rel = cv_oid_col(tup, desc, "late_rel");
+	v->panes = cv_oid_col(tup, desc, "panes_rel");
 	v->pane_query = cv_col_derived(tup, desc, "pane_query", "pane_fn");
 	v->combine_query = cv_col_derived(tup, desc, "combine_query", "combine_fn");
-	v->merge_query = cv_col_text(tup, desc, "merge_query");
+	v->merge_query = cv_text_col(tup, desc, "merge_query");
 	v->delay = cv_col_usecs(tup, desc, "delay");
-	s = cv_col_text(tup, desc, "late");
+	s = cv_text_col(tup, desc, "late");
 	v->late = strcmp(s, "revise") == 0 ? CV_LATE_REVISE :
 		strcmp(s, "drop") == 0 ? CV_LATE_DROP : CV_LATE_LOG;
-	s = cv_col_text(tup, desc, "emit");
+	s = cv_text_col(tup, desc, "emit");
 	v->on_update = strcmp(s, "on_update") == 0;
 	v->max_event = cv_col_int64(tup, desc, "max_event");
 	v->explicit_watermark = cv_col_int64(tup, desc, "explicit_watermark");
@@ -356,38 +327,38 @@ cv_lock_view(Oid view, CvView *v)
 
 	{
 		bool		isnull;
-		Datum		d = cv_col(tup, desc, "distributed", &isnull);
+		Datum		d = cv_datum_col(tup, desc, "distributed", &isnull);
 
 		v->distributed = !isnull && DatumGetBool(d);
 	}
 
 	/* join views */
-	v->join = cv_col_text(tup, desc, "join_kind");
+	v->join = cv_text_col(tup, desc, "join_kind");
 	if (v->join != NULL)
 	{
 		bool		isnull;
 
 		if (strcmp(v->join, "window") != 0)
 			v->kind = CV_BAND;
-		v->source2 = cv_col_oid(tup, desc, "source2_rel");
+		v->source2 = cv_oid_col(tup, desc, "source2_rel");
 		v->time_column2 = SPI_getvalue(tup, desc, SPI_fnumber(desc, "time_column2"));
-		v->changes2 = cv_col_oid(tup, desc, "changes2_rel");
-		v->late2_rel = cv_col_oid(tup, desc, "late2_rel");
+		v->changes2 = cv_oid_col(tup, desc, "changes2_rel");
+		v->late2_rel = cv_oid_col(tup, desc, "late2_rel");
 		v->right_query = cv_col_derived(tup, desc, "right_query", "right_fn");
-		(void) cv_col(tup, desc, "band_lo", &isnull);
+		(void) cv_datum_col(tup, desc, "band_lo", &isnull);
 		v->has_band_lo = !isnull;
 		v->band_lo = cv_col_usecs(tup, desc, "band_lo");
 		v->band_hi = cv_col_usecs(tup, desc, "band_hi");
 		v->max_event2 = cv_col_int64(tup, desc, "max_event2");
 		v->watermark1 = cv_col_int64(tup, desc, "watermark1");
 		v->watermark2 = cv_col_int64(tup, desc, "watermark2");
-		(void) cv_col(tup, desc, "idle", &isnull);
+		(void) cv_datum_col(tup, desc, "idle", &isnull);
 		v->has_idle = !isnull;
 		v->idle = cv_col_usecs(tup, desc, "idle");
-		(void) cv_col(tup, desc, "seen1", &isnull);
+		(void) cv_datum_col(tup, desc, "seen1", &isnull);
 		v->has_seen1 = !isnull;
 		v->seen1 = cv_col_int64(tup, desc, "seen1");
-		(void) cv_col(tup, desc, "seen2", &isnull);
+		(void) cv_datum_col(tup, desc, "seen2", &isnull);
 		v->has_seen2 = !isnull;
 		v->seen2 = cv_col_int64(tup, desc, "seen2");
 	}
