@@ -319,12 +319,17 @@ CREATE TABLE pm_0 (t timestamptz NOT NULL, v int);
 INSERT INTO pm_0 VALUES ('2023-12-31 05:00', 100);
 ALTER TABLE pm ATTACH PARTITION pm_0 FOR VALUES FROM ('2023-12-31') TO ('2024-01-01');
 SELECT windowjoin.refresh('pmv');
+SELECT windowjoin.refresh('pml');
 SELECT * FROM pm_check();
+-- (its rows are late: revised into pmv, logged by pml)
+SELECT change, t, v FROM pml_late ORDER BY change DESC, t;
 -- a partition detached: its rows leave the view, its writers are free
 ALTER TABLE pm DETACH PARTITION pm_1;
 INSERT INTO pm_1 VALUES ('2024-01-01 03:00', 1000);
 SELECT windowjoin.refresh('pmv');
+SELECT windowjoin.refresh('pml');
 SELECT * FROM pm_check();
+SELECT change, t, v FROM pml_late ORDER BY change DESC, t;
 -- a partition dropped
 DROP TABLE pm_0;
 SELECT windowjoin.refresh('pmv');

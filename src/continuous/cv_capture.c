@@ -49,7 +49,9 @@
 #include "access/tupconvert.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_trigger.h"
+#include "catalog/pg_inherits.h"
 #include "nodes/makefuncs.h"
+#include "utils/snapmgr.h"
 #include "common/int.h"
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
@@ -172,82 +174,228 @@ cv_bin_of(Timestamp t, int64 grain, int64 base)
 }
 
 /*
- * cv_log_rows
- *		Append the rows of a transition table with the given sign: one log
- *		row per row (bins NULL), or their counts per bin.  rowdesc, when
- *		set, is the source's row type for the rows of one of its
- *		partitions, converted by rowmap.
+ * What one capture writes: the log and its batch, and how a row of the
+ * table being read (the source, or one of its partitions) becomes a log
+ * row.
+ */
+typedef struct CvCapture
+{
+	CvLogWriter w;
+	TupleDesc	srcdesc;		/* the rows' table */
+	AttrNumber	timeattno;		/* its time column */
+	bool		with_rows;		/* one log row per row, with the row */
+	HTAB	   *bins;			/* or counts per bin (NULL: none) */
+	int64		grain;
+	int64		base;			/* wj_window_base(grain, offset) */
+	TupleDesc	rowdesc;		/* the source's row type, for a partition */
+	TupleConversionMap *rowmap; /* a partition's rows to it (NULL: alike) */
+	MemoryContext rowcxt;
+} CvCapture;
+
+/*
+ * cv_capture_begin
+ *		Prepare to log rows of table src for target: the time column by
+ *		name when src is a partition of the source (its number may differ),
+ *		and with late => 'log' its rows converted to the source's row type,
+ *		which the log keeps; the log opened after checking its shape.
  */
 static void
-cv_log_rows(CvLogWriter *w, Tuplestorestate *ts, TupleDesc srcdesc,
-			AttrNumber timeattno, bool with_rows, int16 sign,
-			HTAB *bins, int64 grain, int64 offset,
-			TupleConversionMap *rowmap, TupleDesc rowdesc)
+cv_capture_begin(CvCapture *c, const CvCaptureTarget *target, Relation src)
+{
+	Form_pg_attribute timeatt;
+
+	memset(c, 0, sizeof(*c));
+	c->srcdesc = RelationGetDescr(src);
+	c->timeattno = target->timeattno;
+	c->with_rows = target->with_rows;
+	if (target->source != RelationGetRelid(src))
+	{
+		char	   *col = get_attname(target->source, target->timeattno, true);
+
+		c->timeattno = col ? get_attnum(RelationGetRelid(src), col) : InvalidAttrNumber;
+		if (c->with_rows)
+		{
+			Relation	parent = table_open(target->source, AccessShareLock);
+
+			c->rowdesc = CreateTupleDescCopy(RelationGetDescr(parent));
+			table_close(parent, AccessShareLock);
+			c->rowmap = convert_tuples_by_name(c->srcdesc, c->rowdesc);
+		}
+	}
+	timeatt = c->timeattno > 0 && c->timeattno <= c->srcdesc->natts ?
+		TupleDescAttr(c->srcdesc, c->timeattno - 1) : NULL;
+	if (timeatt == NULL || timeatt->attisdropped || timeatt->atttypid != target->timetype)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the time column of continuous view %s on \"%s\" is gone",
+						cv_relation_text(target->view), RelationGetRelationName(src))));
+
+	if (!c->with_rows && target->grain > 0)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(((CvBin *) NULL)->key);
+		ctl.entrysize = sizeof(CvBin);
+		ctl.hcxt = CurrentMemoryContext;
+		c->bins = hash_create("windowjoin capture bins", 64, &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		c->grain = target->grain;
+		c->base = wj_window_base(target->grain, target->offset);
+	}
+	c->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "windowjoin capture row",
+									  ALLOCSET_SMALL_SIZES);
+
+	c->w.log = table_open(target->log, RowExclusiveLock);
+	if (!cv_log_shape_ok(c->w.log, target->timetype) ||
+		(c->with_rows != (RelationGetDescr(c->w.log)->natts == 5)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("the change log %s of continuous view %s was altered",
+						cv_relation_text(target->log), cv_relation_text(target->view)),
+				 errhint("Drop the view with windowjoin.drop_view() and create it again.")));
+	c->w.cid = GetCurrentCommandId(true);
+	c->w.bistate = GetBulkInsertState();
+	c->w.slots = palloc0(sizeof(TupleTableSlot *) * CV_CAPTURE_BATCH);
+}
+
+/*
+ * cv_capture_row
+ *		Log one row of the table (in the slot in) with the given sign: into
+ *		its bin, or as a log row of its own.
+ */
+static void
+cv_capture_row(CvCapture *c, TupleTableSlot *in, int16 sign)
+{
+	bool		tnull;
+	Datum		t;
+	Datum		row = (Datum) 0;
+	MemoryContext oldcxt;
+
+	t = slot_getattr(in, c->timeattno, &tnull);
+	/* NULL and infinite times belong to no window: never logged */
+	if (tnull || TIMESTAMP_NOT_FINITE(DatumGetTimestamp(t)))
+		return;
+	if (c->bins != NULL)
+	{
+		CvBin		probe;
+		CvBin	   *b;
+		bool		found;
+		Timestamp	ts_t = DatumGetTimestamp(t);
+
+		memset(&probe.key, 0, sizeof(probe.key));
+		probe.key.bin = cv_bin_of(ts_t, c->grain, c->base);
+		probe.key.sign = sign;
+		b = hash_search(c->bins, &probe.key, HASH_ENTER, &found);
+		if (!found)
+		{
+			b->tmin = b->tmax = ts_t;
+			b->n = 0;
+		}
+		b->tmin = Min(b->tmin, ts_t);
+		b->tmax = Max(b->tmax, ts_t);
+		b->n++;
+		return;
+	}
+	oldcxt = MemoryContextSwitchTo(c->rowcxt);
+	if (c->with_rows)
+	{
+		HeapTuple	tup = ExecCopySlotHeapTuple(in);
+
+		/* (a partition's row as the source's: rowmap NULL if alike) */
+		if (c->rowdesc != NULL)
+		{
+			if (c->rowmap != NULL)
+				tup = execute_attr_map_tuple(tup, c->rowmap);
+			row = heap_copy_tuple_as_datum(tup, c->rowdesc);
+		}
+		else
+			row = heap_copy_tuple_as_datum(tup, c->srcdesc);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	cv_log_append(&c->w, sign, t, false, t, 1, row, !c->with_rows);
+	MemoryContextReset(c->rowcxt);
+}
+
+/*
+ * cv_capture_tuplestore
+ *		Log the rows of a transition table with the given sign.
+ */
+static void
+cv_capture_tuplestore(CvCapture *c, Tuplestorestate *ts, int16 sign)
 {
 	TupleTableSlot *in;
-	MemoryContext rowcxt;
-	MemoryContext oldcxt;
-	int64		base = grain > 0 ? wj_window_base(grain, offset) : 0;
 
 	if (ts == NULL)
 		return;
-	in = MakeSingleTupleTableSlot(srcdesc, &TTSOpsMinimalTuple);
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "windowjoin capture row",
-								   ALLOCSET_SMALL_SIZES);
+	in = MakeSingleTupleTableSlot(c->srcdesc, &TTSOpsMinimalTuple);
 	tuplestore_rescan(ts);
 	while (tuplestore_gettupleslot(ts, true, false, in))
 	{
-		bool		tnull;
-		Datum		t;
-		Datum		row = (Datum) 0;
-
 		CHECK_FOR_INTERRUPTS();
-		t = slot_getattr(in, timeattno, &tnull);
-		/* NULL and infinite times belong to no window: never logged */
-		if (tnull || TIMESTAMP_NOT_FINITE(DatumGetTimestamp(t)))
-			continue;
-		if (bins != NULL)
-		{
-			CvBin		probe;
-			CvBin	   *b;
-			bool		found;
-			Timestamp	ts_t = DatumGetTimestamp(t);
-
-			memset(&probe.key, 0, sizeof(probe.key));
-			probe.key.bin = cv_bin_of(ts_t, grain, base);
-			probe.key.sign = sign;
-			b = hash_search(bins, &probe.key, HASH_ENTER, &found);
-			if (!found)
-			{
-				b->tmin = b->tmax = ts_t;
-				b->n = 0;
-			}
-			b->tmin = Min(b->tmin, ts_t);
-			b->tmax = Max(b->tmax, ts_t);
-			b->n++;
-			continue;
-		}
-		oldcxt = MemoryContextSwitchTo(rowcxt);
-		if (with_rows)
-		{
-			HeapTuple	tup = ExecCopySlotHeapTuple(in);
-
-			/* (a partition's row as the source's: rowmap NULL if alike) */
-			if (rowdesc != NULL)
-			{
-				if (rowmap != NULL)
-					tup = execute_attr_map_tuple(tup, rowmap);
-				row = heap_copy_tuple_as_datum(tup, rowdesc);
-			}
-			else
-				row = heap_copy_tuple_as_datum(tup, srcdesc);
-		}
-		MemoryContextSwitchTo(oldcxt);
-		cv_log_append(w, sign, t, false, t, 1, row, !with_rows);
-		MemoryContextReset(rowcxt);
+		cv_capture_row(c, in, sign);
 	}
 	ExecDropSingleTupleTableSlot(in);
-	MemoryContextDelete(rowcxt);
+}
+
+/*
+ * cv_capture_end
+ *		Write the bins, flush the batch and close the log.
+ */
+static void
+cv_capture_end(CvCapture *c)
+{
+	if (c->bins != NULL)
+	{
+		HASH_SEQ_STATUS seq;
+		CvBin	   *b;
+
+		hash_seq_init(&seq, c->bins);
+		while ((b = hash_seq_search(&seq)) != NULL)
+			cv_log_append(&c->w, b->key.sign, TimestampGetDatum(b->tmin), false,
+						  TimestampGetDatum(b->tmax), b->n, (Datum) 0, true);
+		hash_destroy(c->bins);
+	}
+	cv_log_flush(&c->w);
+	for (int i = 0; i < CV_CAPTURE_BATCH && c->w.slots[i] != NULL; i++)
+		ExecDropSingleTupleTableSlot(c->w.slots[i]);
+	FreeBulkInsertState(c->w.bistate);
+	table_close(c->w.log, NoLock);
+	MemoryContextDelete(c->rowcxt);
+}
+
+/*
+ * cv_log_relation
+ *		Log every row of table relid (and its partitions) with the given
+ *		sign for target: a partition attached to a source (+1), or detached
+ *		or dropped from it (-1) (cv_partitions.c).
+ */
+void
+cv_log_relation(const CvCaptureTarget *target, Oid relid, int16 sign)
+{
+	ListCell   *lc;
+
+	foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
+	{
+		Relation	rel = table_open(lfirst_oid(lc), AccessShareLock);
+
+		if (RELKIND_HAS_STORAGE(rel->rd_rel->relkind))
+		{
+			CvCapture	c;
+			TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+			TupleTableSlot *slot = table_slot_create(rel, NULL);
+
+			cv_capture_begin(&c, target, rel);
+			while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+			{
+				CHECK_FOR_INTERRUPTS();
+				cv_capture_row(&c, slot, sign);
+			}
+			cv_capture_end(&c);
+			ExecDropSingleTupleTableSlot(slot);
+			table_endscan(scan);
+		}
+		table_close(rel, AccessShareLock);
+	}
 }
 
 /*
@@ -318,14 +466,8 @@ wj_capture(PG_FUNCTION_ARGS)
 	TriggerData *trigdata = (TriggerData *) fcinfo->context;
 	Trigger    *trigger;
 	Relation	src;
-	TupleDesc	srcdesc;
-	Oid			view;
 	CvCaptureTarget target;
-	TupleDesc	rowdesc = NULL;
-	TupleConversionMap *rowmap = NULL;
-	HTAB	   *bins = NULL;
-	CvLogWriter w;
-	Form_pg_attribute timeatt;
+	CvCapture	c;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) ||
 		!TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
@@ -342,115 +484,15 @@ wj_capture(PG_FUNCTION_ARGS)
 				 errmsg("trigger \"%s\" on \"%s\" is not a capture trigger of a continuous view",
 						trigger->tgname, RelationGetRelationName(src)),
 				 errhint("Capture triggers are made by windowjoin.create_view(); windowjoin._capture() serves no other trigger.")));
-	view = target.view;
-
-	srcdesc = RelationGetDescr(src);
-
-	/*
-	 * A partition of the source: its time column by name (its number may
-	 * differ), and with late => 'log' its rows converted to the source's
-	 * row type, which the log keeps.
-	 */
-	if (target.source != RelationGetRelid(src))
-	{
-		char	   *col = get_attname(target.source, target.timeattno, true);
-
-		target.timeattno = col ? get_attnum(RelationGetRelid(src), col) : InvalidAttrNumber;
-		if (target.with_rows)
-		{
-			Relation	parent = table_open(target.source, AccessShareLock);
-
-			rowdesc = CreateTupleDescCopy(RelationGetDescr(parent));
-			table_close(parent, AccessShareLock);
-			rowmap = convert_tuples_by_name(srcdesc, rowdesc);
-		}
-	}
-	timeatt = target.timeattno > 0 && target.timeattno <= srcdesc->natts ?
-		TupleDescAttr(srcdesc, target.timeattno - 1) : NULL;
-	if (timeatt == NULL || timeatt->attisdropped || timeatt->atttypid != target.timetype)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the time column of continuous view %s on \"%s\" is gone",
-						cv_relation_text(view), RelationGetRelationName(src))));
-
-	if (!target.with_rows && target.grain > 0)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(((CvBin *) NULL)->key);
-		ctl.entrysize = sizeof(CvBin);
-		ctl.hcxt = CurrentMemoryContext;
-		bins = hash_create("windowjoin capture bins", 64, &ctl,
-						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-
-	w.log = table_open(target.log, RowExclusiveLock);
-	if (!cv_log_shape_ok(w.log, target.timetype) ||
-		(target.with_rows != (RelationGetDescr(w.log)->natts == 5)))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-				 errmsg("the change log %s of continuous view %s was altered",
-						cv_relation_text(target.log), cv_relation_text(view)),
-				 errhint("Drop the view with windowjoin.drop_view() and create it again.")));
-	w.cid = GetCurrentCommandId(true);
-	w.bistate = GetBulkInsertState();
-	w.nslots = 0;
-	w.slots = palloc0(sizeof(TupleTableSlot *) * CV_CAPTURE_BATCH);
-
+	cv_capture_begin(&c, &target, src);
 	if (TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
-		cv_log_append(&w, 0, (Datum) 0, true, (Datum) 0, 0, (Datum) 0, true);
+		cv_log_append(&c.w, 0, (Datum) 0, true, (Datum) 0, 0, (Datum) 0, true);
 	else
 	{
-		cv_log_rows(&w, trigdata->tg_oldtable, srcdesc, target.timeattno,
-					target.with_rows, -1, bins, target.grain, target.offset,
-					rowmap, rowdesc);
-		cv_log_rows(&w, trigdata->tg_newtable, srcdesc, target.timeattno,
-					target.with_rows, 1, bins, target.grain, target.offset,
-					rowmap, rowdesc);
+		cv_capture_tuplestore(&c, trigdata->tg_oldtable, -1);
+		cv_capture_tuplestore(&c, trigdata->tg_newtable, 1);
 	}
-	if (bins != NULL)
-	{
-		HASH_SEQ_STATUS seq;
-		CvBin	   *b;
-
-		hash_seq_init(&seq, bins);
-		while ((b = hash_seq_search(&seq)) != NULL)
-			cv_log_append(&w, b->key.sign, TimestampGetDatum(b->tmin), false,
-						  TimestampGetDatum(b->tmax), b->n, (Datum) 0, true);
-		hash_destroy(bins);
-	}
-	cv_log_flush(&w);
-
-	for (int i = 0; i < CV_CAPTURE_BATCH && w.slots[i] != NULL; i++)
-		ExecDropSingleTupleTableSlot(w.slots[i]);
-	FreeBulkInsertState(w.bistate);
-	table_close(w.log, NoLock);
+	cv_capture_end(&c);
 
 	return PointerGetDatum(NULL);
-}
-
-/*
- * cv_log_reset
- *		Append a TRUNCATE marker to a change log: its view's next refresh
- *		recomputes it from the source (cv_partitions.c: partitions attached,
- *		detached or dropped).
- */
-void
-cv_log_reset(Oid log)
-{
-	Relation	rel = table_open(log, RowExclusiveLock);
-	TupleDesc	desc = RelationGetDescr(rel);
-	Datum		values[5] = {Int16GetDatum(0), 0, 0, Int32GetDatum(0), 0};
-	bool		nulls[5] = {false, true, true, false, true};
-	HeapTuple	tup;
-
-	if (desc->natts < 2 || !cv_log_shape_ok(rel, TupleDescAttr(desc, 1)->atttypid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-				 errmsg("the change log %s of a continuous view was altered",
-						cv_relation_text(log)),
-				 errhint("Drop the view with windowjoin.drop_view() and create it again.")));
-	tup = heap_form_tuple(desc, values, nulls);
-	simple_heap_insert(rel, tup);
-	table_close(rel, NoLock);
 }

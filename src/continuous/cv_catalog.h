@@ -62,8 +62,9 @@ extern bool cv_depends_on(Oid classid, Oid objid, Oid refclassid, Oid refobjid,
 						  char deptype);
 extern List *cv_depended_on(Oid classid, Oid objid, char deptype);
 
-/* cv_capture.c: a TRUNCATE marker in a change log (the view resets) */
-extern void cv_log_reset(Oid log);
+/* cv_capture.c: the rows of a table (a partition attached, detached or
+ * dropped) logged as changes */
+extern void cv_log_relation(const CvCaptureTarget *target, Oid relid, int16 sign);
 
 /* cv_derived.c: a derived query kept as a function, as refresh calls it */
 extern char *cv_derived_call(Oid fn);

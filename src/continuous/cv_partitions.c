@@ -19,19 +19,19 @@
  *
  *	  CREATE TABLE ... PARTITION OF, ATTACH PARTITION
  *			the new partition (and its own partitions) get the capture
- *			triggers of every view reading an ancestor of it; an attached
- *			partition that holds rows also resets those views (below);
+ *			triggers of every view reading an ancestor of it; the rows an
+ *			attached partition brings are logged as rows that appeared;
  *	  DETACH PARTITION
- *			the detached table loses the capture triggers (its writers are
- *			no concern of the views any more) and the views reset;
+ *			its rows are logged as rows that went away, and the detached
+ *			table loses the capture triggers (its writers are no concern of
+ *			the views any more);
  *	  DROP TABLE of a partition (ddl_command_start, while it still exists)
- *			the views reset.
+ *			its rows are logged as rows that went away.
  *
- * "Reset" appends a TRUNCATE marker to the view's change log: the next
- * refresh recomputes the view from its source, as after a TRUNCATE of it
- * (docs/continuous.md, "DDL on sources").  Rows that a partition brings or
- * takes away are thus folded, closed windows included, whatever the
- * view's late policy.
+ * The rows are logged by capture's own path (cv_log_relation), so the next
+ * refresh folds them as any other change: rows of closed windows are late,
+ * and revise, are dropped or are logged as the view's late policy says
+ * (docs/continuous.md, "DDL on sources").
  *
  * src/continuous/cv_partitions.c
  *
@@ -59,7 +59,6 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
-#include "utils/snapmgr.h"
 
 #include "cv_catalog.h"
 
@@ -69,6 +68,7 @@ PG_FUNCTION_INFO_V1(wj_on_partition_ddl);
 typedef struct CvSourceView
 {
 	Oid			view;
+	Oid			source;			/* the side's source */
 	Oid			log;			/* the side's change log */
 	Datum		triggers;		/* name[]: the side's capture triggers */
 } CvSourceView;
@@ -116,6 +116,7 @@ cv_views_reading(List *rels)
 			sv = palloc(sizeof(CvSourceView));
 			sv->view = DatumGetObjectId(heap_getattr(tup, cv_catalog_attnum(desc, "view_rel"),
 													 desc, &isnull));
+			sv->source = DatumGetObjectId(src);
 			sv->log = DatumGetObjectId(log);
 			sv->triggers = PointerGetDatum(PG_DETOAST_DATUM_COPY(trg));
 			out = lappend(out, sv);
@@ -124,36 +125,6 @@ cv_views_reading(List *rels)
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return out;
-}
-
-/*
- * cv_relation_has_rows
- *		Does rel (or a partition of it) hold a row?
- */
-static bool
-cv_relation_has_rows(Oid relid)
-{
-	ListCell   *lc;
-
-	foreach(lc, find_all_inheritors(relid, AccessShareLock, NULL))
-	{
-		Relation	r = table_open(lfirst_oid(lc), AccessShareLock);
-		bool		any = false;
-
-		if (RELKIND_HAS_STORAGE(r->rd_rel->relkind))
-		{
-			TableScanDesc scan = table_beginscan(r, GetActiveSnapshot(), 0, NULL);
-			TupleTableSlot *slot = table_slot_create(r, NULL);
-
-			any = table_scan_getnextslot(scan, ForwardScanDirection, slot);
-			ExecDropSingleTupleTableSlot(slot);
-			table_endscan(scan);
-		}
-		table_close(r, AccessShareLock);
-		if (any)
-			return true;
-	}
-	return false;
 }
 
 /*
@@ -208,6 +179,29 @@ cv_drop_triggers(Oid relid, const CvSourceView *sv)
 }
 
 /*
+ * cv_log_partition_rows
+ *		Log the rows of table relid (a partition, and its own partitions)
+ *		as changes of sv's source with the given sign, through capture's
+ *		own path, found as its triggers find it.
+ */
+static void
+cv_log_partition_rows(const CvSourceView *sv, Oid relid, int16 sign)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(sv->triggers);
+	Datum	   *names;
+	bool	   *nulls;
+	int			n;
+	CvCaptureTarget target;
+
+	deconstruct_array(arr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &names, &nulls, &n);
+	if (n == 0 || nulls[0] ||
+		!cv_catalog_capture_target(sv->source, NameStr(*DatumGetName(names[0])), &target))
+		elog(ERROR, "continuous view %u has no capture target on its source", sv->view);
+	cv_log_relation(&target, relid, sign);
+}
+
+/*
  * cv_partition_added
  *		A partition made or attached under parent: capture triggers for the
  *		views reading parent or an ancestor; a reset if it brought rows.
@@ -217,19 +211,15 @@ cv_partition_added(Oid child, bool attached)
 {
 	List	   *ancestors = get_partition_ancestors(child);
 	List	   *views = cv_views_reading(ancestors);
-	bool		rows;
 	ListCell   *lc;
 
-	if (views == NIL)
-		return;
-	rows = attached && cv_relation_has_rows(child);
 	foreach(lc, views)
 	{
 		CvSourceView *sv = lfirst(lc);
 
 		cv_add_triggers(child, sv);
-		if (rows)
-			cv_log_reset(sv->log);
+		if (attached)
+			cv_log_partition_rows(sv, child, 1);
 	}
 }
 
@@ -249,9 +239,9 @@ cv_partition_removed(Oid child, List *ancestors, bool detached)
 	{
 		CvSourceView *sv = lfirst(lc);
 
+		cv_log_partition_rows(sv, child, -1);
 		if (detached)
 			cv_drop_triggers(child, sv);
-		cv_log_reset(sv->log);
 	}
 }
 
