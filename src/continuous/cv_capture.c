@@ -52,6 +52,7 @@
 #include "catalog/pg_inherits.h"
 #include "nodes/makefuncs.h"
 #include "utils/snapmgr.h"
+#include "utils/varlena.h"
 #include "common/int.h"
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
@@ -433,7 +434,7 @@ cv_capture_target_03(TriggerData *trigdata, CvCaptureTarget *t)
 	}
 	if (!OidIsValid(view))
 		return false;
-	names = stringToQualifiedNameList(trigger->tgargs[0]);
+	names = textToQualifiedNameList(cstring_to_text(trigger->tgargs[0]));
 	t->log = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, true);
 	if (!OidIsValid(t->log) ||
 		!cv_depends_on(RelationRelationId, t->log, RelationRelationId, view,

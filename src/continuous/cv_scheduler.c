@@ -633,6 +633,27 @@ cv_record_failure(Oid view, ErrorData *edata)
 }
 
 /*
+ * cv_record_failure_safely
+ *		cv_record_failure, whose own error (the view went away meanwhile)
+ *		is dropped: the refresh's error is what the log has already said.
+ */
+static void
+cv_record_failure_safely(Oid view, ErrorData *edata, MemoryContext outer)
+{
+	PG_TRY();
+	{
+		cv_record_failure(view, edata);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(outer);
+		FlushErrorState();
+		AbortCurrentTransaction();
+	}
+	PG_END_TRY();
+}
+
+/*
  * cv_refresh_one
  *		Refresh one view in its own transaction, unless another session
  *		holds its catalog row; an error is logged with its SQLSTATE, rolled
@@ -689,18 +710,7 @@ cv_refresh_one(Oid view)
 				(errmsg("windowjoin: scheduled refresh of continuous view %s failed: %s (SQLSTATE %s)",
 						name ? name : psprintf("%u", view), edata->message,
 						unpack_sql_state(edata->sqlerrcode))));
-		PG_TRY();
-		{
-			cv_record_failure(view, edata);
-		}
-		PG_CATCH();
-		{
-			/* the view went away meanwhile, or the server is stopping */
-			MemoryContextSwitchTo(outer);
-			FlushErrorState();
-			AbortCurrentTransaction();
-		}
-		PG_END_TRY();
+		cv_record_failure_safely(view, edata, outer);
 		FreeErrorData(edata);
 	}
 	PG_END_TRY();

@@ -22,6 +22,12 @@ INSERT INTO rates VALUES
   ('YEN', 1, '2020-04-15 09:00'), ('EUR', 116, '2020-04-15 10:45'),
   ('EUR', 119, '2020-04-15 11:15'), ('USD', 105, '2020-04-15 11:49');
 ANALYZE bid; ANALYZE orders; ANALYZE rates;
+-- CREATE TABLE ran the extension's event triggers (continuous views over
+-- partitioned tables follow partitions made, attached and dropped), which
+-- loaded the library in this backend: what follows runs in a new one
+\c
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
 -- Joins before the library is loaded: PostgreSQL's own plans (no custom
 -- scan can be offered: the planner hook is not installed), correct rows.
 -- Planning these does not call any windowjoin C function.
