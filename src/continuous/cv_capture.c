@@ -428,8 +428,8 @@ cv_capture_target_03(TriggerData *trigdata, CvCaptureTarget *t)
 		Oid			ref = lfirst_oid(lc);
 
 		if (ref != relid &&
-			cv_depends_on(RelationRelationId, ref, RelationRelationId, relid,
-						  DEPENDENCY_NORMAL))
+			list_member_oid(cv_depended_on(RelationRelationId, ref, DEPENDENCY_NORMAL),
+							relid))
 			view = ref;
 	}
 	if (!OidIsValid(view))
@@ -437,8 +437,8 @@ cv_capture_target_03(TriggerData *trigdata, CvCaptureTarget *t)
 	names = textToQualifiedNameList(cstring_to_text(trigger->tgargs[0]));
 	t->log = RangeVarGetRelid(makeRangeVarFromNameList(names), NoLock, true);
 	if (!OidIsValid(t->log) ||
-		!cv_depends_on(RelationRelationId, t->log, RelationRelationId, view,
-					   DEPENDENCY_AUTO))
+		!list_member_oid(cv_depended_on(RelationRelationId, t->log, DEPENDENCY_AUTO),
+						 view))
 		return false;
 	t->view = view;
 	t->source = relid;
@@ -478,8 +478,8 @@ wj_capture(PG_FUNCTION_ARGS)
 				 errmsg("windowjoin._capture() must be an AFTER ... FOR EACH STATEMENT trigger")));
 	trigger = trigdata->tg_trigger;
 	src = trigdata->tg_relation;
-	if (!(cv_catalog_is_03() ? cv_capture_target_03(trigdata, &target) :
-		  cv_catalog_capture_target(RelationGetRelid(src), trigger->tgname, &target)))
+	if (!cv_catalog_capture_target(RelationGetRelid(src), trigger->tgname, &target) &&
+		!(cv_catalog_is_03() && cv_capture_target_03(trigdata, &target)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("trigger \"%s\" on \"%s\" is not a capture trigger of a continuous view",

@@ -337,24 +337,6 @@ cv_log_shape_ok(Relation rel, Oid timetype)
 }
 
 /*
- * cv_datum_col
- *		Column name of the catalog tuple tup (descriptor desc).
- */
-Datum
-cv_datum_col(HeapTuple tup, TupleDesc desc, const char *name, bool *isnull)
-{
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (!att->attisdropped && strcmp(NameStr(att->attname), name) == 0)
-			return heap_getattr(tup, i + 1, desc, isnull);
-	}
-	elog(ERROR, "windowjoin.view_catalog has no column \"%s\"", name);
-	return (Datum) 0;
-}
-
-/*
  * cv_catalog_attnum
  *		The number of the catalog's column name.
  */
@@ -370,6 +352,16 @@ cv_catalog_attnum(TupleDesc desc, const char *name)
 	}
 	elog(ERROR, "windowjoin.view_catalog has no column \"%s\"", name);
 	return InvalidAttrNumber;
+}
+
+/*
+ * cv_datum_col
+ *		Column name of the catalog tuple tup (descriptor desc).
+ */
+Datum
+cv_datum_col(HeapTuple tup, TupleDesc desc, const char *name, bool *isnull)
+{
+	return heap_getattr(tup, cv_catalog_attnum(desc, name), desc, isnull);
 }
 
 Oid
@@ -397,12 +389,13 @@ cv_usecs_col(HeapTuple tup, TupleDesc desc, const char *name)
 char *
 cv_text_col(HeapTuple tup, TupleDesc desc, const char *name)
 {
+	AttrNumber	attno = cv_catalog_attnum(desc, name);
 	bool		isnull;
-	Datum		d = cv_datum_col(tup, desc, name, &isnull);
+	Datum		d = heap_getattr(tup, attno, desc, &isnull);
 
 	if (isnull)
 		return NULL;
-	if (TupleDescAttr(desc, SPI_fnumber(desc, name) - 1)->atttypid == NAMEOID)
+	if (TupleDescAttr(desc, attno - 1)->atttypid == NAMEOID)
 		return pstrdup(NameStr(*DatumGetName(d)));
 	return TextDatumGetCString(d);
 }
@@ -453,6 +446,76 @@ cv_name_in_array(Datum arr, const char *name)
 }
 
 /*
+ * cv_fill_target
+ *		What capture does for side (1: the source, 2: a join's right source)
+ *		of the view of catalog row tup.
+ */
+static void
+cv_fill_target(HeapTuple tup, TupleDesc desc, int side, CvCaptureTarget *t)
+{
+	bool		isnull;
+	Datum		d;
+	char	   *late;
+
+	t->view = cv_oid_col(tup, desc, "view_rel");
+	t->source = cv_oid_col(tup, desc, side == 1 ? "source_rel" : "source2_rel");
+	t->log = cv_oid_col(tup, desc, side == 1 ? "changes_rel" : "changes2_rel");
+	d = cv_datum_col(tup, desc, side == 1 ? "time_attnum" : "time_attnum2", &isnull);
+	t->timeattno = isnull ? InvalidAttrNumber : DatumGetInt16(d);
+	t->timetype = cv_oid_col(tup, desc, "time_type");
+	late = cv_text_col(tup, desc, "late");
+	t->with_rows = late != NULL && strcmp(late, "log") == 0;
+	t->grain = t->with_rows ? 0 : cv_capture_grain(tup, desc);
+	t->offset = cv_usecs_col(tup, desc, "offset");
+}
+
+/*
+ * cv_catalog_targets_reading
+ *		The capture targets (and capture trigger names) of every view side
+ *		whose source is one of sources and that has a change log: what
+ *		cv_partitions.c gives a new partition, and logs its rows for.
+ */
+List *
+cv_catalog_targets_reading(List *sources)
+{
+	Oid			cat = cv_catalog_relid();
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *out = NIL;
+
+	if (!OidIsValid(cat) || sources == NIL)
+		return NIL;
+	rel = table_open(cat, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+
+		for (int side = 1; side <= 2; side++)
+		{
+			bool		isnull;
+			Datum		trg;
+			CvSourceTarget *st;
+
+			if (!list_member_oid(sources, cv_oid_col(tup, desc, side == 1 ? "source_rel" : "source2_rel")) ||
+				!OidIsValid(cv_oid_col(tup, desc, side == 1 ? "changes_rel" : "changes2_rel")))
+				continue;
+			trg = cv_datum_col(tup, desc, side == 1 ? "triggers" : "triggers2", &isnull);
+			if (isnull)
+				continue;
+			st = palloc(sizeof(CvSourceTarget));
+			cv_fill_target(tup, desc, side, &st->target);
+			st->triggers = PointerGetDatum(PG_DETOAST_DATUM_COPY(trg));
+			out = lappend(out, st);
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return out;
+}
+
+/*
  * cv_catalog_capture_target
  *		What the capture trigger tgname on table relid may do: the view
  *		whose catalog row lists the trigger among the capture triggers of
@@ -488,6 +551,9 @@ cv_catalog_capture_target(Oid relid, const char *tgname, CvCaptureTarget *t)
 		*t = e->target;
 		return true;
 	}
+	/* (a 0.3 catalog lists no triggers: cv_capture_target_03 reads it) */
+	if (cv_catalog_is_03())
+		return false;
 	if (get_rel_relispartition(relid))
 		ancestors = get_partition_ancestors(relid);
 	rel = table_open(cat, AccessShareLock);
@@ -500,8 +566,6 @@ cv_catalog_capture_target(Oid relid, const char *tgname, CvCaptureTarget *t)
 		{
 			bool		isnull;
 			Datum		d;
-			char	   *late;
-
 			Oid			source = cv_oid_col(tup, desc, side == 1 ? "source_rel" : "source2_rel");
 
 			/* its source, or a partition of it at any depth */
@@ -511,16 +575,7 @@ cv_catalog_capture_target(Oid relid, const char *tgname, CvCaptureTarget *t)
 			if (isnull || !cv_name_in_array(d, tgname))
 				continue;
 			found = true;
-			t->view = cv_oid_col(tup, desc, "view_rel");
-			t->source = source;
-			t->log = cv_oid_col(tup, desc, side == 1 ? "changes_rel" : "changes2_rel");
-			d = cv_datum_col(tup, desc, side == 1 ? "time_attnum" : "time_attnum2", &isnull);
-			t->timeattno = isnull ? InvalidAttrNumber : DatumGetInt16(d);
-			t->timetype = cv_oid_col(tup, desc, "time_type");
-			late = cv_text_col(tup, desc, "late");
-			t->with_rows = late != NULL && strcmp(late, "log") == 0;
-			t->grain = t->with_rows ? 0 : cv_capture_grain(tup, desc);
-			t->offset = cv_usecs_col(tup, desc, "offset");
+			cv_fill_target(tup, desc, side, t);
 		}
 	}
 	systable_endscan(scan);
@@ -555,37 +610,6 @@ cv_catalog_is_03(void)
 	Oid			cat = cv_catalog_relid();
 
 	return OidIsValid(cat) && get_attnum(cat, "triggers") == InvalidAttrNumber;
-}
-
-/*
- * cv_depends_on
- *		Does pg_depend record (classid, objid) depending on (refclassid,
- *		refobjid) with deptype?
- */
-bool
-cv_depends_on(Oid classid, Oid objid, Oid refclassid, Oid refobjid, char deptype)
-{
-	Relation	dep = table_open(DependRelationId, AccessShareLock);
-	ScanKeyData key[2];
-	SysScanDesc scan;
-	HeapTuple	tup;
-	bool		found = false;
-
-	ScanKeyInit(&key[0], Anum_pg_depend_classid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(classid));
-	ScanKeyInit(&key[1], Anum_pg_depend_objid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(objid));
-	scan = systable_beginscan(dep, DependDependerIndexId, true, NULL, 2, key);
-	while (!found && HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
-
-		found = d->refclassid == refclassid && d->deptype == deptype &&
-			(!OidIsValid(refobjid) || d->refobjid == refobjid);
-	}
-	systable_endscan(scan);
-	table_close(dep, AccessShareLock);
-	return found;
 }
 
 /*
@@ -665,7 +689,7 @@ cv_require_log(Oid rel, Oid owner, Oid timetype)
  *		the time column of the given type; returns the column's number.
  */
 static AttrNumber
-cv_require_source(Oid rel, const char *timecol, Oid timetype, bool need_time)
+cv_require_source(Oid rel, const char *timecol, Oid timetype)
 {
 	char		kind = get_rel_relkind(rel);
 	AttrNumber	attno;
@@ -678,8 +702,6 @@ cv_require_source(Oid rel, const char *timecol, Oid timetype, bool need_time)
 				 errdetail("Relation %s is not.", cv_relation_text(rel))));
 	if (pg_class_aclcheck(rel, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(rel));
-	if (!need_time)
-		return InvalidAttrNumber;
 	attno = timecol ? get_attnum(rel, timecol) : InvalidAttrNumber;
 	if (attno <= 0 || get_atttype(rel, attno) != timetype)
 		ereport(ERROR,
@@ -967,38 +989,21 @@ wj_bind_trigger(PG_FUNCTION_ARGS)
 }
 
 /*
- * wj_catalog_insert
- *		windowjoin._catalog_insert(definition jsonb): add the catalog row
- *		of a new view.  definition holds only definition columns
- *		(cv_definition_columns); counters and state start at their
- *		defaults.  The row is checked as the file header says, then its
- *		dependencies are recorded.
+ * cv_definition_columns_of
+ *		The columns a _catalog_insert definition sets, as a list for SQL:
+ *		definition columns only, and the view among them, which must be
+ *		the caller's before anything is written.
  */
-Datum
-wj_catalog_insert(PG_FUNCTION_ARGS)
+static char *
+cv_definition_columns_of(Jsonb *def)
 {
-	Jsonb	   *def = PG_GETARG_JSONB_P(0);
-	JsonbIterator *it;
+	JsonbIterator *it = JsonbIteratorInit(&def->root);
 	JsonbValue	jv;
 	JsonbIteratorToken tok;
 	StringInfoData cols;
-	StringInfoData sql;
-	Oid			types[1] = {JSONBOID};
-	Datum		values[1];
-	HeapTuple	tup;
-	TupleDesc	desc;
-	Oid			view;
-	Oid			owner;
-	Oid			timetype;
-	bool		distributed;
-	bool		isnull;
-	AttrNumber	att1;
-	AttrNumber	att2 = InvalidAttrNumber;
-	Oid			src2;
 	bool		owner_checked = false;
 
 	initStringInfo(&cols);
-	it = JsonbIteratorInit(&def->root);
 	while ((tok = JsonbIteratorNext(&it, &jv, true)) != WJB_DONE)
 	{
 		char	   *key;
@@ -1013,7 +1018,6 @@ wj_catalog_insert(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("\"%s\" is not a definition column of a continuous view", key)));
-		/* the view must be the caller's before anything is written */
 		if (strcmp(key, "view_rel") == 0)
 		{
 			Oid			view_oid = InvalidOid;
@@ -1039,24 +1043,26 @@ wj_catalog_insert(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a continuous view's definition must name its view")));
+	return cols.data;
+}
 
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "INSERT INTO windowjoin.view_catalog (%s) SELECT %s "
-					 "FROM pg_catalog.jsonb_populate_record(NULL::windowjoin.view_catalog, $1) "
-					 "RETURNING *", cols.data, cols.data);
-	values[0] = JsonbPGetDatum(def);
+/*
+ * cv_check_new_row
+ *		The checks of the file header on a new catalog row: the view is the
+ *		caller's table; its logs, late and pane tables are the view owner's
+ *		(logs of capture's shape); the caller may read each source, whose
+ *		time column it returns by number (*att2 InvalidAttrNumber without a
+ *		right source).
+ */
+static void
+cv_check_new_row(HeapTuple tup, TupleDesc desc, AttrNumber *att1, AttrNumber *att2)
+{
+	Oid			view = cv_oid_col(tup, desc, "view_rel");
+	Oid			owner;
+	Oid			timetype;
+	Oid			src2;
+	bool		isnull;
 
-	SPI_connect();
-	if (cv_catalog_exec(sql.data, 1, types, values, NULL) != SPI_OK_INSERT_RETURNING ||
-		SPI_processed != 1)
-		elog(ERROR, "could not insert into windowjoin.view_catalog");
-	/* (copied: the next statement frees SPI_tuptable) */
-	tup = SPI_copytuple(SPI_tuptable->vals[0]);
-	desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
-
-	/* 1. the view is the caller's; what the row names is the view owner's */
-	view = cv_oid_col(tup, desc, "view_rel");
 	cv_check_view_owner(view);
 	if (get_rel_relkind(view) != RELKIND_RELATION)
 		ereport(ERROR,
@@ -1069,28 +1075,68 @@ wj_catalog_insert(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the time column of a continuous view must be timestamp or timestamptz")));
-	distributed = DatumGetBool(cv_datum_col(tup, desc, "distributed", &isnull));
 	cv_require_log(cv_oid_col(tup, desc, "changes_rel"), owner, timetype);
 	cv_require_log(cv_oid_col(tup, desc, "changes2_rel"), owner, timetype);
 	cv_require_owned_table(cv_oid_col(tup, desc, "late_rel"), owner, "late table");
 	cv_require_owned_table(cv_oid_col(tup, desc, "late2_rel"), owner, "late table");
 	cv_require_owned_table(cv_oid_col(tup, desc, "panes_rel"), owner, "pane table");
-	if (!distributed && !OidIsValid(cv_oid_col(tup, desc, "changes_rel")))
+	if (!DatumGetBool(cv_datum_col(tup, desc, "distributed", &isnull)) &&
+		!OidIsValid(cv_oid_col(tup, desc, "changes_rel")))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("a continuous view needs a change log")));
-	att1 = cv_require_source(cv_oid_col(tup, desc, "source_rel"),
-							 cv_text_col(tup, desc, "time_column"), timetype, true);
+	*att1 = cv_require_source(cv_oid_col(tup, desc, "source_rel"),
+							  cv_text_col(tup, desc, "time_column"), timetype);
+	*att2 = InvalidAttrNumber;
 	src2 = cv_oid_col(tup, desc, "source2_rel");
 	if (OidIsValid(src2))
-		att2 = cv_require_source(src2, cv_text_col(tup, desc, "time_column2"),
-								 timetype, true);
+		*att2 = cv_require_source(src2, cv_text_col(tup, desc, "time_column2"),
+								  timetype);
+}
 
-	/* 2. capture finds the time columns by number: renames follow */
+/*
+ * wj_catalog_insert
+ *		windowjoin._catalog_insert(definition jsonb): add the catalog row
+ *		of a new view.  definition holds only definition columns
+ *		(cv_definition_columns); counters and state start at their
+ *		defaults.  The row is checked as the file header says
+ *		(cv_check_new_row), the time columns' numbers kept, and the capture
+ *		triggers checked and recorded; the catalog's row trigger records
+ *		the other dependencies (wj_catalog_bind).
+ */
+Datum
+wj_catalog_insert(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *def = PG_GETARG_JSONB_P(0);
+	char	   *cols = cv_definition_columns_of(def);
+	Oid			types[1] = {JSONBOID};
+	Datum		values[1];
+	HeapTuple	tup;
+	TupleDesc	desc;
+	Oid			view;
+	bool		isnull;
+	AttrNumber	att1;
+	AttrNumber	att2;
+
+	values[0] = JsonbPGetDatum(def);
+	SPI_connect();
+	if (cv_catalog_exec(psprintf("INSERT INTO windowjoin.view_catalog (%s) SELECT %s "
+								 "FROM pg_catalog.jsonb_populate_record(NULL::windowjoin.view_catalog, $1) "
+								 "RETURNING *", cols, cols),
+						1, types, values, NULL) != SPI_OK_INSERT_RETURNING ||
+		SPI_processed != 1)
+		elog(ERROR, "could not insert into windowjoin.view_catalog");
+	/* (copied: the next statement frees SPI_tuptable) */
+	tup = SPI_copytuple(SPI_tuptable->vals[0]);
+	desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+	view = cv_oid_col(tup, desc, "view_rel");
+	cv_check_new_row(tup, desc, &att1, &att2);
+
+	/* capture finds the time columns by number: renames follow */
 	{
 		Oid			utypes[3] = {OIDOID, INT2OID, INT2OID};
 		Datum		uvals[3];
-		char		unulls[3] = {' ', ' ', OidIsValid(src2) ? ' ' : 'n'};
+		char		unulls[3] = {' ', ' ', att2 > 0 ? ' ' : 'n'};
 
 		uvals[0] = ObjectIdGetDatum(view);
 		uvals[1] = Int16GetDatum(att1);
@@ -1102,8 +1148,7 @@ wj_catalog_insert(PG_FUNCTION_ARGS)
 			elog(ERROR, "could not update windowjoin.view_catalog");
 	}
 
-	/* (the catalog's row trigger recorded the rest: wj_catalog_bind) */
-	if (!distributed)
+	if (!DatumGetBool(cv_datum_col(tup, desc, "distributed", &isnull)))
 	{
 		ObjectAddress viewaddr;
 		int			n;

@@ -58,8 +58,15 @@ extern char *cv_text_col(HeapTuple tup, TupleDesc desc, const char *name);
 extern bool cv_catalog_capture_target(Oid relid, const char *tgname,
 									  CvCaptureTarget *t);
 extern bool cv_catalog_is_03(void);
-extern bool cv_depends_on(Oid classid, Oid objid, Oid refclassid, Oid refobjid,
-						  char deptype);
+
+/* a view side reading a source: its capture target and trigger names */
+typedef struct CvSourceTarget
+{
+	CvCaptureTarget target;
+	Datum		triggers;		/* name[] */
+} CvSourceTarget;
+
+extern List *cv_catalog_targets_reading(List *sources);
 extern List *cv_depended_on(Oid classid, Oid objid, char deptype);
 
 /* cv_capture.c: the rows of a table (a partition attached, detached or

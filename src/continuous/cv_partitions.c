@@ -64,76 +64,13 @@
 
 PG_FUNCTION_INFO_V1(wj_on_partition_ddl);
 
-/* a view reading a source through one of its sides */
-typedef struct CvSourceView
-{
-	Oid			view;
-	Oid			source;			/* the side's source */
-	Oid			log;			/* the side's change log */
-	Datum		triggers;		/* name[]: the side's capture triggers */
-} CvSourceView;
-
-/*
- * cv_views_reading
- *		The views (and sides) whose source is one of rels.
- */
-static List *
-cv_views_reading(List *rels)
-{
-	Oid			cat = cv_catalog_relid();
-	Relation	rel;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	List	   *out = NIL;
-
-	if (!OidIsValid(cat) || rels == NIL)
-		return NIL;
-	rel = table_open(cat, AccessShareLock);
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
-	while (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		TupleDesc	desc = RelationGetDescr(rel);
-
-		for (int side = 1; side <= 2; side++)
-		{
-			bool		isnull;
-			Datum		src = heap_getattr(tup, cv_catalog_attnum(desc, side == 1 ? "source_rel" : "source2_rel"),
-										   desc, &isnull);
-			Datum		log;
-			Datum		trg;
-			bool		lognull;
-			bool		trgnull;
-			CvSourceView *sv;
-
-			if (isnull || !list_member_oid(rels, DatumGetObjectId(src)))
-				continue;
-			log = heap_getattr(tup, cv_catalog_attnum(desc, side == 1 ? "changes_rel" : "changes2_rel"),
-							   desc, &lognull);
-			trg = heap_getattr(tup, cv_catalog_attnum(desc, side == 1 ? "triggers" : "triggers2"),
-							   desc, &trgnull);
-			if (lognull || trgnull)
-				continue;
-			sv = palloc(sizeof(CvSourceView));
-			sv->view = DatumGetObjectId(heap_getattr(tup, cv_catalog_attnum(desc, "view_rel"),
-													 desc, &isnull));
-			sv->source = DatumGetObjectId(src);
-			sv->log = DatumGetObjectId(log);
-			sv->triggers = PointerGetDatum(PG_DETOAST_DATUM_COPY(trg));
-			out = lappend(out, sv);
-		}
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return out;
-}
-
 /*
  * cv_add_triggers
  *		Give table relid and its partitions the capture triggers of sv,
  *		as the current user (who just made or attached it).
  */
 static void
-cv_add_triggers(Oid relid, const CvSourceView *sv)
+cv_add_triggers(Oid relid, const CvSourceTarget *sv)
 {
 	Oid			types[2] = {REGCLASSOID, NAMEARRAYOID};
 	Datum		values[2];
@@ -150,7 +87,7 @@ cv_add_triggers(Oid relid, const CvSourceView *sv)
  *		Take the capture triggers of sv off table relid and its partitions.
  */
 static void
-cv_drop_triggers(Oid relid, const CvSourceView *sv)
+cv_drop_triggers(Oid relid, const CvSourceTarget *sv)
 {
 	ArrayType  *arr = DatumGetArrayTypeP(sv->triggers);
 	Datum	   *names;
@@ -179,29 +116,6 @@ cv_drop_triggers(Oid relid, const CvSourceView *sv)
 }
 
 /*
- * cv_log_partition_rows
- *		Log the rows of table relid (a partition, and its own partitions)
- *		as changes of sv's source with the given sign, through capture's
- *		own path, found as its triggers find it.
- */
-static void
-cv_log_partition_rows(const CvSourceView *sv, Oid relid, int16 sign)
-{
-	ArrayType  *arr = DatumGetArrayTypeP(sv->triggers);
-	Datum	   *names;
-	bool	   *nulls;
-	int			n;
-	CvCaptureTarget target;
-
-	deconstruct_array(arr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
-					  &names, &nulls, &n);
-	if (n == 0 || nulls[0] ||
-		!cv_catalog_capture_target(sv->source, NameStr(*DatumGetName(names[0])), &target))
-		elog(ERROR, "continuous view %u has no capture target on its source", sv->view);
-	cv_log_relation(&target, relid, sign);
-}
-
-/*
  * cv_partition_added
  *		A partition made or attached under parent: capture triggers for the
  *		views reading parent or an ancestor; a reset if it brought rows.
@@ -210,16 +124,16 @@ static void
 cv_partition_added(Oid child, bool attached)
 {
 	List	   *ancestors = get_partition_ancestors(child);
-	List	   *views = cv_views_reading(ancestors);
+	List	   *views = cv_catalog_targets_reading(ancestors);
 	ListCell   *lc;
 
 	foreach(lc, views)
 	{
-		CvSourceView *sv = lfirst(lc);
+		CvSourceTarget *sv = lfirst(lc);
 
 		cv_add_triggers(child, sv);
 		if (attached)
-			cv_log_partition_rows(sv, child, 1);
+			cv_log_relation(&sv->target, child, 1);
 	}
 }
 
@@ -232,14 +146,14 @@ cv_partition_added(Oid child, bool attached)
 static void
 cv_partition_removed(Oid child, List *ancestors, bool detached)
 {
-	List	   *views = cv_views_reading(ancestors);
+	List	   *views = cv_catalog_targets_reading(ancestors);
 	ListCell   *lc;
 
 	foreach(lc, views)
 	{
-		CvSourceView *sv = lfirst(lc);
+		CvSourceTarget *sv = lfirst(lc);
 
-		cv_log_partition_rows(sv, child, -1);
+		cv_log_relation(&sv->target, child, -1);
 		if (detached)
 			cv_drop_triggers(child, sv);
 	}
