@@ -482,8 +482,12 @@ BEGIN
     'triggers', windowjoin._capture_triggers(v, ''),
     'triggers2', CASE WHEN nsrc = 2 THEN windowjoin._capture_triggers(v, '_right') END));
   -- the derived queries as functions PostgreSQL tracks: renames of the
-  -- source follow, DROP COLUMN of what the view reads is refused
-  PERFORM windowjoin._derive_functions(v);
+  -- source follow, DROP COLUMN of what the view reads is refused.  (Not on
+  -- a Citus shard: Citus allows no CREATE FUNCTION on a worker, and DDL
+  -- reaches shards through Citus; a shard's derived queries stay text.)
+  IF shard IS NULL THEN
+    PERFORM windowjoin._derive_functions(v);
+  END IF;
 
   PERFORM windowjoin.refresh(v);
   IF schedule IS NOT NULL THEN
@@ -505,8 +509,13 @@ DECLARE
   plan text := '';
   line text;
   shards int;
+  caller_path text;
 BEGIN
+  -- as in _create_view: the caller's search_path only where the user's
+  -- query is read (its analysis and its plan)
+  caller_path := pg_catalog.current_setting('search_path');
   a := windowjoin._analyze_view_query(query, NULL);
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
   EXECUTE 'SELECT partmethod, colocationid, column_to_column_name(logicalrelid, partkey) AS col '
           'FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1' INTO p1 USING a.source;
   IF p1.partmethod IS DISTINCT FROM 'h' THEN
@@ -529,9 +538,11 @@ BEGIN
   -- each shard must compute its rows alone: Citus pushes the query down
   -- whole, one task per shard
   EXECUTE 'SELECT count(*) FROM pg_catalog.pg_dist_shard WHERE logicalrelid = $1' INTO shards USING a.source;
+  PERFORM pg_catalog.set_config('search_path', caller_path, true);
   FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-    plan := plan || line || E'\n';
+    plan := plan OPERATOR(pg_catalog.||) line OPERATOR(pg_catalog.||) E'\n';
   END LOOP;
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
   IF plan NOT LIKE 'Custom Scan (Citus Adaptive)%' OR plan LIKE '%Subplan%'
      OR plan LIKE '%epartition%' OR plan NOT LIKE format('%%Task Count: %s%%', shards) THEN
     RAISE EXCEPTION 'continuous views over Citus tables need a query Citus pushes down to the shards whole'
@@ -541,8 +552,7 @@ BEGIN
   END IF;
 
   v := windowjoin._create_view_table(nsp, rel, query, a.kind, a.time_type,
-                                     a.right_query IS NOT NULL, emit,
-                                     pg_catalog.current_setting('search_path'));
+                                     a.right_query IS NOT NULL, emit, caller_path);
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_attribute
                   WHERE attrelid = v AND attname = p1.col AND NOT attisdropped) THEN
     RAISE EXCEPTION 'a continuous view over Citus tables must select the distribution column %', p1.col
@@ -564,19 +574,23 @@ BEGIN
   -- its shards become continuous views of the sources' shards at its
   -- first refresh, once this transaction has committed them
   -- (windowjoin._refresh_distributed)
+  PERFORM pg_catalog.set_config('search_path', caller_path, true);
   RETURN v;
 END
 $fn$;
 
+-- Refresh each shard of a Citus view on the node holding it (creating its
+-- continuous view there the first time).  The shards read the query as
+-- the connection's search_path resolves it, as create_view read it.
 CREATE OR REPLACE FUNCTION windowjoin._refresh_distributed(view regclass, full_refresh boolean)
-RETURNS void LANGUAGE plpgsql AS $fn$
+RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   c windowjoin.view_catalog;
   cmd text;
   failed text;
 BEGIN
   c := windowjoin._lock(view);
-  cmd := 'SELECT windowjoin._refresh_shard(''%s''::regclass, '
+  cmd := 'SELECT windowjoin._refresh_shard(''%s''::pg_catalog.regclass, '
          || replace(format('%L, %L, %L, %L, %L, %L, %L)', full_refresh, c.query, c.delay, c.late,
                            c.schedule, c.emit, c.idle), '%', '%%');
   EXECUTE 'SELECT string_agg(result, ''; '') FROM run_command_on_placements($1, $2) WHERE NOT success'
@@ -586,6 +600,62 @@ BEGIN
       USING ERRCODE = 'connection_failure', DETAIL = failed;
   END IF;
   PERFORM windowjoin._catalog_note_refresh(view);
+END
+$fn$;
+
+-- On a Citus node: refresh the view of the shard view_shard, or create it.
+CREATE OR REPLACE FUNCTION windowjoin._refresh_shard(view_shard regclass, full_refresh boolean,
+  query text, delay interval, late text, schedule interval, emit text, idle interval)
+RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF EXISTS (SELECT FROM windowjoin.view_catalog v
+              WHERE v.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) view_shard::pg_catalog.oid) THEN
+    PERFORM windowjoin.refresh(view_shard, full_refresh);
+  ELSE
+    PERFORM windowjoin._create_shard_view(view_shard, query, delay, late, schedule, emit, idle);
+  END IF;
+END
+$fn$;
+
+-- On a Citus node: make the shard view_shard of a view a continuous view of
+-- the co-located shards of its sources (a reference table's shard for a
+-- join's right side), which this node holds.  The caller's search_path
+-- reads the query; this function's own statements run with a pinned one.
+CREATE OR REPLACE FUNCTION windowjoin._create_shard_view(view_shard regclass,
+  query text, delay interval, late text, schedule interval, emit text, idle interval)
+RETURNS regclass LANGUAGE plpgsql AS $fn$
+DECLARE
+  a record;
+  sid bigint;
+  relmap regclass[] := '{}';
+  src regclass;
+  shard regclass;
+  caller_path text;
+BEGIN
+  caller_path := pg_catalog.current_setting('search_path');
+  -- triggers and tables next to shards: what Citus otherwise refuses
+  IF pg_catalog.current_setting('citus.enable_manual_changes_to_shards', true) IS NOT NULL THEN
+    PERFORM pg_catalog.set_config('citus.enable_manual_changes_to_shards', 'on', true);
+  END IF;
+  a := windowjoin._analyze_view_query(query, NULL);
+  PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+  sid := substring((SELECT relname FROM pg_catalog.pg_class WHERE oid = view_shard)
+                   FROM '_([0-9]+)$')::bigint;
+  FOREACH src IN ARRAY ARRAY[a.source, a.source2] LOOP
+    CONTINUE WHEN src IS NULL OR src = ANY (relmap);
+    EXECUTE 'SELECT pg_catalog.shard_name($2, s2.shardid)::pg_catalog.regclass '
+            'FROM pg_catalog.pg_dist_shard s1 JOIN pg_catalog.pg_dist_shard s2 '
+            'ON s2.logicalrelid = $2 AND (s2.shardminvalue IS NULL OR s2.shardminvalue = s1.shardminvalue) '
+            'WHERE s1.shardid = $1' INTO shard USING sid, src;
+    IF shard IS NULL THEN
+      RAISE EXCEPTION 'no shard of % goes with %', src, view_shard
+        USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    relmap := relmap || ARRAY[src, shard];
+  END LOOP;
+  PERFORM pg_catalog.set_config('search_path', caller_path, true);
+  RETURN windowjoin._create_view(view_shard::text, query, delay, late, schedule, emit, idle,
+                                 view_shard, relmap);
 END
 $fn$;
 
@@ -717,7 +787,9 @@ COMMENT ON VIEW windowjoin.views IS
 -- callable and check what they touch (cv_catalog.c, cv_capture.c); the
 -- rest are pure helpers (_tz, _usecs, _show, _bin) or run only the
 -- caller's own statements (_analyze_view_query, _pane_queries, _count,
--- _count_from, _open_rows, _create_view_table, the Citus helpers).
+-- _count_from, _open_rows, _create_view_table, the Citus helpers), every
+-- one of them with a pinned search_path but where the user's query is read
+-- (sql/continuous_privileges.sql calls each as another role).
 --------------------------------------------------------------------------
 
 REVOKE ALL ON FUNCTION windowjoin._on_drop() FROM PUBLIC;

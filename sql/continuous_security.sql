@@ -465,6 +465,42 @@ CREATE OR REPLACE FUNCTION checked(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 
 SELECT windowjoin.refresh('fl_v');
 SELECT failures, next_attempt FROM windowjoin.views WHERE name = 'fl_v'::regclass;
 SELECT * FROM fl_v ORDER BY 1;
+-- windowjoin.refresh_timeout bounds one scheduled refresh: a refresh that
+-- runs longer is cancelled (57014) and counts as a failure; a manual
+-- refresh is not bounded by it
+CREATE FUNCTION slow(x int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  PERFORM pg_sleep(0.5);
+  RETURN x;
+END
+$$;
+CREATE TABLE sl (t timestamptz, x int);
+-- (the postmaster reloads before it signals the backends: once this
+-- session shows the new value, every worker it starts has it)
+ALTER SYSTEM SET windowjoin.refresh_timeout = '200ms';
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.2);
+SHOW windowjoin.refresh_timeout;
+SELECT windowjoin.create_view('fl_slow', $$SELECT window_start, window_end, sum(slow(x)) AS s
+  FROM sl, tumble(t, interval '1 minute') GROUP BY 1, 2$$, schedule => interval '100 milliseconds');
+INSERT INTO sl VALUES ('2024-01-01', 1), ('2024-01-02', 1);
+DO $$
+BEGIN
+  FOR i IN 1 .. 300 LOOP
+    EXIT WHEN (SELECT failures FROM windowjoin.views WHERE name = 'sec_alice.fl_slow'::regclass) >= 1;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END
+$$;
+SELECT failures >= 1 AS timed_out, last_error_sqlstate, last_error
+  FROM windowjoin.views WHERE name = 'fl_slow'::regclass;
+SELECT count(*) AS rows_before FROM fl_slow;
+ALTER SYSTEM RESET windowjoin.refresh_timeout;
+SELECT pg_reload_conf();
+SELECT windowjoin.refresh('fl_slow');
+SELECT * FROM fl_slow ORDER BY 1;
+SELECT failures FROM windowjoin.views WHERE name = 'fl_slow'::regclass;
+SELECT windowjoin.drop_view('fl_slow');
 SELECT windowjoin.drop_view('fl_v');
 SELECT windowjoin.drop_view('fl_ok');
 SELECT windowjoin.drop_view('fl_lk');

@@ -51,11 +51,13 @@
 #include "commands/defrem.h"
 #include "commands/extension.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "tcop/tcopprot.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -130,7 +132,8 @@ cv_check_plain_query(Query *q)
 
 /*
  * cv_check_source
- *		The source RTE must be a plain or partitioned table.
+ *		The source RTE must be a plain or partitioned table the caller may
+ *		read: analysis tells nothing of a table its caller could not query.
  */
 Oid
 cv_check_source(RangeTblEntry *rte)
@@ -142,6 +145,8 @@ cv_check_source(RangeTblEntry *rte)
 					   "A continuous view reads one table: FROM source, tumble(...) or FROM (SELECT ..., session(...) OVER (...) FROM source) s.");
 	if (rte->tablesample != NULL)
 		cv_unsupported("TABLESAMPLE", NULL);
+	if (pg_class_aclcheck(rte->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(rte->relid));
 	return rte->relid;
 }
 

@@ -75,6 +75,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timeout.h"
 #include "utils/timestamp.h"
 
 #include "continuous.h"
@@ -676,14 +677,15 @@ cv_refresh_one(Oid view)
 		Datum		values[1];
 
 		name = MemoryContextStrdup(outer, cv_relation_text(view));
-		if (wj_refresh_timeout > 0)
-		{
-			char		buf[32];
 
-			snprintf(buf, sizeof(buf), "%d", wj_refresh_timeout);
-			(void) set_config_option("statement_timeout", buf, PGC_SUSET, PGC_S_SESSION,
-									 GUC_ACTION_LOCAL, true, 0, false);
-		}
+		/*
+		 * A worker's statements do not pass through postgres.c, which arms
+		 * statement_timeout for a client's: the limit is armed here, and
+		 * its interrupt reports "canceling statement due to statement
+		 * timeout" (57014) as a client's would.
+		 */
+		if (wj_refresh_timeout > 0)
+			enable_timeout_after(STATEMENT_TIMEOUT, wj_refresh_timeout);
 		values[0] = ObjectIdGetDatum(view);
 		SPI_connect();
 		PushActiveSnapshot(GetTransactionSnapshot());
@@ -696,12 +698,21 @@ cv_refresh_one(Oid view)
 		}
 		SPI_finish();
 		PopActiveSnapshot();
+		if (wj_refresh_timeout > 0)
+		{
+			/* a limit reached just as the refresh ended cancels nothing */
+			if (get_timeout_indicator(STATEMENT_TIMEOUT, false))
+				QueryCancelPending = false;
+			disable_timeout(STATEMENT_TIMEOUT, false);
+		}
 		CommitTransactionCommand();
 	}
 	PG_CATCH();
 	{
 		ErrorData  *edata;
 
+		if (wj_refresh_timeout > 0)
+			disable_timeout(STATEMENT_TIMEOUT, false);
 		MemoryContextSwitchTo(outer);
 		edata = CopyErrorData();
 		FlushErrorState();
