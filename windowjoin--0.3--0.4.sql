@@ -237,7 +237,10 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION windowjoin.drop_view(view regclass) RETURNS void
+-- cascade: also the views reading this one's table (pipeline stages,
+-- src/continuous/cv_pipeline.c), as DROP TABLE ... CASCADE
+DROP FUNCTION windowjoin.drop_view(regclass);
+CREATE FUNCTION windowjoin.drop_view(view regclass, "cascade" boolean DEFAULT false) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
   c windowjoin.view_catalog;
@@ -245,7 +248,7 @@ BEGIN
   c := windowjoin._lock(view);
   -- the change log, the late table and the triggers go with it
   -- (pg_depend), the catalog row with windowjoin._on_drop
-  EXECUTE format('DROP TABLE %s', view);
+  EXECUTE format('DROP TABLE %s%s', view, CASE WHEN "cascade" THEN ' CASCADE' ELSE '' END);
 END
 $fn$;
 

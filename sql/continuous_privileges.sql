@@ -123,7 +123,7 @@ INSERT INTO attack VALUES
  -- the API on alice's view
  ('windowjoin.refresh(regclass,boolean,boolean)', $$SELECT windowjoin.refresh('prv_alice.v', true)$$),
  ('windowjoin.advance_watermark(regclass,timestamp with time zone)', $$SELECT windowjoin.advance_watermark('prv_alice.v', 'infinity')$$),
- ('windowjoin.drop_view(regclass)', $$SELECT windowjoin.drop_view('prv_alice.v')$$),
+ ('windowjoin.drop_view(regclass,boolean)', $$SELECT windowjoin.drop_view('prv_alice.v')$$),
  -- the catalog's write path
  ('windowjoin._catalog_insert(jsonb)', $$SELECT windowjoin._catalog_insert(jsonb_build_object('view_rel', 'prv_alice.v'::regclass::oid))$$),
  ('windowjoin._catalog_advance(regclass,timestamp with time zone)', $$SELECT windowjoin._catalog_advance('prv_alice.v', 'infinity')$$),

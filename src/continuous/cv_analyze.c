@@ -338,10 +338,13 @@ cv_require_window_column(Query *q, const char *name)
 
 /*
  * cv_analyze_tvf
- *		The TVF shape: FROM src, tumble|hop|cumulate(src.t, ...).
+ *		The TVF shape: FROM src, tumble|hop|cumulate(src.t, ...), grouped
+ *		by window_start and window_end -- or, for the rows a window Top-N
+ *		ranks (cv_topn.c), not grouped, with window_start and window_end
+ *		selected as they are.
  */
-static void
-cv_analyze_tvf(Query *q, CvShape *shape)
+void
+cv_analyze_tvf(Query *q, CvShape *shape, bool grouped)
 {
 	Index		srcidx = 0;
 	Index		fnidx = 0;
@@ -380,8 +383,17 @@ cv_analyze_tvf(Query *q, CvShape *shape)
 	/* window_start and window_end: the function's first two columns */
 	for (int c = 0; c < 2; c++)
 	{
-		TargetEntry *tle = cv_require_window_column(q, names[c]);
-		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
+		TargetEntry *tle = grouped ? cv_require_window_column(q, names[c]) :
+			cv_output_column(q, names[c]);
+		Node	   *expr;
+
+		if (tle == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the query of a continuous view must return a column named %s",
+							names[c]),
+					 errhint("Select window_start and window_end.")));
+		expr = cv_ungroup(q, (Node *) tle->expr);
 
 		if (!IsA(expr, Var) || ((Var *) expr)->varno != fnidx ||
 			((Var *) expr)->varlevelsup != 0 ||
@@ -724,6 +736,13 @@ cv_analyze_text(const char *sql, CvRelMap *map, CvShape *shape)
 		return q;
 	}
 
+	/* a window Top-N or deduplication (cv_topn.c) */
+	if (cv_is_topn_query(q))
+	{
+		cv_analyze_topn(q, shape);
+		return q;
+	}
+
 	cv_check_plain_query(q);
 	if (q->groupClause == NIL)
 		cv_unsupported("queries without GROUP BY",
@@ -739,7 +758,7 @@ cv_analyze_text(const char *sql, CvRelMap *map, CvShape *shape)
 				 q->rtable)->rtekind == RTE_SUBQUERY)
 		cv_analyze_session(q, shape);
 	else
-		cv_analyze_tvf(q, shape);
+		cv_analyze_tvf(q, shape, true);
 	return q;
 }
 

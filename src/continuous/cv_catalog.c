@@ -373,15 +373,21 @@ cv_oid_col(HeapTuple tup, TupleDesc desc, const char *name)
 	return isnull ? InvalidOid : DatumGetObjectId(d);
 }
 
-static int64
+/*
+ * an interval column in microseconds, 0 when null (the catalog's CHECKs
+ * and create_view's window checks admit no months)
+ */
+int64
 cv_usecs_col(HeapTuple tup, TupleDesc desc, const char *name)
 {
 	bool		isnull;
 	Datum		d = cv_datum_col(tup, desc, name, &isnull);
 	int64		usecs;
 
-	if (isnull || !wj_interval_usecs(DatumGetIntervalP(d), &usecs))
+	if (isnull)
 		return 0;
+	if (!wj_interval_usecs(DatumGetIntervalP(d), &usecs))
+		elog(ERROR, "continuous view catalog: \"%s\" is not a fixed length", name);
 	return usecs;
 }
 

@@ -55,6 +55,7 @@ extern Datum cv_datum_col(HeapTuple tup, TupleDesc desc, const char *name,
 						  bool *isnull);
 extern Oid	cv_oid_col(HeapTuple tup, TupleDesc desc, const char *name);
 extern char *cv_text_col(HeapTuple tup, TupleDesc desc, const char *name);
+extern int64 cv_usecs_col(HeapTuple tup, TupleDesc desc, const char *name);
 extern bool cv_catalog_capture_target(Oid relid, const char *tgname,
 									  CvCaptureTarget *t);
 extern bool cv_catalog_is_03(void);

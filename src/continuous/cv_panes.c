@@ -426,7 +426,7 @@ cv_pane_columns(Query *q, CvShape *shape)
 	ListCell   *lk;
 	int			i = 0;
 
-	if (!cv_plan_panes(q, shape, &panes))
+	if (shape->topn || !cv_plan_panes(q, shape, &panes))
 		return NULL;
 	names = cv_pane_column_names(&panes);
 	exprs = list_concat(list_copy(panes.keys), cv_window_exprs(&panes, shape));

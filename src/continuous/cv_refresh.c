@@ -244,21 +244,6 @@ cv_col_int64(HeapTuple tup, TupleDesc desc, const char *name)
 	return isnull ? 0 : DatumGetInt64(d);
 }
 
-/* an interval column in microseconds, 0 when null (no months: checked) */
-static int64
-cv_col_usecs(HeapTuple tup, TupleDesc desc, const char *name)
-{
-	bool		isnull;
-	Datum		d = cv_datum_col(tup, desc, name, &isnull);
-	int64		usecs;
-
-	if (isnull)
-		return 0;
-	if (!wj_interval_usecs(DatumGetIntervalP(d), &usecs))
-		elog(ERROR, "continuous view catalog: \"%s\" is not a fixed length", name);
-	return usecs;
-}
-
 /*
  * cv_lock_view
  *		Read and lock the catalog row of a view (an error if there is none).
@@ -302,10 +287,10 @@ cv_lock_view(Oid view, CvView *v)
 	v->source = cv_oid_col(tup, desc, "source_rel");
 	v->time_column = SPI_getvalue(tup, desc, SPI_fnumber(desc, "time_column"));
 	v->tz = cv_oid_col(tup, desc, "time_type") == TIMESTAMPTZOID;
-	v->size = cv_col_usecs(tup, desc, "size");
-	v->stride = cv_col_usecs(tup, desc, "stride");
-	v->offset = cv_col_usecs(tup, desc, "offset");
-	v->gap = cv_col_usecs(tup, desc, "gap");
+	v->size = cv_usecs_col(tup, desc, "size");
+	v->stride = cv_usecs_col(tup, desc, "stride");
+	v->offset = cv_usecs_col(tup, desc, "offset");
+	v->gap = cv_usecs_col(tup, desc, "gap");
 	v->range_query = cv_col_derived(tup, desc, "range_query", "range_fn");
 	v->changes = cv_oid_col(tup, desc, "changes_rel");
 	v->late_rel = cv_oid_col(tup, desc, "late_rel");
@@ -313,7 +298,7 @@ cv_lock_view(Oid view, CvView *v)
 	v->pane_query = cv_col_derived(tup, desc, "pane_query", "pane_fn");
 	v->combine_query = cv_col_derived(tup, desc, "combine_query", "combine_fn");
 	v->merge_query = cv_text_col(tup, desc, "merge_query");
-	v->delay = cv_col_usecs(tup, desc, "delay");
+	v->delay = cv_usecs_col(tup, desc, "delay");
 	s = cv_text_col(tup, desc, "late");
 	v->late = strcmp(s, "revise") == 0 ? CV_LATE_REVISE :
 		strcmp(s, "drop") == 0 ? CV_LATE_DROP : CV_LATE_LOG;
@@ -347,14 +332,14 @@ cv_lock_view(Oid view, CvView *v)
 		v->right_query = cv_col_derived(tup, desc, "right_query", "right_fn");
 		(void) cv_datum_col(tup, desc, "band_lo", &isnull);
 		v->has_band_lo = !isnull;
-		v->band_lo = cv_col_usecs(tup, desc, "band_lo");
-		v->band_hi = cv_col_usecs(tup, desc, "band_hi");
+		v->band_lo = cv_usecs_col(tup, desc, "band_lo");
+		v->band_hi = cv_usecs_col(tup, desc, "band_hi");
 		v->max_event2 = cv_col_int64(tup, desc, "max_event2");
 		v->watermark1 = cv_col_int64(tup, desc, "watermark1");
 		v->watermark2 = cv_col_int64(tup, desc, "watermark2");
 		(void) cv_datum_col(tup, desc, "idle", &isnull);
 		v->has_idle = !isnull;
-		v->idle = cv_col_usecs(tup, desc, "idle");
+		v->idle = cv_usecs_col(tup, desc, "idle");
 		(void) cv_datum_col(tup, desc, "seen1", &isnull);
 		v->has_seen1 = !isnull;
 		v->seen1 = cv_col_int64(tup, desc, "seen1");
@@ -1054,8 +1039,12 @@ wj_refresh(PG_FUNCTION_ARGS)
 		}
 		else
 			max_ev = f.has_batch_max ? Max(v.max_event, f.batch_max) : v.max_event;
-		/* 2. the watermark */
+		/*
+		 * 2. the watermark; a pipeline stage's is at least its upstream
+		 * view's frontier (cv_pipeline.c)
+		 */
 		new_wm = Max(Max(old_wm, cv_add(max_ev, -v.delay)), v.explicit_watermark);
+		new_wm = Max(new_wm, cv_add(cv_upstream_frontier(&v), -v.delay));
 
 		if (v.kind != CV_SESSION)
 		{

@@ -134,6 +134,10 @@ typedef struct CvFold
 /* cv_refresh.c */
 extern int64 cv_add(int64 t, int64 delta);
 extern int64 cv_bin(int64 t, int64 stride, int64 offset);
+
+/* cv_pipeline.c: cascaded views */
+extern const char *const cv_stage_sql;
+extern int64 cv_upstream_frontier(const CvView *v);
 extern char *cv_relname(Oid rel);
 extern char *cv_max_time_sql(Oid source, const char *time_column);
 extern uint64 cv_exec(const CvView *v, const char *sql, int nargs,...);

@@ -80,6 +80,7 @@
 
 #include "continuous.h"
 #include "cv_catalog.h"
+#include "cv_refresh.h"
 
 PGDLLEXPORT void wj_scheduler_launcher_main(Datum arg);
 PGDLLEXPORT void wj_scheduler_db_main(Datum arg);
@@ -546,14 +547,16 @@ cv_due_views(void)
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SPI_connect();
-		if (SPI_execute("SELECT c.view_rel::pg_catalog.oid FROM windowjoin.view_catalog c "
-						"WHERE c.schedule IS NOT NULL "
-						"AND (NOT c.distributed OR c.refreshes OPERATOR(pg_catalog.=) 0) "
-						"AND (c.last_refresh IS NULL OR c.last_refresh OPERATOR(pg_catalog.+) c.schedule "
-						"OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
-						"AND (c.next_attempt IS NULL "
-						"OR c.next_attempt OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
-						"ORDER BY c.last_refresh NULLS FIRST",
+		/* a pipeline's stages upstream first (cv_pipeline.c) */
+		if (SPI_execute(psprintf("SELECT c.view_rel::pg_catalog.oid FROM windowjoin.view_catalog c "
+								 "JOIN (%s) st ON st.view_rel OPERATOR(pg_catalog.=) c.view_rel::pg_catalog.oid "
+								 "WHERE c.schedule IS NOT NULL "
+								 "AND (NOT c.distributed OR c.refreshes OPERATOR(pg_catalog.=) 0) "
+								 "AND (c.last_refresh IS NULL OR c.last_refresh OPERATOR(pg_catalog.+) c.schedule "
+								 "OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
+								 "AND (c.next_attempt IS NULL "
+								 "OR c.next_attempt OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
+								 "ORDER BY st.stage, c.last_refresh NULLS FIRST", cv_stage_sql),
 						true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not list continuous views");
 		for (uint64 i = 0; i < SPI_processed; i++)

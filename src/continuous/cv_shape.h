@@ -35,6 +35,8 @@ typedef struct CvShape
 	List	   *partattnos;		/* session shape: the subquery's columns
 								 * holding the PARTITION BY expressions */
 	Query	   *ranged;			/* the query, with its range quals added */
+	bool		topn;			/* a window Top-N or deduplication
+								 * (cv_topn.c): rows ranked within windows */
 
 	/*
 	 * Join views (cv_join_analyze.c).  A window join view keeps kind as its
@@ -69,6 +71,11 @@ extern Oid	cv_check_source(RangeTblEntry *rte);
 extern const char *cv_is_tvf(Oid funcid);
 extern Var *cv_tvf_params(Query *q, Index srcidx, Index fnidx, CvShape *shape);
 extern TargetEntry *cv_require_window_column(Query *q, const char *name);
+extern void cv_analyze_tvf(Query *q, CvShape *shape, bool grouped);
+
+/* cv_topn.c */
+extern bool cv_is_topn_query(Query *q);
+extern void cv_analyze_topn(Query *q, CvShape *shape);
 
 /* cv_join_analyze.c */
 extern bool cv_is_join_query(Query *q);
