@@ -33,6 +33,9 @@
 #                   (default 100000: a 10-second window holds 1M events)
 #   --batch B       events per load transaction (default 20000)
 #   --schedule MS   the views' refresh schedule (default 200)
+# A configuration may name an ingest rate, name:events_per_second (e.g.
+# --configs "q5:180000 all:80000"): the loader then paces itself at that
+# rate instead of loading as fast as the server takes the events.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/common.sh"
 
@@ -79,20 +82,24 @@ psql -f nexmark.sql
 t0=$(date +%s.%N)
 psql -c "SELECT nx_generate($EVENTS, $RATE, $BATCH)" >/dev/null
 echo "# generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s"
-fmt='%-6s %10s %9s %9s %6s %10s %5s %9s %-28s %s\n'
+fmt='%-12s %10s %9s %9s %6s %6s %9s %5s %9s %-28s %s\n'
 printf "$fmt" config events events/s fresh_p50 p99 lag state cpu batch_ms check "Flink/core"
-for cfg in $CONFIGS; do
-	psql -c "SELECT nx_setup('$cfg', $SCHEDULE)" >/dev/null
+for spec in $CONFIGS; do
+	cfg=${spec%%:*}
+	pace=0
+	[ "$cfg" = "$spec" ] || pace=${spec#*:}
+	psql -c "SET client_min_messages = warning" -c "SELECT nx_setup('$cfg', $SCHEDULE)" >/dev/null
 	psql -c "CALL nx_monitor($SECONDS_PER + 30)" &
 	mon=$!
 	c0=$(cpu)
-	psql -c "CALL nx_load($SECONDS_PER, $BATCH)"
+	psql -c "CALL nx_load($SECONDS_PER, $BATCH, $pace)"
 	c1=$(cpu)
 	psql -c "CALL nx_catch_up(60)"
 	kill "$mon" 2>/dev/null || true
 	wait "$mon" 2>/dev/null || true
 	cores=$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.2f", 2 * (y[1] - x[1]) / (y[2] - x[2]) }')
 	psql -At -F '|' -c "SELECT * FROM nx_report('$cfg')" | while IFS='|' read -r c ev evs p50 p99 lag st bms chk flink; do
+		[ "$pace" = 0 ] || c="$c:$pace"
 		printf "$fmt" "$c" "$ev" "$evs" "$p50" "$p99" "$lag" "$st" "$cores" "$bms" "$chk" "$flink"
 	done
 done

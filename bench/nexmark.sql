@@ -126,14 +126,16 @@ BEGIN
 END
 $$;
 
--- nx_load(seconds, batch): load the staged events batch by batch, one
--- transaction each, until they run out or the time is up; each batch's
--- time is taken just before its commit
-CREATE PROCEDURE nx_load(seconds float8, batch int) LANGUAGE plpgsql AS $$
+-- nx_load(seconds, batch, rate): load the staged events batch by batch,
+-- one transaction each, until they run out or the time is up; each
+-- batch's time is taken just before its commit.  rate > 0 paces the load
+-- at rate events a second (0: as fast as the server takes them).
+CREATE PROCEDURE nx_load(seconds float8, batch int, rate float8 DEFAULT 0) LANGUAGE plpgsql AS $$
 DECLARE
   t0 timestamptz := clock_timestamp();
   n bigint := (SELECT events FROM nx_params);
   a bigint := 0;
+  ahead float8;
 BEGIN
   INSERT INTO nx_log VALUES (-1, clock_timestamp());
   COMMIT;
@@ -147,6 +149,12 @@ BEGIN
     INSERT INTO nx_log VALUES (a / batch, clock_timestamp());
     COMMIT;
     a := a + batch;
+    IF rate > 0 THEN
+      ahead := a / rate - extract(epoch FROM clock_timestamp() - t0);
+      IF ahead > 0 THEN
+        PERFORM pg_sleep(ahead);
+      END IF;
+    END IF;
   END LOOP;
   INSERT INTO nx_state SELECT coalesce(sum(state_bytes), 0) FROM windowjoin.views;
   COMMIT;
