@@ -314,6 +314,23 @@ cv_source_rtes(Query *q)
 }
 
 /*
+ * cv_only_subquery_rte
+ *		The range table entry of the subquery q reads FROM, if FROM is that
+ *		subquery alone; else NULL.
+ */
+RangeTblEntry *
+cv_only_subquery_rte(Query *q)
+{
+	RangeTblEntry *rte;
+
+	if (cv_source_rtes(q) != 1 || list_length(q->jointree->fromlist) != 1 ||
+		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
+		return NULL;
+	rte = rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex, q->rtable);
+	return rte->rtekind == RTE_SUBQUERY ? rte : NULL;
+}
+
+/*
  * cv_require_window_column
  *		The output column name must exist, be grouped on, and (checked by
  *		is_window_column) come from the window function's column fieldnum.
@@ -478,7 +495,7 @@ cv_session_call(Node *expr, int *fieldnum)
  * cv_window_funcs_walker
  *		Collect every WindowFunc of an expression tree.
  */
-static bool
+bool
 cv_window_funcs_walker(Node *node, List **found)
 {
 	if (node == NULL)
@@ -752,10 +769,7 @@ cv_analyze_text(const char *sql, CvRelMap *map, CvShape *shape)
 
 	if (q->hasWindowFuncs)
 		cv_unsupported("window functions over the aggregated rows", NULL);
-	if (cv_source_rtes(q) == 1 && list_length(q->jointree->fromlist) == 1 &&
-		IsA(linitial(q->jointree->fromlist), RangeTblRef) &&
-		rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex,
-				 q->rtable)->rtekind == RTE_SUBQUERY)
+	if (cv_only_subquery_rte(q) != NULL)
 		cv_analyze_session(q, shape);
 	else
 		cv_analyze_tvf(q, shape, true);

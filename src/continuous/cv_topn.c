@@ -43,7 +43,6 @@
 #include "access/stratnum.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
-#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "utils/fmgroids.h"
@@ -59,27 +58,6 @@ cv_is_ranking(Oid fnoid)
 }
 
 /*
- * cv_only_subquery
- *		The subquery q reads FROM, if FROM is one subquery alone; else NULL.
- */
-static Query *
-cv_only_subquery(Query *q)
-{
-	RangeTblEntry *rte;
-	int			n = 0;
-	ListCell   *lc;
-
-	foreach(lc, q->rtable)
-		if (!cv_is_group_rte(lfirst(lc)))
-			n++;
-	if (n != 1 || list_length(q->jointree->fromlist) != 1 ||
-		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
-		return NULL;
-	rte = rt_fetch(linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex, q->rtable);
-	return rte->rtekind == RTE_SUBQUERY ? rte->subquery : NULL;
-}
-
-/*
  * cv_is_topn_query
  *		Does q look like a Top-N: no grouping or window function of its own,
  *		over one subquery that computes a window function?  (The session
@@ -88,28 +66,12 @@ cv_only_subquery(Query *q)
 bool
 cv_is_topn_query(Query *q)
 {
-	Query	   *sub;
+	RangeTblEntry *sub;
 
 	if (q->groupClause != NIL || q->hasAggs || q->hasWindowFuncs)
 		return false;
-	sub = cv_only_subquery(q);
-	return sub != NULL && sub->hasWindowFuncs;
-}
-
-/* the window functions of an expression tree, not of its subqueries */
-static bool
-cv_topn_funcs_walker(Node *node, List **found)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, WindowFunc))
-	{
-		*found = lappend(*found, node);
-		return false;
-	}
-	if (IsA(node, Query))
-		return false;
-	return expression_tree_walker(node, cv_topn_funcs_walker, found);
+	sub = cv_only_subquery_rte(q);
+	return sub != NULL && sub->subquery->hasWindowFuncs;
 }
 
 /*
@@ -229,9 +191,11 @@ cv_window_column_expr(Query *q, const char *name)
 void
 cv_analyze_topn(Query *q, CvShape *shape)
 {
-	Query	   *ranking = cv_only_subquery(q);
+	Query	   *ranking = cv_only_subquery_rte(q)->subquery;
+	RangeTblEntry *aggregate = cv_only_subquery_rte(ranking);
 	Query	   *inner;
 	Query	   *ranged;
+	RangeTblEntry *rte;
 	List	   *wfuncs = NIL;
 	WindowFunc *wf;
 	WindowClause *wc = NULL;
@@ -247,7 +211,7 @@ cv_analyze_topn(Query *q, CvShape *shape)
 	(void) cv_rank_limit(q, &rnattno);
 
 	/* one ranking function, partitioned by the window */
-	cv_topn_funcs_walker((Node *) ranking->targetList, &wfuncs);
+	cv_window_funcs_walker((Node *) ranking->targetList, &wfuncs);
 	if (list_length(wfuncs) != 1 || list_length(ranking->windowClause) != 1)
 		cv_unsupported("more than one window function in a window Top-N", NULL);
 	wf = linitial(wfuncs);
@@ -277,9 +241,9 @@ cv_analyze_topn(Query *q, CvShape *shape)
 		inner = ranking;
 		cv_analyze_tvf(inner, shape, true);
 	}
-	else if (cv_only_subquery(ranking) != NULL)
+	else if (aggregate != NULL)
 	{
-		inner = cv_only_subquery(ranking);
+		inner = aggregate->subquery;
 		cv_check_plain_query(inner);
 		if (inner->groupClause == NIL || inner->hasWindowFuncs)
 			cv_unsupported("a window Top-N over a subquery that is not a window aggregate",
@@ -329,23 +293,10 @@ cv_analyze_topn(Query *q, CvShape *shape)
 	 * source (cv_analyze_tvf made it) in place of that level.
 	 */
 	ranged = copyObject(q);
-	{
-		RangeTblEntry *rte = rt_fetch(linitial_node(RangeTblRef,
-													ranged->jointree->fromlist)->rtindex,
-									  ranged->rtable);
-
-		if (inner == ranking)
-			rte->subquery = shape->ranged;
-		else
-		{
-			Query	   *rk = rte->subquery;
-			RangeTblEntry *irte = rt_fetch(linitial_node(RangeTblRef,
-														 rk->jointree->fromlist)->rtindex,
-										   rk->rtable);
-
-			irte->subquery = shape->ranged;
-		}
-	}
+	rte = cv_only_subquery_rte(ranged);
+	if (inner != ranking)
+		rte = cv_only_subquery_rte(rte->subquery);
+	rte->subquery = shape->ranged;
 	shape->ranged = ranged;
 	shape->topn = true;
 }
