@@ -33,6 +33,7 @@
 #include "session_sort.h"
 #include "tumble_agg.h"
 #include "window_expand.h"
+#include "window_topn.h"
 #include "windowjoin.h"
 
 PG_MODULE_MAGIC;
@@ -104,6 +105,15 @@ _PG_init(void)
 							 GUC_EXPLAIN,
 							 NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("windowjoin.enable_window_topn",
+							 "Enables the WindowTopN custom scan for ranking windows bounded by a run condition (Window Top-N and deduplication).",
+							 "row_number(), rank() or dense_rank() OVER (PARTITION BY ... ORDER BY ...) <= N keeps the N best rows of each partition instead of sorting every row.",
+							 &wj_enable_window_topn,
+							 true,
+							 PGC_USERSET,
+							 GUC_EXPLAIN,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("windowjoin.enable_key_partitioning",
 							 "Enables key-partitioned parallel plans of the interval and window joins and of session() windows.",
 							 "Each parallel participant then scans the inputs and joins (or sessionizes) the keys of the partitions it claims (docs/parallel.md).",
@@ -143,6 +153,7 @@ _PG_init(void)
 	wj_interval_register();
 	wj_window_join_register();
 	wj_session_sort_register();
+	wj_window_topn_register();
 	wj_key_exchange_register();
 	wj_planner_init();
 }
@@ -216,6 +227,8 @@ windowjoin_status(PG_FUNCTION_ARGS)
 	wj_status_accel(rsinfo, "window aggregation (WindowExpand, session GroupAggregate)",
 					"windowjoin.enable_window_aggregate",
 					wj_enable_window_aggregate, true);
+	wj_status_accel(rsinfo, "WindowTopN", "windowjoin.enable_window_topn",
+					wj_enable_window_topn, true);
 	wj_status_row(rsinfo, "continuous view scheduler", wj_scheduler_registered(),
 				  wj_scheduler_registered() ?
 				  "running: views with a schedule are refreshed in the background" :

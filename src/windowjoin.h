@@ -39,6 +39,7 @@ extern bool wj_join_hook_installed(void);
 #if PG_VERSION_NUM >= 180000
 extern bool wj_planner_hook_reached(void);
 #endif
+extern PGDLLIMPORT uint64 wj_window_func_scans_planned;
 
 /*
  * Per-join-kind path generators, called from the join pathlist hook with

@@ -194,6 +194,17 @@ wj_subquery_pathtarget_is_trivial(RelOptInfo *rel)
 #endif
 
 /*
+ * wj_windowagg_run_condition
+ *		The run condition (a list of OpExprs) of a WindowAggPath: in the path
+ *		since PostgreSQL 17, in its WindowClause before.
+ */
+#if PG_VERSION_NUM >= 170000
+#define wj_windowagg_run_condition(wpath) ((wpath)->runCondition)
+#else
+#define wj_windowagg_run_condition(wpath) ((wpath)->winclause->runCondition)
+#endif
+
+/*
  * wj_create_windowagg_path_like
  *		A WindowAggPath computing what wpath computes (its window clause,
  *		run condition, quals and place among the windows) over another

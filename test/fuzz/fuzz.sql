@@ -63,7 +63,7 @@ CREATE TABLE fuzz.log (
 	seed		int,
 	round		int,
 	qno			int,
-	kind		text,		-- asof, nearest, interval, window_join, window_agg, session_agg, tumble_agg
+	kind		text,		-- asof, nearest, interval, window_join, window_agg, session_agg, tumble_agg, topn
 	nearmiss	bool,		-- generated as a shape that should fall through
 	forced		bool,		-- PostgreSQL's join methods all disabled
 	used		text,		-- custom nodes in the plan with the GUCs on
@@ -1026,6 +1026,72 @@ BEGIN
 				ord, fuzz.pick('w', 'l'), wf, g);
 END $$;
 
+-- Window Top-N and deduplication (WindowTopN): a ranking window bounded
+-- by the outer WHERE, over a window TVF, date_bin, plain keys or none,
+-- directly or over an aggregate.  row_number orders end with id, so that
+-- peers are exact duplicate rows (which rows of equal peers a plan keeps
+-- is its own choice); near misses PostgreSQL makes no run condition of,
+-- or that the node does not take.
+CREATE FUNCTION fuzz.gen_topn(OUT q text, OUT prep text, OUT oracle text, OUT near bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+	col text := fuzz.wpick(ARRAY['t', 'tz'], ARRAY[6, 4]);
+	u int := fuzz.wpick(ARRAY['60', '300', '3600'], ARRAY[3, 4, 2])::int;
+	form text := fuzz.wpick(ARRAY['tumble', 'date_bin', 'keys', 'none', 'agg'], ARRAY[4, 2, 3, 1, 2]);
+	fn text := fuzz.wpick(ARRAY['row_number', 'rank', 'dense_rank'], ARRAY[5, 3, 2]);
+	src text := 'fuzz.' || fuzz.wpick(ARRAY['w', 'l'], ARRAY[4, 1]);
+	part text;
+	ord text;
+	cols text := 'id, k1, v, ' || col;
+	bound text;
+	inner_q text;
+BEGIN
+	near := false;
+	ord := fuzz.wpick(ARRAY['v', 'v DESC', 'v NULLS FIRST', 'v DESC NULLS LAST', 'n', 'f DESC',
+							col, col || ' DESC', 'v, ' || col, 'k2 DESC, v'], ARRAY[3, 3, 1, 1, 1, 1, 2, 2, 1, 1]);
+	IF form = 'tumble' THEN
+		src := src || ', ' || fuzz.window_call('tumble', NULL, u, NULL, col);
+		part := 'window_start, window_end' || fuzz.pick('', ', k1', ', k1, k2');
+		cols := cols || ', window_start';
+	ELSIF form = 'date_bin' THEN
+		part := format('date_bin(interval ''%s seconds'', %s, %s ''2024-01-01'')', u, col,
+					   CASE col WHEN 't' THEN 'timestamp' ELSE 'timestamptz' END) || fuzz.pick('', ', k1');
+	ELSIF form = 'keys' THEN
+		part := fuzz.pick('k1', 'k2', 'k1, k2');
+	ELSIF form = 'none' THEN
+		part := NULL;
+	ELSE
+		-- over a window aggregate: rank the groups of each window
+		src := format('(SELECT window_start, window_end, k1, count(*) AS v, max(id) AS id, max(%s) AS %s, '
+					  'max(n) AS n, max(f) AS f, max(k2) AS k2 FROM %s, %s GROUP BY window_start, window_end, k1) a',
+					  col, col, src, fuzz.window_call('tumble', NULL, u, NULL, col));
+		part := 'window_start, window_end';
+		cols := cols || ', window_start';
+	END IF;
+	IF fn = 'row_number' THEN
+		ord := ord || ', id';
+	END IF;
+	IF fuzz.chance(0.1) THEN
+		ord := NULL;		-- no ORDER BY: every row a peer
+		IF fn = 'row_number' THEN
+			fn := 'rank';
+		END IF;
+	END IF;
+	bound := fuzz.wpick(ARRAY['rn <= 1', 'rn <= 2', 'rn <= 3', 'rn < 3', 'rn = 1', '2 >= rn', 'rn <= 10'],
+						ARRAY[2, 3, 3, 2, 3, 1, 1]);
+	IF fuzz.chance(0.08) THEN
+		near := true;
+		bound := fuzz.pick('rn > 1', 'rn <= 2.5', 'rn BETWEEN 2 AND 3', 'rn <= 20000', 'rn <> 2');
+	END IF;
+	inner_q := format('SELECT %s, %s() OVER (%s%s) AS rn FROM %s', cols, fn,
+					  CASE WHEN part IS NULL THEN '' ELSE 'PARTITION BY ' || part END,
+					  CASE WHEN ord IS NULL THEN '' ELSE ' ORDER BY ' || ord END, src);
+	IF fuzz.chance(0.15) THEN
+		inner_q := inner_q || ' WHERE ' || fuzz.pick('v > 2', 'k1 IS NOT NULL', 'id % 2 = 0');
+	END IF;
+	q := format('SELECT * FROM (%s) x WHERE %s', inner_q, bound);
+END $$;
+
 ------------------------------------------------------------------------
 -- Running and comparing
 ------------------------------------------------------------------------
@@ -1037,6 +1103,7 @@ BEGIN
 	PERFORM set_config('windowjoin.enable_interval_join', state, true);
 	PERFORM set_config('windowjoin.enable_asof_join', state, true);
 	PERFORM set_config('windowjoin.enable_window_aggregate', state, true);
+	PERFORM set_config('windowjoin.enable_window_topn', state, true);
 END $$;
 
 -- The custom nodes in a plan (space separated, sorted, unique) and the plan text
@@ -1244,8 +1311,8 @@ BEGIN
 		PERFORM set_config('enable_hashagg', CASE WHEN fuzz.chance(0.15) THEN 'off' ELSE 'on' END, true);
 		PERFORM set_config('enable_sort', CASE WHEN fuzz.chance(0.05) THEN 'off' ELSE 'on' END, true);
 		t0 := clock_timestamp();
-		kind := fuzz.wpick(ARRAY['window_join', 'interval', 'asof', 'window_agg', 'session_agg'],
-						   ARRAY[30, 26, 26, 11, 7]);
+		kind := fuzz.wpick(ARRAY['window_join', 'interval', 'asof', 'window_agg', 'session_agg', 'topn'],
+						   ARRAY[30, 26, 26, 11, 7, 8]);
 
 		IF only_kind IS NOT NULL THEN
 			kind := only_kind;
@@ -1289,7 +1356,7 @@ LANGUAGE sql AS $$
 	FROM fuzz.log l,
 		 LATERAL (SELECT CASE l.kind WHEN 'asof' THEN 'AsOfJoin' WHEN 'nearest' THEN 'AsOfJoin' WHEN 'interval' THEN 'IntervalJoin'
 									 WHEN 'window_join' THEN 'WindowJoin' WHEN 'window_agg' THEN 'WindowExpand'
-									 WHEN 'tumble_agg' THEN 'TumbleAgg'
+									 WHEN 'tumble_agg' THEN 'TumbleAgg' WHEN 'topn' THEN 'WindowTopN'
 									 ELSE 'PlanChanged' END AS node) n
 	GROUP BY l.kind, n.node ORDER BY l.kind
 $$;

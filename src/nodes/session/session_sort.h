@@ -54,10 +54,4 @@ extern List *session_sort_info_to_private(const SessionSortPlanInfo *info);
 extern void session_sort_info_from_private(List *priv,
 										   SessionSortPlanInfo *info);
 
-#if PG_VERSION_NUM >= 180000
-/* 18's EXPLAIN and SessionWindow's session() call (session_sort_planner.c) */
-extern PGDLLIMPORT uint64 wj_session_windows_planned;
-extern void wj_session_window_finish_plan(PlannedStmt *stmt);
-#endif
-
 #endif							/* SESSION_SORT_H */

@@ -41,7 +41,7 @@
  *
  * On PostgreSQL 18 a finished plan's SessionWindows show session() to
  * EXPLAIN as a plain function call, not as the window function, which 18
- * can only print on a WindowAgg (wj_session_window_finish_plan(), from the
+ * can only print on a WindowAgg (wj_finish_window_func_scans(), from the
  * planner hook of planner.c).
  *
  * src/nodes/session/session_sort_planner.c
@@ -89,15 +89,6 @@
 
 /* The ranges one level of splitting makes at most, for costing */
 #define SSORT_COST_FANOUT	512
-
-#if PG_VERSION_NUM >= 180000
-/*
- * SessionWindow plans made in this backend so far: wj_planner (planner.c)
- * calls wj_session_window_finish_plan() on a finished plan only when this
- * count moved while the plan was made.
- */
-uint64		wj_session_windows_planned = 0;
-#endif
 
 /*
  * key_member
@@ -295,10 +286,8 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		info.keypart.grain = wj_keypart_grain(pinfo->exchange);
 	}
 	cscan->custom_private = session_sort_info_to_private(&info);
-#if PG_VERSION_NUM >= 180000
 	if (pinfo->session != NULL)
-		wj_session_windows_planned++;
-#endif
+		wj_window_func_scans_planned++;
 	return &cscan->scan.plan;
 }
 
@@ -838,7 +827,7 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 		/*
 		 * On 18 the plan must go through wj_planner to be finished for
-		 * EXPLAIN (wj_session_window_finish_plan).  It does not when this
+		 * EXPLAIN (wj_finish_window_func_scans).  It does not when this
 		 * backend loaded the library in the middle of planning this query
 		 * (not preloaded: a function of the library that the planner
 		 * evaluated), or when a planner hook installed later does not call
@@ -885,98 +874,3 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	output_rel->consider_parallel = true;
 	wj_add_partial_paths_gathered(root, output_rel, partial_paths);
 }
-
-#if PG_VERSION_NUM >= 180000
-/*
- * session_call
- *		The session() call of a SessionWindow's scan tuple (its window
- *		function, without the window) as a plain function call, for EXPLAIN
- *		to show: "session(t, '00:00:30'::interval)".  Never evaluated.
- */
-static Expr *
-session_call(WindowFunc *wfunc)
-{
-	FuncExpr   *call = makeFuncExpr(wfunc->winfnoid, wfunc->wintype,
-									wfunc->args, wfunc->wincollid,
-									wfunc->inputcollid, COERCE_EXPLICIT_CALL);
-
-	call->location = wfunc->location;
-	return (Expr *) call;
-}
-
-/*
- * finish_session_windows
- *		wj_session_window_finish_plan() on the plan tree under plan.
- */
-static void
-finish_session_windows(Plan *plan)
-{
-	List	   *children;
-	ListCell   *lc;
-
-	if (plan == NULL)
-		return;
-	check_stack_depth();
-
-	if (IsA(plan, CustomScan) &&
-		((CustomScan *) plan)->methods == &wj_session_window_scan_methods)
-	{
-		CustomScan *cscan = (CustomScan *) plan;
-		List	   *scan_tlist = NIL;
-
-		foreach(lc, cscan->custom_scan_tlist)
-		{
-			TargetEntry *tle = (TargetEntry *) lfirst(lc);
-
-			if (IsA(tle->expr, WindowFunc))
-			{
-				tle = flatCopyTargetEntry(tle);
-				tle->expr = session_call((WindowFunc *) tle->expr);
-			}
-			scan_tlist = lappend(scan_tlist, tle);
-		}
-		cscan->custom_scan_tlist = scan_tlist;
-	}
-
-	/* the children: every node type whose children are not its two trees */
-	children = wj_plan_children(plan);
-	foreach(lc, children)
-		finish_session_windows((Plan *) lfirst(lc));
-	finish_session_windows(plan->lefttree);
-	finish_session_windows(plan->righttree);
-}
-
-/*
- * wj_session_window_finish_plan
- *		In every SessionWindow of a finished plan, replace the session()
- *		window function in custom_scan_tlist by the same call as a plain
- *		function call (PostgreSQL 18 and later).
- *
- * Since 18, EXPLAIN prints a window function with the name of its window,
- * "OVER w1", which it finds on the WindowAgg plan node that computes it;
- * for any other node it fails with "could not find window clause for
- * winref".  A SessionWindow computes session() in place of the WindowAgg,
- * and shows the call as the last column of its scan tuple, which every
- * reference to it from this and the nodes above (a Var of that column)
- * is deparsed into.  (15 and 17 print "OVER (?)", and the plan is left as
- * it is there.)
- *
- * The window function has to stay there until set_plan_references() is
- * done: until then the targetlists of this node and of the nodes above
- * contain it (they are made from their paths' targets, and a projection
- * above may replace this node's targetlist after PlanCustomPath), and
- * setrefs.c matches them to custom_scan_tlist by equal().  Afterwards they
- * are Vars, and custom_scan_tlist is only read for the types of the scan
- * tuple (ExecInitCustomScan) and by EXPLAIN; the executor computes
- * session() itself (session_window_exec.c).
- */
-void
-wj_session_window_finish_plan(PlannedStmt *stmt)
-{
-	ListCell   *lc;
-
-	finish_session_windows(stmt->planTree);
-	foreach(lc, stmt->subplans)
-		finish_session_windows((Plan *) lfirst(lc));
-}
-#endif
