@@ -18,6 +18,10 @@
 #               over every window end that closed during the load
 #   lag         p50 freshness of the last third of the load over the first
 #               third's (about 1: flat; growing: the views fall behind)
+#   drift       the slope of freshness over event time, in seconds of
+#               freshness gained per minute of load (least squares over
+#               every window end): about 0 when flat, whatever the ratio
+#               of two small medians says
 #   state       the views' change logs and panes at the end of the load
 #   cpu         cores busy during the load (of 2), from /proc/stat
 #   batch_ms    one batch recompute of the view's query over every event
@@ -82,8 +86,8 @@ psql -f nexmark.sql
 t0=$(date +%s.%N)
 psql -c "SELECT nx_generate($EVENTS, $RATE, $BATCH)" >/dev/null
 echo "# generated in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }') s"
-fmt='%-12s %10s %9s %9s %6s %6s %9s %5s %9s %-28s %s\n'
-printf "$fmt" config events events/s fresh_p50 p99 lag state cpu batch_ms check "Flink/core"
+fmt='%-12s %10s %9s %9s %6s %6s %7s %9s %5s %9s %-28s %s\n'
+printf "$fmt" config events events/s fresh_p50 p99 lag drift state cpu batch_ms check "Flink/core"
 for spec in $CONFIGS; do
 	cfg=${spec%%:*}
 	pace=0
@@ -98,9 +102,9 @@ for spec in $CONFIGS; do
 	kill "$mon" 2>/dev/null || true
 	wait "$mon" 2>/dev/null || true
 	cores=$(awk -v a="$c0" -v b="$c1" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.2f", 2 * (y[1] - x[1]) / (y[2] - x[2]) }')
-	psql -At -F '|' -c "SELECT * FROM nx_report('$cfg')" | while IFS='|' read -r c ev evs p50 p99 lag st bms chk flink; do
+	psql -At -F '|' -c "SELECT * FROM nx_report('$cfg')" | while IFS='|' read -r c ev evs p50 p99 lag drift st bms chk flink; do
 		[ "$pace" = 0 ] || c="$c:$pace"
-		printf "$fmt" "$c" "$ev" "$evs" "$p50" "$p99" "$lag" "$st" "$cores" "$bms" "$chk" "$flink"
+		printf "$fmt" "$c" "$ev" "$evs" "$p50" "$p99" "$lag" "$drift" "$st" "$cores" "$bms" "$chk" "$flink"
 	done
 done
 RUN

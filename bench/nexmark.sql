@@ -193,7 +193,7 @@ $$;
 -- nx_report(cfg): one line of the report (bench/nexmark.sh)
 CREATE FUNCTION nx_report(cfg text)
 RETURNS TABLE (config text, events bigint, events_per_s bigint, fresh_p50 text, fresh_p99 text, lag text,
-               state text, batch_ms text, "check" text, flink text) LANGUAGE plpgsql AS $$
+               drift numeric, state text, batch_ms text, "check" text, flink text) LANGUAGE plpgsql AS $$
 DECLARE
   nb bigint := (SELECT count(*) FROM nx_log WHERE b >= 0);
   secs float8 := (SELECT extract(epoch FROM max(t) - min(t)) FROM nx_log);
@@ -225,17 +225,20 @@ BEGIN
                WHERE windowjoin._tz(bt.max_time) - interval '2 seconds' >= p.x) AS fresh
       FROM pts p
   ), ranked AS (
-    SELECT extract(epoch FROM fresh) AS s, ntile(3) OVER (ORDER BY x) AS third FROM fr WHERE fresh IS NOT NULL
+    SELECT extract(epoch FROM fresh) AS s, extract(epoch FROM x) AS xs,
+           ntile(3) OVER (ORDER BY x) AS third FROM fr WHERE fresh IS NOT NULL
   )
   SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY s)::numeric, 2) AS p50,
          round(percentile_cont(0.99) WITHIN GROUP (ORDER BY s)::numeric, 2) AS p99,
          round((percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FILTER (WHERE third = 3)
                 / nullif(percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FILTER (WHERE third = 1), 0))::numeric, 2) AS lag,
+         round((regr_slope(s, xs) * 60)::numeric, 3) AS drift,
          count(*) AS n
     INTO f FROM ranked;
   fresh_p50 := f.p50 || ' s';
   fresh_p99 := f.p99 || ' s';
   lag := f.lag || 'x';
+  drift := f.drift;
   state := pg_size_pretty((SELECT max(bytes) FROM nx_state));
   -- each view against its batch query over its closed windows, and the
   -- batch query's time over every event

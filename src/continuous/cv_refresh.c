@@ -773,6 +773,35 @@ cv_refresh_windows(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm,
 }
 
 /*
+ * cv_active_fragments
+ *		The fragments a session view's merge must read: those of the
+ *		partitions that have a new one (a fragment of rows after the old
+ *		watermark $1, which starts after it); the others' open sessions are
+ *		already merged and stay as they are.  Merging every partition at
+ *		every refresh rewrote the whole fragment table, one row per open
+ *		session (tens of thousands for Nexmark's bidders), several times a
+ *		second.  The partition keys are the pane table's columns before
+ *		pane_start (cv_pane_column_names); PARTITION BY groups them as the
+ *		merge does, NULLs together.
+ */
+static char *
+cv_active_fragments(const CvView *v, const char *panes)
+{
+	AttrNumber	start = get_attnum(v->panes, "pane_start");
+	StringInfoData part;
+
+	if (start == InvalidAttrNumber)
+		elog(ERROR, "session fragments of view %u have no pane_start", v->view);
+	initStringInfo(&part);
+	for (AttrNumber a = 1; a < start; a++)
+		appendStringInfo(&part, "%sp.%s", a == 1 ? "PARTITION BY " : ", ",
+						 quote_identifier(get_attname(v->panes, a, false)));
+	return psprintf("SELECT s.ctid FROM (SELECT p.ctid, pg_catalog.bool_or(p.pane_start > $1) "
+					"OVER (%s) AS wj_active FROM %s p) s WHERE s.wj_active",
+					part.data, panes);
+}
+
+/*
  * cv_refresh_sessions
  *		Steps 2 and 3 for session views; returns the new open_from, the
  *		start of the earliest session still open.  *fast is set when the
@@ -807,8 +836,11 @@ cv_refresh_sessions(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm
 
 			c->panes = cv_exec(v, psprintf("INSERT INTO %s %s", panes, v->pane_query),
 							   2, cv_add(old_wm, CV_USEC), cv_add(new_wm, CV_USEC));
-			cv_exec(v, psprintf("WITH wj_fragments AS (DELETE FROM %s RETURNING *) "
-								"INSERT INTO %s %s", panes, panes, v->merge_query), 0);
+			if (c->panes > 0)
+				cv_exec(v, psprintf("WITH wj_fragments AS (DELETE FROM %s p WHERE p.ctid = ANY "
+									"(ARRAY(%s)) RETURNING p.*) INSERT INTO %s %s",
+									panes, cv_active_fragments(v, panes), panes,
+									v->merge_query), 1, old_wm);
 			c->emitted = cv_exec(v, psprintf("INSERT INTO %s SELECT q.* FROM (%s) q "
 											 "WHERE q.window_end <= $1",
 											 view, v->combine_query), 1, new_wm);
