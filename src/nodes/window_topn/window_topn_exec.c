@@ -14,9 +14,13 @@
  * slot holding its row's first ORDER BY value (abbreviated, where the type
  * has SortSupport abbreviation, as tuplesort's datum1) beside the pointer
  * to the row: a row is compared with the set's boundary and dropped at
- * once when it cannot rank (the common case once the set is full), which
- * touches only the hash bucket and the partition, not the kept rows; this
- * memory traffic, not the comparisons, is what the node costs per row.
+ * once when it cannot rank (the common case once the set is full).  The
+ * bucket itself keeps the boundary's first value once the set is full,
+ * and, when there are at most three PARTITION BY values of integer-like
+ * types, the values too, so that most rows are dropped after reading the
+ * bucket alone, without the partition or its rows: this memory traffic,
+ * not the comparisons, is what the node costs per row when the partitions
+ * outgrow the CPU's caches.
  * Otherwise the row is copied in at its place, found by binary search
  * after its peers (so the first-come peer wins, as a stable sort would),
  * and the set is trimmed:
@@ -107,25 +111,48 @@ typedef struct WtnGroup
 	Datum		pkeys[FLEXIBLE_ARRAY_MEMBER];
 } WtnGroup;
 
-/* a bucket of the table of partitions */
-typedef struct WtnEntry
+/*
+ * The key of a bucket: the partition (or, looking up, the probe: the
+ * incoming row's values), and, when every PARTITION BY value is of a
+ * bitwise type (bitwise_equality) and there are at most WTN_INLINE_KEYS of
+ * them, the values themselves, so that finding the partition reads the
+ * bucket alone.
+ */
+#define WTN_INLINE_KEYS 3
+
+typedef struct WtnKey
 {
 	WtnGroup   *group;
-	uint32		hash;
+	Datum		k[WTN_INLINE_KEYS];
+	uint8		nulls;			/* a bit per value */
+} WtnKey;
+
+/*
+ * A bucket of the table of partitions.  Once the partition's set is full,
+ * bound is the first ORDER BY value of its boundary row (as the slots hold
+ * it): a row whose first value is worse cannot rank, and is dropped
+ * without reading the partition.
+ */
+typedef struct WtnEntry
+{
+	WtnKey		key;
+	Datum		bound;
+	bool		bound_null;
+	bool		bounded;
 	char		status;
+	uint32		hash;
 } WtnEntry;
 
 struct WindowTopNState;
-static inline bool same_partition(struct WindowTopNState *state,
-								  WtnGroup *a, WtnGroup *b);
+static inline bool same_key(struct WindowTopNState *state, WtnKey *a, WtnKey *b);
 
 #define SH_PREFIX		wtnh
 #define SH_ELEMENT_TYPE	WtnEntry
-#define SH_KEY_TYPE		WtnGroup *
-#define SH_KEY			group
-#define SH_HASH_KEY(tb, key)	((key)->hash)
+#define SH_KEY_TYPE		WtnKey
+#define SH_KEY			key
+#define SH_HASH_KEY(tb, key)	((key).group->hash)
 #define SH_EQUAL(tb, a, b)	\
-	same_partition((struct WindowTopNState *) (tb)->private_data, (a), (b))
+	same_key((struct WindowTopNState *) (tb)->private_data, &(a), &(b))
 #define SH_STORE_HASH
 #define SH_GET_HASH(tb, a)		((a)->hash)
 #define SH_SCOPE		static inline
@@ -158,14 +185,17 @@ typedef struct WindowTopNState
 	MemoryContext setcxt;		/* the hash table, the sets, their rows */
 	wtnh_hash  *hashtable;		/* the partitions (none without PARTITION BY) */
 	WtnGroup   *single;			/* the partition without PARTITION BY */
+	WtnEntry	single_entry;	/* and its (unhashed) bucket */
 	int64		ngroups;
 	FmgrInfo   *part_eqfns;		/* PARTITION BY equality */
 	FmgrInfo   *part_hashfns;	/* and hash functions */
 	bool	   *part_byval;
 	int16	   *part_len;
 	bool	   *part_bitwise;	/* equal exactly when the Datums are */
+	bool		inline_keys;	/* all of them, and few: kept in the buckets */
 	bool		abbrev;			/* the first ORDER BY value is abbreviated */
 	WtnGroup   *probe;			/* the row being added: its partition */
+	WtnKey		probe_key;		/* and its key */
 	TupleTableSlot *row_slot;	/* a kept row, deformed */
 	Datum	   *in_keys;		/* the row being added: its order values */
 	bool	   *in_nulls;
@@ -345,6 +375,28 @@ same_partition(WindowTopNState *state, WtnGroup *a, WtnGroup *b)
 }
 
 /*
+ * same_key
+ *		Do two bucket keys name the same partition?  The values in the keys
+ *		when they are kept there, else the partitions' own.
+ */
+static inline bool
+same_key(WindowTopNState *state, WtnKey *a, WtnKey *b)
+{
+	if (state->inline_keys)
+	{
+		if (a->nulls != b->nulls)
+			return false;
+		for (int i = 0; i < state->npart; i++)
+		{
+			if (!(a->nulls & (1 << i)) && a->k[i] != b->k[i])
+				return false;
+		}
+		return true;
+	}
+	return same_partition(state, a->group, b->group);
+}
+
+/*
  * bitwise_equality
  *		Is the equality function that of a by-value integer-like type, true
  *		exactly when the two Datums are the same?  Such PARTITION BY values
@@ -430,6 +482,9 @@ window_topn_begin(CustomScanState *node, EState *estate, int eflags)
 		state->part_len[i] = att->attlen;
 		state->part_bitwise[i] = bitwise_equality(get_opcode(eqop));
 	}
+	state->inline_keys = state->npart <= WTN_INLINE_KEYS;
+	for (i = 0; i < state->npart; i++)
+		state->inline_keys &= state->part_bitwise[i];
 
 	state->in_keys = palloc(sizeof(Datum) * Max(state->norder, 1));
 	state->in_nulls = palloc(sizeof(bool) * Max(state->norder, 1));
@@ -661,15 +716,17 @@ add_to_set(WindowTopNState *state, WtnGroup *g, TupleTableSlot *slot)
 }
 
 /*
- * find_set
- *		The partition of the slot's row, made if new.  The probe carries the
- *		row's PARTITION BY values and their hash (combined as execGrouping.c
- *		combines them) into the table; a new partition copies them.
+ * find_entry
+ *		The bucket of the slot's partition, the partition made if new.  The
+ *		probe carries the row's PARTITION BY values and their hash (combined
+ *		as execGrouping.c combines them) into the table; a new partition
+ *		copies them.
  */
-static WtnGroup *
-find_set(WindowTopNState *state, TupleTableSlot *slot)
+static WtnEntry *
+find_entry(WindowTopNState *state, TupleTableSlot *slot)
 {
 	WtnGroup   *probe = state->probe;
+	WtnKey	   *key = &state->probe_key;
 	WtnEntry   *entry;
 	WtnGroup   *g;
 	uint32		hash = 0;
@@ -677,7 +734,8 @@ find_set(WindowTopNState *state, TupleTableSlot *slot)
 	int			i;
 
 	if (state->npart == 0)
-		return state->single;
+		return &state->single_entry;
+	key->nulls = 0;
 	for (i = 0; i < state->npart; i++)
 	{
 		AttrNumber	col = state->part_cols[i] - 1;
@@ -685,8 +743,13 @@ find_set(WindowTopNState *state, TupleTableSlot *slot)
 		hash = pg_rotate_left32(hash, 1);
 		probe->pkeys[i] = slot->tts_values[col];
 		probe->pnulls[i] = slot->tts_isnull[col];
+		if (state->inline_keys)
+			key->k[i] = probe->pnulls[i] ? (Datum) 0 : probe->pkeys[i];
 		if (probe->pnulls[i])
+		{
+			key->nulls |= 1 << i;
 			continue;
+		}
 		if (state->part_bitwise[i])
 		{
 			uint64		h = (uint64) probe->pkeys[i] * UINT64CONST(0x9E3779B97F4A7C15);
@@ -699,9 +762,10 @@ find_set(WindowTopNState *state, TupleTableSlot *slot)
 													 probe->pkeys[i]));
 	}
 	probe->hash = murmurhash32(hash);
-	entry = wtnh_insert(state->hashtable, probe, &found);
+	key->group = probe;
+	entry = wtnh_insert(state->hashtable, *key, &found);
 	if (found)
-		return entry->group;
+		return entry;
 
 	g = new_group(state);
 	g->hash = probe->hash;
@@ -711,10 +775,55 @@ find_set(WindowTopNState *state, TupleTableSlot *slot)
 		g->pkeys[i] = probe->pnulls[i] ? (Datum) 0 :
 			datumCopy(probe->pkeys[i], state->part_byval[i], state->part_len[i]);
 	}
-	entry->group = g;
+	entry->key.group = g;
+	entry->bounded = false;
 	state->ngroups++;
 	state->since_check++;
-	return g;
+	return entry;
+}
+
+/*
+ * cannot_rank_by_bound
+ *		Is the incoming row's first ORDER BY value worse than the full set's
+ *		boundary's (kept in its bucket)?  Then it cannot rank, whatever its
+ *		other values: an abbreviated value that compares worse is worse.
+ */
+static inline bool
+cannot_rank_by_bound(WindowTopNState *state, WtnEntry *entry)
+{
+	return entry->bounded &&
+		ApplySortComparator(state->in_key1, state->in_null1,
+							entry->bound, entry->bound_null,
+							&state->ordersort[0]) > 0;
+}
+
+/*
+ * set_bound
+ *		After a row entered the partition's set: the boundary in its bucket,
+ *		once the set is full (cannot_rank's boundary row).
+ */
+static inline void
+set_bound(WindowTopNState *state, WtnEntry *entry)
+{
+	WtnGroup   *g = entry->key.group;
+	int64		n = state->info.limit;
+	WtnSlot    *boundary = NULL;
+
+	if (state->norder == 0)
+		return;
+	if (state->info.kind == WTN_DENSE_RANK)
+	{
+		if (g->ndistinct >= n)
+			boundary = &g->slots[g->nrows - 1];
+	}
+	else if (g->nrows >= n)
+		boundary = &g->slots[n - 1];
+	entry->bounded = boundary != NULL;
+	if (boundary != NULL)
+	{
+		entry->bound = boundary->key1;
+		entry->bound_null = boundary->null1;
+	}
 }
 
 /*
@@ -727,7 +836,11 @@ create_sets(WindowTopNState *state)
 	MemoryContext old = MemoryContextSwitchTo(state->setcxt);
 
 	if (state->npart == 0)
+	{
 		state->single = new_group(state);
+		memset(&state->single_entry, 0, sizeof(WtnEntry));
+		state->single_entry.key.group = state->single;
+	}
 	else
 	{
 		state->hashtable = wtnh_create(state->setcxt, 1024, state);
@@ -795,7 +908,7 @@ switch_to_sort(WindowTopNState *state)
 		while ((entry = wtnh_iterate(state->hashtable, &iter)) != NULL)
 		{
 			CHECK_FOR_INTERRUPTS();
-			put_set(state, entry->group);
+			put_set(state, entry->key.group);
 		}
 	}
 	ExecClearTuple(state->row_slot);
@@ -889,6 +1002,7 @@ load_input(WindowTopNState *state)
 {
 	PlanState  *child = WTN_CHILD(state);
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	WtnEntry   *entry;
 
 	create_sets(state);
 	for (;;)
@@ -906,8 +1020,13 @@ load_input(WindowTopNState *state)
 		}
 		slot_getsomeattrs(slot, state->maxattno);
 		set_incoming(state, slot);
-		add_to_set(state, find_set(state, slot), slot);
-		check_memory(state, false);
+		entry = find_entry(state, slot);
+		if (!cannot_rank_by_bound(state, entry))
+		{
+			add_to_set(state, entry->key.group, slot);
+			set_bound(state, entry);
+			check_memory(state, false);
+		}
 		ResetExprContext(econtext);
 	}
 	end_load(state);
@@ -961,7 +1080,7 @@ next_hashed(WindowTopNState *state)
 
 				if (entry == NULL)
 					return NULL;
-				state->cur = entry->group;
+				state->cur = entry->key.group;
 			}
 			state->cur_row = 0;
 			continue;
