@@ -62,6 +62,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
 #include "utils/fmgroids.h"
@@ -447,28 +448,6 @@ make_topn_path(PlannerInfo *root, RelOptInfo *output_rel, PathTarget *target,
 }
 
 /*
- * cheapest_input
- *		The input relation's cheapest unparameterized path.
- */
-static Path *
-cheapest_input(RelOptInfo *input_rel)
-{
-	Path	   *best = NULL;
-	ListCell   *lc;
-
-	foreach(lc, input_rel->pathlist)
-	{
-		Path	   *path = (Path *) lfirst(lc);
-
-		if (path->param_info != NULL)
-			continue;
-		if (best == NULL || wj_path_total_cheaper(path, best))
-			best = path;
-	}
-	return best;
-}
-
-/*
  * wj_window_topn_add_paths
  *		create_upper_paths_hook body for UPPERREL_WINDOW: offer WindowTopN
  *		for a ranking window bounded by its run condition, serial and in
@@ -521,7 +500,8 @@ wj_window_topn_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 							 &pi.info.limit))
 		return;
 
-	input = cheapest_input(input_rel);
+	input = get_cheapest_path_for_pathkeys(input_rel->pathlist, NIL, NULL,
+										   TOTAL_COST, false);
 	if (input == NULL || !find_keys(root, wc, input->pathtarget, &pi.info))
 		return;
 
@@ -544,8 +524,9 @@ wj_window_topn_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	/*
 	 * In two phases: each participant its share, a Gather of the
 	 * candidates, the ranking above it.  The partial node's target is the
-	 * input's, without the window function, so it is parallel safe where
-	 * the input relation is.
+	 * input's, without the window function, and it evaluates nothing else:
+	 * by the nodes' one rule (wj_path_parallel_safe) it is parallel safe
+	 * where the input relation and its partial path are.
 	 */
 	if (input_rel->consider_parallel && input_rel->partial_pathlist != NIL)
 	{
@@ -554,7 +535,7 @@ wj_window_topn_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 		if (partial->param_info == NULL &&
 			find_keys(root, wc, partial->pathtarget, &ppi.info) &&
-			is_parallel_safe(root, (Node *) partial->pathtarget->exprs))
+			wj_path_parallel_safe(root, input_rel, list_make1(partial), NIL))
 		{
 			CustomPath *cpath;
 			Path	   *gather;
