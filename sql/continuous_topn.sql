@@ -84,6 +84,46 @@ SELECT name, kind, rows, late_rows, revisions FROM windowjoin.views v
 SELECT * FROM first_bid WHERE supplier_id = 'supplier4' ORDER BY window_start;
 SELECT wj_test.cv_closed(v) FROM unnest('{top_suppliers,last_bid,first_bid,top_items_hop}'::regclass[]) v;
 
+-- Over session windows (Flink's Session Window Top-N): the two highest
+-- bids of each supplier's session (gap 5 minutes), and the busiest
+-- supplier session among those with the same bounds, over the session
+-- aggregate in a subquery.  Sessions keep no fragments here: a refresh
+-- recomputes from the earliest session a change can touch.
+SELECT windowjoin.create_view('top_session_bids', $$
+  SELECT * FROM (
+    SELECT bidtime, price, item, supplier_id, window_start, window_end,
+           row_number() OVER (PARTITION BY supplier_id, window_start, window_end
+                              ORDER BY price DESC, bidtime) AS rn
+      FROM (SELECT *, (session(bidtime, interval '5 minutes')
+                         OVER (PARTITION BY supplier_id ORDER BY bidtime)).* FROM bid) s) r
+  WHERE rn <= 2$$);
+SELECT windowjoin.create_view('busiest_session', $$
+  SELECT * FROM (
+    SELECT *, rank() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rk
+      FROM (SELECT window_start, window_end, supplier_id, count(*) AS n
+              FROM (SELECT *, (session(bidtime, interval '5 minutes')
+                                 OVER (PARTITION BY supplier_id ORDER BY bidtime)).* FROM bid) s
+             GROUP BY 1, 2, 3) a) r
+  WHERE rk = 1$$);
+SELECT * FROM top_session_bids ORDER BY window_start, supplier_id, rn;
+SELECT * FROM busiest_session ORDER BY window_start, supplier_id;
+-- a late bid joins supplier3's session and outbids it; a bid at 08:40
+-- closes the sessions up to 08:35
+INSERT INTO bid VALUES ('2020-04-15 08:14', 7.00, 'R', 'supplier3'),
+                       ('2020-04-15 08:40', 1.00, 'Y', 'supplier9');
+SELECT windowjoin.refresh('top_session_bids'), windowjoin.refresh('busiest_session');
+SELECT * FROM top_session_bids ORDER BY window_start, supplier_id, rn;
+SELECT * FROM busiest_session ORDER BY window_start, supplier_id;
+SELECT wj_test.cv_closed(v) FROM unnest('{top_session_bids,busiest_session}'::regclass[]) v;
+-- sessions are revised, never dropped: late => 'drop' is refused
+SELECT windowjoin.create_view('bad', $$
+  SELECT * FROM (
+    SELECT bidtime, price, supplier_id, window_start, window_end,
+           row_number() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS rn
+      FROM (SELECT *, (session(bidtime, interval '5 minutes')
+                         OVER (PARTITION BY supplier_id ORDER BY bidtime)).* FROM bid) s) r
+  WHERE rn = 1$$, late => 'drop');
+
 --
 -- The oracle: 20 rounds of a random stream
 --
@@ -131,6 +171,20 @@ SELECT windowjoin.create_view('o_update', $$SELECT * FROM (
            row_number() OVER (PARTITION BY window_start, window_end ORDER BY x DESC, id) AS rn
       FROM ev, tumble(t, interval '1 minute')) s WHERE rn <= 2$$, emit => 'on_update') IS NOT NULL AS created;
 
+-- the top 2 rows of each key's session (gap 5 s), by x; and the key
+-- whose session has the largest sum among sessions of the same bounds,
+-- ranked and grouped in one level, shown as it changes
+SELECT windowjoin.create_view('o_sess_top', $$SELECT * FROM (
+    SELECT id, t, k, x, window_start, window_end,
+           row_number() OVER (PARTITION BY k, window_start, window_end ORDER BY x DESC, id) AS rn
+      FROM (SELECT *, (session(t, interval '5 seconds') OVER (PARTITION BY k ORDER BY t)).*
+              FROM ev) s) r WHERE rn <= 2$$) IS NOT NULL AS created;
+SELECT windowjoin.create_view('o_sess_sum', $$SELECT * FROM (
+    SELECT window_start, window_end, k, sum(x) AS s,
+           dense_rank() OVER (PARTITION BY window_start, window_end ORDER BY sum(x) DESC) AS dr
+      FROM (SELECT *, (session(t, interval '5 seconds') OVER (PARTITION BY k ORDER BY t)).*
+              FROM ev) s GROUP BY 1, 2, 3) r WHERE dr = 1$$, emit => 'on_update') IS NOT NULL AS created;
+
 -- tn.round(r): the clock advances 30 s; 30 rows up to 40 s behind it,
 -- every third round 4 rows 1 to 5 minutes behind it (late), updates of
 -- values and times, deletes
@@ -161,7 +215,7 @@ BEGIN
     PERFORM tn.round(r);
     -- with the nodes off half the rounds
     PERFORM set_config('windowjoin.enable_window_aggregate', (r % 2 = 0)::text, false);
-    FOR v IN SELECT unnest('{o_top_rows,o_top_keys,o_first,o_last,o_dense,o_update}'::regclass[]) LOOP
+    FOR v IN SELECT unnest('{o_top_rows,o_top_keys,o_first,o_last,o_dense,o_update,o_sess_top,o_sess_sum}'::regclass[]) LOOP
       PERFORM windowjoin.refresh(v);
       INSERT INTO tn.results VALUES (r, v, wj_test.cv_closed(v));
     END LOOP;

@@ -1,7 +1,8 @@
 --
--- Differential fuzzing of the planner nodes, quick version: 400
+-- Differential fuzzing of the planner nodes, quick version: 550
 -- generated queries -- window joins, interval joins, as-of LATERAL joins,
--- hop/cumulate pane aggregation and session aggregates, each with random
+-- hop/cumulate pane aggregation, session aggregates, tumbling aggregates,
+-- window Top-N and cascades of window stages, each with random
 -- keys, types, bounds, directions, NULLs, duplicates and empty or one-row
 -- inputs, plus near misses that must fall through -- each run with every
 -- windowjoin GUC on and with every one off.  Rows are compared as
@@ -33,6 +34,9 @@ SELECT sum(fuzz.run_round(20261130, r, 10)) AS mismatches FROM generate_series(1
 SELECT sum(fuzz.run_round(20261130, r, 10, 'nearest')) AS mismatches FROM generate_series(31, 40) r;
 -- and 10 rounds of tumble / date_bin / date_trunc aggregations (TumbleAgg)
 SELECT sum(fuzz.run_round(20261130, r, 10, 'tumble_agg')) AS mismatches FROM generate_series(41, 50) r;
+-- and 5 rounds of cascades: window aggregates rolled up, ranked or
+-- sessionised by further stages (TumbleAgg first, then any node)
+SELECT sum(fuzz.run_round(20261130, r, 10, 'cascade')) AS mismatches FROM generate_series(51, 55) r;
 
 
 -- Per kind: generated queries and near misses (both decided by the

@@ -2,7 +2,7 @@
 -- WindowTopN (docs/window-topn.md): Window Top-N and Window Deduplication
 -- in batch.  Flink's examples row for row; then a matrix of shapes
 -- (row_number, rank, dense_rank; <=, <, =; ties, NULLs, no PARTITION BY,
--- no ORDER BY, text keys, over an aggregate) each compared with the
+-- no ORDER BY, text keys, over an aggregate, over sessions) each compared with the
 -- nodes-off rows, serial, in two phases under a Gather, and after the
 -- switch to sorting when the sets exceed work_mem × hash_mem_multiplier;
 -- the plans; the shapes left to PostgreSQL.
@@ -75,6 +75,23 @@ SELECT * FROM (
     FROM bid, tumble(bidtime, interval '10 minutes')) r
 WHERE rn = 1
 ORDER BY window_start, supplier_id;
+
+-- Session Window Top-N: the two highest bids of each supplier's session
+-- (gap 5 minutes); the sessions come from SessionWindow below
+EXPLAIN (COSTS OFF)
+SELECT * FROM (
+  SELECT bidtime, price, item, supplier_id, window_start, window_end,
+         row_number() OVER (PARTITION BY supplier_id, window_start, window_end ORDER BY price DESC, bidtime) AS rn
+    FROM (SELECT *, (session(bidtime, interval '5 minutes')
+                       OVER (PARTITION BY supplier_id ORDER BY bidtime)).* FROM bid) s) r
+WHERE rn <= 2;
+SELECT * FROM (
+  SELECT bidtime, price, item, supplier_id, window_start, window_end,
+         row_number() OVER (PARTITION BY supplier_id, window_start, window_end ORDER BY price DESC, bidtime) AS rn
+    FROM (SELECT *, (session(bidtime, interval '5 minutes')
+                       OVER (PARTITION BY supplier_id ORDER BY bidtime)).* FROM bid) s) r
+WHERE rn <= 2
+ORDER BY window_start, supplier_id, rn;
 
 -- A table with ties, NULLs in the partition and order keys, text keys
 CREATE TABLE t (ts timestamp, k int, s text, v int, w numeric, id int);
@@ -176,6 +193,14 @@ INSERT INTO shapes VALUES
   $q$SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY window_start ORDER BY total DESC, k) AS rn
       FROM (SELECT window_start, k, sum(v) AS total FROM t, tumble(ts, interval '1 hour') GROUP BY 1, 2) a) x
       WHERE rn <= 3$q$),
+ ('over session windows, rows of each session',
+  $q$SELECT * FROM (SELECT k, v, id, window_start, row_number() OVER (PARTITION BY k, window_start, window_end ORDER BY v DESC, id) AS rn
+      FROM (SELECT *, (session(ts, interval '20 minutes') OVER (PARTITION BY k ORDER BY ts)).* FROM t) s) x WHERE rn <= 2$q$),
+ ('over a session aggregate',
+  $q$SELECT * FROM (SELECT *, rank() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS r
+      FROM (SELECT window_start, window_end, k, count(*) AS n
+              FROM (SELECT *, (session(ts, interval '20 minutes') OVER (PARTITION BY k ORDER BY ts)).* FROM t) s
+             GROUP BY 1, 2, 3) a) x WHERE r = 1$q$),
  ('rn used twice, expression of it',
   $q$SELECT k, v, rn, rn * 10 AS rn10 FROM (SELECT k, v, id, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn
       FROM t) x WHERE rn <= 2$q$);

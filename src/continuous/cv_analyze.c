@@ -511,10 +511,13 @@ cv_window_funcs_walker(Node *node, List **found)
 /*
  * cv_analyze_session
  *		The session shape: FROM (SELECT ..., session(t, gap) OVER (PARTITION
- *		BY ... ORDER BY t) ... FROM src [WHERE ...]) s.
+ *		BY ... ORDER BY t) ... FROM src [WHERE ...]) s, grouped by
+ *		window_start and window_end -- or, for the rows a window Top-N ranks
+ *		(cv_topn.c), not grouped, with window_start and window_end selected
+ *		as they are.
  */
-static void
-cv_analyze_session(Query *q, CvShape *shape)
+void
+cv_analyze_session(Query *q, CvShape *shape, bool grouped)
 {
 	RangeTblEntry *subrte;
 	Query	   *sub;
@@ -587,13 +590,21 @@ cv_analyze_session(Query *q, CvShape *shape)
 	 */
 	for (int c = 0; c < 2; c++)
 	{
-		TargetEntry *tle = cv_require_window_column(q, names[c]);
-		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
+		TargetEntry *tle = grouped ? cv_require_window_column(q, names[c]) :
+			cv_output_column(q, names[c]);
+		Node	   *expr;
 		int			outerfield = 0;
 		Index		subidx = linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex;
 		int			innerfield = 0;
 		bool		ok = false;
 
+		if (tle == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the query of a continuous view must return a column named %s",
+							names[c]),
+					 errhint("Select window_start and window_end.")));
+		expr = cv_ungroup(q, (Node *) tle->expr);
 		if (IsA(expr, FieldSelect))
 		{
 			outerfield = ((FieldSelect *) expr)->fieldnum;
@@ -770,7 +781,7 @@ cv_analyze_text(const char *sql, CvRelMap *map, CvShape *shape)
 	if (q->hasWindowFuncs)
 		cv_unsupported("window functions over the aggregated rows", NULL);
 	if (cv_only_subquery_rte(q) != NULL)
-		cv_analyze_session(q, shape);
+		cv_analyze_session(q, shape, true);
 	else
 		cv_analyze_tvf(q, shape, true);
 	return q;

@@ -72,6 +72,7 @@ extern const char *cv_is_tvf(Oid funcid);
 extern Var *cv_tvf_params(Query *q, Index srcidx, Index fnidx, CvShape *shape);
 extern TargetEntry *cv_require_window_column(Query *q, const char *name);
 extern void cv_analyze_tvf(Query *q, CvShape *shape, bool grouped);
+extern void cv_analyze_session(Query *q, CvShape *shape, bool grouped);
 extern RangeTblEntry *cv_only_subquery_rte(Query *q);
 extern bool cv_window_funcs_walker(Node *node, List **found);
 

@@ -26,6 +26,18 @@
  *	  FROM (SELECT window_start, window_end, k, sum(x) AS s
  *			  FROM src, tumble(...) GROUP BY 1, 2, 3) a
  *
+ * The windows may be sessions instead: the rows of each session,
+ *
+ *	  FROM (SELECT ..., session(t, gap) OVER (PARTITION BY k ORDER BY t)
+ *			  FROM src) s
+ *
+ * selecting s.window_start and s.window_end, or a session aggregate (the
+ * session view's shape, cv_analyze_session) at the ranking's level or
+ * in a subquery.  A session Top-N view keeps no fragments: refresh
+ * recomputes the sessions from the start of the earliest one a change
+ * can touch (cv_refresh_sessions), as for a session view whose
+ * aggregates do not combine.
+ *
  * Because the ranking is partitioned by window_start and window_end, the
  * rows of a window depend on the source rows of that window only, exactly
  * as an aggregate's do: the view's range query is the query with the
@@ -231,7 +243,9 @@ cv_analyze_topn(Query *q, CvShape *shape)
 	/*
 	 * What it ranks: the rows of the windows (no grouping: that level
 	 * reads the source), aggregated rows of the same level, or the rows of
-	 * a window aggregate in a subquery.
+	 * a window aggregate in a subquery.  The windows are a TVF's, or
+	 * sessions: then the level that reads the source is the session
+	 * shape's outer query, over its subquery calling session().
 	 */
 	if (ranking->groupClause != NIL || ranking->hasAggs)
 	{
@@ -239,7 +253,17 @@ cv_analyze_topn(Query *q, CvShape *shape)
 			cv_unsupported("aggregates without GROUP BY in a window Top-N",
 						   "Group by window_start and window_end (and any keys).");
 		inner = ranking;
-		cv_analyze_tvf(inner, shape, true);
+		if (aggregate != NULL)
+			cv_analyze_session(inner, shape, true);
+		else
+			cv_analyze_tvf(inner, shape, true);
+	}
+	else if (aggregate != NULL && aggregate->subquery->groupClause == NIL &&
+			 aggregate->subquery->hasWindowFuncs)
+	{
+		/* the rows of sessions */
+		inner = ranking;
+		cv_analyze_session(inner, shape, false);
 	}
 	else if (aggregate != NULL)
 	{
@@ -248,7 +272,10 @@ cv_analyze_topn(Query *q, CvShape *shape)
 		if (inner->groupClause == NIL || inner->hasWindowFuncs)
 			cv_unsupported("a window Top-N over a subquery that is not a window aggregate",
 						   "Rank the rows of FROM source, tumble(...), or of a window aggregate grouped by window_start and window_end.");
-		cv_analyze_tvf(inner, shape, true);
+		if (cv_only_subquery_rte(inner) != NULL)
+			cv_analyze_session(inner, shape, true);
+		else
+			cv_analyze_tvf(inner, shape, true);
 	}
 	else
 	{

@@ -63,7 +63,7 @@ CREATE TABLE fuzz.log (
 	seed		int,
 	round		int,
 	qno			int,
-	kind		text,		-- asof, nearest, interval, window_join, window_agg, session_agg, tumble_agg, topn
+	kind		text,		-- asof, nearest, interval, window_join, window_agg, session_agg, tumble_agg, topn, cascade
 	nearmiss	bool,		-- generated as a shape that should fall through
 	forced		bool,		-- PostgreSQL's join methods all disabled
 	used		text,		-- custom nodes in the plan with the GUCs on
@@ -1092,6 +1092,61 @@ BEGIN
 	q := format('SELECT * FROM (%s) x WHERE %s', inner_q, bound);
 END $$;
 
+-- Cascades (pipelines of continuous views, docs/continuous.md), in their
+-- batch form: a window aggregate per key, then over its rows a roll-up
+-- into longer tumbling, hopping or cumulating windows by window_start or
+-- window_end, a second roll-up (minute -> hour -> day), a Top-N of the
+-- keys of each window, or sessions of the windows; each stage runs
+-- through whichever node takes it.
+CREATE FUNCTION fuzz.gen_cascade(OUT q text, OUT prep text, OUT oracle text, OUT near bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+	col text := fuzz.wpick(ARRAY['t', 'tz'], ARRAY[6, 4]);
+	u int := fuzz.wpick(ARRAY['60', '300'], ARRAY[3, 2])::int;
+	form text := fuzz.wpick(ARRAY['rollup', 'three', 'topn', 'session'], ARRAY[4, 2, 3, 1]);
+	stage text;
+	tcol text := fuzz.wpick(ARRAY['m.window_start', 'm.window_end'], ARRAY[3, 1]);
+	keyed bool := fuzz.chance(0.6);
+	fn text := fuzz.wpick(ARRAY['row_number', 'rank', 'dense_rank'], ARRAY[5, 3, 2]);
+	wf text := '';
+BEGIN
+	near := false;
+	IF fuzz.chance(0.15) THEN
+		wf := ' WHERE ' || fuzz.pick('v > 2', 'k1 IS NOT NULL', 'id % 2 = 0');
+	END IF;
+	stage := format('SELECT window_start, window_end, k1, count(*) AS n, sum(v) AS s, max(v) AS mx '
+					'FROM fuzz.%s, tumble(%s, interval ''%s seconds'')%s GROUP BY 1, 2, 3',
+					fuzz.wpick(ARRAY['w', 'l'], ARRAY[4, 1]), col, u, wf);
+	IF form IN ('rollup', 'three') OR (form = 'topn' AND fuzz.chance(0.5)) THEN
+		stage := format('SELECT w.window_start, w.window_end%s, sum(m.n) AS n, sum(m.s) AS s, max(m.mx) AS mx '
+						'FROM (%s) m, %s w GROUP BY w.window_start, w.window_end%s',
+						CASE WHEN keyed OR form = 'topn' THEN ', m.k1' ELSE ', NULL::int AS k1' END, stage,
+						fuzz.pick(fuzz.window_call('tumble', NULL, u * 10, NULL, tcol),
+								  fuzz.window_call('hop', u * 5, u * 20, NULL, tcol),
+								  fuzz.window_call('cumulate', u * 5, u * 20, NULL, tcol)),
+						CASE WHEN keyed OR form = 'topn' THEN ', m.k1' ELSE '' END);
+		u := u * 10;
+	END IF;
+	IF form = 'three' THEN
+		stage := format('SELECT w.window_start, w.window_end, m.k1, sum(m.n) AS n, sum(m.s) AS s, max(m.mx) AS mx '
+						'FROM (%s) m, tumble(m.window_start, interval ''%s seconds'') w '
+						'GROUP BY w.window_start, w.window_end, m.k1', stage, u * 6);
+	END IF;
+	IF form = 'topn' THEN
+		q := format('SELECT * FROM (SELECT window_start, window_end, k1, n, s, %s() OVER (PARTITION BY '
+					'window_start, window_end ORDER BY n DESC, s%s) AS rn FROM (%s) a) x WHERE %s',
+					fn, CASE WHEN fn = 'row_number' THEN ', k1' ELSE '' END, stage,
+					fuzz.pick('rn <= 1', 'rn <= 2', 'rn < 3', 'rn = 1'));
+	ELSIF form = 'session' THEN
+		q := format('SELECT k1, (w).window_start, (w).window_end, sum(n) AS n, max(mx) AS mx '
+					'FROM (SELECT *, session(window_start, interval ''%s seconds'') OVER (PARTITION BY k1 '
+					'ORDER BY window_start) AS w FROM (%s) m) s GROUP BY 1, 2, 3', u * fuzz.pick('1', '2', '3')::int,
+					stage);
+	ELSE
+		q := stage;
+	END IF;
+END $$;
+
 ------------------------------------------------------------------------
 -- Running and comparing
 ------------------------------------------------------------------------
@@ -1357,6 +1412,7 @@ LANGUAGE sql AS $$
 		 LATERAL (SELECT CASE l.kind WHEN 'asof' THEN 'AsOfJoin' WHEN 'nearest' THEN 'AsOfJoin' WHEN 'interval' THEN 'IntervalJoin'
 									 WHEN 'window_join' THEN 'WindowJoin' WHEN 'window_agg' THEN 'WindowExpand'
 									 WHEN 'tumble_agg' THEN 'TumbleAgg' WHEN 'topn' THEN 'WindowTopN'
+									 WHEN 'cascade' THEN 'TumbleAgg'
 									 ELSE 'PlanChanged' END AS node) n
 	GROUP BY l.kind, n.node ORDER BY l.kind
 $$;
