@@ -23,6 +23,8 @@
 #               every window end): about 0 when flat, whatever the ratio
 #               of two small medians says
 #   state       the views' change logs and panes at the end of the load
+# and, below each line, per view over the thirds of the load: the mean
+# refresh duration and the state (what grows when freshness drifts)
 #   cpu         cores busy during the load (of 2), from /proc/stat
 #   batch_ms    one batch recompute of the view's query over every event
 #   check       each view against its batch query over its closed windows
@@ -106,6 +108,7 @@ for spec in $CONFIGS; do
 		[ "$pace" = 0 ] || c="$c:$pace"
 		printf "$fmt" "$c" "$ev" "$evs" "$p50" "$p99" "$lag" "$drift" "$st" "$cores" "$bms" "$chk" "$flink"
 	done
+	psql -At -c "SELECT * FROM nx_trend()"
 done
 RUN
 chmod +x "$work/run.sh"

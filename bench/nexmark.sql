@@ -28,6 +28,9 @@ CREATE TABLE nx_params (events bigint, rate int, batch int);
 CREATE UNLOGGED TABLE nx_log (b bigint, t timestamptz);
 CREATE UNLOGGED TABLE nx_mon (t timestamptz, view text, wm timestamptz);
 CREATE UNLOGGED TABLE nx_state (bytes bigint);
+-- every second of the load, each view's state and its last refresh
+CREATE UNLOGGED TABLE nx_trace (t timestamptz, view text, state_bytes bigint, refresh_ms float8,
+                                steps jsonb);
 
 -- nx_generate(n, rate, batch): n events by the Nexmark rules: of every 50,
 -- 1 person, 3 auctions, 46 bids; a seller is one of the 100 newest persons
@@ -118,7 +121,7 @@ BEGIN
   CREATE INDEX ON person (date_time);
   CREATE INDEX ON auction (date_time);
   CREATE INDEX ON bid (date_time);
-  TRUNCATE nx_log, nx_mon, nx_state;
+  TRUNCATE nx_log, nx_mon, nx_state, nx_trace;
   FOR q IN SELECT * FROM nx_query WHERE cfg IN (name, 'all') LOOP
     PERFORM windowjoin.create_view(q.name, q.query, delay => interval '2 seconds',
                                    schedule => schedule_ms * interval '1 millisecond');
@@ -161,13 +164,25 @@ BEGIN
 END
 $$;
 
--- nx_monitor(seconds): every 50 ms, each view's watermark
+-- nx_monitor(seconds): every 50 ms, each view's watermark; every second,
+-- its state and last refresh (nx_trace)
 CREATE PROCEDURE nx_monitor(seconds float8) LANGUAGE plpgsql AS $$
 DECLARE
   t0 timestamptz := clock_timestamp();
+  i bigint := 0;
 BEGIN
   WHILE clock_timestamp() < t0 + seconds * interval '1 second' LOOP
     INSERT INTO nx_mon SELECT clock_timestamp(), c.view_rel::text, c.watermark FROM windowjoin.view_catalog c;
+    IF i % 20 = 0 THEN
+      -- (from the catalog: windowjoin.views counts the state's rows)
+      INSERT INTO nx_trace
+      SELECT clock_timestamp(), c.view_rel::text,
+             pg_total_relation_size(c.changes_rel) + coalesce(pg_total_relation_size(c.changes2_rel), 0)
+               + coalesce(pg_total_relation_size(c.panes_rel), 0),
+             c.last_refresh_ms, c.last_stats
+        FROM windowjoin.view_catalog c;
+    END IF;
+    i := i + 1;
     COMMIT;
     PERFORM pg_sleep(0.05);
   END LOOP;
@@ -188,6 +203,24 @@ BEGIN
   END LOOP;
   PERFORM pg_sleep(0.2);
 END
+$$;
+
+-- nx_trend(): per view, over the thirds of the load, the mean duration of
+-- its refreshes and its state at the third's end: what grows when the
+-- freshness drifts
+CREATE FUNCTION nx_trend() RETURNS TABLE (line text) LANGUAGE sql AS $$
+  WITH span AS (SELECT min(t) AS t0, max(t) AS t1 FROM nx_log),
+  tr AS (SELECT x.view, least(3, 1 + floor(3 * extract(epoch FROM x.t - s.t0)
+                                           / nullif(extract(epoch FROM s.t1 - s.t0), 0)))::int AS third,
+                x.t, x.refresh_ms, x.state_bytes
+           FROM nx_trace x, span s WHERE x.t BETWEEN s.t0 AND s.t1),
+  per AS (SELECT view, third, round(avg(refresh_ms)::numeric) AS ms,
+                 (array_agg(state_bytes ORDER BY t DESC))[1] AS bytes
+            FROM tr GROUP BY view, third)
+  SELECT format('#   %-4s refresh ms by third: %s; state: %s', view,
+                string_agg(ms::text, ' -> ' ORDER BY third),
+                string_agg(pg_size_pretty(bytes), ' -> ' ORDER BY third))
+    FROM per GROUP BY view ORDER BY view
 $$;
 
 -- nx_report(cfg): one line of the report (bench/nexmark.sh)

@@ -8,12 +8,14 @@
  * drop_view, advance_watermark, the views view) is in
  * windowjoin--0.2--0.3.sql and windowjoin--0.3--0.4.sql; the C side is
  * the query analysis
- * (cv_analyze.c, with query-tree helpers in cv_query.c), the pane and
- * session partial states derived from it (cv_panes.c), change capture
- * and the catalog's write path and dependencies (cv_capture.c,
+ * (cv_analyze.c, with query-tree helpers in cv_query.c; Top-N in
+ * cv_topn.c; window, interval and as-of joins in cv_join_analyze.c), the
+ * pane and session partial states derived from it (cv_panes.c), change
+ * capture and the catalog's write path and dependencies (cv_capture.c,
  * cv_catalog.c), derived queries as functions (cv_derived.c), partitioned
- * sources (cv_partitions.c), refresh (cv_refresh.c)
- * and the background scheduler (cv_scheduler.c).
+ * sources (cv_partitions.c), refresh (cv_refresh.c, cv_join_refresh.c),
+ * pipelines of views (cv_pipeline.c), the background scheduler
+ * (cv_scheduler.c) and its vacuum of views' state (cv_vacuum.c).
  *
  * src/continuous/continuous.h
  *

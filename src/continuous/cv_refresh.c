@@ -1031,6 +1031,16 @@ wj_refresh(PG_FUNCTION_ARGS)
 		(void) set_config_option("enable_indexscan", "off", PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
 
+	/*
+	 * And no JIT.  A refresh's statements are planned afresh each time (a
+	 * scheduler round is a new process) and most read a few thousand rows,
+	 * but a range read through a bitmap scan is costed past
+	 * jit_above_cost: Nexmark q11's fragment query spent 35 of its 100 ms
+	 * compiling expressions it then ran for 40,000 rows.
+	 */
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+
 	if (v.join != NULL)
 	{
 		cv_refresh_join(&v, full, &c, &f, &new_wm, &max_ev, &t1, &t2);

@@ -13,7 +13,8 @@
  * worker connects, and if the extension is installed there, refreshes each
  * continuous view whose schedule is due (last refresh + schedule <= now),
  * one transaction per view at REPEATABLE READ, so that the change log and
- * the source are read in one snapshot; then it exits.
+ * the source are read in one snapshot; vacuums those views' state tables
+ * that bloated (cv_vacuum.c); then it exits.
  *
  * When a database is due: the launcher cannot read another database's
  * catalog, so each worker leaves, before it exits, the time its database's
@@ -81,6 +82,7 @@
 #include "continuous.h"
 #include "cv_catalog.h"
 #include "cv_refresh.h"
+#include "cv_vacuum.h"
 
 PGDLLEXPORT void wj_scheduler_launcher_main(Datum arg);
 PGDLLEXPORT void wj_scheduler_db_main(Datum arg);
@@ -807,6 +809,7 @@ wj_scheduler_db_main(Datum arg)
 		CHECK_FOR_INTERRUPTS();
 		cv_refresh_one(lfirst_oid(lc));
 	}
+	cv_vacuum_state(views);
 	next_due = cv_next_due();
 
 	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);

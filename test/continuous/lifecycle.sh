@@ -5,6 +5,8 @@
 #   background   a view with a 1-second schedule shows closed windows with
 #                no manual refresh; after a restart the scheduler resumes;
 #                without scheduled views it costs (almost) no CPU
+#   vacuum       the scheduler vacuums a session view's fragments after a
+#                refresh that rewrote them
 #   crash        the server stopped with -m immediate during a refresh (of a
 #                window aggregate view, and of an interval join view): the
 #                view is exactly as after the last committed refresh, the
@@ -166,6 +168,52 @@ elif [ "$resumed" = 1 ]; then
 	fail "background: idle server used $idle_ticks clock ticks of CPU in 3 s (limit $idle_limit)"
 else
 	fail "background: the scheduler did not resume after a restart"
+fi
+
+# --- vacuum ----------------------------------------------------------------
+# The scheduler vacuums the state tables of the views it refreshed once
+# their dead rows reach 10,000 and their live rows (cv_vacuum.c): 20,000
+# sessions (one row each), then a second row for each within the gap, so
+# that the refresh merges every fragment (40,000 rows deleted, 20,000
+# written).  Autovacuum is off for the table, so only the scheduler's
+# VACUUM can count; the test waits for it (at most 20 s), then checks the
+# view.
+q >/dev/null <<'SQL'
+CREATE TABLE vs (t timestamptz, k int);
+CREATE INDEX ON vs (t);
+SELECT windowjoin.create_view('vs_sessions',
+  $$SELECT k, window_start, window_end, count(*) AS n
+      FROM (SELECT k, (session(t, interval '1 minute') OVER (PARTITION BY k ORDER BY t)).* FROM vs) s
+     GROUP BY k, window_start, window_end$$, schedule => interval '200 ms');
+ALTER TABLE vs_sessions_panes SET (autovacuum_enabled = false);
+INSERT INTO vs SELECT timestamptz '2024-01-01' + i * interval '1 ms', i FROM generate_series(1, 20000) i;
+SQL
+wait_refreshes() {		# wait_refreshes VIEW N: until VIEW has N refreshes
+	for _ in $(seq 1 200); do
+		[ "$(q -c "SELECT refreshes >= $2 FROM windowjoin.views WHERE name = '$1'::regclass")" = t ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_refreshes vs_sessions 2 || true
+r=$(q -c "SELECT refreshes FROM windowjoin.views WHERE name = 'vs_sessions'::regclass")
+q -c "INSERT INTO vs SELECT timestamptz '2024-01-01' + interval '30 s' + i * interval '1 ms', i FROM generate_series(1, 20000) i"
+vacuumed=0
+for _ in $(seq 1 200); do
+	if [ "$(q -c "SELECT vacuum_count > 0 FROM pg_stat_user_tables WHERE relid = 'vs_sessions_panes'::regclass")" = t ]; then
+		vacuumed=1; break
+	fi
+	sleep 0.1
+done
+wait_refreshes vs_sessions $((r + 2)) || true
+result=$(q -c "SELECT oracle('vs_sessions')")
+dead=$(q -c "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'vs_sessions_panes'::regclass")
+q -c "SELECT windowjoin.drop_view('vs_sessions')" >/dev/null
+if [ "$vacuumed" = 1 ] && [ "$result" = ok ]; then
+	echo "vacuum: the scheduler vacuumed a session view's fragments after a merge of 20,000 sessions ($dead dead rows left); view: $result"
+	echo "test continuous/vacuum           ... ok"
+else
+	fail "vacuum: vacuumed=$vacuumed oracle=$result dead=$dead"
 fi
 
 # --- crash ---------------------------------------------------------------
