@@ -246,6 +246,9 @@ DECLARE
   c windowjoin.view_catalog;
 BEGIN
   c := windowjoin._lock(view);
+  -- the table before the catalog row (windowjoin._on_drop deletes it), in
+  -- the order a refresh takes them: a refresh in progress finishes first
+  EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', view);
   -- the change log, the late table and the triggers go with it
   -- (pg_depend), the catalog row with windowjoin._on_drop
   EXECUTE format('DROP TABLE %s%s', view, CASE WHEN "cascade" THEN ' CASCADE' ELSE '' END);

@@ -137,12 +137,13 @@ SELECT windowjoin.create_view('o_top_rows', $$SELECT * FROM (
            row_number() OVER (PARTITION BY window_start, window_end ORDER BY x DESC, id) AS rn
       FROM ev, tumble(t, interval '1 minute')) s WHERE rn <= 3$$) IS NOT NULL AS created;
 -- the top 2 keys of each 2-minute window sliding by 30 s, by a sum
--- (rank: ties kept), over the aggregate in a subquery, with a delay
+-- (rank: ties kept; the bound written first), over the aggregate in a
+-- subquery, with a delay
 SELECT windowjoin.create_view('o_top_keys', $$SELECT * FROM (
     SELECT *, rank() OVER (PARTITION BY window_start, window_end ORDER BY s DESC) AS rk
       FROM (SELECT window_start, window_end, k, sum(x) AS s
               FROM ev, hop(t, interval '30 seconds', interval '2 minutes') GROUP BY 1, 2, 3) a) r
-  WHERE rk <= 2$$, delay => interval '10 seconds') IS NOT NULL AS created;
+  WHERE 2 >= rk$$, delay => interval '10 seconds') IS NOT NULL AS created;
 -- the first row per key of each cumulating window
 SELECT windowjoin.create_view('o_first', $$SELECT * FROM (
     SELECT id, t, k, x, window_start, window_end,

@@ -26,12 +26,15 @@
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
 
-#include "exec_common.h"
-#include "session_sort.h"
-#include "tumble_agg.h"
-#include "window_expand.h"
-#include "window_topn.h"
-#include "windowjoin.h"
+#include "src/common/exec_common.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/interval_join/interval_join.h"
+#include "src/nodes/session/session_sort.h"
+#include "src/nodes/tumble_agg/tumble_agg.h"
+#include "src/nodes/window_expand/window_expand.h"
+#include "src/nodes/window_join/window_join.h"
+#include "src/nodes/window_topn/window_topn.h"
+#include "src/windowjoin.h"
 
 /*
  * Plans with a custom scan computing a window function (SessionWindow,
@@ -241,6 +244,17 @@ bool
 wj_join_hook_installed(void)
 {
 	return set_join_pathlist_hook == wj_set_join_pathlist;
+}
+
+/*
+ * wj_upper_hook_installed
+ *		The same for the upper-paths hook (window aggregation, sessions,
+ *		WindowTopN).
+ */
+bool
+wj_upper_hook_installed(void)
+{
+	return create_upper_paths_hook == wj_create_upper_paths;
 }
 
 /*

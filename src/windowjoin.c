@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * windowjoin.c
- *	  Module entry point: defines the configuration parameters and, when
- *	  the library is loaded through shared_preload_libraries (or LOAD),
- *	  registers the custom scan nodes and chains the planner hook.
+ *	  Module entry point: defines the configuration parameters
+ *	  (src/common/gucs.c) and, when the library is loaded through
+ *	  shared_preload_libraries (or LOAD), registers the custom scan nodes
+ *	  and chains the planner hook.
  *
  * The SQL-callable window functions (tumble, hop, cumulate, session) work
  * whether or not the library was preloaded: PostgreSQL loads it on their
@@ -19,39 +20,25 @@
  */
 #include "postgres.h"
 
-#include <limits.h>
-
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/tuplestore.h"
 
-#include "continuous.h"
-#include "key_exchange.h"
-#include "session_sort.h"
-#include "tumble_agg.h"
-#include "window_expand.h"
-#include "window_topn.h"
-#include "windowjoin.h"
+#include "src/common/gucs.h"
+#include "src/continuous/continuous.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/interval_join/interval_join.h"
+#include "src/nodes/session/session_sort.h"
+#include "src/nodes/tumble_agg/tumble_agg.h"
+#include "src/nodes/window_expand/window_expand.h"
+#include "src/nodes/window_join/window_join.h"
+#include "src/nodes/window_topn/window_topn.h"
+#include "src/nodes/key_exchange/key_exchange.h"
+#include "src/windowjoin.h"
 
 PG_MODULE_MAGIC;
-
-bool		wj_enable_window_join = true;
-bool		wj_enable_interval_join = true;
-bool		wj_enable_asof_join = true;
-bool		wj_enable_window_aggregate = true;
-bool		wj_enable_key_partitioning = true;
-int			wj_max_windows_per_row = 100000;
-int			wj_leader_participation = WJ_LEADER_AUTO;
-
-static const struct config_enum_entry wj_leader_options[] = {
-	{"auto", WJ_LEADER_AUTO, false},
-	{"on", WJ_LEADER_ON, false},
-	{"off", WJ_LEADER_OFF, false},
-	{NULL, 0, false}
-};
 
 /* was the library loaded through shared_preload_libraries? */
 static bool wj_preloaded = false;
@@ -69,83 +56,8 @@ _PG_init(void)
 {
 	wj_preloaded = process_shared_preload_libraries_in_progress;
 
-	DefineCustomBoolVariable("windowjoin.enable_window_join",
-							 "Enables the WindowJoin custom scan for joins of windowed relations.",
-							 NULL,
-							 &wj_enable_window_join,
-							 true,
-							 PGC_USERSET,
-							 GUC_EXPLAIN,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("windowjoin.enable_interval_join",
-							 "Enables the IntervalJoin custom scan for joins with a time band.",
-							 NULL,
-							 &wj_enable_interval_join,
-							 true,
-							 PGC_USERSET,
-							 GUC_EXPLAIN,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("windowjoin.enable_asof_join",
-							 "Enables the AsOfJoin custom scan for LATERAL latest-version lookups.",
-							 NULL,
-							 &wj_enable_asof_join,
-							 true,
-							 PGC_USERSET,
-							 GUC_EXPLAIN,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("windowjoin.enable_window_aggregate",
-							 "Enables pane-based aggregation of hop() and cumulate() windows.",
-							 "GROUP BY over hop/cumulate windows aggregates each pane once instead of each window copy.",
-							 &wj_enable_window_aggregate,
-							 true,
-							 PGC_USERSET,
-							 GUC_EXPLAIN,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("windowjoin.enable_window_topn",
-							 "Enables the WindowTopN custom scan for ranking windows bounded by a run condition (Window Top-N and deduplication).",
-							 "row_number(), rank() or dense_rank() OVER (PARTITION BY ... ORDER BY ...) <= N keeps the N best rows of each partition instead of sorting every row.",
-							 &wj_enable_window_topn,
-							 true,
-							 PGC_USERSET,
-							 GUC_EXPLAIN,
-							 NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("windowjoin.enable_key_partitioning",
-							 "Enables key-partitioned parallel plans of the interval and window joins and of session() windows.",
-							 "Each parallel participant then scans the inputs and joins (or sessionizes) the keys of the partitions it claims (docs/parallel.md).",
-							 &wj_enable_key_partitioning,
-							 true,
-							 PGC_USERSET,
-							 GUC_EXPLAIN,
-							 NULL, NULL, NULL);
-
-	DefineCustomEnumVariable("windowjoin.leader_participation",
-							 "Whether the leader of a Gather takes a share of the work of a node split among the parallel participants: its outer rows, or its key partitions of exchanged rows.",
-							 "auto: only when fewer workers started than the server has CPUs; on: always, as PostgreSQL's own nodes do; off: never when a worker started (docs/parallel.md).",
-							 &wj_leader_participation,
-							 WJ_LEADER_AUTO,
-							 wj_leader_options,
-							 PGC_USERSET,
-							 GUC_EXPLAIN,
-							 NULL, NULL, NULL);
-
-	DefineCustomIntVariable("windowjoin.max_windows_per_row",
-							"Maximum number of windows hop() or cumulate() may assign to one row.",
-							"A row that would fall in more windows raises an error instead.",
-							&wj_max_windows_per_row,
-							100000,
-							1, INT_MAX,
-							PGC_USERSET,
-							0,
-							NULL, NULL, NULL);
-
+	wj_define_gucs();
 	wj_scheduler_init(wj_preloaded);
-
-	MarkGUCPrefixReserved("windowjoin");
 
 	wj_window_expand_register();
 	wj_tumble_agg_register();
@@ -193,9 +105,9 @@ wj_status_accel(ReturnSetInfo *rsinfo, const char *feature, const char *guc,
 						   wj_preloaded ? "" :
 						   " (this session only)",
 						   hooked ? "" :
-						   "; but a library loaded after windowjoin replaced its join planner hook, "
-						   "and unless that library calls it, joins plan without this node "
-						   "(citus does not: list citus first in shared_preload_libraries)"));
+						   "; but a library loaded after windowjoin replaced its planner hook, "
+						   "and unless that library calls it, queries plan without this node "
+						   "(list windowjoin last in shared_preload_libraries)"));
 }
 
 /*
@@ -226,9 +138,9 @@ windowjoin_status(PG_FUNCTION_ARGS)
 					wj_enable_asof_join, wj_join_hook_installed());
 	wj_status_accel(rsinfo, "window aggregation (WindowExpand, session GroupAggregate)",
 					"windowjoin.enable_window_aggregate",
-					wj_enable_window_aggregate, true);
+					wj_enable_window_aggregate, wj_upper_hook_installed());
 	wj_status_accel(rsinfo, "WindowTopN", "windowjoin.enable_window_topn",
-					wj_enable_window_topn, true);
+					wj_enable_window_topn, wj_upper_hook_installed());
 	wj_status_row(rsinfo, "continuous view scheduler", wj_scheduler_registered(),
 				  wj_scheduler_registered() ?
 				  "running: views with a schedule are refreshed in the background" :

@@ -56,7 +56,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
-#include "catalog_cache.h"
+#include "src/common/catalog_cache.h"
 
 /* The C symbols we export to SQL, and what they are */
 static const struct

@@ -29,8 +29,8 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 
-#include "exec_common.h"
-#include "windowjoin.h"
+#include "src/common/exec_common.h"
+#include "src/common/gucs.h"
 
 /*
  * wj_rescan_child

@@ -22,7 +22,7 @@
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
 
-#include "explain_common.h"
+#include "src/common/explain_common.h"
 
 /*
  * wj_join_type_name

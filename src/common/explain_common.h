@@ -16,7 +16,7 @@
 #include "nodes/nodes.h"
 #include "nodes/pg_list.h"
 
-#include "pg_compat.h"		/* ExplainState, ExplainProperty*() */
+#include "src/common/pg_compat.h"		/* ExplainState, ExplainProperty*() */
 
 /* "Inner", "Left", ... for EXPLAIN's Join Type line */
 extern const char *wj_join_type_name(JoinType jointype);

@@ -39,7 +39,7 @@
 #include <sys/mman.h>
 #endif
 
-#include "huge_pages.h"
+#include "src/common/huge_pages.h"
 
 #define WJ_HUGE_PAGE_SIZE	((Size) 2 * 1024 * 1024)
 

@@ -17,8 +17,8 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 
-#include "input_paths.h"
-#include "pg_compat.h"
+#include "src/common/input_paths.h"
+#include "src/common/pg_compat.h"
 
 /*
  * wj_sorted_input

@@ -13,7 +13,7 @@
 
 #include "nodes/nodeFuncs.h"
 
-#include "join_nulling.h"
+#include "src/common/join_nulling.h"
 
 /*
  * wj_custom_join_nullingrels

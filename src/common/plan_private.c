@@ -28,7 +28,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/value.h"
 
-#include "plan_private.h"
+#include "src/common/plan_private.h"
 
 /*
  * wj_private_put_int

@@ -16,7 +16,7 @@
 #include "executor/instrument.h"
 #include "miscadmin.h"
 
-#include "state_stats.h"
+#include "src/common/state_stats.h"
 
 /*
  * wj_explain_state

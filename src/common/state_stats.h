@@ -31,7 +31,7 @@
 #include "commands/explain.h"
 #include "nodes/execnodes.h"
 
-#include "pg_compat.h"		/* ExplainState, ExplainProperty*() */
+#include "src/common/pg_compat.h"		/* ExplainState, ExplainProperty*() */
 
 typedef struct WjStateStats
 {

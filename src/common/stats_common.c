@@ -37,7 +37,7 @@
 #include "utils/selfuncs.h"
 #include "utils/timestamp.h"
 
-#include "stats_common.h"
+#include "src/common/stats_common.h"
 
 /*
  * stat_value_int64

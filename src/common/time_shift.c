@@ -33,7 +33,7 @@
 #include "utils/fmgroids.h"
 #include "utils/timestamp.h"
 
-#include "time_shift.h"
+#include "src/common/time_shift.h"
 
 /*
  * wj_shift_match

@@ -37,8 +37,8 @@
 #include "common/int.h"
 #include "utils/timestamp.h"
 
-#include "window_arith.h"
-#include "windowjoin.h"
+#include "src/common/gucs.h"
+#include "src/common/window_arith.h"
 
 /*
  * wj_interval_usecs

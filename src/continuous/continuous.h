@@ -26,14 +26,7 @@
 
 #include "postgres.h"
 
-/* windowjoin.scheduler_naptime, in milliseconds */
-extern int	wj_scheduler_naptime;
-
-/* windowjoin.scheduler_max_backoff (s) and windowjoin.refresh_timeout (ms) */
-extern int	wj_scheduler_max_backoff;
-extern int	wj_refresh_timeout;
-
-/* Define the scheduler's GUCs and, when preloaded, register its launcher. */
+/* When preloaded, register the scheduler's launcher. */
 extern void wj_scheduler_init(bool preloaded);
 
 /* Was the launcher registered (the library preloaded, scheduler on)? */

@@ -69,10 +69,10 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "catalog_cache.h"
-#include "common/window_arith.h"
-#include "continuous.h"
-#include "cv_shape.h"
+#include "src/common/catalog_cache.h"
+#include "src/common/window_arith.h"
+#include "src/continuous/continuous.h"
+#include "src/continuous/cv_shape.h"
 
 PG_FUNCTION_INFO_V1(wj_analyze_view_query);
 PG_FUNCTION_INFO_V1(wj_view_pane_queries);

@@ -72,8 +72,8 @@
 #include "utils/regproc.h"
 #include "utils/tuplestore.h"
 
-#include "common/window_arith.h"
-#include "cv_catalog.h"
+#include "src/common/window_arith.h"
+#include "src/continuous/cv_catalog.h"
 
 PG_FUNCTION_INFO_V1(wj_capture);
 

@@ -90,9 +90,9 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "common/window_arith.h"
-#include "cv_catalog.h"
-#include "pg_compat.h"
+#include "src/common/window_arith.h"
+#include "src/continuous/cv_catalog.h"
+#include "src/common/pg_compat.h"
 
 PG_FUNCTION_INFO_V1(wj_catalog_insert);
 PG_FUNCTION_INFO_V1(wj_catalog_advance);

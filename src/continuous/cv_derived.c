@@ -59,7 +59,7 @@
 #include "utils/regproc.h"
 #include "utils/syscache.h"
 
-#include "cv_catalog.h"
+#include "src/continuous/cv_catalog.h"
 
 PG_FUNCTION_INFO_V1(wj_derive_functions);
 

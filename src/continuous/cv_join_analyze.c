@@ -62,8 +62,8 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-#include "common/window_arith.h"
-#include "cv_shape.h"
+#include "src/common/window_arith.h"
+#include "src/continuous/cv_shape.h"
 
 /* one windowed source of a window join: FROM src, tumble(src.t, ...) */
 typedef struct CvLeaf
@@ -337,13 +337,15 @@ cv_note_eq(CvEqWalk *walk, List *stack_a, Node *a, List *stack_b, Node *b)
 	}
 }
 
-/* an equality operator? */
+/*
+ * cv_is_equality
+ *		Is opno the equality of a btree operator family, as a merge join
+ *		asks (get_mergejoin_opfamilies)?  Not its name: "=" may be anything.
+ */
 static bool
 cv_is_equality(Oid opno)
 {
-	char	   *name = get_opname(opno);
-
-	return name != NULL && strcmp(name, "=") == 0;
+	return get_mergejoin_opfamilies(opno) != NIL;
 }
 
 /*

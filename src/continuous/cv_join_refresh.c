@@ -54,8 +54,8 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "cv_catalog.h"
-#include "cv_refresh.h"
+#include "src/continuous/cv_catalog.h"
+#include "src/continuous/cv_refresh.h"
 
 /* a microsecond: inclusive bounds made exclusive */
 #define CV_USEC INT64CONST(1)

@@ -77,7 +77,7 @@
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
 
-#include "cv_shape.h"
+#include "src/continuous/cv_shape.h"
 
 /* how one aggregate of the view's query is kept in pane columns */
 typedef enum CvPartialKind

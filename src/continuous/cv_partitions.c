@@ -60,7 +60,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "cv_catalog.h"
+#include "src/continuous/cv_catalog.h"
 
 PG_FUNCTION_INFO_V1(wj_on_partition_ddl);
 

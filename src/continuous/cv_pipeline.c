@@ -44,8 +44,8 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "cv_catalog.h"
-#include "cv_refresh.h"
+#include "src/continuous/cv_catalog.h"
+#include "src/continuous/cv_refresh.h"
 
 /*
  * The query ranking each view by its stage: 0 for a view of plain tables,

@@ -24,7 +24,7 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
-#include "cv_shape.h"
+#include "src/continuous/cv_shape.h"
 
 /*
  * cv_make_range_quals

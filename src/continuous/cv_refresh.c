@@ -64,6 +64,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -72,9 +73,9 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "common/window_arith.h"
-#include "cv_catalog.h"
-#include "cv_refresh.h"
+#include "src/common/window_arith.h"
+#include "src/continuous/cv_catalog.h"
+#include "src/continuous/cv_refresh.h"
 
 PG_FUNCTION_INFO_V1(wj_refresh);
 PG_FUNCTION_INFO_V1(wj_cv_bin);
@@ -264,6 +265,14 @@ cv_lock_view(Oid view, CvView *v)
 	cv_check_view_owner(view);
 	/* (its name now: a concurrent drop may leave only its OID later) */
 	name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(view)));
+
+	/*
+	 * The view's table before its catalog row, in the order DROP TABLE and
+	 * drop_view take them (the table, then the row in windowjoin._on_drop):
+	 * taken the other way round, a refresh holding the row and a drop
+	 * holding the table each waited for the other.
+	 */
+	LockRelationOid(view, RowExclusiveLock);
 	if (cv_catalog_exec("SELECT * FROM windowjoin.view_catalog v "
 						"WHERE v.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
 						"FOR UPDATE",
@@ -1136,7 +1145,8 @@ wj_refresh(PG_FUNCTION_ARGS)
 								  "open_from = $5, view_rows = $6, late_rows = v.late_rows + $7, "
 								  "revisions = v.revisions + $8, refreshes = v.refreshes + 1, "
 								  "last_refresh = pg_catalog.clock_timestamp(), "
-								  "last_refresh_ms = $15 + $16 + $17, "
+								  "last_refresh_ms = pg_catalog.round(($15 OPERATOR(pg_catalog.+) $16 "
+								  "OPERATOR(pg_catalog.+) $17)::pg_catalog.numeric, 3)::pg_catalog.float8, "
 								  "last_stats = pg_catalog.jsonb_build_object("
 								  "'changes_folded', $9, 'late_rows', $7, "
 								  "'windows_emitted', $10, 'windows_revised', $8, "

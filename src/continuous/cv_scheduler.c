@@ -67,6 +67,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
@@ -79,18 +80,15 @@
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 
-#include "continuous.h"
-#include "cv_catalog.h"
-#include "cv_refresh.h"
-#include "cv_vacuum.h"
+#include "src/common/gucs.h"
+#include "src/continuous/continuous.h"
+#include "src/continuous/cv_catalog.h"
+#include "src/continuous/cv_refresh.h"
+#include "src/continuous/cv_vacuum.h"
 
 PGDLLEXPORT void wj_scheduler_launcher_main(Datum arg);
 PGDLLEXPORT void wj_scheduler_db_main(Datum arg);
 
-int			wj_scheduler_naptime = 1000;
-int			wj_scheduler_max_backoff = 300;
-int			wj_refresh_timeout = 0;
-static bool wj_scheduler_enabled = true;
 static bool wj_launcher_registered = false;
 
 /* a database without scheduled views is looked at again after this long */
@@ -236,46 +234,13 @@ wj_scheduler_wake(PG_FUNCTION_ARGS)
 
 /*
  * wj_scheduler_init
- *		GUCs, and the launcher when the library is preloaded.
+ *		The launcher, when the library is preloaded (its GUCs are in
+ *		src/common/gucs.c).
  */
 void
 wj_scheduler_init(bool preloaded)
 {
 	BackgroundWorker worker;
-
-	DefineCustomBoolVariable("windowjoin.scheduler",
-							 "Refreshes continuous window views in the background.",
-							 "Needs shared_preload_libraries = 'windowjoin'; when off, the launcher starts no worker.",
-							 &wj_scheduler_enabled,
-							 true,
-							 PGC_SIGHUP,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomIntVariable("windowjoin.scheduler_naptime",
-							"Time between two rounds of the continuous view scheduler.",
-							NULL,
-							&wj_scheduler_naptime,
-							1000, 10, 3600 * 1000,
-							PGC_SIGHUP,
-							GUC_UNIT_MS,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("windowjoin.scheduler_max_backoff",
-							"Longest wait before the scheduler retries a continuous view whose refresh failed.",
-							"After each consecutive failure the wait doubles, from the view's schedule up to this.",
-							&wj_scheduler_max_backoff,
-							300, 1, 86400,
-							PGC_SIGHUP,
-							GUC_UNIT_S,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("windowjoin.refresh_timeout",
-							"Longest a scheduled refresh of a continuous view may run (0: no limit).",
-							"A refresh that runs longer is cancelled and counts as a failure.",
-							&wj_refresh_timeout,
-							0, 0, INT_MAX,
-							PGC_SIGHUP,
-							GUC_UNIT_MS,
-							NULL, NULL, NULL);
 
 	RegisterXactCallback(cv_sched_xact_callback, NULL);
 	if (!preloaded)
@@ -580,9 +545,10 @@ cv_due_views(void)
 
 /*
  * cv_try_lock
- *		Lock the catalog row of a view for this transaction if no one else
- *		holds it (a manual refresh, or one left open in a transaction):
- *		false, and nothing waited for, when someone does or the view is gone.
+ *		Lock the view's table and its catalog row for this transaction if
+ *		no one else holds them (a manual refresh, or one left open in a
+ *		transaction; a drop): false, and nothing waited for, when someone
+ *		does or the view is gone.
  */
 static bool
 cv_try_lock(Oid view)
@@ -590,6 +556,12 @@ cv_try_lock(Oid view)
 	Oid			argtypes[1] = {OIDOID};
 	Datum		values[1];
 
+	/*
+	 * The view's table first, as refresh() and DROP take it (cv_lock_view):
+	 * a drop holding or awaiting it makes the view wait for the next round.
+	 */
+	if (!ConditionalLockRelationOid(view, RowExclusiveLock))
+		return false;
 	values[0] = ObjectIdGetDatum(view);
 	if (SPI_execute_with_args("SELECT 1 FROM windowjoin.view_catalog c "
 							  "WHERE c.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "

@@ -60,7 +60,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
-#include "cv_shape.h"
+#include "src/continuous/cv_shape.h"
 
 /* the ranking functions a Top-N may use */
 static bool
@@ -97,11 +97,12 @@ cv_rank_limit(Query *q, AttrNumber *rnattno)
 {
 	Node	   *qual = q->jointree->quals;
 	OpExpr	   *op;
+	Oid			opno;
 	Node	   *l;
 	Node	   *r;
 	Const	   *c;
 	int64		n;
-	char	   *opname;
+	int			strategy;
 
 	if (qual == NULL)
 		cv_unsupported("a ranking over windows without a limit",
@@ -110,11 +111,21 @@ cv_rank_limit(Query *q, AttrNumber *rnattno)
 		cv_unsupported("conditions of a window Top-N other than one on its rank",
 					   "Write WHERE rn <= N, rn < N or rn = 1 alone; filter the rows inside the subquery.");
 	op = (OpExpr *) qual;
+	opno = op->opno;
 	l = linitial(op->args);
 	r = lsecond(op->args);
+	/* N >= rn: the commutator, rn <= N */
+	if (!IsA(l, Var) && IsA(r, Var))
+	{
+		Node	   *t = l;
+
+		l = r;
+		r = t;
+		opno = get_commutator(opno);
+	}
 	r = eval_const_expressions(NULL, r);	/* (a constant cast, folded) */
 	if (!IsA(l, Var) || ((Var *) l)->varlevelsup != 0 || !IsA(r, Const) ||
-		((Const *) r)->constisnull)
+		((Const *) r)->constisnull || !OidIsValid(opno))
 		cv_unsupported("conditions of a window Top-N other than one on its rank",
 					   "Write WHERE rn <= N, rn < N or rn = 1, N a constant.");
 	c = (Const *) r;
@@ -133,18 +144,18 @@ cv_rank_limit(Query *q, AttrNumber *rnattno)
 			cv_unsupported("a rank limit that is not an integer", NULL);
 			n = 0;				/* keep the compiler quiet */
 	}
-	opname = get_opname(op->opno);
-	if (opname == NULL || get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID) == 0)
-		cv_unsupported("conditions of a window Top-N other than one on its rank", NULL);
-	if (strcmp(opname, "<") == 0)
+
+	/* what the operator is in the integer btree family, not its name */
+	strategy = get_op_opfamily_strategy(opno, INTEGER_BTREE_FAM_OID);
+	if (strategy == BTLessStrategyNumber)
 		n -= 1;
-	else if (strcmp(opname, "=") == 0)
+	else if (strategy == BTEqualStrategyNumber)
 	{
 		if (n != 1)
 			cv_unsupported("a rank equal to a number other than 1",
 						   "Keep the first rows of each window: rn <= N, or rn = 1.");
 	}
-	else if (strcmp(opname, "<=") != 0)
+	else if (strategy != BTLessEqualStrategyNumber)
 		cv_unsupported("conditions of a window Top-N other than one on its rank",
 					   "Write WHERE rn <= N, rn < N or rn = 1.");
 	if (n < 1)

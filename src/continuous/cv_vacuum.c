@@ -43,7 +43,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "cv_vacuum.h"
+#include "src/continuous/cv_vacuum.h"
 
 /* vacuum a state table once it has this many dead rows (and as many as live) */
 #define CV_VACUUM_MIN_DEAD	10000

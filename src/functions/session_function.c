@@ -37,7 +37,7 @@
 #include "utils/timestamp.h"
 #include "windowapi.h"
 
-#include "window_arith.h"
+#include "src/common/window_arith.h"
 
 PG_FUNCTION_INFO_V1(wj_session);
 

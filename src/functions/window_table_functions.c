@@ -29,8 +29,7 @@
 #include "nodes/supportnodes.h"
 #include "utils/timestamp.h"
 
-#include "window_arith.h"
-#include "windowjoin.h"
+#include "src/common/window_arith.h"
 
 PG_FUNCTION_INFO_V1(wj_tumble_start);
 PG_FUNCTION_INFO_V1(wj_tumble_end);

@@ -18,8 +18,8 @@
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 
-#include "exec_common.h"
-#include "keypart.h"
+#include "src/common/exec_common.h"
+#include "src/parallel/keypart.h"
 
 /*
  * wj_keypart_worker_parts

@@ -16,7 +16,7 @@
 #include "nodes/pathnodes.h"
 #include "port/atomics.h"
 
-#include "plan_private.h"
+#include "src/common/plan_private.h"
 
 /*
  * How a node's plan is key-partitioned: one sub-record of the custom_private

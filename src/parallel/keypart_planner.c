@@ -33,12 +33,12 @@
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 
-#include "exec_common.h"
-#include "input_paths.h"
-#include "key_exchange.h"
-#include "keypart.h"
-#include "pg_compat.h"
-#include "row_exchange.h"
+#include "src/common/exec_common.h"
+#include "src/common/input_paths.h"
+#include "src/nodes/key_exchange/key_exchange.h"
+#include "src/parallel/keypart.h"
+#include "src/common/pg_compat.h"
+#include "src/parallel/row_exchange.h"
 
 /*
  * wj_keypart_workers

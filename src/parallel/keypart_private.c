@@ -16,7 +16,7 @@
  */
 #include "postgres.h"
 
-#include "keypart.h"
+#include "src/parallel/keypart.h"
 
 /*
  * wj_keypart_plan_none

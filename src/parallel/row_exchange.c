@@ -49,8 +49,8 @@
 #include "storage/spin.h"
 #include "utils/memutils.h"
 
-#include "pg_compat.h"
-#include "row_exchange.h"
+#include "src/common/pg_compat.h"
+#include "src/parallel/row_exchange.h"
 
 #define WJ_EXCHANGE_SHARED_SIZE	MAXALIGN(sizeof(WjExchangeShared))
 

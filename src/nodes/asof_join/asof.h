@@ -35,8 +35,9 @@
 
 #include "nodes/extensible.h"
 #include "nodes/nodes.h"
+#include "nodes/pathnodes.h"
 
-#include "keypart.h"
+#include "src/parallel/keypart.h"
 
 #define ASOF_NAME "AsOfJoin"
 
@@ -121,5 +122,11 @@ extern List *asof_info_to_private(const AsOfPlanInfo *info);
 extern void asof_info_from_private(List *priv, AsOfPlanInfo *info);
 
 extern CustomScanMethods wj_asof_scan_methods;
+
+/* planner.c's join pathlist hook, and _PG_init */
+extern void wj_asof_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
+							  RelOptInfo *outerrel, RelOptInfo *innerrel,
+							  JoinType jointype, JoinPathExtraData *extra);
+extern void wj_asof_register(void);
 
 #endif							/* ASOF_H */

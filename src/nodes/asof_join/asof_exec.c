@@ -121,14 +121,13 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
-#include "asof.h"
-#include "asof_exec_internal.h"
-#include "exec_common.h"
-#include "explain_common.h"
-#include "pg_compat.h"
-#include "state_stats.h"
-#include "time_shift.h"
-#include "windowjoin.h"
+#include "src/common/exec_common.h"
+#include "src/common/explain_common.h"
+#include "src/common/pg_compat.h"
+#include "src/common/state_stats.h"
+#include "src/common/time_shift.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_exec_internal.h"
 
 static Node *asof_join_create_state(CustomScan *cscan);
 static void asof_join_begin(CustomScanState *node, EState *estate, int eflags);

@@ -47,10 +47,10 @@
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 
-#include "asof.h"
-#include "exec_common.h"
-#include "state_stats.h"
-#include "time_shift.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/common/exec_common.h"
+#include "src/common/state_stats.h"
+#include "src/common/time_shift.h"
 
 /* A comparison of an outer value with an inner value */
 typedef struct AsOfCmp

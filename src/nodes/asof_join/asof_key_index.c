@@ -39,9 +39,9 @@
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 
-#include "asof.h"
-#include "asof_lookup.h"
-#include "pg_compat.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_lookup.h"
+#include "src/common/pg_compat.h"
 
 /* How the keys' images are read: per key, its type's length and passing */
 typedef struct AsOfKeyImage

@@ -48,13 +48,12 @@
 #include "utils/timestamp.h"
 #include "utils/tuplesort.h"
 
-#include "asof.h"
-#include "asof_lookup.h"
-#include "asof_merge.h"
-#include "asof_sweep.h"
-#include "pg_compat.h"
-#include "state_stats.h"
-#include "windowjoin.h"
+#include "src/common/pg_compat.h"
+#include "src/common/state_stats.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_lookup.h"
+#include "src/nodes/asof_join/asof_merge.h"
+#include "src/nodes/asof_join/asof_sweep.h"
 
 static void asof_nearest_sort_outer(AsOfJoinState *s);
 static void asof_nearest_sort_begin(AsOfJoinState *s);

@@ -18,7 +18,7 @@
 #include "storage/spin.h"
 #include "utils/dsa.h"
 
-#include "asof_exec_internal.h"
+#include "src/nodes/asof_join/asof_exec_internal.h"
 
 /*
  * Lookup strategy under a Gather: the versions loaded by one participant

@@ -26,8 +26,8 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "asof_lookup.h"
-#include "pg_compat.h"
+#include "src/nodes/asof_join/asof_lookup.h"
+#include "src/common/pg_compat.h"
 
 static void asof_nearest_probe(AsOfJoinState *s, AsOfProbe *probe,
 							   AsOfVersions *vl, ExprContext *econtext);

@@ -54,11 +54,10 @@
 #include "utils/timestamp.h"
 #include "utils/tuplesort.h"
 
-#include "asof.h"
-#include "asof_exec_internal.h"
-#include "asof_merge.h"
-#include "state_stats.h"
-#include "windowjoin.h"
+#include "src/common/state_stats.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_exec_internal.h"
+#include "src/nodes/asof_join/asof_merge.h"
 
 /* The versions the nearest merge keeps (near_slot[]) */
 #define ASOF_NEAR_PREV	0		/* latest of the key at or before the time */

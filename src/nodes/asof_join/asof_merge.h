@@ -13,7 +13,7 @@
 #ifndef ASOF_MERGE_H
 #define ASOF_MERGE_H
 
-#include "asof_exec_internal.h"
+#include "src/nodes/asof_join/asof_exec_internal.h"
 
 extern void *asof_merge_begin_sorted(AsOfJoinState *s, EState *estate,
 									 AsOfOuterSort *sorted);

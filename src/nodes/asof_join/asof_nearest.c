@@ -31,10 +31,9 @@
 #include "utils/timestamp.h"
 #include "utils/tuplesort.h"
 
-#include "asof.h"
-#include "asof_exec_internal.h"
-#include "state_stats.h"
-#include "windowjoin.h"
+#include "src/common/state_stats.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_exec_internal.h"
 
 /*
  * Nearest

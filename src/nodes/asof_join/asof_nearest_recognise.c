@@ -50,12 +50,11 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "asof.h"
-#include "asof_planner_internal.h"
-#include "catalog_cache.h"
-#include "pg_compat.h"
-#include "time_shift.h"
-#include "windowjoin.h"
+#include "src/common/catalog_cache.h"
+#include "src/common/pg_compat.h"
+#include "src/common/time_shift.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_planner_internal.h"
 
 /*
  * Nearest

@@ -74,8 +74,8 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "asof.h"
-#include "asof_planner_internal.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_planner_internal.h"
 
 /*
  * What the hook found for one LATERAL subquery relation in one planner run:
@@ -100,10 +100,10 @@ typedef struct AsOfPlanned
 /* the entries of the current planner context, and that context */
 static List *asof_planned = NIL;
 static MemoryContext asof_planned_cxt = NULL;
-#include "input_paths.h"
-#include "pg_compat.h"
-#include "time_shift.h"
-#include "windowjoin.h"
+#include "src/common/gucs.h"
+#include "src/common/input_paths.h"
+#include "src/common/pg_compat.h"
+#include "src/common/time_shift.h"
 
 static double asof_lookup_bytes(Path *inner_path);
 static void asof_add_partial_paths(PlannerInfo *root, RelOptInfo *joinrel,

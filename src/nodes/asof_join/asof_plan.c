@@ -46,10 +46,10 @@
 #include "commands/defrem.h"
 #include "commands/extension.h"
 
-#include "asof.h"
-#include "asof_planner_internal.h"
-#include "join_nulling.h"
-#include "keypart.h"
+#include "src/common/join_nulling.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_planner_internal.h"
+#include "src/parallel/keypart.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -64,10 +64,10 @@
 #include "optimizer/tlist.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
-#include "pg_compat.h"
-#include "plan_private.h"
+#include "src/common/pg_compat.h"
+#include "src/common/plan_private.h"
 #include "rewrite/rewriteManip.h"
-#include "time_shift.h"
+#include "src/common/time_shift.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/fmgroids.h"
@@ -75,7 +75,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
-#include "windowjoin.h"
+#include "src/common/gucs.h"
 
 static void asof_plan_split(PlannerInfo *root, AsOfPath *apath,
 							Plan *subplan, Plan *inner_plan,

@@ -11,8 +11,8 @@
  */
 #include "postgres.h"
 
-#include "plan_private.h"
-#include "asof.h"
+#include "src/common/plan_private.h"
+#include "src/nodes/asof_join/asof.h"
 
 /* Append a comparison's four OIDs */
 static void

@@ -77,11 +77,10 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "asof.h"
-#include "asof_planner_internal.h"
-#include "pg_compat.h"
-#include "time_shift.h"
-#include "windowjoin.h"
+#include "src/common/pg_compat.h"
+#include "src/common/time_shift.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_planner_internal.h"
 
 /*
  * asof_levels_walker, asof_levels

@@ -71,8 +71,8 @@
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
 
-#include "asof_lookup.h"
-#include "pg_compat.h"
+#include "src/nodes/asof_join/asof_lookup.h"
+#include "src/common/pg_compat.h"
 
 /* AsOfShared.state */
 #define ASOF_SHARED_UNCLAIMED	0	/* no participant has started */

@@ -71,10 +71,10 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "asof_exec_internal.h"
-#include "asof_sweep.h"
-#include "explain_common.h"
-#include "pg_compat.h"
+#include "src/nodes/asof_join/asof_exec_internal.h"
+#include "src/nodes/asof_join/asof_sweep.h"
+#include "src/common/explain_common.h"
+#include "src/common/pg_compat.h"
 
 /* Kinds of records in a batch file */
 #define ASOF_REC_VERSION	1	/* an inner row: becomes its key's version */

@@ -12,7 +12,7 @@
 #ifndef ASOF_SWEEP_H
 #define ASOF_SWEEP_H
 
-#include "asof_exec_internal.h"
+#include "src/nodes/asof_join/asof_exec_internal.h"
 
 extern void *asof_sweep_begin_in(AsOfJoinState *s, EState *estate,
 								 AsOfKeyTable *table, AsOfOuterSort *sorted);

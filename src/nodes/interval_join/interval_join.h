@@ -27,8 +27,9 @@
 #define INTERVAL_JOIN_H
 
 #include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
 
-#include "keypart.h"
+#include "src/parallel/keypart.h"
 
 #define IJ_NAME "IntervalJoin"
 
@@ -72,5 +73,11 @@ extern void interval_join_info_from_private(List *priv,
 
 /* interval_join_exec.c */
 extern const CustomScanMethods wj_interval_scan_methods;
+
+/* planner.c's join pathlist hook, and _PG_init */
+extern void wj_interval_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
+								  RelOptInfo *outerrel, RelOptInfo *innerrel,
+								  JoinType jointype, JoinPathExtraData *extra);
+extern void wj_interval_register(void);
 
 #endif							/* INTERVAL_JOIN_H */

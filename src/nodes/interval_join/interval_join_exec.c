@@ -74,13 +74,12 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
-#include "exec_common.h"
-#include "explain_common.h"
-#include "interval_join.h"
-#include "keypart.h"
-#include "pg_compat.h"
-#include "state_stats.h"
-#include "windowjoin.h"
+#include "src/common/exec_common.h"
+#include "src/common/explain_common.h"
+#include "src/common/pg_compat.h"
+#include "src/common/state_stats.h"
+#include "src/nodes/interval_join/interval_join.h"
+#include "src/parallel/keypart.h"
 
 /* Where the state machine of ij_next is */
 typedef enum IJPhase

@@ -68,15 +68,15 @@
 #include "utils/selfuncs.h"
 #include "utils/typcache.h"
 
-#include "input_paths.h"
-#include "interval_join.h"
-#include "join_nulling.h"
-#include "keypart.h"
-#include "pg_compat.h"
-#include "plan_private.h"
-#include "stats_common.h"
-#include "window_arith.h"
-#include "windowjoin.h"
+#include "src/common/gucs.h"
+#include "src/common/input_paths.h"
+#include "src/common/join_nulling.h"
+#include "src/common/pg_compat.h"
+#include "src/common/plan_private.h"
+#include "src/common/stats_common.h"
+#include "src/common/window_arith.h"
+#include "src/nodes/interval_join/interval_join.h"
+#include "src/parallel/keypart.h"
 
 /* One equality key: outer_expr = inner_expr */
 typedef struct IJKey

@@ -11,8 +11,8 @@
  */
 #include "postgres.h"
 
-#include "plan_private.h"
-#include "interval_join.h"
+#include "src/common/plan_private.h"
+#include "src/nodes/interval_join/interval_join.h"
 
 /*
  * interval_join_info_to_private

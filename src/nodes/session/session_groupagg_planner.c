@@ -54,12 +54,11 @@
 #include "parser/parsetree.h"
 #include "utils/selfuncs.h"
 
-#include "catalog_cache.h"
-#include "input_paths.h"
-#include "pg_compat.h"
-#include "session_sort.h"
-#include "window_expand.h"
-#include "windowjoin.h"
+#include "src/common/catalog_cache.h"
+#include "src/common/gucs.h"
+#include "src/common/input_paths.h"
+#include "src/common/pg_compat.h"
+#include "src/nodes/session/session_sort.h"
 
 /*
  * find_session_column

@@ -18,7 +18,7 @@
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
 
-#include "keypart.h"
+#include "src/parallel/keypart.h"
 
 /*
  * What the executor needs from the planner, kept in CustomScan.custom_private
@@ -53,5 +53,13 @@ extern bool wj_session_keypart_path(Path *path);
 extern List *session_sort_info_to_private(const SessionSortPlanInfo *info);
 extern void session_sort_info_from_private(List *priv,
 										   SessionSortPlanInfo *info);
+
+/*
+ * The create_upper_paths_hook's GROUP_AGG stage: sorted aggregation over a
+ * session() subquery (session_groupagg_planner.c).
+ */
+extern void wj_session_groupagg_add_paths(PlannerInfo *root,
+										  RelOptInfo *input_rel,
+										  RelOptInfo *output_rel, void *extra);
 
 #endif							/* SESSION_SORT_H */

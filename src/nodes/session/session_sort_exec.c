@@ -72,9 +72,9 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
-#include "exec_common.h"
-#include "explain_common.h"
-#include "session_sort_internal.h"
+#include "src/common/exec_common.h"
+#include "src/common/explain_common.h"
+#include "src/nodes/session/session_sort_internal.h"
 
 /* The int64 quicksort of a partition's rows by time */
 #define ST_SORT ssort_by_time

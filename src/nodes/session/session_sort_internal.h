@@ -34,11 +34,11 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
-#include "keypart.h"
-#include "pg_compat.h"
-#include "row_exchange.h"
-#include "session_sort.h"
-#include "state_stats.h"
+#include "src/parallel/keypart.h"
+#include "src/common/pg_compat.h"
+#include "src/parallel/row_exchange.h"
+#include "src/nodes/session/session_sort.h"
+#include "src/common/state_stats.h"
 
 /* The input, the node's only child (in custom_ps, like every node's) */
 #define SSORT_CHILD(state) ((PlanState *) linitial((state)->css.custom_ps))

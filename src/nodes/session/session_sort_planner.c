@@ -68,16 +68,16 @@
 #include "utils/selfuncs.h"
 #include "utils/typcache.h"
 
-#include "catalog_cache.h"
-#include "exec_common.h"
-#include "input_paths.h"
-#include "keypart.h"
-#include "pg_compat.h"
-#include "plan_private.h"
-#include "row_exchange.h"
-#include "session_sort.h"
-#include "window_expand.h"
-#include "windowjoin.h"
+#include "src/common/catalog_cache.h"
+#include "src/common/exec_common.h"
+#include "src/common/gucs.h"
+#include "src/common/input_paths.h"
+#include "src/common/pg_compat.h"
+#include "src/common/plan_private.h"
+#include "src/nodes/session/session_sort.h"
+#include "src/parallel/keypart.h"
+#include "src/parallel/row_exchange.h"
+#include "src/windowjoin.h"
 
 /*
  * Bytes a stored row takes besides its columns other than the time: its

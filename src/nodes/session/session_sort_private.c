@@ -11,8 +11,8 @@
  */
 #include "postgres.h"
 
-#include "plan_private.h"
-#include "session_sort.h"
+#include "src/common/plan_private.h"
+#include "src/nodes/session/session_sort.h"
 
 /*
  * session_sort_info_to_private

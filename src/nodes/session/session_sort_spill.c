@@ -57,8 +57,8 @@
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 
-#include "exec_common.h"
-#include "session_sort_internal.h"
+#include "src/common/exec_common.h"
+#include "src/nodes/session/session_sort_internal.h"
 
 /*
  * tape_write

@@ -50,8 +50,8 @@
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
 
-#include "exec_common.h"
-#include "session_sort_internal.h"
+#include "src/common/exec_common.h"
+#include "src/nodes/session/session_sort_internal.h"
 
 /*
  * arena_alloc

@@ -44,9 +44,9 @@
 #include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
-#include "exec_common.h"
-#include "session_sort_internal.h"
-#include "window_arith.h"
+#include "src/common/exec_common.h"
+#include "src/nodes/session/session_sort_internal.h"
+#include "src/common/window_arith.h"
 
 /*
  * session_window_init

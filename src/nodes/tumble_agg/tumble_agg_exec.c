@@ -68,14 +68,13 @@
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
 
-#include "exec_common.h"
-#include "explain_common.h"
-#include "pg_compat.h"
-#include "row_exchange.h"
-#include "state_stats.h"
-#include "tumble_agg_internal.h"
-#include "window_arith.h"
-#include "windowjoin.h"
+#include "src/common/exec_common.h"
+#include "src/common/explain_common.h"
+#include "src/common/pg_compat.h"
+#include "src/common/state_stats.h"
+#include "src/common/window_arith.h"
+#include "src/nodes/tumble_agg/tumble_agg_internal.h"
+#include "src/parallel/row_exchange.h"
 
 /* window partitions of groups per planned participant, and at most */
 #define TA_PARTS_PER_PARTICIPANT 4

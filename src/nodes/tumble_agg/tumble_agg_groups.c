@@ -26,10 +26,10 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "huge_pages.h"
-#include "pg_compat.h"
-#include "tumble_agg_internal.h"
-#include "window_arith.h"
+#include "src/common/huge_pages.h"
+#include "src/common/pg_compat.h"
+#include "src/nodes/tumble_agg/tumble_agg_internal.h"
+#include "src/common/window_arith.h"
 
 /*
  * ta_group_bytes

@@ -14,12 +14,12 @@
 #include "nodes/execnodes.h"
 #include "utils/tuplesort.h"
 
-#include "exec_common.h"
-#include "row_exchange.h"
-#include "state_stats.h"
-#include "tumble_agg.h"
-#include "tumble_agg_keys.h"
-#include "tumble_agg_state.h"
+#include "src/common/exec_common.h"
+#include "src/parallel/row_exchange.h"
+#include "src/common/state_stats.h"
+#include "src/nodes/tumble_agg/tumble_agg.h"
+#include "src/nodes/tumble_agg/tumble_agg_keys.h"
+#include "src/nodes/tumble_agg/tumble_agg_state.h"
 
 /*
  * a dense array is given up when it would have more than this many windows

@@ -21,8 +21,8 @@
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 
-#include "huge_pages.h"
-#include "tumble_agg_keys.h"
+#include "src/common/huge_pages.h"
+#include "src/nodes/tumble_agg/tumble_agg_keys.h"
 
 typedef struct TaIntEntry
 {

@@ -14,7 +14,7 @@
 
 #include "executor/tuptable.h"
 
-#include "tumble_agg_state.h"
+#include "src/nodes/tumble_agg/tumble_agg_state.h"
 
 /* keys at most */
 #define TA_INT_KEYS 3

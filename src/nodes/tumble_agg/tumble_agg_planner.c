@@ -73,15 +73,15 @@
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
 
-#include "catalog_cache.h"
-#include "input_paths.h"
-#include "pg_compat.h"
-#include "row_exchange.h"
-#include "stats_common.h"
-#include "tumble_agg.h"
-#include "tumble_agg_state.h"
-#include "window_arith.h"
-#include "windowjoin.h"
+#include "src/common/catalog_cache.h"
+#include "src/common/gucs.h"
+#include "src/common/input_paths.h"
+#include "src/common/pg_compat.h"
+#include "src/common/stats_common.h"
+#include "src/common/window_arith.h"
+#include "src/nodes/tumble_agg/tumble_agg.h"
+#include "src/nodes/tumble_agg/tumble_agg_state.h"
+#include "src/parallel/row_exchange.h"
 
 /* What the planner found; the path carries it to PlanCustomPath */
 typedef struct TaPathInfo

@@ -11,8 +11,8 @@
  */
 #include "postgres.h"
 
-#include "plan_private.h"
-#include "tumble_agg.h"
+#include "src/common/plan_private.h"
+#include "src/nodes/tumble_agg/tumble_agg.h"
 
 /*
  * tumble_agg_info_to_private

@@ -53,7 +53,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 
-#include "tumble_agg_state.h"
+#include "src/nodes/tumble_agg/tumble_agg_state.h"
 
 /* numeric's on-disk header word */
 #define TA_NUM_FLAGBITS		0xC000

@@ -16,7 +16,7 @@
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 
-#include "tumble_agg.h"
+#include "src/nodes/tumble_agg/tumble_agg.h"
 
 /*
  * One aggregate's state in one group.  Which fields count depends on the

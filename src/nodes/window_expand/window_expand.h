@@ -3,8 +3,8 @@
  * window_expand.h
  *	  Pane-based hop()/cumulate() aggregation: its planner
  *	  (window_expand_planner.c) and its WindowExpand executor node
- *	  (window_expand_exec.c).  The GUC windowjoin.enable_window_aggregate,
- *	  defined in the planner, also governs the session aggregation paths.
+ *	  (window_expand_exec.c).  Its GUC, windowjoin.enable_window_aggregate
+ *	  (src/common/gucs.c), also governs TumbleAgg and the session paths.
  *
  * src/nodes/window_expand/window_expand.h
  *

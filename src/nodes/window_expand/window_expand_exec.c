@@ -59,12 +59,11 @@
 #include "utils/fmgrprotos.h"
 #include "utils/timestamp.h"
 
-#include "exec_common.h"
-#include "explain_common.h"
-#include "row_exchange.h"
-#include "window_expand.h"
-#include "window_arith.h"
-#include "windowjoin.h"
+#include "src/common/exec_common.h"
+#include "src/common/explain_common.h"
+#include "src/common/window_arith.h"
+#include "src/nodes/window_expand/window_expand.h"
+#include "src/parallel/row_exchange.h"
 
 /* Window partitions per planned participant, and at most */
 #define WJ_EXPAND_PARTS_PER_PARTICIPANT	4

@@ -74,15 +74,15 @@
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
 
-#include "catalog_cache.h"
-#include "input_paths.h"
-#include "pg_compat.h"
-#include "plan_private.h"
-#include "row_exchange.h"
-#include "stats_common.h"
-#include "window_arith.h"
-#include "window_expand.h"
-#include "windowjoin.h"
+#include "src/common/catalog_cache.h"
+#include "src/common/gucs.h"
+#include "src/common/input_paths.h"
+#include "src/common/pg_compat.h"
+#include "src/common/plan_private.h"
+#include "src/common/stats_common.h"
+#include "src/common/window_arith.h"
+#include "src/nodes/window_expand/window_expand.h"
+#include "src/parallel/row_exchange.h"
 
 /* What was recognised in the query */
 typedef struct WindowAggSpec

@@ -11,8 +11,8 @@
  */
 #include "postgres.h"
 
-#include "plan_private.h"
-#include "window_expand.h"
+#include "src/common/plan_private.h"
+#include "src/nodes/window_expand/window_expand.h"
 
 /*
  * window_expand_info_to_private

@@ -24,9 +24,10 @@
 #define WINDOW_JOIN_H
 
 #include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
 #include "nodes/primnodes.h"
 
-#include "keypart.h"
+#include "src/parallel/keypart.h"
 
 #define WJ_WINDOW_JOIN_NAME		"WindowJoin"
 
@@ -123,5 +124,11 @@ extern void window_join_info_from_private(List *priv, WindowJoinPlanInfo *info);
 
 /* window_join_exec.c */
 extern CustomScanMethods wj_window_join_scan_methods;
+
+/* planner.c's join pathlist hook, and _PG_init */
+extern void wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
+									 RelOptInfo *outerrel, RelOptInfo *innerrel,
+									 JoinType jointype, JoinPathExtraData *extra);
+extern void wj_window_join_register(void);
 
 #endif							/* WINDOW_JOIN_H */

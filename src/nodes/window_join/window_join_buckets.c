@@ -66,9 +66,9 @@
 #include "utils/tuplesort.h"
 #include "catalog/pg_operator.h"
 
-#include "huge_pages.h"
-#include "window_arith.h"
-#include "window_join_internal.h"
+#include "src/common/huge_pages.h"
+#include "src/common/window_arith.h"
+#include "src/nodes/window_join/window_join_internal.h"
 
 /* chunk sizes of a bucket: doubling from the first to the last */
 #define WJB_FIRST_CHUNK		((Size) 1024)

@@ -96,13 +96,13 @@
 #include "utils/tuplestore.h"
 #include "storage/buffile.h"
 
-#include "exec_common.h"
-#include "explain_common.h"
-#include "keypart.h"
-#include "state_stats.h"
-#include "window_arith.h"
-#include "window_join_internal.h"
-#include "windowjoin.h"
+#include "src/common/exec_common.h"
+#include "src/common/explain_common.h"
+#include "src/common/state_stats.h"
+#include "src/common/window_arith.h"
+#include "src/nodes/window_join/window_join.h"
+#include "src/nodes/window_join/window_join_internal.h"
+#include "src/parallel/keypart.h"
 
 static Node *window_join_create_state(CustomScan *cscan);
 static void window_join_begin(CustomScanState *node, EState *estate, int eflags);

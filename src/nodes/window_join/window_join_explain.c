@@ -13,8 +13,8 @@
 #include "commands/explain.h"
 #include "utils/ruleutils.h"
 
-#include "explain_common.h"
-#include "window_join_internal.h"
+#include "src/common/explain_common.h"
+#include "src/nodes/window_join/window_join_internal.h"
 
 /*
  * wjoin_explain

@@ -29,10 +29,10 @@
 #include "storage/buffile.h"
 #include "utils/tuplestore.h"
 
-#include "exec_common.h"
-#include "keypart.h"
-#include "state_stats.h"
-#include "window_join.h"
+#include "src/common/exec_common.h"
+#include "src/parallel/keypart.h"
+#include "src/common/state_stats.h"
+#include "src/nodes/window_join/window_join.h"
 
 /* A buffered input row; the MinimalTuple follows the header */
 typedef struct WjRow

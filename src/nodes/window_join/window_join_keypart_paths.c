@@ -34,11 +34,11 @@
 #include "nodes/extensible.h"
 #include "optimizer/pathnode.h"
 
-#include "input_paths.h"
-#include "join_nulling.h"
-#include "keypart.h"
-#include "window_join.h"
-#include "window_join_planner_internal.h"
+#include "src/common/input_paths.h"
+#include "src/common/join_nulling.h"
+#include "src/parallel/keypart.h"
+#include "src/nodes/window_join/window_join.h"
+#include "src/nodes/window_join/window_join_planner_internal.h"
 
 static Plan *window_join_plan_keypart(PlannerInfo *root, RelOptInfo *rel,
 									  CustomPath *best_path, List *tlist,

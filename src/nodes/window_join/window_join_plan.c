@@ -29,11 +29,11 @@
 #include "optimizer/restrictinfo.h"
 #include "utils/lsyscache.h"
 
-#include "input_paths.h"
-#include "join_nulling.h"
-#include "pg_compat.h"
-#include "window_join.h"
-#include "window_join_planner_internal.h"
+#include "src/common/input_paths.h"
+#include "src/common/join_nulling.h"
+#include "src/common/pg_compat.h"
+#include "src/nodes/window_join/window_join.h"
+#include "src/nodes/window_join/window_join_planner_internal.h"
 
 static Plan *window_join_plan_path(PlannerInfo *root, RelOptInfo *rel,
 								   CustomPath *best_path, List *tlist,

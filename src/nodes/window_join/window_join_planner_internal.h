@@ -22,7 +22,7 @@
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
 
-#include "window_join.h"
+#include "src/nodes/window_join/window_join.h"
 
 /*
  * What a WindowJoin path hands its PlanCustomPath: the path's

@@ -11,8 +11,8 @@
  */
 #include "postgres.h"
 
-#include "plan_private.h"
-#include "window_join.h"
+#include "src/common/plan_private.h"
+#include "src/nodes/window_join/window_join.h"
 
 /*
  * window_join_info_to_private

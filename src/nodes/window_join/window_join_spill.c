@@ -55,7 +55,7 @@
 #include "storage/buffile.h"
 #include "utils/memutils.h"
 
-#include "window_join_internal.h"
+#include "src/nodes/window_join/window_join_internal.h"
 
 /*
  * spill_write

@@ -52,8 +52,6 @@ typedef struct WindowTopNPlanInfo
 
 extern PGDLLIMPORT CustomScanMethods wj_window_topn_scan_methods;
 
-extern bool wj_enable_window_topn;
-
 extern void wj_window_topn_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 									 RelOptInfo *output_rel);
 extern void wj_window_topn_register(void);

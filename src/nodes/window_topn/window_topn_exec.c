@@ -70,11 +70,11 @@
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 
-#include "exec_common.h"
-#include "explain_common.h"
-#include "pg_compat.h"
-#include "state_stats.h"
-#include "window_topn.h"
+#include "src/common/exec_common.h"
+#include "src/common/explain_common.h"
+#include "src/common/pg_compat.h"
+#include "src/common/state_stats.h"
+#include "src/nodes/window_topn/window_topn.h"
 
 /* how often (rows entering a set) the memory in use is measured */
 #define WTN_MEMORY_CHECK_EVERY	256

@@ -69,13 +69,14 @@
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 
-#include "catalog_cache.h"
-#include "input_paths.h"
-#include "pg_compat.h"
-#include "stats_common.h"
-#include "window_arith.h"
-#include "window_topn.h"
-#include "windowjoin.h"
+#include "src/common/catalog_cache.h"
+#include "src/common/gucs.h"
+#include "src/common/input_paths.h"
+#include "src/common/pg_compat.h"
+#include "src/common/stats_common.h"
+#include "src/common/window_arith.h"
+#include "src/nodes/window_topn/window_topn.h"
+#include "src/windowjoin.h"
 
 /* larger N are left to PostgreSQL's sort (a partition's set is an array) */
 #define WTN_MAX_LIMIT	10000
@@ -83,8 +84,6 @@
 /* the bytes a kept row and a partition cost beyond the row itself */
 #define WTN_ROW_OVERHEAD	48.0
 #define WTN_GROUP_OVERHEAD	96.0
-
-bool		wj_enable_window_topn = true;
 
 /* What the planner found; the path carries it to PlanCustomPath */
 typedef struct WtnPathInfo

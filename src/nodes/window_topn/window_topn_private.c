@@ -11,8 +11,8 @@
  */
 #include "postgres.h"
 
-#include "plan_private.h"
-#include "window_topn.h"
+#include "src/common/plan_private.h"
+#include "src/nodes/window_topn/window_topn.h"
 
 /*
  * window_topn_info_to_private

@@ -28,7 +28,7 @@
  * (wj_keypart_claim), and the node returns every row of its input.  A
  * rescan of the Gather (ReInitializeDSMCustomScan) starts over.
  *
- * src/parallel/key_exchange.c
+ * src/nodes/key_exchange/key_exchange.c
  *
  *-------------------------------------------------------------------------
  */
@@ -43,11 +43,11 @@
 #include "optimizer/planmain.h"
 #include "utils/ruleutils.h"
 
-#include "exec_common.h"
-#include "key_exchange.h"
-#include "keypart.h"
-#include "pg_compat.h"
-#include "row_exchange.h"
+#include "src/common/exec_common.h"
+#include "src/nodes/key_exchange/key_exchange.h"
+#include "src/parallel/keypart.h"
+#include "src/common/pg_compat.h"
+#include "src/parallel/row_exchange.h"
 
 typedef struct KeyExchangeState
 {

@@ -4,7 +4,7 @@
  *	  KeyExchange, the custom scan that exchanges a key-partitioned join's
  *	  input rows by partition (key_exchange.c).
  *
- * src/parallel/key_exchange.h
+ * src/nodes/key_exchange/key_exchange.h
  *
  *-------------------------------------------------------------------------
  */
