@@ -256,7 +256,8 @@ wj_cluster_stop() {
 	WJ_CLUSTER=
 }
 
-# The regression suite and the parallel-forced pass on PostgreSQL MAJOR
+# The regression suite (in the parallel groups of test/schedule) and the
+# parallel-forced pass on PostgreSQL MAJOR
 # (17 or 18), in a throwaway cluster of wj_virtualenv_major, which always
 # stops and removes it.  Prints one "test NAME (PostgreSQL MAJOR) ... ok" line per
 # suite and pass, as scripts/test counts them, and the wall time of each
@@ -268,7 +269,8 @@ wj_test_major() (
 	wj_ensure_pg "$major" || exit 1
 	echo "== PostgreSQL $major: $("/opt/pg/$major/bin/postgres" --version)"
 	wj_build_install_major "$major" || exit 1
-	wj_virtualenv_major "$major" wj_major_suites "$major"
+	wj_virtualenv_major "$major" -o "max_worker_processes = 16" -o "max_parallel_workers = 12" \
+		wj_major_suites "$major"
 )
 
 # wj_test_major's two passes, inside the throwaway cluster of MAJOR.
@@ -280,8 +282,8 @@ wj_major_suites() {
 	# pg_regress of that major with the system's psql 15 (none in /opt/pg)
 	export EXTRA_REGRESS_OPTS="--bindir=/usr/lib/postgresql/15/bin"
 	start=$SECONDS
-	make -s installcheck PG_CONFIG="$PG_CONFIG" 2>&1 |
-		sed -E "s/^ok +[0-9]+ +- +([a-z0-9_]+) .*/test \1 (PostgreSQL $major) ... ok/" ||
+	make -s installcheck-parallel PG_CONFIG="$PG_CONFIG" 2>&1 |
+		sed -E "s/^ok +[0-9]+ +[-+] +([a-z0-9_]+) .*/test \1 (PostgreSQL $major) ... ok/" ||
 		status=1
 	if [ "$status" -ne 0 ]; then
 		head -200 regression.diffs 2>/dev/null || true

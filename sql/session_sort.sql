@@ -101,18 +101,22 @@ SELECT * FROM agg_on WHERE k IS NULL OR k = 2 ORDER BY k, window_start LIMIT 5;
 -- past work_mem: the rows are split into key-range batches on disk (here
 -- each partition is larger than work_mem, so its batch goes to a
 -- tuplesort), same answer.  Planned with the default work_mem (the rows
--- fit), run with less.
+-- fit), run with less -- and with PostgreSQL's Sort off, so that a
+-- re-plan (another session's CREATE SCHEMA invalidates every cached plan)
+-- keeps the node.
 SET plan_cache_mode = force_generic_plan;
 PREPARE win AS SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev;
 PREPARE winagg AS SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w, count(*) OVER (PARTITION BY k ORDER BY t) FROM ev;
 CREATE TEMP TABLE win_mem AS EXECUTE win;
 CREATE TEMP TABLE winagg_mem AS EXECUTE winagg;
 SET work_mem = '64kB';
+SET enable_sort = off;
 SELECT wj_test.explain_analyze('EXECUTE win', 'spill');
 SELECT wj_test.explain_analyze('EXECUTE winagg', 'spill');
 CREATE TEMP TABLE win_spill AS EXECUTE win;
 CREATE TEMP TABLE winagg_spill AS EXECUTE winagg;
 RESET work_mem;
+RESET enable_sort;
 RESET plan_cache_mode;
 SET windowjoin.enable_window_aggregate = off;
 CREATE TEMP TABLE win_off AS SELECT row_number() OVER () AS o, x.* FROM (SELECT k AS p, t AS ts, v, note, session(t, interval '5 minutes') OVER (PARTITION BY k ORDER BY t) AS w FROM ev) x;

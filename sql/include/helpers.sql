@@ -11,10 +11,11 @@
 --
 -- (pg_regress runs psql with the suite on standard input from the
 -- extension's directory, so the path is relative to that directory; the
--- no-preload pass and test/parallel/run.sh run from there too.)  It drops
--- and re-creates the schema, so every suite starts from the same
--- definitions.  It needs no extension object: it can be included before
--- CREATE EXTENSION or after DROP EXTENSION.
+-- no-preload pass and test/parallel/run.sh run from there too.)  The
+-- first suite to include it in a database creates the schema; the others
+-- find it (suites of a parallel group include it at once: an advisory lock
+-- orders them).  No suite changes it.  It needs no extension object: it
+-- can be included before CREATE EXTENSION or after DROP EXTENSION.
 --
 -- The functions:
 --
@@ -171,7 +172,14 @@
 
 SELECT current_setting('client_min_messages') AS wj_test_saved_cmm \gset
 SET client_min_messages = warning;
-DROP SCHEMA IF EXISTS wj_test CASCADE;
+-- Created once per database, by the first suite to include it: the suites
+-- of a parallel group (test/schedule) include it at the same time, and
+-- the lock makes the others wait until it exists, then leave it as it is.
+-- (pg_regress creates the database afresh for every run, so the
+-- definitions are always this file's.)
+SELECT pg_catalog.pg_advisory_lock(20261207) AS wj_test_locked \gset
+SELECT pg_catalog.to_regnamespace('wj_test') IS NULL AS wj_test_create \gset
+\if :wj_test_create
 CREATE SCHEMA wj_test;
 -- (suites check as unprivileged roles too)
 GRANT USAGE ON SCHEMA wj_test TO PUBLIC;
@@ -184,7 +192,6 @@ LANGUAGE sql STABLE AS $$
 	SELECT CASE WHEN current_setting('server_version_num')::int >= 160000
 				THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END
 $$;
-SELECT wj_test.parallel_guc() AS parallel_guc \gset
 
 -- the GUC names of a gucs argument of on_off
 CREATE FUNCTION wj_test.guc_names(gucs text) RETURNS text[]
@@ -778,4 +785,7 @@ BEGIN
 	RETURN format('%s: %s emitted rows changed, %s new rows not from newly closed windows', view, n1, n2);
 END $$;
 
+\endif
+SELECT pg_catalog.pg_advisory_unlock(20261207) AS wj_test_unlocked \gset
+SELECT wj_test.parallel_guc() AS parallel_guc \gset
 SET client_min_messages = :'wj_test_saved_cmm';

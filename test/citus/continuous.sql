@@ -211,7 +211,15 @@ SELECT windowjoin.create_view('cvd.v_sched', $q$
 SELECT windowjoin.refresh('cvd.v_sched');
 SELECT count(*) AS before FROM cvd.v_sched \gset
 INSERT INTO cvd.bid VALUES (0, '2031-01-01', 1, 1), (0, '2031-01-01', 1, 2), (0, '2031-01-01', 1, 3);
-SELECT pg_sleep(3);
+-- (waits for the nodes' schedulers to show the new window, up to 20 s)
+CREATE FUNCTION pg_temp.wait_rows(n bigint) RETURNS void LANGUAGE plpgsql AS $f$
+BEGIN
+  FOR i IN 1 .. 200 LOOP
+    EXIT WHEN (SELECT count(*) FROM cvd.v_sched) > n;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $f$;
+SELECT pg_temp.wait_rows(:before);
 SELECT CASE WHEN count(*) > :before THEN 'cv: scheduled_on_nodes ok'
             ELSE 'cv: scheduled_on_nodes FAILED' END FROM cvd.v_sched;
 

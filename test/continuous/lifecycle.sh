@@ -71,23 +71,23 @@ status=0
 fail() { echo "FAILED: $*"; status=1; }
 
 # crash_during_refresh VIEW: start windowjoin.refresh(VIEW) in the
-# background, wait until it is seen running (sets running=1), stop the
-# server with -m immediate 0.05 s later, and start it again.  (With 0.3 s
-# the hop view's refresh of 1.5M rows once committed before the stop, in a
-# CI run of 2026-12-06; killed at any point of its transaction, a refresh
-# must leave its view as it was.)
+# background, wait until its backend is seen writing -- active, with a
+# transaction id, which it takes at its first write (sets running=1) --
+# stop the server with -m immediate at once, and start it again.  Killed at
+# any point of its transaction, a refresh must leave its view as it was.
+# (Timed with a sleep after the refresh was seen active, the stop once came
+# after the hop view's refresh of 1.5M rows had committed.)
 crash_during_refresh() {
 	local view=$1 refresher
 	(q -c "SELECT windowjoin.refresh('$view')" >/dev/null 2>&1 || true) &
 	refresher=$!
 	running=0
-	for _ in $(seq 1 200); do
-		if [ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT windowjoin.refresh(''$view'')%' AND state = 'active'")" -gt 0 ]; then
+	for _ in $(seq 1 1000); do
+		if [ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT windowjoin.refresh(''$view'')%' AND state = 'active' AND backend_xid IS NOT NULL")" -gt 0 ]; then
 			running=1; break
 		fi
-		sleep 0.02
+		sleep 0.01
 	done
-	sleep 0.05
 	wj_as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
 	wait "$refresher" || true
 	start_server
@@ -152,8 +152,11 @@ q -c "SELECT windowjoin.drop_view('bg_tumble')" >/dev/null
 # worker: the CPU of the postmaster and of its exited children (the
 # short-lived workers) over 3 s must stay under 10 % of a core.  (A
 # launcher that restarted each worker as soon as it exited used 1.7
-# cores here.)
-sleep 1
+# cores here.)  Measured once no scheduler worker is left running.
+for _ in $(seq 1 100); do
+	[ "$(q -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'windowjoin scheduler' AND pid <> pg_backend_pid()")" = 0 ] && break
+	sleep 0.1
+done
 pm=$(head -1 "$dir/data/postmaster.pid")
 cpu() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pm/stat"; }
 c0=$(cpu)
