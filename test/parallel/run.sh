@@ -52,7 +52,7 @@ make -s $target ${PG_CONFIG:+PG_CONFIG=$PG_CONFIG} REGRESS="$tests" \
 
 # plan lines: plan nodes and their properties (PostgreSQL 18's "Disabled:
 # true" and "Index Searches" too), QUERY PLAN headers, row counts
-planre='QUERY PLAN|Disabled: true|Index Searches|Cache Key|Cache Mode|^[-+]+$|->|Scan|Gather|Workers|Worker [0-9]|Sort Key|Sort Method|Presorted Key|Cond:|Filter:|Join Type|Join Keys|Join Filter|Peak State|Total Peak|Leader Rows|Exchanged:|Group Key|Aggregate|Strategy|Direction|Window|Pane:|Band:|Keys:|Time Cond|Order Key|Top N|Tolerance|Hash|Merge|Nested Loop|Materialize|Memoize|Result|Append|Subquery|SubPlan|InitPlan|Output:|One-Time|Rows Removed|Pane States|Versions:|Read Ahead|Key Lookup|Single Copy|Batches|Buckets|Memory|Partition|Sub-partitions|Spill|Disk|Sort|Unique|Limit|^\([0-9]+ rows?\)$'
+planre='QUERY PLAN|Run Condition|Disabled: true|Index Searches|Cache Key|Cache Mode|^[-+]+$|->|Scan|Gather|Workers|Worker [0-9]|Sort Key|Sort Method|Presorted Key|Cond:|Filter:|Join Type|Join Keys|Join Filter|Peak State|Total Peak|Leader Rows|Exchanged:|Group Key|Aggregate|Strategy|Direction|Window|Pane:|Band:|Keys:|Time Cond|Order Key|Top N|Tolerance|Hash|Merge|Nested Loop|Materialize|Memoize|Result|Append|Subquery|SubPlan|InitPlan|Output:|One-Time|Rows Removed|Pane States|Versions:|Read Ahead|Key Lookup|Single Copy|Batches|Buckets|Memory|Partition|Sub-partitions|Spill|Disk|Sort|Unique|Limit|^\([0-9]+ rows?\)$'
 # (whether a check saw the node in the plan, and which side it made the
 # outer one, are plan choices too: a parallel plan may differ; the rows and
 # errors it compared must still agree; an error raised inside a worker
