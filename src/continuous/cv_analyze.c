@@ -354,6 +354,26 @@ cv_require_window_column(Query *q, const char *name)
 }
 
 /*
+ * cv_window_column
+ *		The output column name (window_start, window_end) of a window shape's
+ *		query: grouped on (cv_require_window_column) when grouped, else only
+ *		selected; an error if q has none.
+ */
+static TargetEntry *
+cv_window_column(Query *q, const char *name, bool grouped)
+{
+	TargetEntry *tle = grouped ? cv_require_window_column(q, name) :
+		cv_output_column(q, name);
+
+	if (tle == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the query of a continuous view must return a column named %s", name),
+				 errhint("Select window_start and window_end.")));
+	return tle;
+}
+
+/*
  * cv_analyze_tvf
  *		The TVF shape: FROM src, tumble|hop|cumulate(src.t, ...), grouped
  *		by window_start and window_end -- or, for the rows a window Top-N
@@ -400,17 +420,8 @@ cv_analyze_tvf(Query *q, CvShape *shape, bool grouped)
 	/* window_start and window_end: the function's first two columns */
 	for (int c = 0; c < 2; c++)
 	{
-		TargetEntry *tle = grouped ? cv_require_window_column(q, names[c]) :
-			cv_output_column(q, names[c]);
-		Node	   *expr;
-
-		if (tle == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("the query of a continuous view must return a column named %s",
-							names[c]),
-					 errhint("Select window_start and window_end.")));
-		expr = cv_ungroup(q, (Node *) tle->expr);
+		TargetEntry *tle = cv_window_column(q, names[c], grouped);
+		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
 
 		if (!IsA(expr, Var) || ((Var *) expr)->varno != fnidx ||
 			((Var *) expr)->varlevelsup != 0 ||
@@ -590,21 +601,13 @@ cv_analyze_session(Query *q, CvShape *shape, bool grouped)
 	 */
 	for (int c = 0; c < 2; c++)
 	{
-		TargetEntry *tle = grouped ? cv_require_window_column(q, names[c]) :
-			cv_output_column(q, names[c]);
-		Node	   *expr;
+		TargetEntry *tle = cv_window_column(q, names[c], grouped);
+		Node	   *expr = cv_ungroup(q, (Node *) tle->expr);
 		int			outerfield = 0;
 		Index		subidx = linitial_node(RangeTblRef, q->jointree->fromlist)->rtindex;
 		int			innerfield = 0;
 		bool		ok = false;
 
-		if (tle == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("the query of a continuous view must return a column named %s",
-							names[c]),
-					 errhint("Select window_start and window_end.")));
-		expr = cv_ungroup(q, (Node *) tle->expr);
 		if (IsA(expr, FieldSelect))
 		{
 			outerfield = ((FieldSelect *) expr)->fieldnum;
