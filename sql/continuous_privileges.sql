@@ -34,7 +34,7 @@ CREATE SCHEMA prv_mallory AUTHORIZATION wj_prv_mallory;
 GRANT USAGE ON SCHEMA prv_alice TO wj_prv_mallory;
 
 -- alice's source and her views over it: an aggregate view logging late
--- rows, and a window join
+-- rows, with a changefeed and a consumer of it, and a window join
 SET ROLE wj_prv_alice;
 SET search_path = prv_alice, public;
 CREATE TABLE src (t timestamptz NOT NULL, k int, x int);
@@ -42,7 +42,8 @@ CREATE INDEX ON src (t);
 INSERT INTO src VALUES ('2024-01-01 00:00:10', 1, 5), ('2024-01-01 00:01:10', 2, 7),
                        ('2024-01-01 00:03:00', 1, 1);
 SELECT windowjoin.create_view('v', $$SELECT window_start, window_end, sum(x) AS s, count(*) AS n
-  FROM src, tumble(t, interval '1 minute') GROUP BY 1, 2$$, late => 'log');
+  FROM src, tumble(t, interval '1 minute') GROUP BY 1, 2$$, late => 'log', feed => true);
+SELECT windowjoin.feed_ack('v', 'alice_app', 1);
 SELECT windowjoin.create_view('j', $$SELECT L.k, L.window_start, L.window_end
   FROM (SELECT * FROM src, tumble(t, interval '1 minute')) L
   JOIN (SELECT * FROM src, tumble(t, interval '1 minute')) R
@@ -52,16 +53,24 @@ RESET ROLE;
 -- what mallory must not change: alice's catalog rows, tables, triggers and
 -- functions
 CREATE TEMP TABLE before_catalog AS SELECT * FROM windowjoin.view_catalog;
+-- (mallory makes a view of her own below)
+CREATE FUNCTION pg_temp.mallorys(rel regclass) RETURNS boolean LANGUAGE sql AS $$
+  SELECT relnamespace = 'prv_mallory'::regnamespace FROM pg_class WHERE oid = rel
+$$;
 CREATE FUNCTION pg_temp.alice_state() RETURNS TABLE (what text, n bigint) LANGUAGE sql AS $$
   SELECT 'src', count(*) FROM prv_alice.src
   UNION ALL SELECT 'v', count(*) FROM prv_alice.v
   UNION ALL SELECT 'v_changes', count(*) FROM prv_alice.v_changes
   UNION ALL SELECT 'v_late', count(*) FROM prv_alice.v_late
+  UNION ALL SELECT 'v_feed', count(*) FROM prv_alice.v_feed
+  UNION ALL SELECT 'feed consumers', count(*) FROM windowjoin.feed_consumers
+  UNION ALL SELECT 'view triggers', count(*) FROM pg_trigger WHERE tgrelid = 'prv_alice.v'::regclass
   UNION ALL SELECT 'j', count(*) FROM prv_alice.j
   UNION ALL SELECT 'relations', count(*) FROM pg_class WHERE relnamespace = 'prv_alice'::regnamespace
   UNION ALL SELECT 'triggers', count(*) FROM pg_trigger WHERE tgrelid = 'prv_alice.src'::regclass
   UNION ALL SELECT 'functions', count(*) FROM pg_proc WHERE pronamespace = 'prv_alice'::regnamespace
   UNION ALL SELECT 'catalog rows', count(*) FROM windowjoin.view_catalog
+             WHERE NOT pg_temp.mallorys(view_rel)
 $$;
 CREATE TEMP TABLE before_state AS SELECT * FROM pg_temp.alice_state();
 
@@ -71,6 +80,10 @@ CREATE TEMP TABLE before_state AS SELECT * FROM pg_temp.alice_state();
 SET ROLE wj_prv_mallory;
 SET search_path = prv_mallory, public;
 CREATE TABLE mine (t timestamptz NOT NULL, k int, x int);
+CREATE INDEX ON mine (t);
+-- a view of mallory's own, to point at alice's tables
+SELECT windowjoin.create_view('mv', $$SELECT window_start, window_end, count(*) AS n
+  FROM mine, tumble(t, interval '1 minute') GROUP BY 1, 2$$);
 CREATE TEMP TABLE attack (fn regprocedure, stmt text);
 INSERT INTO attack VALUES
  -- analysis: of a query over a table mallory may not read
@@ -110,8 +123,8 @@ INSERT INTO attack VALUES
   $$SELECT windowjoin._create_view('prv_alice.evil', 'SELECT window_start, window_end, count(*) AS n FROM prv_mallory.mine, tumble(t, interval ''1 minute'') GROUP BY 1, 2', '0', 'revise', NULL, 'on_close', NULL, NULL, NULL)$$),
  ('windowjoin._create_view(text,text,interval,text,interval,text,interval,regclass,regclass[])',
   $$SELECT windowjoin._create_view('prv_mallory.evil', 'SELECT window_start, window_end, count(*) AS n FROM prv_mallory.mine, tumble(t, interval ''1 minute'') GROUP BY 1, 2', '0', 'revise', NULL, 'on_close', NULL, 'prv_alice.v', NULL)$$),
- ('windowjoin.create_view(text,text,interval,text,interval,text,interval)',
-  $$SELECT windowjoin.create_view('prv_mallory.peek', 'SELECT window_start, window_end, sum(x) AS s FROM prv_alice.src, tumble(t, interval ''1 minute'') GROUP BY 1, 2')$$),
+ ('windowjoin.create_view(text,text,interval,text,interval,text,interval,boolean,interval)',
+  $$SELECT windowjoin.create_view('prv_mallory.peek', 'SELECT window_start, window_end, sum(x) AS s FROM prv_alice.src, tumble(t, interval ''1 minute'') GROUP BY 1, 2', feed => true)$$),
  -- the Citus helpers (Citus is not installed in this database)
  ('windowjoin._create_distributed_view(text,text,text,interval,text,interval,text,interval)',
   $$SELECT windowjoin._create_distributed_view('prv_alice', 'evil', 'SELECT window_start, window_end, count(*) AS n FROM prv_alice.src, tumble(t, interval ''1 minute'') GROUP BY 1, 2', '0', 'revise', NULL, 'on_close', NULL)$$),
@@ -124,7 +137,17 @@ INSERT INTO attack VALUES
  ('windowjoin.refresh(regclass,boolean,boolean)', $$SELECT windowjoin.refresh('prv_alice.v', true)$$),
  ('windowjoin.advance_watermark(regclass,timestamp with time zone)', $$SELECT windowjoin.advance_watermark('prv_alice.v', 'infinity')$$),
  ('windowjoin.drop_view(regclass,boolean)', $$SELECT windowjoin.drop_view('prv_alice.v')$$),
+ -- alice's changefeed: its settings, her consumer, the feed's trigger
+ ('windowjoin.alter_view(regclass,interval,boolean,interval)', $$SELECT windowjoin.alter_view('prv_alice.v', feed => false)$$),
+ ('windowjoin.alter_view(regclass,interval,boolean,interval)', $$SELECT windowjoin.alter_view('prv_alice.v', schedule => '1 second')$$),
+ ('windowjoin.feed_ack(regclass,text,bigint)', $$SELECT windowjoin.feed_ack('prv_alice.v', 'alice_app', 2)$$),
+ ('windowjoin.feed_ack(regclass,text,bigint)', $$SELECT windowjoin.feed_ack('prv_alice.v', 'mallory_app', 0)$$),
+ ('windowjoin.feed_drop_consumer(regclass,text)', $$SELECT windowjoin.feed_drop_consumer('prv_alice.v', 'alice_app')$$),
+ ('windowjoin._feed()', $$SELECT windowjoin._feed()$$),
  -- the catalog's write path
+ ('windowjoin._catalog_set(regclass,jsonb)', $$SELECT windowjoin._catalog_set('prv_alice.v', '{"feed_rel": null}')$$),
+ ('windowjoin._catalog_set(regclass,jsonb)', $$SELECT windowjoin._catalog_set('prv_mallory.mv', jsonb_build_object('feed_rel', 'prv_alice.src'::regclass::oid::bigint))$$),
+ ('windowjoin._catalog_set(regclass,jsonb)', $$SELECT windowjoin._catalog_set('prv_mallory.mv', jsonb_build_object('feed_rel', 'prv_alice.src'::regclass::oid::text))$$),
  ('windowjoin._catalog_insert(jsonb)', $$SELECT windowjoin._catalog_insert(jsonb_build_object('view_rel', 'prv_alice.v'::regclass::oid))$$),
  ('windowjoin._catalog_advance(regclass,timestamp with time zone)', $$SELECT windowjoin._catalog_advance('prv_alice.v', 'infinity')$$),
  ('windowjoin._catalog_note_refresh(regclass)', $$SELECT windowjoin._catalog_note_refresh('prv_alice.v')$$),
@@ -168,7 +191,8 @@ SELECT s.what, b.n AS before, s.n AS after
   FROM pg_temp.alice_state() s JOIN before_state b USING (what)
  WHERE s.n IS DISTINCT FROM b.n;
 SELECT count(*) AS catalog_rows_changed
-  FROM ((SELECT * FROM windowjoin.view_catalog EXCEPT SELECT * FROM before_catalog)
+  FROM ((SELECT * FROM windowjoin.view_catalog WHERE NOT pg_temp.mallorys(view_rel)
+         EXCEPT SELECT * FROM before_catalog)
         UNION ALL
         (SELECT * FROM before_catalog EXCEPT SELECT * FROM windowjoin.view_catalog)) d;
 SELECT relname FROM pg_class WHERE relnamespace = 'prv_mallory'::regnamespace ORDER BY 1;

@@ -32,4 +32,10 @@ extern void wj_scheduler_init(bool preloaded);
 /* Was the launcher registered (the library preloaded, scheduler on)? */
 extern bool wj_scheduler_registered(void);
 
+/*
+ * A statement moved a scheduled view's watermark to the window grid point
+ * closed: wake its refresh when the transaction commits.
+ */
+extern void wj_scheduler_note_close(Oid view, int64 closed);
+
 #endif							/* CONTINUOUS_H */

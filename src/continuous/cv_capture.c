@@ -73,6 +73,7 @@
 #include "utils/tuplestore.h"
 
 #include "src/common/window_arith.h"
+#include "src/continuous/continuous.h"
 #include "src/continuous/cv_catalog.h"
 
 PG_FUNCTION_INFO_V1(wj_capture);
@@ -191,6 +192,8 @@ typedef struct CvCapture
 	TupleDesc	rowdesc;		/* the source's row type, for a partition */
 	TupleConversionMap *rowmap; /* a partition's rows to it (NULL: alike) */
 	MemoryContext rowcxt;
+	bool		has_max;		/* a row appeared ... */
+	int64		max_t;			/* ... and this is the latest time of one */
 } CvCapture;
 
 /*
@@ -276,6 +279,11 @@ cv_capture_row(CvCapture *c, TupleTableSlot *in, int16 sign)
 	/* NULL and infinite times belong to no window: never logged */
 	if (tnull || TIMESTAMP_NOT_FINITE(DatumGetTimestamp(t)))
 		return;
+	if (sign > 0 && (!c->has_max || DatumGetTimestamp(t) > c->max_t))
+	{
+		c->max_t = DatumGetTimestamp(t);
+		c->has_max = true;
+	}
 	if (c->bins != NULL)
 	{
 		CvBin		probe;
@@ -494,6 +502,21 @@ wj_capture(PG_FUNCTION_ARGS)
 		cv_capture_tuplestore(&c, trigdata->tg_newtable, 1);
 	}
 	cv_capture_end(&c);
+
+	/*
+	 * Emit when a window closes: rows past the end of a window (by the
+	 * delay) move the view's watermark past it, so a scheduled view is
+	 * refreshed when this transaction commits rather than at its next
+	 * scheduled round (cv_scheduler.c).
+	 */
+	if (target.scheduled && target.close_grain > 0 && c.has_max)
+	{
+		int64		wm;
+
+		if (!pg_sub_s64_overflow(c.max_t, target.delay, &wm) && !TIMESTAMP_NOT_FINITE(wm))
+			wj_scheduler_note_close(target.view,
+									wj_window_floor(wm, target.close_grain, target.offset));
+	}
 
 	return PointerGetDatum(NULL);
 }

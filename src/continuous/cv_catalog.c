@@ -432,6 +432,28 @@ cv_capture_grain(HeapTuple tup, TupleDesc desc)
 }
 
 /*
+ * cv_close_grain
+ *		The grid window ends lie on, for the wake at a window's close
+ *		(cv_capture.c): the tumble size, the hop slide, the cumulate step,
+ *		the session gap (a session closes a gap after its last row: a wake
+ *		at least every gap of event time); 0 for interval and as-of views,
+ *		whose rows are final one by one.
+ */
+static int64
+cv_close_grain(HeapTuple tup, TupleDesc desc)
+{
+	char	   *kind = cv_text_col(tup, desc, "kind");
+
+	if (strcmp(kind, "tumble") == 0)
+		return cv_usecs_col(tup, desc, "size");
+	if (strcmp(kind, "hop") == 0 || strcmp(kind, "cumulate") == 0)
+		return cv_usecs_col(tup, desc, "stride");
+	if (strcmp(kind, "session") == 0)
+		return cv_usecs_col(tup, desc, "gap");
+	return 0;
+}
+
+/*
  * cv_name_in_array
  *		Is name an element of the name[] Datum arr?
  */
@@ -473,6 +495,9 @@ cv_fill_target(HeapTuple tup, TupleDesc desc, int side, CvCaptureTarget *t)
 	t->with_rows = late != NULL && strcmp(late, "log") == 0;
 	t->grain = t->with_rows ? 0 : cv_capture_grain(tup, desc);
 	t->offset = cv_usecs_col(tup, desc, "offset");
+	t->scheduled = !heap_attisnull(tup, cv_catalog_attnum(desc, "schedule"), desc);
+	t->close_grain = cv_close_grain(tup, desc);
+	t->delay = cv_usecs_col(tup, desc, "delay");
 }
 
 /*
@@ -883,7 +908,7 @@ cv_record_dependencies(HeapTuple tup, TupleDesc desc)
 	ObjectAddress extaddr;
 	ObjectAddress addr;
 	const char *owned[] = {"changes_rel", "late_rel", "panes_rel", "changes2_rel",
-	"late2_rel", NULL};
+	"late2_rel", "feed_rel", NULL};
 	const char *fns[] = {"range_fn", "pane_fn", "combine_fn", "right_fn", NULL};
 
 	ObjectAddressSet(viewaddr, RelationRelationId, view);
@@ -910,7 +935,12 @@ cv_record_dependencies(HeapTuple tup, TupleDesc desc)
 
 	for (int i = 0; owned[i] != NULL; i++)
 	{
-		Oid			rel = cv_oid_col(tup, desc, owned[i]);
+		Oid			rel;
+
+		/* (a 0.4 catalog has no feed_rel) */
+		if (strcmp(owned[i], "feed_rel") == 0 && SPI_fnumber(desc, "feed_rel") <= 0)
+			continue;
+		rel = cv_oid_col(tup, desc, owned[i]);
 
 		if (!OidIsValid(rel))
 			continue;

@@ -36,6 +36,9 @@ typedef struct CvCaptureTarget
 	bool		with_rows;		/* late => 'log': one log row per row */
 	int64		grain;			/* bin length in microseconds; 0: none */
 	int64		offset;			/* the windows' offset */
+	bool		scheduled;		/* the view has a schedule */
+	int64		close_grain;	/* windows end on this grid; 0: no wake */
+	int64		delay;			/* the watermark's delay */
 } CvCaptureTarget;
 
 extern Oid	cv_catalog_relid(void);

@@ -75,6 +75,7 @@
 
 #include "src/common/window_arith.h"
 #include "src/continuous/cv_catalog.h"
+#include "src/continuous/cv_feed.h"
 #include "src/continuous/cv_refresh.h"
 
 PG_FUNCTION_INFO_V1(wj_refresh);
@@ -318,6 +319,14 @@ cv_lock_view(Oid view, CvView *v)
 	v->watermark = cv_col_int64(tup, desc, "watermark");
 	v->open_from = cv_col_int64(tup, desc, "open_from");
 	v->view_rows = cv_col_int64(tup, desc, "view_rows");
+	/* (a 0.4 catalog, before ALTER EXTENSION windowjoin UPDATE, has no feeds) */
+	v->feed = InvalidOid;
+	if (SPI_fnumber(desc, "feed_rel") > 0)
+	{
+		v->feed = cv_oid_col(tup, desc, "feed_rel");
+		v->feed_seq = cv_col_int64(tup, desc, "feed_seq");
+		v->feed_purged = cv_col_int64(tup, desc, "feed_purged");
+	}
 
 	{
 		bool		isnull;
@@ -965,6 +974,185 @@ cv_refresh_shards(const CvView *v, bool full)
 		elog(ERROR, "could not refresh the shards of a continuous view");
 }
 
+/* what steps 1 to 4 of a refresh found and did */
+typedef struct CvOutcome
+{
+	int64		new_wm;
+	int64		max_ev;
+	int64		open_from;
+	const char *path;			/* "source", "panes" or "fragments" */
+	bool		truncated;
+	TimestampTz t1;				/* the log folded */
+	TimestampTz t2;				/* revisions done */
+} CvOutcome;
+
+/*
+ * cv_refresh_steps
+ *		Steps 1 to 4 of a refresh of the locked view v, as its owner.
+ */
+static void
+cv_refresh_steps(CvView *v, bool full, CvCounts *c, CvOutcome *o)
+{
+	CvFold		f;
+	int64		old_wm;
+	int64		l_prev;
+	bool		reset;
+	bool		fast = false;
+	int			gucs;
+
+	/*
+	 * The statements below read whole time ranges of the source.  With a
+	 * btree on the time column the planner prefers a plain index scan over
+	 * a bitmap scan when the table is nearly in time order, as a stream's
+	 * table is; but rows that arrived a little out of order then send the
+	 * scan back and forth between heap pages, and a closing refresh of the
+	 * bench's one-minute windows read its 6,000 rows in 1.4 ms instead of
+	 * 0.7 ms through a bitmap (which reads each page once).  So plain index
+	 * scans are off until the catalog row is written -- except for an as-of
+	 * view, whose version lookups are plain index scans of (key, time), one
+	 * per probe row (without them the planner sorts every version).  (A
+	 * join view folds its logs and computes its watermarks in
+	 * cv_refresh_join.)
+	 */
+	gucs = NewGUCNestLevel();
+	if (v->join == NULL || strcmp(v->join, "asof") != 0)
+		(void) set_config_option("enable_indexscan", "off", PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+
+	/*
+	 * And no JIT.  A refresh's statements are planned afresh each time (a
+	 * scheduler round is a new process) and most read a few thousand rows,
+	 * but a range read through a bitmap scan is costed past
+	 * jit_above_cost: Nexmark q11's fragment query spent 35 of its 100 ms
+	 * compiling expressions it then ran for 40,000 rows.
+	 */
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+
+	if (v->join != NULL)
+	{
+		cv_refresh_join(v, full, c, &f, &o->new_wm, &o->max_ev, &o->t1, &o->t2);
+		o->open_from = v->open_from;
+		o->path = "source";
+		o->truncated = f.truncated;
+		AtEOXact_GUC(true, gucs);
+		return;
+	}
+
+	/*
+	 * A session change is late when it lies before what the next recompute
+	 * reads: (least(open_from, watermark - gap) - gap).
+	 */
+	old_wm = v->watermark;
+	l_prev = cv_add(Min(v->open_from, cv_add(old_wm, -v->gap)), -v->gap);
+
+	/* 1. fold the change log */
+	cv_fold(v, l_prev, c, &f);
+	o->t1 = GetCurrentTimestamp();
+	o->truncated = f.truncated;
+
+	reset = f.truncated || full;
+	if (reset)
+	{
+		int64		m;
+
+		c->removed = 0;
+		cv_exec(v, psprintf("DELETE FROM %s", cv_relname(v->view)), 0);
+		v->view_rows = 0;
+		old_wm = DT_NOBEGIN;
+		l_prev = DT_NOBEGIN;
+		v->open_from = DT_NOBEGIN;
+		if (f.truncated)
+			v->explicit_watermark = DT_NOBEGIN;
+		cv_exec(v, cv_max_time_sql(v->source, v->time_column), 0);
+		o->max_ev = cv_value(1, &m) ? m : DT_NOBEGIN;
+		c->late = 0;
+		f.nlate_bins = 0;
+		f.has_change_min = false;
+	}
+	else
+		o->max_ev = f.has_batch_max ? Max(v->max_event, f.batch_max) : v->max_event;
+
+	/*
+	 * 2. the watermark; a pipeline stage's is at least its upstream view's
+	 * frontier (cv_pipeline.c)
+	 */
+	o->new_wm = Max(Max(old_wm, cv_add(o->max_ev, -v->delay)), v->explicit_watermark);
+	o->new_wm = Max(o->new_wm, cv_add(cv_upstream_frontier(v), -v->delay));
+
+	if (v->kind != CV_SESSION)
+	{
+		cv_refresh_windows(v, &f, old_wm, o->new_wm, c, &o->t2);
+		o->open_from = v->open_from;
+		o->path = OidIsValid(v->panes) && !TIMESTAMP_NOT_FINITE(old_wm) ? "panes" : "source";
+	}
+	else
+	{
+		o->open_from = cv_refresh_sessions(v, &f, old_wm, o->new_wm, l_prev, reset,
+										   c, &o->t2, &fast);
+		o->path = fast ? "fragments" : "source";
+	}
+	AtEOXact_GUC(true, gucs);
+}
+
+/*
+ * cv_write_catalog_row
+ *		Step 5: the view's catalog row -- watermark, counters, the steps'
+ *		timings, and its feed's last and purged seq.
+ */
+static void
+cv_write_catalog_row(const CvView *v, const CvCounts *c, const CvOutcome *o,
+					 TimestampTz t0, int64 feed_seq, int64 feed_purged)
+{
+	Oid			types[19] = {OIDOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+		TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID, INT8OID, INT8OID, INT8OID,
+		INT8OID, INT8OID, INT8OID, TEXTOID, INT8OID, FLOAT8OID, FLOAT8OID,
+	FLOAT8OID, INT8OID, INT8OID};
+	Datum		vals[19];
+	TimestampTz now = GetCurrentTimestamp();
+
+	vals[0] = ObjectIdGetDatum(v->view);
+	vals[1] = TimestampTzGetDatum(o->new_wm);
+	vals[2] = TimestampTzGetDatum(o->max_ev);
+	vals[3] = TimestampTzGetDatum(v->explicit_watermark);
+	vals[4] = TimestampTzGetDatum(o->open_from);
+	vals[5] = Int64GetDatum(v->view_rows + c->inserted - c->removed);
+	vals[6] = Int64GetDatum(c->late);
+	vals[7] = Int64GetDatum(c->revised);
+	vals[8] = Int64GetDatum(c->folded);
+	vals[9] = Int64GetDatum(c->emitted);
+	vals[10] = Int64GetDatum(c->panes);
+	vals[11] = Int64GetDatum(c->removed);
+	vals[12] = CStringGetTextDatum(o->path);
+	vals[13] = Int64GetDatum(o->truncated ? 1 : 0);
+	vals[14] = Float8GetDatum(cv_ms(t0, o->t1));
+	vals[15] = Float8GetDatum(cv_ms(o->t1, o->t2));
+	vals[16] = Float8GetDatum(cv_ms(o->t2, now));
+	vals[17] = Int64GetDatum(feed_seq);
+	vals[18] = Int64GetDatum(feed_purged);
+	if (cv_catalog_exec(psprintf(
+								 "UPDATE windowjoin.view_catalog v "
+								 "SET watermark = $2, max_event = $3, explicit_watermark = $4, "
+								 "open_from = $5, view_rows = $6, late_rows = v.late_rows + $7, "
+								 "revisions = v.revisions + $8, refreshes = v.refreshes + 1, "
+								 "last_refresh = pg_catalog.clock_timestamp(), "
+								 "last_refresh_ms = pg_catalog.round(($15 OPERATOR(pg_catalog.+) $16 "
+								 "OPERATOR(pg_catalog.+) $17)::pg_catalog.numeric, 3)::pg_catalog.float8, "
+								 "last_stats = pg_catalog.jsonb_build_object("
+								 "'changes_folded', $9, 'late_rows', $7, "
+								 "'windows_emitted', $10, 'windows_revised', $8, "
+								 "'panes_computed', $11, 'path', $13, 'rows_removed', $12, "
+								 "'fold_ms', round($15::numeric, 3), "
+								 "'revise_ms', round($16::numeric, 3), "
+								 "'emit_ms', round($17::numeric, 3), "
+								 "'truncated', $14 = 1), "
+								 "failures = 0, next_attempt = NULL%s "
+								 "WHERE v.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+								 OidIsValid(v->feed) ? ", feed_seq = $18, feed_purged = $19" : ""),
+						OidIsValid(v->feed) ? 19 : 17, types, vals, NULL) != SPI_OK_UPDATE)
+		elog(ERROR, "could not update windowjoin.view_catalog");
+}
+
 /*
  * wj_refresh
  *		windowjoin.refresh(view regclass, full_refresh boolean, verbose
@@ -977,23 +1165,14 @@ wj_refresh(PG_FUNCTION_ARGS)
 	bool		full = PG_ARGISNULL(1) ? false : PG_GETARG_BOOL(1);
 	bool		verbose = PG_ARGISNULL(2) ? false : PG_GETARG_BOOL(2);
 	TimestampTz t0 = GetCurrentTimestamp();
-	TimestampTz t1;
-	TimestampTz t2;
 	CvView		v;
 	CvCounts	c;
-	CvFold		f;
+	CvOutcome	o;
 	Oid			owner;
 	Oid			save_userid;
 	int			save_sec_context;
-	int64		old_wm;
-	int64		new_wm;
-	int64		max_ev;
-	int64		l_prev;
-	int64		open_from;
-	bool		reset;
-	bool		fast = false;
-	const char *path;
-	int			gucs;
+	int64		feed_seq = 0;
+	int64		feed_purged = 0;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -1001,6 +1180,7 @@ wj_refresh(PG_FUNCTION_ARGS)
 				 errmsg("the continuous view to refresh must not be null")));
 	view = PG_GETARG_OID(0);
 	memset(&c, 0, sizeof(c));
+	memset(&o, 0, sizeof(o));
 
 	SPI_connect();
 	cv_lock_view(view, &v);
@@ -1022,146 +1202,35 @@ wj_refresh(PG_FUNCTION_ARGS)
 						   SECURITY_RESTRICTED_OPERATION);
 
 	/*
-	 * The statements below read whole time ranges of the source.  With a
-	 * btree on the time column the planner prefers a plain index scan over
-	 * a bitmap scan when the table is nearly in time order, as a stream's
-	 * table is; but rows that arrived a little out of order then send the
-	 * scan back and forth between heap pages, and a closing refresh of the
-	 * bench's one-minute windows read its 6,000 rows in 1.4 ms instead of
-	 * 0.7 ms through a bitmap (which reads each page once).  So plain index
-	 * scans are off until the catalog row is written -- except for an as-of
-	 * view, whose version lookups are plain index scans of (key, time), one
-	 * per probe row (without them the planner sorts every version).  (A
-	 * join view folds its logs and computes its watermarks in
-	 * cv_refresh_join.)
+	 * The feed triggers number this refresh's changes from the catalog
+	 * row's feed_seq, which the row lock keeps ours until commit
+	 * (cv_feed.c); whatever happens, the counter is this refresh's only.
 	 */
-	gucs = NewGUCNestLevel();
-	if (v.join == NULL || strcmp(v.join, "asof") != 0)
-		(void) set_config_option("enable_indexscan", "off", PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
-
-	/*
-	 * And no JIT.  A refresh's statements are planned afresh each time (a
-	 * scheduler round is a new process) and most read a few thousand rows,
-	 * but a range read through a bitmap scan is costed past
-	 * jit_above_cost: Nexmark q11's fragment query spent 35 of its 100 ms
-	 * compiling expressions it then ran for 40,000 rows.
-	 */
-	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-
-	if (v.join != NULL)
+	if (OidIsValid(v.feed))
+		cv_feed_refresh_begin(view, v.feed, v.feed_seq);
+	PG_TRY();
 	{
-		cv_refresh_join(&v, full, &c, &f, &new_wm, &max_ev, &t1, &t2);
-		open_from = v.open_from;
-		path = "source";
+		cv_refresh_steps(&v, full, &c, &o);
 	}
-	else
+	PG_FINALLY();
 	{
-		/*
-		 * A session change is late when it lies before what the next recompute
-		 * reads: (least(open_from, watermark - gap) - gap).
-		 */
-		old_wm = v.watermark;
-		l_prev = cv_add(Min(v.open_from, cv_add(old_wm, -v.gap)), -v.gap);
-
-		/* 1. fold the change log */
-		cv_fold(&v, l_prev, &c, &f);
-		t1 = GetCurrentTimestamp();
-
-		reset = f.truncated || full;
-		if (reset)
-		{
-			int64		m;
-
-			c.removed = 0;
-			cv_exec(&v, psprintf("DELETE FROM %s", cv_relname(view)), 0);
-			v.view_rows = 0;
-			old_wm = DT_NOBEGIN;
-			l_prev = DT_NOBEGIN;
-			v.open_from = DT_NOBEGIN;
-			if (f.truncated)
-				v.explicit_watermark = DT_NOBEGIN;
-			cv_exec(&v, cv_max_time_sql(v.source, v.time_column), 0);
-			max_ev = cv_value(1, &m) ? m : DT_NOBEGIN;
-			c.late = 0;
-			f.nlate_bins = 0;
-			f.has_change_min = false;
-		}
-		else
-			max_ev = f.has_batch_max ? Max(v.max_event, f.batch_max) : v.max_event;
-		/*
-		 * 2. the watermark; a pipeline stage's is at least its upstream
-		 * view's frontier (cv_pipeline.c)
-		 */
-		new_wm = Max(Max(old_wm, cv_add(max_ev, -v.delay)), v.explicit_watermark);
-		new_wm = Max(new_wm, cv_add(cv_upstream_frontier(&v), -v.delay));
-
-		if (v.kind != CV_SESSION)
-		{
-			cv_refresh_windows(&v, &f, old_wm, new_wm, &c, &t2);
-			open_from = v.open_from;
-			path = OidIsValid(v.panes) && !TIMESTAMP_NOT_FINITE(old_wm) ? "panes" : "source";
-		}
-		else
-		{
-			open_from = cv_refresh_sessions(&v, &f, old_wm, new_wm, l_prev, reset,
-											&c, &t2, &fast);
-			path = fast ? "fragments" : "source";
-		}
+		feed_seq = cv_feed_refresh_seq();
+		cv_feed_refresh_reset();
 	}
-
-	AtEOXact_GUC(true, gucs);
+	PG_END_TRY();
+	if (OidIsValid(v.feed))
+	{
+		feed_purged = cv_feed_purge(view, v.feed, feed_seq, v.feed_purged);
+		if (feed_seq > v.feed_seq)
+			cv_feed_mark(view, feed_seq);
+	}
 
 	/* 5. the catalog row */
-	{
-		Oid			types[17] = {OIDOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
-			TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID, INT8OID, INT8OID, INT8OID,
-			INT8OID, INT8OID, INT8OID, TEXTOID, INT8OID, FLOAT8OID, FLOAT8OID,
-		FLOAT8OID};
-		Datum		vals[17];
-		TimestampTz now = GetCurrentTimestamp();
-
-		vals[0] = ObjectIdGetDatum(view);
-		vals[1] = TimestampTzGetDatum(new_wm);
-		vals[2] = TimestampTzGetDatum(max_ev);
-		vals[3] = TimestampTzGetDatum(v.explicit_watermark);
-		vals[4] = TimestampTzGetDatum(open_from);
-		vals[5] = Int64GetDatum(v.view_rows + c.inserted - c.removed);
-		vals[6] = Int64GetDatum(c.late);
-		vals[7] = Int64GetDatum(c.revised);
-		vals[8] = Int64GetDatum(c.folded);
-		vals[9] = Int64GetDatum(c.emitted);
-		vals[10] = Int64GetDatum(c.panes);
-		vals[11] = Int64GetDatum(c.removed);
-		vals[12] = CStringGetTextDatum(path);
-		vals[13] = Int64GetDatum(f.truncated ? 1 : 0);
-		vals[14] = Float8GetDatum(cv_ms(t0, t1));
-		vals[15] = Float8GetDatum(cv_ms(t1, t2));
-		vals[16] = Float8GetDatum(cv_ms(t2, now));
-		if (cv_catalog_exec(
-							"UPDATE windowjoin.view_catalog v "
-								  "SET watermark = $2, max_event = $3, explicit_watermark = $4, "
-								  "open_from = $5, view_rows = $6, late_rows = v.late_rows + $7, "
-								  "revisions = v.revisions + $8, refreshes = v.refreshes + 1, "
-								  "last_refresh = pg_catalog.clock_timestamp(), "
-								  "last_refresh_ms = pg_catalog.round(($15 OPERATOR(pg_catalog.+) $16 "
-								  "OPERATOR(pg_catalog.+) $17)::pg_catalog.numeric, 3)::pg_catalog.float8, "
-								  "last_stats = pg_catalog.jsonb_build_object("
-								  "'changes_folded', $9, 'late_rows', $7, "
-								  "'windows_emitted', $10, 'windows_revised', $8, "
-								  "'panes_computed', $11, 'path', $13, 'rows_removed', $12, "
-								  "'fold_ms', round($15::numeric, 3), "
-								  "'revise_ms', round($16::numeric, 3), "
-								  "'emit_ms', round($17::numeric, 3), "
-								  "'truncated', $14 = 1), "
-								  "failures = 0, next_attempt = NULL "
-								  "WHERE v.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
-								  17, types, vals, NULL) != SPI_OK_UPDATE)
-			elog(ERROR, "could not update windowjoin.view_catalog");
-	}
+	cv_write_catalog_row(&v, &c, &o, t0, feed_seq, feed_purged);
 
 	SetUserIdAndSecContext(save_userid, save_sec_context);
+	if (OidIsValid(v.feed) && feed_seq > v.feed_seq)
+		cv_feed_notify(view, feed_seq);
 
 	if (verbose)
 		ereport(NOTICE,
@@ -1169,7 +1238,7 @@ wj_refresh(PG_FUNCTION_ARGS)
 						" late, " INT64_FORMAT " windows emitted, " INT64_FORMAT
 						" revised, watermark %s",
 						DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(view))),
-						c.folded, c.late, c.emitted, c.revised, cv_show(&v, new_wm))));
+						c.folded, c.late, c.emitted, c.revised, cv_show(&v, o.new_wm))));
 	SPI_finish();
 	PG_RETURN_VOID();
 }

@@ -67,6 +67,9 @@ typedef struct CvView
 	int64		view_rows;
 	bool		distributed;	/* a Citus view: its shards are views */
 	bool		full;			/* this refresh is a full one */
+	Oid			feed;			/* its changefeed; InvalidOid: none */
+	int64		feed_seq;		/* the feed's last seq */
+	int64		feed_purged;	/* the feed's rows up to here are gone */
 
 	/* join views (cv_join_refresh.c); join is NULL for the others */
 	const char *join;			/* "window", "interval" or "asof" */

@@ -59,6 +59,7 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_database.h"
+#include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -72,6 +73,7 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "tcop/tcopprot.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -95,6 +97,10 @@ static bool wj_launcher_registered = false;
 #define CV_IDLE_RECHECK_MS	(60 * 1000)
 /* databases the shared table remembers; others are simply always due */
 #define CV_SCHED_SLOTS		256
+/* views whose window closes it remembers; past that, a database is due */
+#define CV_WAKE_SLOTS		1024
+/* rounds one worker runs while commits keep waking views */
+#define CV_MAX_ROUNDS		100
 
 /* a database's running worker, as the launcher remembers it */
 typedef struct CvDbWorker
@@ -110,7 +116,17 @@ typedef struct CvDbDue
 	TimestampTz next_due;		/* start a worker from then on (0: now) */
 	TimestampTz last_start;		/* the launcher's last start of a worker */
 	uint64		wakes;			/* commits that made it due so far */
+	bool		views_woken;	/* a view's window closed: start a worker */
 } CvDbDue;
+
+/* a view's window closes, as commits report them (wj_scheduler_note_close) */
+typedef struct CvViewWake
+{
+	Oid			dboid;
+	Oid			view;
+	int64		closed;			/* the latest window grid point passed */
+	bool		woken;			/* refresh it at the next round */
+} CvViewWake;
 
 /* the table in shared memory (cv_sched_shmem_startup) */
 typedef struct CvSchedShared
@@ -119,6 +135,8 @@ typedef struct CvSchedShared
 	Latch	   *launcher_latch; /* NULL while no launcher runs */
 	int			ndbs;
 	CvDbDue		dbs[CV_SCHED_SLOTS];
+	int			nviews;
+	CvViewWake	views[CV_WAKE_SLOTS];
 } CvSchedShared;
 
 static CvSchedShared *cv_sched = NULL;
@@ -126,6 +144,27 @@ static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 /* this transaction created a scheduled view: wake the launcher at commit */
 static bool cv_wake_at_commit = false;
+
+/* the window closes this transaction's statements passed, by view */
+typedef struct CvPendingClose
+{
+	Oid			view;
+	int64		closed;
+} CvPendingClose;
+static CvPendingClose *cv_pending = NULL;
+static int	cv_npending = 0;
+static int	cv_pending_cap = 0;
+
+/*
+ * the latest close this backend knows the scheduler has for each view, so
+ * that a statement within a window costs no shared-memory lookup
+ */
+typedef struct CvCloseSeen
+{
+	Oid			view;
+	int64		closed;
+} CvCloseSeen;
+static HTAB *cv_close_seen = NULL;
 
 PG_FUNCTION_INFO_V1(wj_scheduler_wake);
 
@@ -182,26 +221,166 @@ cv_sched_slot(Oid dboid, bool add)
 }
 
 /*
+ * cv_wake_slot
+ *		The table's entry of a view, added when add is true -- in a free
+ *		entry, or in place of one not woken (whose view then only wakes
+ *		once more than it needs); NULL when every entry is woken.  The
+ *		caller holds the lock (exclusive when adding).
+ */
+static CvViewWake *
+cv_wake_slot(Oid dboid, Oid view, bool add)
+{
+	CvViewWake *spare = NULL;
+
+	for (int i = 0; i < cv_sched->nviews; i++)
+	{
+		CvViewWake *w = &cv_sched->views[i];
+
+		if (w->dboid == dboid && w->view == view)
+			return w;
+		if (!w->woken && spare == NULL)
+			spare = w;
+	}
+	if (!add)
+		return NULL;
+	if (cv_sched->nviews < CV_WAKE_SLOTS)
+		spare = &cv_sched->views[cv_sched->nviews++];
+	if (spare != NULL)
+	{
+		spare->dboid = dboid;
+		spare->view = view;
+		spare->closed = PG_INT64_MIN;
+		spare->woken = false;
+	}
+	return spare;
+}
+
+/*
+ * wj_scheduler_note_close
+ *		A capture statement's rows move view's watermark to the window grid
+ *		point closed (cv_capture.c): if the scheduler has not heard of it,
+ *		the view is refreshed when this transaction commits.  Within a
+ *		window, a statement costs a lookup in a local table.
+ */
+void
+wj_scheduler_note_close(Oid view, int64 closed)
+{
+	CvCloseSeen *seen;
+	CvViewWake *w;
+	bool		found;
+	int64		known = PG_INT64_MIN;
+
+	if (cv_sched == NULL)
+		return;					/* not preloaded: no scheduler */
+	if (cv_close_seen == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(CvCloseSeen);
+		cv_close_seen = hash_create("windowjoin window closes", 16, &ctl,
+									HASH_ELEM | HASH_BLOBS);
+	}
+	seen = hash_search(cv_close_seen, &view, HASH_ENTER, &found);
+	if (found && closed <= seen->closed)
+		return;
+	LWLockAcquire(cv_sched->lock, LW_SHARED);
+	w = cv_wake_slot(MyDatabaseId, view, false);
+	if (w != NULL)
+		known = w->closed;
+	LWLockRelease(cv_sched->lock);
+	seen->closed = Max(closed, known);
+	if (closed <= known)
+		return;
+
+	for (int i = 0; i < cv_npending; i++)
+		if (cv_pending[i].view == view)
+		{
+			cv_pending[i].closed = Max(cv_pending[i].closed, closed);
+			return;
+		}
+	if (cv_npending == cv_pending_cap)
+	{
+		cv_pending_cap = Max(8, cv_pending_cap * 2);
+		cv_pending = cv_pending == NULL ?
+			MemoryContextAlloc(TopMemoryContext, cv_pending_cap * sizeof(CvPendingClose)) :
+			repalloc(cv_pending, cv_pending_cap * sizeof(CvPendingClose));
+	}
+	cv_pending[cv_npending].view = view;
+	cv_pending[cv_npending++].closed = closed;
+}
+
+/*
+ * cv_sched_publish_closes
+ *		At commit: the window closes this transaction passed, for the
+ *		scheduler; true when one is news (the view is woken).  The caller
+ *		holds the lock, exclusive.
+ */
+static bool
+cv_sched_publish_closes(void)
+{
+	CvDbDue    *db = cv_sched_slot(MyDatabaseId, true);
+	bool		woke = false;
+
+	for (int i = 0; i < cv_npending; i++)
+	{
+		CvViewWake *w = cv_wake_slot(MyDatabaseId, cv_pending[i].view, true);
+
+		if (w == NULL)
+		{
+			/* no room: the whole database is due */
+			if (db != NULL)
+			{
+				db->next_due = 0;
+				db->wakes++;
+			}
+			woke = true;
+		}
+		else if (cv_pending[i].closed > w->closed)
+		{
+			w->closed = cv_pending[i].closed;
+			w->woken = true;
+			woke = true;
+		}
+	}
+	if (woke && db != NULL)
+		db->views_woken = true;
+	return woke;
+}
+
+/*
  * cv_sched_xact_callback
  *		At the commit of a transaction that created a scheduled view, make
- *		the database due and wake the launcher; after the commit, so that
- *		the worker it starts sees the view.
+ *		the database due; of one that closed a scheduled view's window, wake
+ *		the view; then wake the launcher.  After the commit, so that the
+ *		worker it starts sees the view and the rows.  An abort forgets what
+ *		this backend noted.
  */
 static void
 cv_sched_xact_callback(XactEvent event, void *arg)
 {
 	Latch	   *latch = NULL;
+	bool		wake = false;
 
-	if (!cv_wake_at_commit)
+	if (!cv_wake_at_commit && cv_npending == 0)
 		return;
 	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
 		event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT)
 		return;
-	cv_wake_at_commit = false;
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		cv_sched == NULL)
+	{
+		cv_wake_at_commit = false;
+		if (cv_npending > 0 && cv_close_seen != NULL)
+		{
+			hash_destroy(cv_close_seen);
+			cv_close_seen = NULL;
+		}
+		cv_npending = 0;
 		return;
+	}
 	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
+	if (cv_wake_at_commit)
 	{
 		CvDbDue    *slot = cv_sched_slot(MyDatabaseId, false);
 
@@ -211,10 +390,15 @@ cv_sched_xact_callback(XactEvent event, void *arg)
 			slot->next_due = 0;
 			slot->wakes++;
 		}
-		latch = cv_sched->launcher_latch;
+		wake = true;
 	}
+	if (cv_npending > 0 && cv_sched_publish_closes())
+		wake = true;
+	latch = cv_sched->launcher_latch;
 	LWLockRelease(cv_sched->lock);
-	if (latch != NULL)
+	cv_wake_at_commit = false;
+	cv_npending = 0;
+	if (wake && latch != NULL)
 		SetLatch(latch);
 }
 
@@ -347,7 +531,7 @@ cv_db_is_due(Oid dboid, TimestampTz now)
 	slot = cv_sched_slot(dboid, true);
 	if (slot != NULL)
 	{
-		due = slot->last_start == 0 ||
+		due = slot->last_start == 0 || slot->views_woken ||
 			(now >= TimestampTzPlusMilliseconds(slot->last_start, wj_scheduler_naptime) &&
 			 now >= slot->next_due);
 		if (due)
@@ -371,6 +555,13 @@ cv_sched_forget_dropped(List *dbs)
 			i++;
 		else
 			cv_sched->dbs[i] = cv_sched->dbs[--cv_sched->ndbs];
+	}
+	for (int i = 0; i < cv_sched->nviews;)
+	{
+		if (list_member_oid(dbs, cv_sched->views[i].dboid))
+			i++;
+		else
+			cv_sched->views[i] = cv_sched->views[--cv_sched->nviews];
 	}
 	LWLockRelease(cv_sched->lock);
 }
@@ -498,15 +689,73 @@ cv_has_catalog(void)
 }
 
 /*
- * cv_due_views
- *		The continuous views of this database whose schedule is due, or
- *		NIL when the extension is not installed here.
+ * cv_take_woken
+ *		The views of this database whose window closed since the last
+ *		round (cv_sched_publish_closes); they are no longer woken.
  */
 static List *
-cv_due_views(void)
+cv_take_woken(Oid dboid)
+{
+	List	   *views = NIL;
+	CvDbDue    *db;
+
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < cv_sched->nviews; i++)
+	{
+		CvViewWake *w = &cv_sched->views[i];
+
+		if (w->dboid == dboid && w->woken)
+		{
+			w->woken = false;
+			views = lappend_oid(views, w->view);
+		}
+	}
+	db = cv_sched_slot(dboid, false);
+	if (db != NULL)
+		db->views_woken = false;
+	LWLockRelease(cv_sched->lock);
+	return views;
+}
+
+/*
+ * cv_views_woken
+ *		Has a view of this database been woken since cv_take_woken?
+ */
+static bool
+cv_views_woken(Oid dboid)
+{
+	CvDbDue    *db;
+	bool		woken;
+
+	LWLockAcquire(cv_sched->lock, LW_SHARED);
+	db = cv_sched_slot(dboid, false);
+	woken = db != NULL && db->views_woken;
+	LWLockRelease(cv_sched->lock);
+	return woken;
+}
+
+/*
+ * cv_due_views
+ *		The continuous views of this database whose schedule is due or
+ *		whose window closed (woken, scheduled views), or NIL when the
+ *		extension is not installed here.  A view whose failures put its
+ *		next attempt off waits for it either way.
+ */
+static List *
+cv_due_views(List *woken)
 {
 	List	   *views = NIL;
 	MemoryContext outer = CurrentMemoryContext;
+	Datum	   *elems = palloc(sizeof(Datum) * (list_length(woken) + 1));
+	Oid			argtypes[1] = {OIDARRAYOID};
+	Datum		args[1];
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, woken)
+		elems[n++] = ObjectIdGetDatum(lfirst_oid(lc));
+	args[0] = PointerGetDatum(construct_array(elems, n, OIDOID, sizeof(Oid), true,
+											  TYPALIGN_INT));
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -515,16 +764,17 @@ cv_due_views(void)
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SPI_connect();
 		/* a pipeline's stages upstream first (cv_pipeline.c) */
-		if (SPI_execute(psprintf("SELECT c.view_rel::pg_catalog.oid FROM windowjoin.view_catalog c "
-								 "JOIN (%s) st ON st.view_rel OPERATOR(pg_catalog.=) c.view_rel::pg_catalog.oid "
-								 "WHERE c.schedule IS NOT NULL "
-								 "AND (NOT c.distributed OR c.refreshes OPERATOR(pg_catalog.=) 0) "
-								 "AND (c.last_refresh IS NULL OR c.last_refresh OPERATOR(pg_catalog.+) c.schedule "
-								 "OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
-								 "AND (c.next_attempt IS NULL "
-								 "OR c.next_attempt OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
-								 "ORDER BY st.stage, c.last_refresh NULLS FIRST", cv_stage_sql),
-						true, 0) != SPI_OK_SELECT)
+		if (SPI_execute_with_args(psprintf("SELECT c.view_rel::pg_catalog.oid FROM windowjoin.view_catalog c "
+										   "JOIN (%s) st ON st.view_rel OPERATOR(pg_catalog.=) c.view_rel::pg_catalog.oid "
+										   "WHERE c.schedule IS NOT NULL "
+										   "AND (NOT c.distributed OR c.refreshes OPERATOR(pg_catalog.=) 0) "
+										   "AND (c.last_refresh IS NULL OR c.last_refresh OPERATOR(pg_catalog.+) c.schedule "
+										   "OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp() "
+										   "OR c.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1)) "
+										   "AND (c.next_attempt IS NULL "
+										   "OR c.next_attempt OPERATOR(pg_catalog.<=) pg_catalog.clock_timestamp()) "
+										   "ORDER BY st.stage, c.last_refresh NULLS FIRST", cv_stage_sql),
+								  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not list continuous views");
 		for (uint64 i = 0; i < SPI_processed; i++)
 		{
@@ -752,6 +1002,7 @@ wj_scheduler_db_main(Datum arg)
 {
 	Oid			dboid = DatumGetObjectId(arg);
 	List	   *views;
+	List	   *refreshed = NIL;
 	ListCell   *lc;
 	CvDbDue    *slot;
 	uint64		wakes;
@@ -775,13 +1026,25 @@ wj_scheduler_db_main(Datum arg)
 	wakes = slot != NULL ? slot->wakes : 0;
 	LWLockRelease(cv_sched->lock);
 
-	views = cv_due_views();
-	foreach(lc, views)
+	/*
+	 * Rounds: the views due and those woken by a window's close; again
+	 * while commits wake views during a round (a stream closing windows
+	 * faster than a process starts keeps one worker), up to a bound, after
+	 * which the launcher starts the next worker.
+	 */
+	for (int round = 0; round < CV_MAX_ROUNDS; round++)
 	{
-		CHECK_FOR_INTERRUPTS();
-		cv_refresh_one(lfirst_oid(lc));
+		views = cv_due_views(cv_take_woken(dboid));
+		foreach(lc, views)
+		{
+			CHECK_FOR_INTERRUPTS();
+			cv_refresh_one(lfirst_oid(lc));
+		}
+		refreshed = list_concat_unique_oid(refreshed, views);
+		if (!cv_views_woken(dboid))
+			break;
 	}
-	cv_vacuum_state(views);
+	cv_vacuum_state(refreshed);
 	next_due = cv_next_due();
 
 	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
