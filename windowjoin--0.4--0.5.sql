@@ -109,6 +109,11 @@ DECLARE
   n bigint;
   ev text;
 BEGIN
+  IF schedule OPERATOR(pg_catalog.<) interval '0' OR feed_retention OPERATOR(pg_catalog.<) interval '0' THEN
+    RAISE EXCEPTION 'a continuous view''s schedule and feed_retention must not be negative'
+      USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'Use ''0'' for no schedule (refresh by hand) or no retention bound.';
+  END IF;
   c := windowjoin._lock(view);
   -- the table before the catalog row, in the order a refresh takes them;
   -- no refresh or writer changes the view while its feed starts or stops
