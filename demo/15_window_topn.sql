@@ -37,3 +37,4 @@ SELECT * FROM (
   SELECT item, price, window_start, rank() OVER (PARTITION BY window_start ORDER BY price DESC) AS r
     FROM bid, tumble(bidtime, interval '10 minutes')) r
 WHERE r <= 2 ORDER BY window_start, r, item;
+DROP TABLE bid;

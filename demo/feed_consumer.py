@@ -61,10 +61,11 @@ class Consumer:
                  JOIN pg_class f ON f.oid = v.feed::oid
                 WHERE v.name = %s::regclass""", [name, view]).fetchone()
         if row is None:
-            sys.exit(f"{view} is not a continuous view with a changefeed")
+            raise RuntimeError(f"{view} is not a continuous view with a changefeed")
         self.oid, self.view, schema, rel, feed, self.pos = row
         self.feed = sql.Identifier(schema, feed)
         self.applied = sql.Identifier(schema, rel + "_applied")
+        self.applied_name = f"{schema}.{rel}_applied"
         conn.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (LIKE {})").format(
             self.applied, sql.Identifier(schema, rel)))
 
@@ -74,31 +75,28 @@ class Consumer:
             # re-acknowledge pos first: it locks this consumer's position, and
             # fails if another process running as this consumer has moved it on
             self.conn.execute(ACK, [self.oid, self.name, self.pos])
-            cur = self.conn.execute(sql.SQL(
-                "SELECT * FROM {} WHERE seq > %s ORDER BY seq LIMIT %s").format(self.feed),
-                [self.pos, BATCH])
-            cols = [sql.Identifier(d.name) for d in cur.description[2:]]
+            cur = self.conn.execute(sql.SQL("SELECT * FROM {} WHERE seq > %s ORDER BY seq LIMIT %s")
+                                    .format(self.feed), [self.pos, BATCH])
             rows = cur.fetchall()
             if not rows:
                 return 0
-            if [r[0] for r in rows] != list(range(self.pos + 1, self.pos + 1 + len(rows))):
-                raise RuntimeError(f"gap in the feed of {self.view} after seq {self.pos}: "
-                                   f"next is {rows[0][0]} (purged? rebuild {self.applied.as_string(self.conn)})")
-            insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(
-                self.applied, sql.SQL(", ").join(cols), sql.SQL(", ").join([sql.Placeholder()] * len(cols)))
-            delete = sql.SQL("DELETE FROM {t} WHERE ctid = (SELECT ctid FROM {t} WHERE ({c}) "
-                             "IS NOT DISTINCT FROM ({p}) LIMIT 1)").format(
-                t=self.applied, c=sql.SQL(", ").join(cols),
-                p=sql.SQL(", ").join([sql.Placeholder()] * len(cols)))
+            first, last = rows[0][0], rows[-1][0]
+            if first != self.pos + 1 or last != self.pos + len(rows):  # seq is unique: no gap
+                raise RuntimeError(f"gap in the feed of {self.view} after seq {self.pos}: purged "
+                                   f"before this consumer applied it (rebuild {self.applied_name})")
+            cols = sql.SQL(", ").join(sql.Identifier(d.name) for d in cur.description[2:])
+            params = sql.SQL(", ").join([sql.Placeholder()] * (len(cur.description) - 2))
+            insert = sql.SQL("INSERT INTO {} ({}) VALUES ({})").format(self.applied, cols, params)
+            delete = sql.SQL("DELETE FROM {t} WHERE ctid = (SELECT ctid FROM {t} "
+                             "WHERE ({c}) IS NOT DISTINCT FROM ({p}) LIMIT 1)").format(
+                                 t=self.applied, c=cols, p=params)
             for seq, change, *values in rows:
-                cur = self.conn.execute(insert if change > 0 else delete, values)
-                if cur.rowcount != 1:
-                    raise RuntimeError(f"seq {seq}: no row {values} to remove")
-            last = rows[-1][0]
+                if self.conn.execute(insert if change > 0 else delete, values).rowcount != 1:
+                    raise RuntimeError(f"seq {seq}: no row {values} in {self.applied_name} to remove")
             self.conn.execute(ACK, [self.oid, self.name, last])
         plus = sum(1 for r in rows if r[1] > 0)
-        print(f"{self.name}: applied seq {self.pos + 1}..{last} (+{plus} -{len(rows) - plus}) "
-              f"to {self.applied.as_string(self.conn)}, acknowledged {last}", flush=True)
+        print(f"{self.name}: applied seq {first}..{last} (+{plus} -{len(rows) - plus}) "
+              f"to {self.applied_name}, acknowledged {last}", flush=True)
         self.pos = last
         return len(rows)
 
@@ -107,15 +105,7 @@ class Consumer:
             pass
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--dsn", default="", help="connection string (default: the PG* variables)")
-    p.add_argument("view")
-    p.add_argument("consumer")
-    p.add_argument("--until-seq", type=int, help="stop once this seq is applied")
-    p.add_argument("--timeout", type=float, help="give up after this many seconds")
-    args = p.parse_args()
-
+def run(args):
     deadline = time.monotonic() + args.timeout if args.timeout is not None else None
     with psycopg.connect(args.dsn, autocommit=True) as listen, \
             psycopg.connect(args.dsn, autocommit=True) as work:
@@ -132,6 +122,21 @@ def main():
                 c.catch_up()
         print(f"{c.name}: reached seq {c.pos}", flush=True)
     return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dsn", default="", help="connection string (default: the PG* variables)")
+    p.add_argument("view")
+    p.add_argument("consumer")
+    p.add_argument("--until-seq", type=int, help="stop once this seq is applied")
+    p.add_argument("--timeout", type=float, help="give up after this many seconds")
+    args = p.parse_args()
+    try:
+        return run(args)
+    except (psycopg.Error, RuntimeError) as e:
+        print(f"{args.consumer}: {e}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

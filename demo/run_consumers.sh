@@ -39,6 +39,7 @@ INSERT INTO cons_bid VALUES
   ('2020-04-15 08:05', 4.00, 'C'), ('2020-04-15 08:07', 2.00, 'A'),
   ('2020-04-15 08:09', 5.00, 'D'), ('2020-04-15 08:11', 3.00, 'B'),
   ('2020-04-15 08:13', 1.00, 'E'), ('2020-04-15 08:17', 6.00, 'F');
+CREATE INDEX ON cons_bid (bidtime);
 SELECT windowjoin.create_view('cons_totals',
   $$SELECT window_start, window_end, count(*) AS bids, sum(price) AS total_price
       FROM cons_bid, tumble(bidtime, interval '10 minutes') GROUP BY window_start, window_end$$,
@@ -70,7 +71,7 @@ echo '-- demo/feed_consumer.py cons_totals dashboard --until-seq 5 --timeout 30'
 cat "$out/consumer"
 echo '-- demo/feed_listen.sh cons_totals 30 5'
 cat "$out/listen"
-echo '-- the consumer''s table equals the view, and it has acknowledged every change'
+echo "-- the consumer's table equals the view, and it has acknowledged every change"
 sql <<'SQL'
 SELECT count(*) AS differences FROM
   ((TABLE cons_totals_applied EXCEPT TABLE cons_totals) UNION ALL

@@ -4,10 +4,11 @@
  *	  Vacuum the state tables of the continuous views a scheduler worker
  *	  has just refreshed, at the scheduler's pace rather than autovacuum's.
  *
- * A view's state tables (its change log, and its panes or session
- * fragments) are rewritten by every refresh: a session view deletes and
- * re-inserts the fragments of every session that grew, and a pane view
- * deletes the panes of the windows it closed.  At a few refreshes a second
+ * A view's state tables (its change log, its panes or session fragments,
+ * its changefeed) are rewritten by every refresh: a session view deletes
+ * and re-inserts the fragments of every session that grew, a pane view
+ * deletes the panes of the windows it closed, a feed the changes its
+ * consumers have passed.  At a few refreshes a second
  * that is tens of thousands of dead rows a second, while autovacuum comes
  * to a database once a minute (autovacuum_naptime): the tables bloat
  * between its visits, every scan of them in the next refreshes reads the
@@ -43,6 +44,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "src/continuous/cv_catalog.h"
 #include "src/continuous/cv_vacuum.h"
 
 /* vacuum a state table once it has this many dead rows (and as many as live) */
@@ -75,13 +77,16 @@ cv_bloated_state(List *views)
 	values[0] = PointerGetDatum(construct_array(elems, i, OIDOID, sizeof(Oid), true,
 												TYPALIGN_INT));
 	values[1] = Int64GetDatum(CV_VACUUM_MIN_DEAD);
-	if (SPI_execute_with_args("SELECT t.rel::pg_catalog.oid "
-							  "FROM windowjoin.view_catalog c, "
-							  "LATERAL (VALUES (c.changes_rel), (c.changes2_rel), (c.panes_rel)) t(rel) "
-							  "WHERE c.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
-							  "AND t.rel IS NOT NULL "
-							  "AND pg_catalog.pg_stat_get_dead_tuples(t.rel) OPERATOR(pg_catalog.>=) "
-							  "GREATEST($2, pg_catalog.pg_stat_get_live_tuples(t.rel))",
+	/* (and the feed, which purges delete from; a 0.4 catalog has none) */
+	if (SPI_execute_with_args(psprintf("SELECT t.rel::pg_catalog.oid "
+									   "FROM windowjoin.view_catalog c, "
+									   "LATERAL (VALUES (c.changes_rel), (c.changes2_rel), (c.panes_rel)%s) t(rel) "
+									   "WHERE c.view_rel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
+									   "AND t.rel IS NOT NULL "
+									   "AND pg_catalog.pg_stat_get_dead_tuples(t.rel) OPERATOR(pg_catalog.>=) "
+									   "GREATEST($2, pg_catalog.pg_stat_get_live_tuples(t.rel))",
+									   get_attnum(cv_catalog_relid(), "feed_rel") != InvalidAttrNumber ?
+									   ", (c.feed_rel)" : ""),
 							  2, argtypes, values, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the state of continuous views");
 	for (uint64 r = 0; r < SPI_processed; r++)
