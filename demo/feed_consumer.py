@@ -54,7 +54,8 @@ class Consumer:
         self.conn, self.name = conn, name
         row = conn.execute(
             """SELECT v.name::oid, format('%%I.%%I', n.nspname, c.relname), n.nspname, c.relname,
-                      f.relname, coalesce((v.feed_consumers ->> %s)::bigint, 0)
+                      f.relname, coalesce((v.feed_consumers ->> %s)::bigint, 0),
+                      format('%%I.%%I', n.nspname, c.relname || '_applied')
                  FROM windowjoin.views v
                  JOIN pg_class c ON c.oid = v.name::oid
                  JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -62,10 +63,9 @@ class Consumer:
                 WHERE v.name = %s::regclass""", [name, view]).fetchone()
         if row is None:
             raise RuntimeError(f"{view} is not a continuous view with a changefeed")
-        self.oid, self.view, schema, rel, feed, self.pos = row
+        self.oid, self.view, schema, rel, feed, self.pos, self.applied_name = row
         self.feed = sql.Identifier(schema, feed)
         self.applied = sql.Identifier(schema, rel + "_applied")
-        self.applied_name = f"{schema}.{rel}_applied"
         conn.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {} (LIKE {})").format(
             self.applied, sql.Identifier(schema, rel)))
 

@@ -5,13 +5,15 @@
 # Python consumer (feed_consumer.py) and the psql listener (feed_listen.sh)
 # started in the background; then bids arrive in three steps, each refreshed
 # by hand.  Each step waits until both have handled it, so that the output is
-# the same every run (but for nothing: the notifications carry no PID here).
+# the same every run (the listener prints payloads, not psql's line with a PID).
 set -euo pipefail
 cd "$(dirname "$0")"
 PYTHON=${PYTHON:-/usr/bin/python3}   # the Debian python3-psycopg is for it
 export PGTZ=UTC PGDATESTYLE='ISO, YMD'
 out=$(mktemp -d /tmp/wj-consumers-XXXXXX)
-trap 'rm -rf "$out"' EXIT
+consumer='' listener=''
+# on a failure, stop the two (by their PIDs) before the cluster goes
+trap 'kill $consumer $listener 2>/dev/null || true; rm -rf "$out"' EXIT
 
 sql() { psql -X -q -v ON_ERROR_STOP=1 -P footer=off "$@"; }
 
@@ -66,6 +68,7 @@ done
 status=0
 wait "$consumer" || status=$?
 wait "$listener" || status=$?
+consumer='' listener=''
 
 echo '-- demo/feed_consumer.py cons_totals dashboard --until-seq 5 --timeout 30'
 cat "$out/consumer"
