@@ -3,7 +3,8 @@
 -- the same new rows (late and on time), then 12 rounds of seeded random
 -- rows, late ones, updates and deletes, with a refresh of every view (as
 -- its owner) after each -- and then one line per view: its rows' md5,
--- watermark, row count, late rows and revisions, and for each revising
+-- watermark, row count, late rows and revisions, v_tumble's feed and its
+-- consumer's position, and for each revising
 -- view whether it equals its batch query over its closed windows.
 \set ON_ERROR_STOP 1
 \pset format unaligned
@@ -47,6 +48,10 @@ SELECT 'v_log ' || md5(string_agg(q::text, E'\n' ORDER BY q::text)) FROM cv.v_lo
 SELECT 'v_log_late ' || count(*) FROM cv.v_log_late;
 SELECT 'v_join ' || md5(string_agg(q::text, E'\n' ORDER BY q::text)) FROM cv.v_join q;
 SELECT 'capture triggers ' || count(*) FROM pg_trigger WHERE tgname LIKE 'windowjoin\_%';
+-- the feed went on from where it was, with its consumer: the same rows
+SELECT 'v_tumble_feed ' || md5(string_agg(q::text, E'\n' ORDER BY q.seq)) FROM cv.v_tumble_feed q;
+SELECT format('feed seq=%s consumers=%s backlog=%s', feed_seq, feed_consumers, feed_backlog)
+  FROM windowjoin.views WHERE feed IS NOT NULL;
 -- each revising view equals its batch query over its closed windows
 CREATE TEMP TABLE cv_oracle (line text);
 DO $$
