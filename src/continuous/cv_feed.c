@@ -688,7 +688,11 @@ wj_catalog_set(PG_FUNCTION_ARGS)
 						2, types, values, NULL) != SPI_OK_UPDATE || SPI_processed != 1)
 		elog(ERROR, "could not update windowjoin.view_catalog");
 	if (first > 0)
+	{
+		/* the feed's first rows, the view as it is: as any other change */
 		cv_feed_mark(view, first);
+		cv_feed_notify(view, first);
+	}
 	SPI_finish();
 	CacheInvalidateRelcacheByRelid(view);
 	PG_RETURN_VOID();
