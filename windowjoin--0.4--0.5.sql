@@ -118,6 +118,7 @@ BEGIN
   -- the table before the catalog row, in the order a refresh takes them;
   -- no refresh or writer changes the view while its feed starts or stops
   EXECUTE format('LOCK TABLE %s IN EXCLUSIVE MODE', view);
+  c := windowjoin._lock(view);       -- as it is now that no one else changes it
   IF feed AND c.feed_rel IS NULL THEN
     IF c.distributed THEN
       RAISE EXCEPTION 'a distributed continuous view cannot have a changefeed'
