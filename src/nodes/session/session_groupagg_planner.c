@@ -154,9 +154,117 @@ group_matches_session(PlannerInfo *root, RelOptInfo *input_rel,
 }
 
 /*
+ * session_window_order
+ *		The window's order (PARTITION BY, time), as pathkeys of the subquery,
+ *		when the grouped relation is a subquery computing session() -- one
+ *		window, ordered exactly by session()'s own time argument ASC NULLS
+ *		LAST, and nothing after it that would change its rows' order -- and
+ *		the GROUP BY takes its session column and keys
+ *		(group_matches_session); NIL otherwise.
+ */
+static List *
+session_window_order(PlannerInfo *root, RelOptInfo *input_rel)
+{
+	Query	   *subparse = input_rel->subroot->parse;
+	WindowClause *wc;
+	WindowFunc *wfunc = NULL;
+	SortGroupClause *order;
+	TargetEntry *order_tle;
+	AttrNumber	session_col;
+	Oid			sortop;
+	Oid			eqop;
+
+	if (list_length(subparse->windowClause) != 1 ||
+		subparse->sortClause != NIL || subparse->distinctClause != NIL ||
+		subparse->groupClause != NIL || subparse->groupingSets != NIL ||
+		subparse->hasAggs || subparse->hasTargetSRFs ||
+		subparse->limitCount != NULL || subparse->limitOffset != NULL ||
+		subparse->setOperations != NULL || subparse->rowMarks != NIL)
+		return NIL;
+	wc = (WindowClause *) linitial(subparse->windowClause);
+
+	session_col = find_session_column(subparse, wc, &wfunc);
+	if (session_col == 0)
+		return NIL;
+
+	/* ORDER BY exactly session()'s own time argument, ASC NULLS LAST */
+	if (list_length(wc->orderClause) != 1)
+		return NIL;
+	order = (SortGroupClause *) linitial(wc->orderClause);
+	order_tle = get_sortgroupref_tle(order->tleSortGroupRef, subparse->targetList);
+	get_sort_group_operators(exprType((Node *) order_tle->expr), true, true,
+							 false, &sortop, &eqop, NULL, NULL);
+	if (order->sortop != sortop || order->nulls_first ||
+		!equal(order_tle->expr, linitial(wfunc->args)))
+		return NIL;
+
+	if (!group_matches_session(root, input_rel, subparse, wc, session_col))
+		return NIL;
+
+	return make_pathkeys_for_sortclauses(input_rel->subroot,
+										 list_concat_copy(wc->partitionClause,
+														  wc->orderClause),
+										 subparse->targetList);
+}
+
+/*
+ * session_scan
+ *		The subquery scan of a path of the session subquery (under a
+ *		projection or not) whose output is in the window's order; NULL if
+ *		it is none.
+ */
+static SubqueryScanPath *
+session_scan(Path *path, List *window_pathkeys)
+{
+	Path	   *scan = path;
+
+	if (path->param_info != NULL)
+		return NULL;
+	if (IsA(path, ProjectionPath))
+		scan = ((ProjectionPath *) path)->subpath;
+	if (!IsA(scan, SubqueryScanPath) ||
+		!pathkeys_contained_in(window_pathkeys,
+							   ((SubqueryScanPath *) scan)->subpath->pathkeys))
+		return NULL;
+	return (SubqueryScanPath *) scan;
+}
+
+/*
+ * session_sorted_scan
+ *		The same scan, now known to be sorted by the GROUP BY keys, under
+ *		path's projection if it had one.  A partial path's is one
+ *		participant's share of the rows (*divisor), not the relation's.
+ */
+static Path *
+session_sorted_scan(PlannerInfo *root, RelOptInfo *input_rel, Path *path,
+					SubqueryScanPath *sub, bool partial, double *divisor)
+{
+	Path	   *sorted;
+
+	sorted = (Path *) wj_create_subqueryscan_path(root, input_rel, sub->subpath,
+												  root->group_pathkeys, NULL);
+	sorted->pathtarget = sub->path.pathtarget;
+	*divisor = 1.0;
+	if (partial)
+	{
+		Cost		own = sorted->total_cost - sub->subpath->total_cost;
+
+		*divisor = wj_parallel_divisor(sub->subpath);
+		sorted->rows = sub->subpath->rows;
+		sorted->total_cost = sub->subpath->total_cost + Max(own, 0) / *divisor;
+	}
+	if (path != (Path *) sub)
+		sorted = (Path *) create_projection_path(root, input_rel, sorted,
+												 path->pathtarget);
+	return sorted;
+}
+
+/*
  * wj_session_groupagg_add_paths
  *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: offer a sorted
- *		aggregate over the session subquery when its order is certain.
+ *		aggregate over the session subquery when its order is certain, and
+ *		over its key-partitioned partial paths (whole window partitions in
+ *		each participant).
  */
 void
 wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
@@ -164,14 +272,7 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 {
 	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
 	Query	   *parse = root->parse;
-	Query	   *subparse;
-	WindowClause *wc;
-	WindowFunc *wfunc = NULL;
-	SortGroupClause *order;
-	TargetEntry *order_tle;
-	AttrNumber	session_col;
 	AggClauseCosts agg_costs;
-	double		num_groups;
 	List	   *group_exprs;
 	List	   *window_pathkeys;
 	List	   *partials = NIL;
@@ -185,46 +286,9 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		input_rel->reloptkind != RELOPT_BASEREL ||
 		input_rel->rtekind != RTE_SUBQUERY || input_rel->subroot == NULL)
 		return;
-
-	subparse = input_rel->subroot->parse;
-	if (list_length(subparse->windowClause) != 1 ||
-		subparse->sortClause != NIL || subparse->distinctClause != NIL ||
-		subparse->groupClause != NIL || subparse->groupingSets != NIL ||
-		subparse->hasAggs || subparse->hasTargetSRFs ||
-		subparse->limitCount != NULL || subparse->limitOffset != NULL ||
-		subparse->setOperations != NULL || subparse->rowMarks != NIL)
+	window_pathkeys = session_window_order(root, input_rel);
+	if (window_pathkeys == NIL)
 		return;
-	wc = (WindowClause *) linitial(subparse->windowClause);
-
-	session_col = find_session_column(subparse, wc, &wfunc);
-	if (session_col == 0)
-		return;
-
-	/* ORDER BY exactly session()'s own time argument, ASC NULLS LAST */
-	if (list_length(wc->orderClause) != 1)
-		return;
-	order = (SortGroupClause *) linitial(wc->orderClause);
-	order_tle = get_sortgroupref_tle(order->tleSortGroupRef, subparse->targetList);
-	{
-		Oid			sortop;
-		Oid			eqop;
-
-		get_sort_group_operators(exprType((Node *) order_tle->expr), true, true,
-								 false, &sortop, &eqop, NULL, NULL);
-		if (order->sortop != sortop || order->nulls_first ||
-			!equal(order_tle->expr, linitial(wfunc->args)))
-			return;
-	}
-
-	if (!group_matches_session(root, input_rel, subparse, wc, session_col))
-		return;
-
-	/* the window's order, as pathkeys of the subquery: PARTITION BY, time */
-	window_pathkeys =
-		make_pathkeys_for_sortclauses(input_rel->subroot,
-									  list_concat_copy(wc->partitionClause,
-													   wc->orderClause),
-									  subparse->targetList);
 
 	MemSet(&agg_costs, 0, sizeof(AggClauseCosts));
 	get_agg_clause_costs(root, AGGSPLIT_SIMPLE, &agg_costs);
@@ -233,39 +297,20 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	foreach(lc, input_rel->pathlist)
 	{
 		Path	   *path = (Path *) lfirst(lc);
-		Path	   *scan = path;
-		SubqueryScanPath *sub;
+		SubqueryScanPath *sub = session_scan(path, window_pathkeys);
 		Path	   *sorted;
+		double		divisor;
 
-		if (path->param_info != NULL)
+		if (sub == NULL)
 			continue;
-		if (IsA(path, ProjectionPath))
-			scan = ((ProjectionPath *) path)->subpath;
-		if (!IsA(scan, SubqueryScanPath))
-			continue;
-		sub = (SubqueryScanPath *) scan;
-		/* the window's output: sorted by its partition keys and time */
-		if (!pathkeys_contained_in(window_pathkeys, sub->subpath->pathkeys))
-			continue;
-
-		/* the same scan, now known to be sorted by the GROUP BY keys */
-		sorted = (Path *) wj_create_subqueryscan_path(root, input_rel,
-													  sub->subpath,
-													  root->group_pathkeys,
-													  NULL);
-		sorted->pathtarget = scan->pathtarget;
-		if (path != scan)
-			sorted = (Path *) create_projection_path(root, input_rel, sorted,
-													 path->pathtarget);
-
-		num_groups = estimate_num_groups(root, group_exprs, sorted->rows,
-										 NULL, NULL);
+		sorted = session_sorted_scan(root, input_rel, path, sub, false, &divisor);
 		add_path(output_rel,
 				 (Path *) create_agg_path(root, output_rel, sorted,
 										  output_rel->reltarget, AGG_SORTED,
 										  AGGSPLIT_SIMPLE, parse->groupClause,
-										  (List *) extra->havingQual,
-										  &agg_costs, num_groups));
+										  (List *) extra->havingQual, &agg_costs,
+										  estimate_num_groups(root, group_exprs,
+															  sorted->rows, NULL, NULL)));
 	}
 
 	if (!output_rel->consider_parallel)
@@ -273,39 +318,16 @@ wj_session_groupagg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	foreach(lc, input_rel->partial_pathlist)
 	{
 		Path	   *path = (Path *) lfirst(lc);
-		Path	   *scan = path;
-		SubqueryScanPath *sub;
+		SubqueryScanPath *sub = session_scan(path, window_pathkeys);
 		Path	   *sorted;
 		Path	   *agg;
 		double		divisor;
-		Cost		own;
+		double		num_groups;
 
-		if (path->param_info != NULL)
-			continue;
-		if (IsA(path, ProjectionPath))
-			scan = ((ProjectionPath *) path)->subpath;
-		if (!IsA(scan, SubqueryScanPath))
-			continue;
-		sub = (SubqueryScanPath *) scan;
 		/* whole window partitions in each participant, in window order */
-		if (!wj_session_keypart_path(sub->subpath) ||
-			!pathkeys_contained_in(window_pathkeys, sub->subpath->pathkeys))
+		if (sub == NULL || !wj_session_keypart_path(sub->subpath))
 			continue;
-
-		sorted = (Path *) wj_create_subqueryscan_path(root, input_rel,
-													  sub->subpath,
-													  root->group_pathkeys,
-													  NULL);
-		sorted->pathtarget = scan->pathtarget;
-		/* one participant's share of the rows, not the relation's */
-		divisor = wj_parallel_divisor(sub->subpath);
-		own = sorted->total_cost - sub->subpath->total_cost;
-		sorted->rows = sub->subpath->rows;
-		sorted->total_cost = sub->subpath->total_cost + Max(own, 0) / divisor;
-		if (path != scan)
-			sorted = (Path *) create_projection_path(root, input_rel, sorted,
-													 path->pathtarget);
-
+		sorted = session_sorted_scan(root, input_rel, path, sub, true, &divisor);
 		num_groups = estimate_num_groups(root, group_exprs,
 										 sorted->rows * divisor, NULL, NULL);
 		agg = (Path *) create_agg_path(root, output_rel, sorted,

@@ -689,35 +689,38 @@ window_parallel_safe(PlannerInfo *root, RelOptInfo *input_rel,
 	return true;
 }
 
-/*
- * wj_session_sort_add_paths
- *		create_upper_paths_hook body for UPPERREL_WINDOW: offer each sorted
- *		session() WindowAgg again over a SessionSort, or replaced by a
- *		SessionWindow; and, when the input has a parallel scan and the
- *		window has partition keys, both key-partitioned as partial paths
- *		(docs/parallel.md), gathered here and offered to the level above.
- */
-void
-wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
-						  RelOptInfo *output_rel)
+/* one sorted session() WindowAgg the node can take, and what it needs */
+typedef struct SessionCandidate
 {
-	List	   *new_paths = NIL;
-	List	   *partial_paths = NIL;
-	List	   *candidates = NIL;
-	WindowAggPath *any_wpath = NULL;
-	int			workers = 0;
-	ListCell   *lc;
-
-	if (!wj_enable_window_aggregate ||
-		list_length(root->parse->windowClause) != 1)
-		return;
+	WindowAggPath *wpath;
+	SortPath   *sort;			/* its Sort */
+	List	   *wfuncs;			/* its window functions */
+	List	   *part_exprs;		/* PARTITION BY */
+	Expr	   *time_expr;		/* ORDER BY */
 
 	/*
-	 * The WindowAgg paths over a full Sort.  When a cheaper one (over a
-	 * Gather Merge of sorted partial paths, say) has pushed the one over
-	 * the Sort of the cheapest input path out of the list, make that Sort
-	 * again, as create_window_paths() did.
+	 * The key-partitioned inputs: [0] read in full by every participant,
+	 * [1] a partial path whose rows are exchanged; NULL when not offered.
 	 */
+	Path	   *kp_inputs[2];
+	int			workers;
+} SessionCandidate;
+
+/*
+ * session_window_agg_paths
+ *		The WindowAgg paths over a full Sort.  When a cheaper one (over a
+ *		Gather Merge of sorted partial paths, say) has pushed the one over
+ *		the Sort of the cheapest input path out of the list, make that Sort
+ *		again, as create_window_paths() did.
+ */
+static List *
+session_window_agg_paths(PlannerInfo *root, RelOptInfo *input_rel,
+						 RelOptInfo *output_rel)
+{
+	List	   *candidates = NIL;
+	WindowAggPath *any_wpath = NULL;
+	ListCell   *lc;
+
 	foreach(lc, output_rel->pathlist)
 	{
 		Path	   *path = (Path *) lfirst(lc);
@@ -742,6 +745,157 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 							 root->window_pathkeys, -1.0);
 		candidates = list_make1(wpath);
 	}
+	return candidates;
+}
+
+/*
+ * session_candidate
+ *		Can the node take this WindowAgg (session() over supported keys)?
+ *		If so fill c, with its key-partitioned inputs: either every
+ *		participant reads the input in full (which must then run in a
+ *		worker), or each reads its share of a partial path and the rows are
+ *		exchanged; the costs decide between them.
+ */
+static bool
+session_candidate(PlannerInfo *root, RelOptInfo *input_rel, WindowAggPath *wpath,
+				  int workers, SessionCandidate *c)
+{
+	SortPath   *sort = (SortPath *) wpath->subpath;
+
+	memset(c, 0, sizeof(*c));
+	c->wpath = wpath;
+	c->sort = sort;
+	c->workers = workers;
+	if (sort->subpath->param_info != NULL ||
+		!window_computes_session(wpath, &c->wfuncs) ||
+		!keys_supported(sort->path.pathkeys, sort->subpath->pathtarget->exprs,
+						&c->part_exprs, &c->time_expr))
+		return false;
+	if (workers > 0 && c->part_exprs != NIL &&
+		is_parallel_safe(root, (Node *) lappend(list_copy(c->part_exprs),
+												c->time_expr)) &&
+		window_parallel_safe(root, input_rel, wpath, c->wfuncs))
+	{
+		c->kp_inputs[0] = sort->subpath;
+		if (!c->kp_inputs[0]->parallel_safe)
+			c->kp_inputs[0] = cheapest_safe_input(input_rel, c->kp_inputs[0]->pathtarget);
+		c->kp_inputs[1] = wj_cheapest_partial_path(input_rel, sort->subpath->pathtarget);
+	}
+	return true;
+}
+
+/*
+ * add_session_sort_paths
+ *		The WindowAgg again over a SessionSort of the same input (to
+ *		*new_paths), and over one of each key-partitioned input (partial, to
+ *		*partial_paths).
+ */
+static void
+add_session_sort_paths(PlannerInfo *root, RelOptInfo *output_rel,
+					   const SessionCandidate *c, List **new_paths,
+					   List **partial_paths)
+{
+	Path	   *ssort;
+
+	ssort = create_session_sort_path(root, output_rel, c->sort->subpath,
+									 c->sort->path.pathkeys, c->part_exprs,
+									 c->time_expr);
+	*new_paths = lappend(*new_paths,
+						 wj_create_windowagg_path_like(root, output_rel, ssort,
+													   c->wpath->path.pathtarget,
+													   c->wfuncs, c->wpath));
+	for (int variant = 0; variant < 2; variant++)
+	{
+		Path	   *input = c->kp_inputs[variant];
+		Path	   *kp;
+		Path	   *wagg;
+
+		if (input == NULL)
+			continue;
+		kp = create_session_sort_path(root, output_rel, input,
+									  c->sort->path.pathkeys, c->part_exprs,
+									  c->time_expr);
+		make_partial(root, kp, input, variant == 1, c->workers, c->part_exprs);
+		wagg = (Path *) wj_create_windowagg_path_like(root, output_rel, kp,
+													  c->wpath->path.pathtarget,
+													  c->wfuncs, c->wpath);
+		wagg->parallel_safe = true;
+		*partial_paths = lappend(*partial_paths, wagg);
+	}
+}
+
+/*
+ * add_session_window_paths
+ *		When the window computes session() alone: a SessionWindow computing
+ *		it in the node, without the WindowAgg (to *new_paths), and one over
+ *		each key-partitioned input (to *partial_paths).
+ */
+static void
+add_session_window_paths(PlannerInfo *root, RelOptInfo *output_rel,
+						 const SessionCandidate *c, List **new_paths,
+						 List **partial_paths)
+{
+	WindowFunc *wfunc;
+	Const	   *gap;
+
+	wfunc = session_only_window(root, c->wpath, c->wfuncs, c->sort->path.pathkeys,
+								&gap);
+	if (wfunc == NULL)
+		return;
+#if PG_VERSION_NUM >= 180000
+
+	/*
+	 * On 18 the plan must go through wj_planner to be finished for EXPLAIN
+	 * (wj_finish_window_func_scans).  It does not when this backend loaded
+	 * the library in the middle of planning this query (not preloaded: a
+	 * function of the library that the planner evaluated), or when a planner
+	 * hook installed later does not call the one it replaced: then the
+	 * WindowAgg over SessionSort computes session().
+	 */
+	if (!wj_planner_hook_reached())
+		return;
+#endif
+	*new_paths = lappend(*new_paths,
+						 create_session_window_path(root, output_rel, c->wpath,
+													c->sort, c->part_exprs,
+													c->time_expr, wfunc, gap));
+	for (int variant = 0; variant < 2; variant++)
+	{
+		Path	   *input = c->kp_inputs[variant];
+		SortPath	kp_sort;
+		Path	   *kp;
+
+		if (input == NULL)
+			continue;
+		kp_sort = *c->sort;
+		kp_sort.subpath = input;
+		kp = create_session_window_path(root, output_rel, c->wpath, &kp_sort,
+										c->part_exprs, c->time_expr, wfunc, gap);
+		make_partial(root, kp, input, variant == 1, c->workers, c->part_exprs);
+		*partial_paths = lappend(*partial_paths, kp);
+	}
+}
+
+/*
+ * wj_session_sort_add_paths
+ *		create_upper_paths_hook body for UPPERREL_WINDOW: offer each sorted
+ *		session() WindowAgg again over a SessionSort, or replaced by a
+ *		SessionWindow; and, when the input has a parallel scan and the
+ *		window has partition keys, both key-partitioned as partial paths
+ *		(docs/parallel.md), gathered here and offered to the level above.
+ */
+void
+wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
+						  RelOptInfo *output_rel)
+{
+	List	   *new_paths = NIL;
+	List	   *partial_paths = NIL;
+	int			workers = 0;
+	ListCell   *lc;
+
+	if (!wj_enable_window_aggregate ||
+		list_length(root->parse->windowClause) != 1)
+		return;
 
 	/*
 	 * Key partitioning by the partition keys: as many workers as
@@ -751,113 +905,15 @@ wj_session_sort_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 		input_rel->partial_pathlist != NIL)
 		workers = ((Path *) linitial(input_rel->partial_pathlist))->parallel_workers;
 
-	foreach(lc, candidates)
+	foreach(lc, session_window_agg_paths(root, input_rel, output_rel))
 	{
-		WindowAggPath *wpath = (WindowAggPath *) lfirst(lc);
-		SortPath   *sort = (SortPath *) wpath->subpath;
-		List	   *wfuncs;
-		List	   *part_exprs;
-		Expr	   *time_expr;
-		Path	   *ssort;
-		WindowFunc *wfunc;
-		Const	   *gap;
-		bool		kp_ok;
-		Path	   *kp_input;
-		Path	   *ex_input;
-		SortPath	kp_sort;
-		int			variant;
+		SessionCandidate c;
 
-		if (sort->subpath->param_info != NULL ||
-			!window_computes_session(wpath, &wfuncs) ||
-			!keys_supported(sort->path.pathkeys, sort->subpath->pathtarget->exprs,
-							&part_exprs, &time_expr))
+		if (!session_candidate(root, input_rel, (WindowAggPath *) lfirst(lc),
+							   workers, &c))
 			continue;
-		/*
-		 * Key partitioning: either every participant reads the input in full
-		 * (which must then run in a worker), or each reads its share of a
-		 * partial path and the rows are exchanged; the costs decide.
-		 */
-		kp_ok = workers > 0 && part_exprs != NIL &&
-			is_parallel_safe(root, (Node *) lappend(list_copy(part_exprs),
-													time_expr)) &&
-			window_parallel_safe(root, input_rel, wpath, wfuncs);
-		kp_input = NULL;
-		ex_input = NULL;
-		if (kp_ok)
-		{
-			kp_input = sort->subpath;
-			if (!kp_input->parallel_safe)
-				kp_input = cheapest_safe_input(input_rel, kp_input->pathtarget);
-			ex_input = wj_cheapest_partial_path(input_rel,
-												sort->subpath->pathtarget);
-		}
-
-		ssort = create_session_sort_path(root, output_rel, sort->subpath,
-										 sort->path.pathkeys, part_exprs,
-										 time_expr);
-		new_paths = lappend(new_paths,
-							wj_create_windowagg_path_like(root, output_rel, ssort,
-														  wpath->path.pathtarget,
-														  wfuncs, wpath));
-		for (variant = 0; variant < 2; variant++)
-		{
-			Path	   *input = variant == 0 ? kp_input : ex_input;
-			Path	   *kp;
-			Path	   *wagg;
-
-			if (input == NULL)
-				continue;
-			kp = create_session_sort_path(root, output_rel, input,
-										  sort->path.pathkeys, part_exprs,
-										  time_expr);
-			make_partial(root, kp, input, variant == 1, workers, part_exprs);
-			wagg = (Path *) wj_create_windowagg_path_like(root, output_rel, kp,
-														  wpath->path.pathtarget,
-														  wfuncs, wpath);
-			wagg->parallel_safe = true;
-			partial_paths = lappend(partial_paths, wagg);
-		}
-
-		/* session() alone: compute it in the node, without the WindowAgg */
-		wfunc = session_only_window(root, wpath, wfuncs, sort->path.pathkeys,
-									&gap);
-		if (wfunc == NULL)
-			continue;
-#if PG_VERSION_NUM >= 180000
-
-		/*
-		 * On 18 the plan must go through wj_planner to be finished for
-		 * EXPLAIN (wj_finish_window_func_scans).  It does not when this
-		 * backend loaded the library in the middle of planning this query
-		 * (not preloaded: a function of the library that the planner
-		 * evaluated), or when a planner hook installed later does not call
-		 * the one it replaced: then the WindowAgg over SessionSort
-		 * computes session().
-		 */
-		if (!wj_planner_hook_reached())
-			continue;
-#endif
-		new_paths = lappend(new_paths,
-							create_session_window_path(root, output_rel,
-													   wpath, sort,
-													   part_exprs,
-													   time_expr, wfunc,
-													   gap));
-		for (variant = 0; variant < 2; variant++)
-		{
-			Path	   *input = variant == 0 ? kp_input : ex_input;
-			Path	   *kp;
-
-			if (input == NULL)
-				continue;
-			kp_sort = *sort;
-			kp_sort.subpath = input;
-			kp = create_session_window_path(root, output_rel, wpath,
-											&kp_sort, part_exprs,
-											time_expr, wfunc, gap);
-			make_partial(root, kp, input, variant == 1, workers, part_exprs);
-			partial_paths = lappend(partial_paths, kp);
-		}
+		add_session_sort_paths(root, output_rel, &c, &new_paths, &partial_paths);
+		add_session_window_paths(root, output_rel, &c, &new_paths, &partial_paths);
 	}
 
 	foreach(lc, new_paths)
