@@ -539,6 +539,234 @@ make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
 }
 
 /*
+ * group_by_bin
+ *		Decides whether the GROUP BY items of target are window columns of
+ *		one bin (the same time expression, kind, length and origin; into
+ *		pi->window_exprs and pi->info's deltas and bin) and keys of the
+ *		relation that hash and sort (into pi->key_exprs and pi->info's key
+ *		operators).  Appends the ungrouped expressions to *non_group.  False
+ *		(no path) for any other item, or when no item is a window column.
+ */
+static bool
+group_by_bin(PlannerInfo *root, RelOptInfo *data_rel, PathTarget *target,
+			 TaPathInfo *pi, List **non_group)
+{
+	TaBin		first = {0};
+	bool		have_bin = false;
+	ListCell   *lc;
+	int			i;
+
+	i = 0;
+	foreach(lc, target->exprs)
+	{
+		Expr	   *expr = (Expr *) lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(target, i);
+		SortGroupClause *sgc = NULL;
+		TaBin		bin = {0};
+
+		i++;
+		if (sgref != 0)
+			sgc = get_sortgroupref_clause_noerr(sgref,
+												root->parse->groupClause);
+		if (sgc == NULL)
+		{
+			*non_group = lappend(*non_group, expr);
+			continue;
+		}
+		if (!only_rel(root, data_rel, (Node *) expr))
+			return false;
+		if (match_bin(expr, &bin))
+		{
+			Oid			t = exprType((Node *) bin.time_expr);
+
+			if (t != TIMESTAMPOID && t != TIMESTAMPTZOID)
+				return false;
+			if (!have_bin)
+				first = bin;
+			else if (bin.kind != first.kind || bin.unit != first.unit ||
+					 wj_floormod(bin.offset - first.offset, bin.unit) != 0 ||
+					 bin.origin != first.origin ||
+					 !equal(bin.time_expr, first.time_expr))
+				return false;
+			have_bin = true;
+			pi->window_exprs = lappend(pi->window_exprs, expr);
+			pi->info.deltas[pi->info.nwindowcols++] = bin.delta;
+			continue;
+		}
+		/* a key: hashed, and sorted when spilled */
+		if (!sgc->hashable || !OidIsValid(sgc->sortop) || !OidIsValid(sgc->eqop))
+			return false;
+		pi->key_exprs = lappend(pi->key_exprs, expr);
+		pi->info.key_eqops = lappend_oid(pi->info.key_eqops, sgc->eqop);
+		pi->info.key_sortops = lappend_oid(pi->info.key_sortops,
+										   get_equality_op_for_ordering_op(sgc->sortop, NULL) == sgc->eqop ?
+										   sgc->sortop : InvalidOid);
+		if (!OidIsValid(llast_oid(pi->info.key_sortops)))
+			return false;
+		pi->info.key_collations = lappend_oid(pi->info.key_collations,
+											  exprCollation((Node *) expr));
+		pi->info.nkeys++;
+	}
+	if (!have_bin)
+		return false;
+	pi->info.bucket = first.kind;
+	pi->info.time_type = exprType((Node *) first.time_expr);
+	pi->info.unit = first.unit;
+	pi->info.offset = first.offset;
+	pi->info.origin = first.origin;
+	pi->time_expr = first.time_expr;
+	return true;
+}
+
+/*
+ * collect_aggregates
+ *		Decides whether everything of non_group and HAVING above the
+ *		grouping is an aggregate the node computes over the relation's
+ *		columns (nothing else of the relation), and records them once each
+ *		in pi->aggrefs and pi->info.aggs, HAVING in pi->having.  False (no
+ *		path) otherwise.
+ */
+static bool
+collect_aggregates(PlannerInfo *root, RelOptInfo *data_rel,
+				   GroupPathExtraData *extra, TaPathInfo *pi,
+				   List *non_group)
+{
+	List	   *pulled;
+	List	   *aggs = NIL;
+	ListCell   *lc;
+	int			i;
+
+	if (extra->havingQual != NULL)
+	{
+		/* already an implicitly ANDed list (preprocess_expression) */
+		pi->having = (List *) extra->havingQual;
+		non_group = lappend(non_group, extra->havingQual);
+	}
+	pulled = pull_var_clause((Node *) non_group,
+							 PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
+							 PVC_INCLUDE_PLACEHOLDERS);
+	foreach(lc, pulled)
+	{
+		Node	   *node = (Node *) lfirst(lc);
+		TaAgg		agg;
+
+		if (!IsA(node, Aggref) || !match_aggref((Aggref *) node, &agg))
+			return false;
+		if (list_member(pi->aggrefs, node))
+			continue;
+		if (((Aggref *) node)->args != NIL &&
+			!only_rel(root, data_rel,
+					  (Node *) ((TargetEntry *) linitial(((Aggref *) node)->args))->expr))
+			return false;
+		pi->aggrefs = lappend(pi->aggrefs, node);
+		aggs = lappend(aggs, memcpy(palloc(sizeof(TaAgg)), &agg, sizeof(TaAgg)));
+	}
+	pi->info.naggs = list_length(aggs);
+	pi->info.aggs = palloc0(sizeof(TaAgg) * Max(pi->info.naggs, 1));
+	i = 0;
+	foreach(lc, aggs)
+		pi->info.aggs[i++] = *(TaAgg *) lfirst(lc);
+	return true;
+}
+
+/*
+ * make_child_target
+ *		The child's columns: time, keys, aggregate arguments, or the
+ *		relation's stored row that holds them (child_columns, which sets
+ *		pi->info.input_cols).
+ */
+static PathTarget *
+make_child_target(PlannerInfo *root, RelOptInfo *data_rel, TaPathInfo *pi)
+{
+	PathTarget *child_target = create_empty_pathtarget();
+	ListCell   *lc;
+
+	add_column_to_pathtarget(child_target, pi->time_expr, 0);
+	foreach(lc, pi->key_exprs)
+		add_column_to_pathtarget(child_target, (Expr *) lfirst(lc), 0);
+	foreach(lc, pi->aggrefs)
+	{
+		Aggref	   *aggref = (Aggref *) lfirst(lc);
+
+		if (aggref->args != NIL)
+			add_column_to_pathtarget(child_target,
+									 ((TargetEntry *) linitial(aggref->args))->expr, 0);
+	}
+	child_target = child_columns(root, data_rel, child_target,
+								 &pi->info.input_cols);
+	set_pathtarget_cost_width(root, child_target);
+	return child_target;
+}
+
+/*
+ * estimate_groups
+ *		The groups: the windows the time column's histogram occupies times
+ *		the distinct keys (PostgreSQL's estimate of a grouping by function
+ *		results is a default guess), at most one per row; without
+ *		statistics, PostgreSQL's estimate.
+ */
+static double
+estimate_groups(PlannerInfo *root, RelOptInfo *data_rel,
+				RelOptInfo *output_rel, TaPathInfo *pi)
+{
+	double		groups;
+
+	groups = wj_stats_time_cells(root, (Node *) pi->time_expr,
+								 (double) pi->info.unit, data_rel->rows);
+	if (groups > 0 && pi->key_exprs != NIL)
+		groups *= estimate_num_groups(root, pi->key_exprs, data_rel->rows,
+									  NULL, NULL);
+	if (groups <= 0)
+		groups = output_rel->rows > 0 ? output_rel->rows :
+			estimate_num_groups(root, list_concat(list_copy(pi->window_exprs),
+												   pi->key_exprs),
+								data_rel->rows, NULL, NULL);
+	return clamp_row_est(Min(groups, Max(data_rel->rows, 1.0)));
+}
+
+/*
+ * add_parallel_path
+ *		Decides whether the node runs in parallel, and adds that path: each
+ *		participant its share of the rows (the relation's cheapest partial
+ *		path), groups exchanged by window, under a Gather.
+ */
+static void
+add_parallel_path(PlannerInfo *root, RelOptInfo *output_rel,
+				  RelOptInfo *data_rel, TaPathInfo *pi,
+				  PathTarget *child_target, double groups, double out_rows)
+{
+	Path	   *partial;
+	Path	   *child;
+	CustomPath *cpath;
+	double		gathered;
+
+	if (!output_rel->consider_parallel || !data_rel->consider_parallel ||
+		data_rel->partial_pathlist == NIL)
+		return;
+	partial = linitial(data_rel->partial_pathlist);
+	child = (Path *) create_projection_path(root, data_rel, partial,
+											child_target);
+	cpath = make_tumble_agg_path(root, output_rel, pi, child, groups,
+								 out_rows, true);
+	if (!cpath->path.parallel_safe)
+		return;
+	gathered = out_rows;
+	add_path(output_rel,
+			 (Path *) create_gather_path(root, output_rel, &cpath->path,
+										 output_rel->reltarget, NULL,
+										 &gathered));
+
+	/*
+	 * Each participant returns finished groups of its own, so the node is
+	 * a partial path of the grouped relation too: a query over this one as
+	 * a subquery (an aggregate of the groups, a join) can then work on the
+	 * groups below its own Gather, which carries its results instead of
+	 * every group.
+	 */
+	add_partial_path(output_rel, &cpath->path);
+}
+
+/*
  * wj_tumble_agg_add_paths
  *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: offer TumbleAgg
  *		when the query qualifies.
@@ -552,17 +780,11 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	PathTarget *target = output_rel->reltarget;
 	PathTarget *child_target;
 	TaPathInfo	pi;
-	TaBin		first = {0};
-	bool		have_bin = false;
 	List	   *non_group = NIL;
-	List	   *pulled;
-	List	   *aggs = NIL;
 	RelOptInfo *data_rel;
 	double		groups;
 	double		out_rows;
 	Path	   *child;
-	ListCell   *lc;
-	int			i;
 
 	if (!wj_enable_window_aggregate || extra == NULL ||
 		parse->groupingSets != NIL || parse->groupClause == NIL ||
@@ -578,128 +800,15 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	pi.info.deltas = palloc0(sizeof(int64) * (list_length(target->exprs) + 1));
 
 	/* GROUP BY: window columns of one bin, and keys of the relation */
-	i = 0;
-	foreach(lc, target->exprs)
-	{
-		Expr	   *expr = (Expr *) lfirst(lc);
-		Index		sgref = get_pathtarget_sortgroupref(target, i);
-		SortGroupClause *sgc = NULL;
-		TaBin		bin = {0};
-
-		i++;
-		if (sgref != 0)
-			sgc = get_sortgroupref_clause_noerr(sgref, parse->groupClause);
-		if (sgc == NULL)
-		{
-			non_group = lappend(non_group, expr);
-			continue;
-		}
-		if (!only_rel(root, data_rel, (Node *) expr))
-			return;
-		if (match_bin(expr, &bin))
-		{
-			Oid			t = exprType((Node *) bin.time_expr);
-
-			if (t != TIMESTAMPOID && t != TIMESTAMPTZOID)
-				return;
-			if (!have_bin)
-				first = bin;
-			else if (bin.kind != first.kind || bin.unit != first.unit ||
-					 wj_floormod(bin.offset - first.offset, bin.unit) != 0 ||
-					 bin.origin != first.origin ||
-					 !equal(bin.time_expr, first.time_expr))
-				return;
-			have_bin = true;
-			pi.window_exprs = lappend(pi.window_exprs, expr);
-			pi.info.deltas[pi.info.nwindowcols++] = bin.delta;
-			continue;
-		}
-		/* a key: hashed, and sorted when spilled */
-		if (!sgc->hashable || !OidIsValid(sgc->sortop) || !OidIsValid(sgc->eqop))
-			return;
-		pi.key_exprs = lappend(pi.key_exprs, expr);
-		pi.info.key_eqops = lappend_oid(pi.info.key_eqops, sgc->eqop);
-		pi.info.key_sortops = lappend_oid(pi.info.key_sortops,
-										  get_equality_op_for_ordering_op(sgc->sortop, NULL) == sgc->eqop ?
-										  sgc->sortop : InvalidOid);
-		if (!OidIsValid(llast_oid(pi.info.key_sortops)))
-			return;
-		pi.info.key_collations = lappend_oid(pi.info.key_collations,
-											 exprCollation((Node *) expr));
-		pi.info.nkeys++;
-	}
-	if (!have_bin)
+	if (!group_by_bin(root, data_rel, target, &pi, &non_group))
 		return;
-	pi.info.bucket = first.kind;
-	pi.info.time_type = exprType((Node *) first.time_expr);
-	pi.info.unit = first.unit;
-	pi.info.offset = first.offset;
-	pi.info.origin = first.origin;
-	pi.time_expr = first.time_expr;
 
 	/* the aggregates; nothing else of the relation above the grouping */
-	if (extra->havingQual != NULL)
-	{
-		/* already an implicitly ANDed list (preprocess_expression) */
-		pi.having = (List *) extra->havingQual;
-		non_group = lappend(non_group, extra->havingQual);
-	}
-	pulled = pull_var_clause((Node *) non_group,
-							 PVC_INCLUDE_AGGREGATES | PVC_INCLUDE_WINDOWFUNCS |
-							 PVC_INCLUDE_PLACEHOLDERS);
-	foreach(lc, pulled)
-	{
-		Node	   *node = (Node *) lfirst(lc);
-		TaAgg		agg;
+	if (!collect_aggregates(root, data_rel, extra, &pi, non_group))
+		return;
 
-		if (!IsA(node, Aggref) || !match_aggref((Aggref *) node, &agg))
-			return;
-		if (list_member(pi.aggrefs, node))
-			continue;
-		if (((Aggref *) node)->args != NIL &&
-			!only_rel(root, data_rel,
-					  (Node *) ((TargetEntry *) linitial(((Aggref *) node)->args))->expr))
-			return;
-		pi.aggrefs = lappend(pi.aggrefs, node);
-		aggs = lappend(aggs, memcpy(palloc(sizeof(TaAgg)), &agg, sizeof(TaAgg)));
-	}
-	pi.info.naggs = list_length(aggs);
-	pi.info.aggs = palloc0(sizeof(TaAgg) * Max(pi.info.naggs, 1));
-	i = 0;
-	foreach(lc, aggs)
-		pi.info.aggs[i++] = *(TaAgg *) lfirst(lc);
-
-	/* the child's columns: time, keys, aggregate arguments */
-	child_target = create_empty_pathtarget();
-	add_column_to_pathtarget(child_target, pi.time_expr, 0);
-	foreach(lc, pi.key_exprs)
-		add_column_to_pathtarget(child_target, (Expr *) lfirst(lc), 0);
-	foreach(lc, pi.aggrefs)
-	{
-		Aggref	   *aggref = (Aggref *) lfirst(lc);
-
-		if (aggref->args != NIL)
-			add_column_to_pathtarget(child_target,
-									 ((TargetEntry *) linitial(aggref->args))->expr, 0);
-	}
-	child_target = child_columns(root, data_rel, child_target, &pi.info.input_cols);
-	set_pathtarget_cost_width(root, child_target);
-
-	/*
-	 * The groups: the windows the time column's histogram occupies times
-	 * the distinct keys (PostgreSQL's estimate of a grouping by function
-	 * results is a default guess), at most one per row; without
-	 * statistics, PostgreSQL's estimate.
-	 */
-	groups = wj_stats_time_cells(root, (Node *) pi.time_expr, (double) pi.info.unit,
-								 data_rel->rows);
-	if (groups > 0 && pi.key_exprs != NIL)
-		groups *= estimate_num_groups(root, pi.key_exprs, data_rel->rows, NULL, NULL);
-	if (groups <= 0)
-		groups = output_rel->rows > 0 ? output_rel->rows :
-			estimate_num_groups(root, list_concat(list_copy(pi.window_exprs), pi.key_exprs),
-								data_rel->rows, NULL, NULL);
-	groups = clamp_row_est(Min(groups, Max(data_rel->rows, 1.0)));
+	child_target = make_child_target(root, data_rel, &pi);
+	groups = estimate_groups(root, data_rel, output_rel, &pi);
 	out_rows = output_rel->rows > 0 ? output_rel->rows : groups;
 
 	if (serial_input(data_rel) == NULL)
@@ -710,32 +819,8 @@ wj_tumble_agg_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 													   groups, out_rows, false));
 
 	/* in parallel: each participant its share, groups exchanged by window */
-	if (output_rel->consider_parallel && data_rel->consider_parallel &&
-		data_rel->partial_pathlist != NIL)
-	{
-		Path	   *partial = linitial(data_rel->partial_pathlist);
-		CustomPath *cpath;
-		double		gathered;
-
-		child = (Path *) create_projection_path(root, data_rel, partial, child_target);
-		cpath = make_tumble_agg_path(root, output_rel, &pi, child, groups, out_rows, true);
-		if (cpath->path.parallel_safe)
-		{
-			gathered = out_rows;
-			add_path(output_rel,
-					 (Path *) create_gather_path(root, output_rel, &cpath->path,
-												 target, NULL, &gathered));
-
-			/*
-			 * Each participant returns finished groups of its own, so the
-			 * node is a partial path of the grouped relation too: a query
-			 * over this one as a subquery (an aggregate of the groups, a
-			 * join) can then work on the groups below its own Gather, which
-			 * carries its results instead of every group.
-			 */
-			add_partial_path(output_rel, &cpath->path);
-		}
-	}
+	add_parallel_path(root, output_rel, data_rel, &pi, child_target,
+					  groups, out_rows);
 }
 
 /*

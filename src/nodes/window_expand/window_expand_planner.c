@@ -101,6 +101,21 @@ typedef struct WindowAggSpec
 	double		pane_groups;	/* our estimate of the (pane, keys) groups */
 } WindowAggSpec;
 
+/* The three aggregation steps' targets and groupings, as they are built */
+typedef struct PanePlan
+{
+	PathTarget *grouping_target;	/* the final aggregation's output */
+	PathTarget *pane_input;		/* pane, keys, aggregate inputs */
+	PathTarget *pane_target;	/* pane, keys, partial states */
+	PathTarget *expand_target;	/* window columns, keys, partial states */
+	List	   *pane_group;		/* SortGroupClauses of the pane and keys */
+	List	   *key_exprs;		/* the keys that are not constant per pane */
+	bool		window_identified;	/* a grouped window column identifies
+									 * the window */
+	AggClauseCosts partial_costs;
+	AggClauseCosts final_costs;
+} PanePlan;
+
 static CustomPathMethods window_expand_path_methods;
 
 static double final_groups(WindowAggSpec *spec, double rows);
@@ -465,6 +480,286 @@ pane_combine_exact(Aggref *aggref)
 }
 
 /*
+ * pane_group_clause
+ *		The pane's grouping clause, under a sort/group reference one above
+ *		the query's highest (unused by the query); NULL (no path) when the
+ *		time type cannot hash.
+ */
+static SortGroupClause *
+pane_group_clause(PlannerInfo *root, WindowAggSpec *spec)
+{
+	SortGroupClause *pane_sgc;
+	Index		pane_ref = 0;
+	Oid			sortop;
+	Oid			eqop;
+	bool		hashable;
+	ListCell   *lc;
+
+	foreach(lc, root->parse->targetList)
+		pane_ref = Max(pane_ref, ((TargetEntry *) lfirst(lc))->ressortgroupref);
+	pane_ref++;
+	get_sort_group_operators(spec->time_type, true, true, false,
+							 &sortop, &eqop, NULL, &hashable);
+	if (!hashable)
+		return NULL;
+	pane_sgc = makeNode(SortGroupClause);
+	pane_sgc->tleSortGroupRef = pane_ref;
+	pane_sgc->eqop = eqop;
+	pane_sgc->sortop = sortop;
+	pane_sgc->nulls_first = false;
+	pane_sgc->hashable = true;
+	return pane_sgc;
+}
+
+/*
+ * split_grouping
+ *		Decides where each GROUP BY item of the grouping target is computed:
+ *		a window column by WindowExpand, from each window's start/end (into
+ *		pp->expand_target); a key of the windowed relation per pane already
+ *		(into all three targets and pp->pane_group).  Appends the ungrouped
+ *		expressions to *non_group.  False (no path) when an item cannot be
+ *		split so, or none is a window column.
+ */
+static bool
+split_grouping(PlannerInfo *root, WindowAggSpec *spec, bool not_null,
+			   PanePlan *pp, List **non_group)
+{
+	PathTarget *grouping_target = pp->grouping_target;
+	bool		grouped_by_window = false;
+	ListCell   *lc;
+	int			i;
+
+	i = 0;
+	foreach(lc, grouping_target->exprs)
+	{
+		Expr	   *expr = (Expr *) lfirst(lc);
+		Index		sgref = get_pathtarget_sortgroupref(grouping_target, i);
+		SortGroupClause *sgc = NULL;
+		Relids		varnos;
+
+		i++;
+		if (sgref != 0)
+			sgc = get_sortgroupref_clause_noerr(sgref,
+												root->parse->groupClause);
+		if (sgc == NULL)
+		{
+			*non_group = lappend(*non_group, expr);
+			continue;
+		}
+		if (!sgc->hashable || contain_volatile_functions((Node *) expr))
+			return false;
+
+		varnos = pull_varnos(root, (Node *) expr);
+		if (bms_is_member(spec->fn_relid, varnos))
+		{
+			/* a window column: computed from each window's start/end */
+			if (bms_num_members(varnos) != 1)
+				return false;
+			add_column_to_pathtarget(pp->expand_target, expr, sgref);
+			grouped_by_window = true;
+			if (identifies_window(spec, expr))
+				pp->window_identified = true;
+		}
+		else
+		{
+			/* a key of the windowed relation: grouped per pane already */
+			if (!not_null && !harmless_expr((Node *) expr) &&
+				!constant_per_pane(spec, expr))
+				return false;
+			add_column_to_pathtarget(pp->pane_input, expr, sgref);
+			add_column_to_pathtarget(pp->pane_target, expr, sgref);
+			add_column_to_pathtarget(pp->expand_target, expr, sgref);
+			pp->pane_group = lappend(pp->pane_group, sgc);
+			if (!constant_per_pane(spec, expr))
+				pp->key_exprs = lappend(pp->key_exprs, expr);
+		}
+	}
+	return grouped_by_window;
+}
+
+/*
+ * add_partial_aggregates
+ *		Decides whether the aggregates, and whatever else the output and
+ *		HAVING need of non_group, can be computed from pane states: each
+ *		aggregate's partial state joins pp->pane_target and
+ *		pp->expand_target, its arguments pp->pane_input; a window column
+ *		used above a grouped one joins pp->expand_target.  False (no path)
+ *		for an aggregate that cannot be combined exactly or could raise an
+ *		error PostgreSQL's plan would not, or an ungrouped column.
+ */
+static bool
+add_partial_aggregates(PlannerInfo *root, WindowAggSpec *spec, bool not_null,
+					   PanePlan *pp, List *non_group, Node *having)
+{
+	List	   *pulled;
+	ListCell   *lc;
+
+	if (having)
+		non_group = lappend(non_group, having);
+	pulled = pull_var_clause((Node *) non_group,
+							 PVC_INCLUDE_AGGREGATES |
+							 PVC_RECURSE_WINDOWFUNCS |
+							 PVC_INCLUDE_PLACEHOLDERS);
+	foreach(lc, pulled)
+	{
+		Node	   *node = (Node *) lfirst(lc);
+
+		if (IsA(node, Aggref))
+		{
+			Aggref	   *aggref = (Aggref *) node;
+			Aggref	   *partial;
+
+			if (aggref->agglevelsup != 0 ||
+				bms_is_member(spec->fn_relid, pull_varnos(root, node)) ||
+				!pane_combine_exact(aggref))
+				return false;
+			if (!not_null)
+			{
+				ListCell   *arg;
+
+				if (aggref->aggfilter != NULL)
+					return false;
+				foreach(arg, aggref->args)
+				{
+					if (!harmless_expr((Node *) ((TargetEntry *) lfirst(arg))->expr))
+						return false;
+				}
+			}
+
+			partial = makeNode(Aggref);
+			memcpy(partial, aggref, sizeof(Aggref));
+			mark_partial_aggref(partial, AGGSPLIT_INITIAL_SERIAL);
+			add_new_column_to_pathtarget(pp->pane_target, (Expr *) partial);
+			add_new_column_to_pathtarget(pp->expand_target, (Expr *) partial);
+			add_new_columns_to_pathtarget(pp->pane_input,
+										  pull_var_clause(node,
+														  PVC_RECURSE_AGGREGATES |
+														  PVC_RECURSE_WINDOWFUNCS |
+														  PVC_RECURSE_PLACEHOLDERS));
+		}
+		else if (IsA(node, Var) && ((Var *) node)->varno == spec->fn_relid &&
+				 ((Var *) node)->varlevelsup == 0)
+		{
+			/* used above a grouped window column: WindowExpand provides it */
+			add_new_column_to_pathtarget(pp->expand_target, (Expr *) node);
+		}
+		else
+			return false;		/* an ungrouped column of the relation, or a
+								 * PHV */
+	}
+	return true;
+}
+
+/*
+ * add_exchange_path
+ *		The parallel path that does everything in the participants, over
+ *		pane_path (the pane aggregation of a participant's share of the
+ *		rows): a parallel-aware WindowExpand exchanges the pane states
+ *		through shared files so that each participant expands the panes of
+ *		its window partitions, from every participant, and finalizes those
+ *		windows; the Gather collects finished groups.  Only when each group
+ *		is one window (pp->window_identified) and the node is parallel
+ *		safe.
+ */
+static void
+add_exchange_path(PlannerInfo *root, RelOptInfo *output_rel,
+				  WindowAggSpec *spec, PanePlan *pp,
+				  GroupPathExtraData *extra, Path *pane_path)
+{
+	double		divisor = wj_parallel_divisor(pane_path);
+	double		groups;
+	double		exchanged = pane_path->rows;
+	double		gathered;
+	CustomPath *cpath;
+	Path	   *path;
+
+	cpath = make_expand_path(root, output_rel, spec, pane_path,
+							 pp->expand_target);
+	if (!cpath->path.parallel_safe)
+		return;
+	cpath->path.parallel_aware = true;
+	cpath->path.total_cost += wj_exchange_cost(exchanged,
+											   pp->pane_target->width);
+	groups = clamp_row_est(final_groups(spec, cpath->path.rows *
+										divisor) / divisor);
+	path = (Path *) create_agg_path(root, output_rel, &cpath->path,
+									pp->grouping_target, AGG_HASHED,
+									AGGSPLIT_FINAL_DESERIAL,
+									root->parse->groupClause,
+									(List *) extra->havingQual,
+									&pp->final_costs, groups);
+	gathered = clamp_row_est(groups * divisor);
+	path = (Path *) create_gather_path(root, output_rel, path,
+									   pp->grouping_target, NULL,
+									   &gathered);
+	add_path(output_rel, path);
+}
+
+/*
+ * add_parallel_paths
+ *		Decides whether the pane aggregation runs in parallel, and adds
+ *		those paths: each participant aggregates the panes of its share of
+ *		the rows (the relation's cheapest partial path).  Either it also
+ *		expands them and the Gather brings the (pane, window) partial
+ *		states together, or the Gather brings the pane states together and
+ *		one WindowExpand above it expands them (size/slide times fewer rows
+ *		through the Gather), or the participants exchange the pane states
+ *		(add_exchange_path); either way the final aggregation combines the
+ *		states of a window coming from every participant, as it combines
+ *		those of the window's panes.  They compete on cost.
+ */
+static void
+add_parallel_paths(PlannerInfo *root, RelOptInfo *output_rel,
+				   WindowAggSpec *spec, PanePlan *pp,
+				   GroupPathExtraData *extra)
+{
+	Path	   *partial_data;
+	Path	   *pane_path;
+	Path	   *path;
+	CustomPath *cpath;
+	double		gathered;
+
+	if (!output_rel->consider_parallel || !spec->data_rel->consider_parallel ||
+		spec->data_rel->partial_pathlist == NIL)
+		return;
+	partial_data = linitial(spec->data_rel->partial_pathlist);
+	pane_path = make_pane_path(root, spec, partial_data, pp->pane_input,
+							   pp->pane_target, pp->pane_group, pp->key_exprs,
+							   &pp->partial_costs);
+	if (!pane_path->parallel_safe)
+		return;
+
+	/* expanded in each participant, below the Gather */
+	cpath = make_expand_path(root, output_rel, spec, pane_path,
+							 pp->expand_target);
+	if (cpath->path.parallel_safe)
+	{
+		gathered = clamp_row_est(cpath->path.rows *
+								 wj_parallel_divisor(&cpath->path));
+		path = (Path *) create_gather_path(root, output_rel, &cpath->path,
+										   pp->expand_target, NULL, &gathered);
+		add_path(output_rel,
+				 make_final_path(root, output_rel, spec, path,
+								 pp->grouping_target, extra,
+								 &pp->final_costs));
+	}
+
+	/* the pane states gathered, expanded above the Gather */
+	gathered = clamp_row_est(pane_path->rows *
+							 wj_parallel_divisor(pane_path));
+	path = (Path *) create_gather_path(root, spec->data_rel, pane_path,
+									   pp->pane_target, NULL, &gathered);
+	cpath = make_expand_path(root, output_rel, spec, path, pp->expand_target);
+	add_path(output_rel,
+			 make_final_path(root, output_rel, spec, &cpath->path,
+							 pp->grouping_target, extra, &pp->final_costs));
+
+	/* everything in the participants */
+	if (pp->window_identified)
+		add_exchange_path(root, output_rel, spec, pp, extra, pane_path);
+}
+
+/*
  * wj_window_expand_add_paths
  *		create_upper_paths_hook body for UPPERREL_GROUP_AGG: add the
  *		pane-based aggregation path when the query qualifies.
@@ -476,31 +771,16 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	GroupPathExtraData *extra = (GroupPathExtraData *) extra_arg;
 	Query	   *parse = root->parse;
 	WindowAggSpec spec = {0};
-	PathTarget *grouping_target = output_rel->reltarget;
-	PathTarget *pane_input;
-	PathTarget *pane_target;
-	PathTarget *expand_target;
-	List	   *pane_group = NIL;
-	List	   *key_exprs = NIL;
+	PanePlan	pp;
 	List	   *non_group = NIL;
-	List	   *pulled;
 	Expr	   *pane_expr;
 	Var		   *fn_var;
-	Index		pane_ref = 0;
-	bool		grouped_by_window = false;
-	bool		window_identified = false;
 	bool		not_null;
 	SortGroupClause *pane_sgc;
-	Oid			sortop;
-	Oid			eqop;
-	bool		hashable;
-	AggClauseCosts partial_costs;
-	AggClauseCosts final_costs;
+	Index		pane_ref;
 	Path	   *data_path;
 	Path	   *path;
 	CustomPath *cpath;
-	ListCell   *lc;
-	int			i;
 
 	if (!wj_enable_window_aggregate || extra == NULL ||
 		parse->groupingSets != NIL || parse->groupClause == NIL ||
@@ -516,148 +796,42 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 	if (pane_expr == NULL)
 		return;
 	not_null = time_not_null(root, &spec);
-
-	/* a sort/group reference for the pane, unused by the query */
-	foreach(lc, parse->targetList)
-		pane_ref = Max(pane_ref, ((TargetEntry *) lfirst(lc))->ressortgroupref);
-	pane_ref++;
-	get_sort_group_operators(spec.time_type, true, true, false,
-							 &sortop, &eqop, NULL, &hashable);
-	if (!hashable)
+	pane_sgc = pane_group_clause(root, &spec);
+	if (pane_sgc == NULL)
 		return;
-	pane_sgc = makeNode(SortGroupClause);
-	pane_sgc->tleSortGroupRef = pane_ref;
-	pane_sgc->eqop = eqop;
-	pane_sgc->sortop = sortop;
-	pane_sgc->nulls_first = false;
-	pane_sgc->hashable = true;
-	pane_group = list_make1(pane_sgc);
 
 	/*
 	 * Three targets: the rows fed to the partial aggregation (pane, keys,
 	 * aggregate inputs), its output (pane, keys, partial states), and
 	 * WindowExpand's output (window columns, keys, partial states).
 	 */
-	pane_input = create_empty_pathtarget();
-	pane_target = create_empty_pathtarget();
-	expand_target = create_empty_pathtarget();
-	add_column_to_pathtarget(pane_input, pane_expr, pane_ref);
-	add_column_to_pathtarget(pane_target, pane_expr, pane_ref);
-	fn_var = makeVar(spec.fn_relid, 1, spec.time_type, -1, InvalidOid, 0);
-
-	i = 0;
-	foreach(lc, grouping_target->exprs)
-	{
-		Expr	   *expr = (Expr *) lfirst(lc);
-		Index		sgref = get_pathtarget_sortgroupref(grouping_target, i);
-		SortGroupClause *sgc = NULL;
-		Relids		varnos;
-
-		i++;
-		if (sgref != 0)
-			sgc = get_sortgroupref_clause_noerr(sgref, parse->groupClause);
-		if (sgc == NULL)
-		{
-			non_group = lappend(non_group, expr);
-			continue;
-		}
-		if (!sgc->hashable || contain_volatile_functions((Node *) expr))
-			return;
-
-		varnos = pull_varnos(root, (Node *) expr);
-		if (bms_is_member(spec.fn_relid, varnos))
-		{
-			/* a window column: computed from each window's start/end */
-			if (bms_num_members(varnos) != 1)
-				return;
-			add_column_to_pathtarget(expand_target, expr, sgref);
-			grouped_by_window = true;
-			if (identifies_window(&spec, expr))
-				window_identified = true;
-		}
-		else
-		{
-			/* a key of the windowed relation: grouped per pane already */
-			if (!not_null && !harmless_expr((Node *) expr) &&
-				!constant_per_pane(&spec, expr))
-				return;
-			add_column_to_pathtarget(pane_input, expr, sgref);
-			add_column_to_pathtarget(pane_target, expr, sgref);
-			add_column_to_pathtarget(expand_target, expr, sgref);
-			pane_group = lappend(pane_group, sgc);
-			if (!constant_per_pane(&spec, expr))
-				key_exprs = lappend(key_exprs, expr);
-		}
-	}
-	if (!grouped_by_window)
+	memset(&pp, 0, sizeof(pp));
+	pp.grouping_target = output_rel->reltarget;
+	pp.pane_group = list_make1(pane_sgc);
+	pp.pane_input = create_empty_pathtarget();
+	pp.pane_target = create_empty_pathtarget();
+	pp.expand_target = create_empty_pathtarget();
+	pane_ref = pane_sgc->tleSortGroupRef;
+	add_column_to_pathtarget(pp.pane_input, pane_expr, pane_ref);
+	add_column_to_pathtarget(pp.pane_target, pane_expr, pane_ref);
+	if (!split_grouping(root, &spec, not_null, &pp, &non_group) ||
+		!add_partial_aggregates(root, &spec, not_null, &pp, non_group,
+								extra->havingQual))
 		return;
 
-	/* Aggregates, and whatever else the output and HAVING need */
-	if (extra->havingQual)
-		non_group = lappend(non_group, extra->havingQual);
-	pulled = pull_var_clause((Node *) non_group,
-							 PVC_INCLUDE_AGGREGATES |
-							 PVC_RECURSE_WINDOWFUNCS |
-							 PVC_INCLUDE_PLACEHOLDERS);
-	foreach(lc, pulled)
-	{
-		Node	   *node = (Node *) lfirst(lc);
-
-		if (IsA(node, Aggref))
-		{
-			Aggref	   *aggref = (Aggref *) node;
-			Aggref	   *partial;
-
-			if (aggref->agglevelsup != 0 ||
-				bms_is_member(spec.fn_relid, pull_varnos(root, node)) ||
-				!pane_combine_exact(aggref))
-				return;
-			if (!not_null)
-			{
-				ListCell   *arg;
-
-				if (aggref->aggfilter != NULL)
-					return;
-				foreach(arg, aggref->args)
-				{
-					if (!harmless_expr((Node *) ((TargetEntry *) lfirst(arg))->expr))
-						return;
-				}
-			}
-
-			partial = makeNode(Aggref);
-			memcpy(partial, aggref, sizeof(Aggref));
-			mark_partial_aggref(partial, AGGSPLIT_INITIAL_SERIAL);
-			add_new_column_to_pathtarget(pane_target, (Expr *) partial);
-			add_new_column_to_pathtarget(expand_target, (Expr *) partial);
-			add_new_columns_to_pathtarget(pane_input,
-										  pull_var_clause(node,
-														  PVC_RECURSE_AGGREGATES |
-														  PVC_RECURSE_WINDOWFUNCS |
-														  PVC_RECURSE_PLACEHOLDERS));
-		}
-		else if (IsA(node, Var) && ((Var *) node)->varno == spec.fn_relid &&
-				 ((Var *) node)->varlevelsup == 0)
-		{
-			/* used above a grouped window column: WindowExpand provides it */
-			add_new_column_to_pathtarget(expand_target, (Expr *) node);
-		}
-		else
-			return;				/* an ungrouped column of the relation, or a PHV */
-	}
-
 	/* WindowExpand's scan tuple is (window value, pane_target[2..]) */
-	if (!list_member(expand_target->exprs, fn_var))
-		add_new_column_to_pathtarget(expand_target, (Expr *) fn_var);
+	fn_var = makeVar(spec.fn_relid, 1, spec.time_type, -1, InvalidOid, 0);
+	if (!list_member(pp.expand_target->exprs, fn_var))
+		add_new_column_to_pathtarget(pp.expand_target, (Expr *) fn_var);
 
-	set_pathtarget_cost_width(root, pane_input);
-	set_pathtarget_cost_width(root, pane_target);
-	set_pathtarget_cost_width(root, expand_target);
+	set_pathtarget_cost_width(root, pp.pane_input);
+	set_pathtarget_cost_width(root, pp.pane_target);
+	set_pathtarget_cost_width(root, pp.expand_target);
 
-	MemSet(&partial_costs, 0, sizeof(AggClauseCosts));
-	MemSet(&final_costs, 0, sizeof(AggClauseCosts));
-	get_agg_clause_costs(root, AGGSPLIT_INITIAL_SERIAL, &partial_costs);
-	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &final_costs);
+	MemSet(&pp.partial_costs, 0, sizeof(AggClauseCosts));
+	MemSet(&pp.final_costs, 0, sizeof(AggClauseCosts));
+	get_agg_clause_costs(root, AGGSPLIT_INITIAL_SERIAL, &pp.partial_costs);
+	get_agg_clause_costs(root, AGGSPLIT_FINAL_DESERIAL, &pp.final_costs);
 
 	/* PostgreSQL's estimate of the groups: the rows of its own paths */
 	if (output_rel->rows > 0)
@@ -667,99 +841,18 @@ wj_window_expand_add_paths(PlannerInfo *root, RelOptInfo *input_rel,
 
 	/* Partial aggregation per pane over the relation's cheapest path */
 	data_path = spec.data_rel->cheapest_total_path;
-	path = make_pane_path(root, &spec, data_path, pane_input, pane_target,
-						  pane_group, key_exprs, &partial_costs);
+	path = make_pane_path(root, &spec, data_path, pp.pane_input,
+						  pp.pane_target, pp.pane_group, pp.key_exprs,
+						  &pp.partial_costs);
 	spec.pane_groups = path->rows;
-	cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
+	cpath = make_expand_path(root, output_rel, &spec, path, pp.expand_target);
 
 	/* Final aggregation per window */
 	add_path(output_rel,
-			 make_final_path(root, output_rel, &spec, &cpath->path, grouping_target,
-							 extra, &final_costs));
+			 make_final_path(root, output_rel, &spec, &cpath->path,
+							 pp.grouping_target, extra, &pp.final_costs));
 
-	/*
-	 * In parallel: each participant aggregates the panes of its share of
-	 * the rows (the relation's cheapest partial path).  Either it also
-	 * expands them and the Gather brings the (pane, window) partial states
-	 * together, or the Gather brings the pane states together and one
-	 * WindowExpand above it expands them (size/slide times fewer rows
-	 * through the Gather); either way the final aggregation combines the
-	 * states of a window coming from every participant, as it combines
-	 * those of the window's panes.  They compete on cost.
-	 */
-	if (output_rel->consider_parallel && spec.data_rel->consider_parallel &&
-		spec.data_rel->partial_pathlist != NIL)
-	{
-		Path	   *partial_data = linitial(spec.data_rel->partial_pathlist);
-		Path	   *pane_path;
-		double		gathered;
-
-		pane_path = make_pane_path(root, &spec, partial_data, pane_input,
-								   pane_target, pane_group, key_exprs,
-								   &partial_costs);
-		if (!pane_path->parallel_safe)
-			return;
-
-		/* expanded in each participant, below the Gather */
-		cpath = make_expand_path(root, output_rel, &spec, pane_path,
-								 expand_target);
-		if (cpath->path.parallel_safe)
-		{
-			gathered = clamp_row_est(cpath->path.rows *
-									 wj_parallel_divisor(&cpath->path));
-			path = (Path *) create_gather_path(root, output_rel, &cpath->path,
-											   expand_target, NULL, &gathered);
-			add_path(output_rel,
-					 make_final_path(root, output_rel, &spec, path, grouping_target,
-									 extra, &final_costs));
-		}
-
-		/* the pane states gathered, expanded above the Gather */
-		gathered = clamp_row_est(pane_path->rows *
-								 wj_parallel_divisor(pane_path));
-		path = (Path *) create_gather_path(root, spec.data_rel, pane_path,
-										   pane_target, NULL, &gathered);
-		cpath = make_expand_path(root, output_rel, &spec, path, expand_target);
-		add_path(output_rel,
-				 make_final_path(root, output_rel, &spec, &cpath->path,
-								 grouping_target, extra, &final_costs));
-
-		/*
-		 * Everything in the participants: a parallel-aware WindowExpand
-		 * exchanges the pane states through shared files so that each
-		 * participant expands the panes of its window partitions, from
-		 * every participant, and finalizes those windows; the Gather
-		 * collects finished groups.  Only when each group is one window.
-		 */
-		if (window_identified)
-		{
-			double		divisor = wj_parallel_divisor(pane_path);
-			double		groups;
-			double		exchanged = pane_path->rows;
-
-			cpath = make_expand_path(root, output_rel, &spec, pane_path,
-									 expand_target);
-			if (cpath->path.parallel_safe)
-			{
-				cpath->path.parallel_aware = true;
-				cpath->path.total_cost += wj_exchange_cost(exchanged,
-														   pane_target->width);
-				groups = clamp_row_est(final_groups(&spec, cpath->path.rows *
-													divisor) / divisor);
-				path = (Path *) create_agg_path(root, output_rel, &cpath->path,
-												grouping_target, AGG_HASHED,
-												AGGSPLIT_FINAL_DESERIAL,
-												parse->groupClause,
-												(List *) extra->havingQual,
-												&final_costs, groups);
-				gathered = clamp_row_est(groups * divisor);
-				path = (Path *) create_gather_path(root, output_rel, path,
-												   grouping_target, NULL,
-												   &gathered);
-				add_path(output_rel, path);
-			}
-		}
-	}
+	add_parallel_paths(root, output_rel, &spec, &pp, extra);
 }
 
 /*

@@ -152,6 +152,24 @@ typedef struct WjBoundInfo
 	int64		offset;			/* TUMBLE: offset mod size */
 } WjBoundInfo;
 
+/* The join clauses, as sort_join_clauses and grouping_clauses sort them */
+typedef struct WjJoinClauses
+{
+	WjWindowKind kind;			/* the windows' kind, 0 until one is seen */
+	WjBoundInfo first_tumble;	/* TUMBLE: the first window equality's
+								 * bound */
+	bool		have_start;		/* some window clause equates the starts */
+	bool		have_end;		/* some window clause equates the ends */
+	List	   *wclauses;		/* implemented by the windows */
+	List	   *wouter_left;	/* per window clause: outer side is left */
+	List	   *gclauses;		/* GROUP: the window clauses to group by */
+	List	   *gouter_left;	/* per group clause: outer side is left */
+	List	   *kclauses;		/* hash keys inside a window */
+	List	   *kouter_left;	/* per key clause: outer side is left */
+	List	   *jclauses;		/* evaluated per candidate pair */
+	List	   *oclauses;		/* pushed-down quals, after the join */
+} WjJoinClauses;
+
 /*
  * Why a join got no WindowJoin path, at DEBUG2 (SET client_min_messages =
  * debug2 to see it): a plain join of windowed relations that is not
@@ -773,6 +791,374 @@ wj_window_bucket_paths(WjPathInfo *pinfo, Path *obucket, Path *ibucket,
 }
 
 /*
+ * analyse_sides
+ *		Decides whether both inputs are windowed relations windowed the same
+ *		way, and in which mode the node joins them: *mode TIME for HOP and
+ *		CUMULATE (then *kind is theirs), GROUP otherwise (*kind 0, known
+ *		from the window clauses).  False (no path) when the windows differ
+ *		or a row would be in too many of them.
+ */
+static bool
+analyse_sides(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
+			  WjSideInfo *outer, WjSideInfo *inner, WjMode *mode,
+			  WjWindowKind *kind)
+{
+	if (!analyse_side(root, outerrel, outer) ||
+		!analyse_side(root, innerrel, inner))
+		WJ_REJECT("a side is not a windowed relation");
+	if ((outer->fn_relid != 0) != (inner->fn_relid != 0))
+		WJ_REJECT("one side is windowed by hop()/cumulate() and the other is not");
+	*mode = outer->fn_relid != 0 ? WJ_MODE_TIME : WJ_MODE_GROUP;
+	*kind = 0;
+	if (*mode == WJ_MODE_TIME)
+	{
+		if (outer->kind != inner->kind || outer->every != inner->every ||
+			outer->size != inner->size ||
+			wj_floormod(outer->offset, outer->kind == WJ_KIND_HOP ? outer->every : outer->size) !=
+			wj_floormod(inner->offset, inner->kind == WJ_KIND_HOP ? inner->every : inner->size) ||
+			outer->time_var->vartype != inner->time_var->vartype)
+			WJ_REJECT("the two sides' windows differ");
+		*kind = outer->kind;
+
+		/*
+		 * Runaway windows: leave them to PostgreSQL's plan, which raises
+		 * the max_windows_per_row error at its first row, before sorting.
+		 */
+		if ((*kind == WJ_KIND_HOP ? (outer->size - 1) / outer->every + 1 :
+			 outer->size / outer->every) > wj_max_windows_per_row)
+		{
+			elog(DEBUG2, "windowjoin: no window join path: a row would be in more than windowjoin.max_windows_per_row windows");
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * sort_join_clauses
+ *		Decides what the node does with each join clause: a window equality
+ *		(the same bound of the same windows on both sides, which the window
+ *		grouping implements), a hash key inside a window, a clause evaluated
+ *		per candidate pair, or a pushed-down qual of an outer join, checked
+ *		after it.  cl->kind is the kind analyse_sides found (0 in GROUP
+ *		mode) and becomes the window clauses' kind.  False (no path) for a
+ *		pseudoconstant clause, or when the window clauses do not identify
+ *		the window.
+ */
+static bool
+sort_join_clauses(PlannerInfo *root, RelOptInfo *joinrel,
+				  RelOptInfo *outerrel, RelOptInfo *innerrel,
+				  JoinType jointype, JoinPathExtraData *extra,
+				  WjSideInfo *outer, WjSideInfo *inner, WjMode mode,
+				  WjJoinClauses *cl)
+{
+	ListCell   *lc;
+
+	foreach(lc, extra->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		Node	   *oarg;
+		Node	   *iarg;
+		bool		outer_left;
+		WjBoundInfo ob;
+		WjBoundInfo ib;
+
+		if (rinfo->pseudoconstant)
+			WJ_REJECT("a join clause is a pseudoconstant");
+		if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+		{
+			cl->oclauses = lappend(cl->oclauses, rinfo);
+			continue;
+		}
+
+		/* window equality? */
+		if (clause_sides(rinfo, outerrel->relids, innerrel->relids,
+						 &oarg, &iarg, &outer_left) &&
+			is_time_type(exprType(oarg)) &&
+			exprType(oarg) == exprType(iarg) &&
+			((OpExpr *) rinfo->clause)->opno ==
+			lookup_type_cache(exprType(oarg), TYPECACHE_EQ_OPR)->eq_opr &&
+			window_bound_of(root, outer, oarg, &ob) &&
+			window_bound_of(root, inner, iarg, &ib) &&
+			ob.bound == ib.bound && ob.kind == ib.kind &&
+			(cl->kind == 0 || cl->kind == ob.kind) &&
+			(mode == WJ_MODE_TIME) == (ob.kind == WJ_KIND_HOP || ob.kind == WJ_KIND_CUMULATE) &&
+			rinfo->mergeopfamilies != NIL)
+		{
+			bool		same_spec = true;
+
+			if (ob.kind == WJ_KIND_TUMBLE)
+			{
+				if (cl->first_tumble.kind == 0)
+					cl->first_tumble = ob;
+				same_spec = ob.size == ib.size && ob.offset == ib.offset &&
+					ob.size == cl->first_tumble.size &&
+					ob.offset == cl->first_tumble.offset;
+			}
+			if (same_spec)
+			{
+				cl->kind = ob.kind;
+				cl->wclauses = lappend(cl->wclauses, rinfo);
+				cl->wouter_left = lappend_int(cl->wouter_left, outer_left);
+				if (ob.bound == WJ_BOUND_START)
+					cl->have_start = true;
+				else
+					cl->have_end = true;
+				continue;
+			}
+		}
+
+		/* hash key? */
+		cl->jclauses = lappend(cl->jclauses, rinfo);
+		if (rinfo->can_join && OidIsValid(rinfo->hashjoinoperator) &&
+			op_strict(((OpExpr *) rinfo->clause)->opno) &&
+			clause_sides(rinfo, outer->base->relids, inner->base->relids,
+						 &oarg, &iarg, &outer_left))
+		{
+			cl->kclauses = lappend(cl->kclauses, rinfo);
+			cl->kouter_left = lappend_int(cl->kouter_left, outer_left);
+		}
+	}
+
+	/* the window clauses must identify the window */
+	if (cl->wclauses == NIL)
+		WJ_REJECT("no window equality between the two sides");
+	if (cl->kind == WJ_KIND_COLUMNS && !(cl->have_start && cl->have_end))
+		WJ_REJECT("window columns are joined without both window_start and window_end");
+	if (cl->kind == WJ_KIND_CUMULATE && !cl->have_end)
+		WJ_REJECT("cumulate() windows are joined without window_end");
+	return true;
+}
+
+/*
+ * grouping_clauses
+ *		Decides which window clauses GROUP mode groups the rows by (the
+ *		values of cl->gclauses).  With TUMBLE one of them identifies the
+ *		window (the same size and offset on both sides, so equal starts
+ *		mean equal ends and vice versa): the first start (else end)
+ *		equality alone, a single sort key.  Otherwise all of them.
+ */
+static void
+grouping_clauses(PlannerInfo *root, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel, WjSideInfo *outer, WjJoinClauses *cl)
+{
+	ListCell   *lc;
+	ListCell   *lc2;
+	int			pick = 0;
+	int			i = 0;
+
+	cl->gclauses = cl->wclauses;
+	cl->gouter_left = cl->wouter_left;
+	if (cl->kind != WJ_KIND_TUMBLE)
+		return;
+	forboth(lc, cl->wclauses, lc2, cl->wouter_left)
+	{
+		Node	   *oarg;
+		Node	   *iarg;
+		bool		outer_left;
+		WjBoundInfo ob;
+
+		clause_sides(lfirst_node(RestrictInfo, lc), outerrel->relids,
+					 innerrel->relids, &oarg, &iarg, &outer_left);
+		if (window_bound_of(root, outer, oarg, &ob) &&
+			ob.bound == WJ_BOUND_START)
+		{
+			pick = i;
+			break;
+		}
+		i++;
+	}
+	cl->gclauses = list_make1(list_nth(cl->wclauses, pick));
+	cl->gouter_left = list_make1_int(list_nth_int(cl->wouter_left, pick));
+}
+
+/*
+ * sorted_inputs
+ *		Decides the sort order of each input (GROUP: by the grouping
+ *		clauses' values; TIME: by the time column) and the cheapest path of
+ *		each base relation in that order, sorted by a Sort unless presorted.
+ *		False (no path) when there is no such order or path.
+ */
+static bool
+sorted_inputs(PlannerInfo *root, WjMode mode, WjJoinClauses *cl,
+			  WjSideInfo *outer, WjSideInfo *inner,
+			  List **outer_pk, List **inner_pk,
+			  Path **outer_path, Path **inner_path)
+{
+	if (mode == WJ_MODE_GROUP)
+	{
+		*outer_pk = window_pathkeys(root, cl->gclauses, cl->gouter_left, true);
+		*inner_pk = window_pathkeys(root, cl->gclauses, cl->gouter_left, false);
+		if (*outer_pk == NIL || *inner_pk == NIL)
+			WJ_REJECT("no sort order of the window clauses");
+	}
+	else
+	{
+		*outer_pk = time_pathkeys(root, outer);
+		*inner_pk = time_pathkeys(root, inner);
+	}
+	*outer_path = wj_sorted_input(root, outer->base, *outer_pk);
+	*inner_path = wj_sorted_input(root, inner->base, *inner_pk);
+	if (*outer_path == NULL || *inner_path == NULL)
+		WJ_REJECT("a side has no unparameterized sorted path");
+	return true;
+}
+
+/*
+ * join_state_bytes
+ *		The estimated peak state of both sides (see the file header), over
+ *		the inputs outer_path and inner_path: the sum of the sides with
+ *		statistics of their time column (TIME, or GROUP over TUMBLE; the
+ *		size of COLUMNS windows is unknown).  Beyond the hash memory limit
+ *		the node spills, which wj_make_join_path costs.
+ */
+static double
+join_state_bytes(PlannerInfo *root, RelOptInfo *outerrel,
+				 RelOptInfo *innerrel, WjMode mode, WjJoinClauses *cl,
+				 WjSideInfo *outer, WjSideInfo *inner,
+				 Path *outer_path, Path *inner_path)
+{
+	Var		   *otime = NULL;
+	Var		   *itime = NULL;
+	int64		wsize = 0;
+	double		obytes;
+	double		ibytes;
+	double		state_bytes = 0;
+
+	if (mode == WJ_MODE_TIME)
+	{
+		otime = outer->time_var;
+		itime = inner->time_var;
+		wsize = outer->size;
+	}
+	else if (cl->kind == WJ_KIND_TUMBLE)
+	{
+		Node	   *oarg;
+		Node	   *iarg;
+		bool		outer_left;
+
+		if (clause_sides(linitial_node(RestrictInfo, cl->gclauses),
+						 outerrel->relids, innerrel->relids,
+						 &oarg, &iarg, &outer_left))
+		{
+			otime = tumble_time_var(oarg);
+			itime = tumble_time_var(iarg);
+		}
+		wsize = cl->first_tumble.size;
+	}
+	obytes = side_state_bytes(root, outer_path, otime, wsize);
+	ibytes = side_state_bytes(root, inner_path, itime, wsize);
+	if (obytes >= 0)
+		state_bytes += obytes;
+	if (ibytes >= 0)
+		state_bytes += ibytes;
+	return state_bytes;
+}
+
+/*
+ * windows_per_row
+ *		The average number of windows an input row is in: one for TUMBLE
+ *		and COLUMNS, size/slide (at least one) for HOP, and for CUMULATE
+ *		half the windows of a cycle, plus one half.
+ */
+static double
+windows_per_row(WjWindowKind kind, WjSideInfo *outer)
+{
+	if (kind == WJ_KIND_HOP)
+		return Max(1.0, (double) outer->size / (double) outer->every);
+	else if (kind == WJ_KIND_CUMULATE)
+		return ((double) (outer->size / outer->every) + 1.0) / 2.0;
+	return 1.0;
+}
+
+/*
+ * make_join_path_info
+ *		What every WindowJoin path of this join carries to its plan: the
+ *		join type, the mode, the sorted-out clauses, each side's time column
+ *		and window columns, and the window's constants (TIME: the sides';
+ *		GROUP: the first TUMBLE equality's, NULL for COLUMNS).
+ */
+static WjPathInfo *
+make_join_path_info(JoinType jointype, WjMode mode, WjJoinClauses *cl,
+					WjSideInfo *outer, WjSideInfo *inner)
+{
+	WjPathInfo *pinfo = palloc0(sizeof(WjPathInfo));
+
+	pinfo->jointype = jointype;
+	pinfo->mode = mode;
+	pinfo->kind = cl->kind;
+	pinfo->wclauses = cl->wclauses;
+	pinfo->kclauses = cl->kclauses;
+	pinfo->kouter_left = cl->kouter_left;
+	pinfo->jclauses = cl->jclauses;
+	pinfo->oclauses = cl->oclauses;
+	pinfo->outer_time = outer->time_var;
+	pinfo->inner_time = inner->time_var;
+	pinfo->outer_extras = outer->extras;
+	pinfo->inner_extras = inner->extras;
+	if (mode == WJ_MODE_TIME)
+	{
+		pinfo->c_every = outer->c_every;
+		pinfo->c_size = outer->c_size;
+		pinfo->c_offset = outer->c_offset;
+	}
+	else
+	{
+		pinfo->c_every = NULL;
+		pinfo->c_size = cl->first_tumble.c_size;
+		pinfo->c_offset = cl->first_tumble.c_offset;
+	}
+	pinfo->gclauses = cl->gclauses;
+	pinfo->gouter_left = cl->gouter_left;
+	return pinfo;
+}
+
+/*
+ * add_partial_join_path
+ *		Decides whether the join gets a partial path, and adds it: each
+ *		participant joins its share of the outer rows with all inner rows,
+ *		window by window.  Inner, left, semi and anti joins decide per
+ *		outer row; right and full joins need every outer row of a window to
+ *		tell an unmatched inner row, so they get none.  Each participant's
+ *		state holds at most what the serial node holds, so the serial
+ *		path's state_bytes covers it.
+ */
+static void
+add_partial_join_path(PlannerInfo *root, RelOptInfo *joinrel,
+					  JoinType jointype, WjWindowKind kind,
+					  WjSideInfo *outer, WjSideInfo *inner,
+					  List *outer_pk, List *inner_pk, double wpr,
+					  WjPathInfo *pinfo, List *node_exprs, double state_bytes)
+{
+	WjPathInfo *ppinfo = pinfo;
+	Path	   *outer_path;
+	Path	   *inner_path;
+	Path	   *obucket;
+	Path	   *ibucket;
+
+	if (jointype == JOIN_RIGHT || jointype == JOIN_FULL ||
+		!joinrel->consider_parallel)
+		return;
+	outer_path = wj_partial_outer_input(root, outer->base, outer_pk);
+	inner_path = wj_parallel_safe_input(root, inner->base, inner_pk);
+	if (kind == WJ_KIND_TUMBLE && outer_path != NULL && inner_path != NULL)
+	{
+		obucket = wj_window_bucket_input(outer->base->partial_pathlist,
+										 outer_pk, false);
+		ibucket = wj_window_bucket_input(inner->base->pathlist, inner_pk,
+										 true);
+		ppinfo = wj_window_bucket_paths(pinfo, obucket, ibucket,
+										&outer_path, &inner_path);
+	}
+	if (outer_path != NULL && inner_path != NULL)
+		add_partial_path(joinrel,
+						 wj_make_join_path(root, joinrel, jointype,
+										   outer_path, inner_path, wpr,
+										   ppinfo, node_exprs,
+										   state_bytes));
+}
+
+/*
  * wj_window_join_add_paths
  *		The join pathlist hook's entry: add a WindowJoin path to joinrel
  *		when outerrel and innerrel are joined on equal windows.
@@ -785,18 +1171,7 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	WjSideInfo	outer;
 	WjSideInfo	inner;
 	WjMode		mode;
-	WjWindowKind kind = 0;
-	WjBoundInfo first_tumble = {0};
-	bool		have_start = false;
-	bool		have_end = false;
-	List	   *wclauses = NIL;
-	List	   *wouter_left = NIL;
-	List	   *gclauses;
-	List	   *gouter_left;
-	List	   *kclauses = NIL;
-	List	   *kouter_left = NIL;
-	List	   *jclauses = NIL;
-	List	   *oclauses = NIL;
+	WjJoinClauses cl = {0};
 	List	   *outer_pk;
 	List	   *inner_pk;
 	Path	   *outer_path;
@@ -804,11 +1179,10 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	Path	   *obucket = NULL;
 	Path	   *ibucket = NULL;
 	WjPathInfo *binfo;
-	ListCell   *lc;
-	double		wpr = 1.0;
+	double		wpr;
 	WjPathInfo *pinfo;
 	List	   *node_exprs;
-	double		state_bytes = 0;
+	double		state_bytes;
 
 	if (!wj_enable_window_join)
 		return;
@@ -828,245 +1202,31 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 	if (!bms_is_empty(joinrel->lateral_relids))
 		WJ_NO_PATH("the join has lateral references");
 
-	if (!analyse_side(root, outerrel, &outer) ||
-		!analyse_side(root, innerrel, &inner))
-		WJ_NO_PATH("a side is not a windowed relation");
-	if ((outer.fn_relid != 0) != (inner.fn_relid != 0))
-		WJ_NO_PATH("one side is windowed by hop()/cumulate() and the other is not");
-	mode = outer.fn_relid != 0 ? WJ_MODE_TIME : WJ_MODE_GROUP;
-	if (mode == WJ_MODE_TIME)
-	{
-		if (outer.kind != inner.kind || outer.every != inner.every ||
-			outer.size != inner.size ||
-			wj_floormod(outer.offset, outer.kind == WJ_KIND_HOP ? outer.every : outer.size) !=
-			wj_floormod(inner.offset, inner.kind == WJ_KIND_HOP ? inner.every : inner.size) ||
-			outer.time_var->vartype != inner.time_var->vartype)
-			WJ_NO_PATH("the two sides' windows differ");
-		kind = outer.kind;
-
-		/*
-		 * Runaway windows: leave them to PostgreSQL's plan, which raises
-		 * the max_windows_per_row error at its first row, before sorting.
-		 */
-		if ((kind == WJ_KIND_HOP ? (outer.size - 1) / outer.every + 1 :
-			 outer.size / outer.every) > wj_max_windows_per_row)
-		{
-			elog(DEBUG2, "windowjoin: no window join path: a row would be in more than windowjoin.max_windows_per_row windows");
-			return;
-		}
-	}
-
-	/* sort the clauses out */
-	foreach(lc, extra->restrictlist)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		Node	   *oarg;
-		Node	   *iarg;
-		bool		outer_left;
-		WjBoundInfo ob;
-		WjBoundInfo ib;
-
-		if (rinfo->pseudoconstant)
-			WJ_NO_PATH("a join clause is a pseudoconstant");
-		if (IS_OUTER_JOIN(jointype) && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
-		{
-			oclauses = lappend(oclauses, rinfo);
-			continue;
-		}
-
-		/* window equality? */
-		if (clause_sides(rinfo, outerrel->relids, innerrel->relids,
-						 &oarg, &iarg, &outer_left) &&
-			is_time_type(exprType(oarg)) &&
-			exprType(oarg) == exprType(iarg) &&
-			((OpExpr *) rinfo->clause)->opno ==
-			lookup_type_cache(exprType(oarg), TYPECACHE_EQ_OPR)->eq_opr &&
-			window_bound_of(root, &outer, oarg, &ob) &&
-			window_bound_of(root, &inner, iarg, &ib) &&
-			ob.bound == ib.bound && ob.kind == ib.kind &&
-			(kind == 0 || kind == ob.kind) &&
-			(mode == WJ_MODE_TIME) == (ob.kind == WJ_KIND_HOP || ob.kind == WJ_KIND_CUMULATE) &&
-			rinfo->mergeopfamilies != NIL)
-		{
-			bool		same_spec = true;
-
-			if (ob.kind == WJ_KIND_TUMBLE)
-			{
-				if (first_tumble.kind == 0)
-					first_tumble = ob;
-				same_spec = ob.size == ib.size && ob.offset == ib.offset &&
-					ob.size == first_tumble.size &&
-					ob.offset == first_tumble.offset;
-			}
-			if (same_spec)
-			{
-				kind = ob.kind;
-				wclauses = lappend(wclauses, rinfo);
-				wouter_left = lappend_int(wouter_left, outer_left);
-				if (ob.bound == WJ_BOUND_START)
-					have_start = true;
-				else
-					have_end = true;
-				continue;
-			}
-		}
-
-		/* hash key? */
-		jclauses = lappend(jclauses, rinfo);
-		if (rinfo->can_join && OidIsValid(rinfo->hashjoinoperator) &&
-			op_strict(((OpExpr *) rinfo->clause)->opno) &&
-			clause_sides(rinfo, outer.base->relids, inner.base->relids,
-						 &oarg, &iarg, &outer_left))
-		{
-			kclauses = lappend(kclauses, rinfo);
-			kouter_left = lappend_int(kouter_left, outer_left);
-		}
-	}
-
-	/* the window clauses must identify the window */
-	if (wclauses == NIL)
-		WJ_NO_PATH("no window equality between the two sides");
-	if (kind == WJ_KIND_COLUMNS && !(have_start && have_end))
-		WJ_NO_PATH("window columns are joined without both window_start and window_end");
-	if (kind == WJ_KIND_CUMULATE && !have_end)
-		WJ_NO_PATH("cumulate() windows are joined without window_end");
-
-	/*
-	 * GROUP mode groups the rows by the values of the window clauses.  With
-	 * TUMBLE one of them identifies the window (the same size and offset on
-	 * both sides, so equal starts mean equal ends and vice versa): group by
-	 * the first start (else end) equality alone, a single sort key.
-	 */
-	gclauses = wclauses;
-	gouter_left = wouter_left;
-	if (kind == WJ_KIND_TUMBLE)
-	{
-		ListCell   *lc2;
-		int			pick = 0;
-		int			i = 0;
-
-		forboth(lc, wclauses, lc2, wouter_left)
-		{
-			Node	   *oarg;
-			Node	   *iarg;
-			bool		outer_left;
-			WjBoundInfo ob;
-
-			clause_sides(lfirst_node(RestrictInfo, lc), outerrel->relids,
-						 innerrel->relids, &oarg, &iarg, &outer_left);
-			if (window_bound_of(root, &outer, oarg, &ob) &&
-				ob.bound == WJ_BOUND_START)
-			{
-				pick = i;
-				break;
-			}
-			i++;
-		}
-		gclauses = list_make1(list_nth(wclauses, pick));
-		gouter_left = list_make1_int(list_nth_int(wouter_left, pick));
-	}
-
-	/* sorted inputs */
-	if (mode == WJ_MODE_GROUP)
-	{
-		outer_pk = window_pathkeys(root, gclauses, gouter_left, true);
-		inner_pk = window_pathkeys(root, gclauses, gouter_left, false);
-		if (outer_pk == NIL || inner_pk == NIL)
-			WJ_NO_PATH("no sort order of the window clauses");
-	}
-	else
-	{
-		outer_pk = time_pathkeys(root, &outer);
-		inner_pk = time_pathkeys(root, &inner);
-	}
-	outer_path = wj_sorted_input(root, outer.base, outer_pk);
-	inner_path = wj_sorted_input(root, inner.base, inner_pk);
-	if (outer_path == NULL || inner_path == NULL)
-		WJ_NO_PATH("a side has no unparameterized sorted path");
+	if (!analyse_sides(root, outerrel, innerrel, &outer, &inner, &mode,
+					   &cl.kind) ||
+		!sort_join_clauses(root, joinrel, outerrel, innerrel, jointype, extra,
+						   &outer, &inner, mode, &cl))
+		return;
+	grouping_clauses(root, outerrel, innerrel, &outer, &cl);
+	if (!sorted_inputs(root, mode, &cl, &outer, &inner,
+					   &outer_pk, &inner_pk, &outer_path, &inner_path))
+		return;
 
 	/*
 	 * TUMBLE: a side that would be sorted is grouped by window in the node
 	 * instead, where it fits in memory (one window value per row, in
 	 * window_join_buckets.c a counting sort).
 	 */
-	if (kind == WJ_KIND_TUMBLE)
+	if (cl.kind == WJ_KIND_TUMBLE)
 	{
 		obucket = wj_window_bucket_input(outer.base->pathlist, outer_pk, false);
 		ibucket = wj_window_bucket_input(inner.base->pathlist, inner_pk, false);
 	}
 
-	/*
-	 * Memory: the estimated peak state of both sides (see the file header).
-	 * Beyond the hash memory limit the node spills; that is costed below.
-	 */
-	{
-		Var		   *otime = NULL;
-		Var		   *itime = NULL;
-		int64		wsize = 0;
-		double		obytes;
-		double		ibytes;
-
-		if (mode == WJ_MODE_TIME)
-		{
-			otime = outer.time_var;
-			itime = inner.time_var;
-			wsize = outer.size;
-		}
-		else if (kind == WJ_KIND_TUMBLE)
-		{
-			Node	   *oarg;
-			Node	   *iarg;
-			bool		outer_left;
-
-			if (clause_sides(linitial_node(RestrictInfo, gclauses),
-							 outerrel->relids, innerrel->relids,
-							 &oarg, &iarg, &outer_left))
-			{
-				otime = tumble_time_var(oarg);
-				itime = tumble_time_var(iarg);
-			}
-			wsize = first_tumble.size;
-		}
-		obytes = side_state_bytes(root, outer_path, otime, wsize);
-		ibytes = side_state_bytes(root, inner_path, itime, wsize);
-		if (obytes >= 0)
-			state_bytes += obytes;
-		if (ibytes >= 0)
-			state_bytes += ibytes;
-	}
-
-	if (kind == WJ_KIND_HOP)
-		wpr = Max(1.0, (double) outer.size / (double) outer.every);
-	else if (kind == WJ_KIND_CUMULATE)
-		wpr = ((double) (outer.size / outer.every) + 1.0) / 2.0;
-
-	pinfo = palloc0(sizeof(WjPathInfo));
-	pinfo->jointype = jointype;
-	pinfo->mode = mode;
-	pinfo->kind = kind;
-	pinfo->wclauses = wclauses;
-	pinfo->kclauses = kclauses;
-	pinfo->kouter_left = kouter_left;
-	pinfo->jclauses = jclauses;
-	pinfo->oclauses = oclauses;
-	pinfo->outer_time = outer.time_var;
-	pinfo->inner_time = inner.time_var;
-	pinfo->outer_extras = outer.extras;
-	pinfo->inner_extras = inner.extras;
-	if (mode == WJ_MODE_TIME)
-	{
-		pinfo->c_every = outer.c_every;
-		pinfo->c_size = outer.c_size;
-		pinfo->c_offset = outer.c_offset;
-	}
-	else
-	{
-		pinfo->c_every = NULL;
-		pinfo->c_size = first_tumble.c_size;
-		pinfo->c_offset = first_tumble.c_offset;
-	}
-	pinfo->gclauses = gclauses;
-	pinfo->gouter_left = gouter_left;
+	state_bytes = join_state_bytes(root, outerrel, innerrel, mode, &cl,
+								   &outer, &inner, outer_path, inner_path);
+	wpr = windows_per_row(cl.kind, &outer);
+	pinfo = make_join_path_info(jointype, mode, &cl, &outer, &inner);
 
 	node_exprs = list_concat(list_copy(outer.extras), inner.extras);
 	binfo = wj_window_bucket_paths(pinfo, obucket, ibucket,
@@ -1075,45 +1235,18 @@ wj_window_join_add_paths(PlannerInfo *root, RelOptInfo *joinrel,
 										inner_path, wpr, binfo,
 										node_exprs, state_bytes));
 
-	/*
-	 * A partial path: each participant joins its share of the outer rows
-	 * with all inner rows, window by window.  Inner, left, semi and anti
-	 * joins decide per outer row; right and full joins need every outer row
-	 * of a window to tell an unmatched inner row, so they get none.  Each
-	 * participant's state holds at most what the serial node holds, so the
-	 * memory gate above covers it.
-	 */
-	if (jointype != JOIN_RIGHT && jointype != JOIN_FULL &&
-		joinrel->consider_parallel)
-	{
-		WjPathInfo *ppinfo = pinfo;
-
-		outer_path = wj_partial_outer_input(root, outer.base, outer_pk);
-		inner_path = wj_parallel_safe_input(root, inner.base, inner_pk);
-		if (kind == WJ_KIND_TUMBLE && outer_path != NULL && inner_path != NULL)
-		{
-			obucket = wj_window_bucket_input(outer.base->partial_pathlist, outer_pk, false);
-			ibucket = wj_window_bucket_input(inner.base->pathlist, inner_pk, true);
-			ppinfo = wj_window_bucket_paths(pinfo, obucket, ibucket,
-											&outer_path, &inner_path);
-		}
-		if (outer_path != NULL && inner_path != NULL)
-			add_partial_path(joinrel,
-							 wj_make_join_path(root, joinrel, jointype,
-											   outer_path, inner_path, wpr,
-											   ppinfo, node_exprs,
-											   state_bytes));
-	}
+	add_partial_join_path(root, joinrel, jointype, cl.kind, &outer, &inner,
+						  outer_pk, inner_pk, wpr, pinfo, node_exprs,
+						  state_bytes);
 
 	/*
 	 * Key-partitioned, any join type: right and full joins can only split
-	 * this way; for the others it competes with the path above (it splits
-	 * both sorts but repeats both scans).
+	 * this way; for the others it competes with the partial path (it
+	 * splits both sorts but repeats both scans).
 	 */
 	if (wj_enable_key_partitioning && joinrel->consider_parallel &&
-		kclauses != NIL)
+		cl.kclauses != NIL)
 		wj_add_keypart_path(root, joinrel, jointype, outer.base, inner.base,
 							outer_pk, inner_pk, wpr, pinfo,
 							node_exprs, state_bytes);
 }
-
