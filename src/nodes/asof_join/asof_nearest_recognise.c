@@ -273,38 +273,18 @@ asof_nearest_bound_ok(AsOfCond *c, AsOfCond *time)
 }
 
 /*
- * asof_recognise_nearest
- *		asof_recognise for ORDER BY inner_time <-> outer_time: NULL unless
- *		the subquery is exactly the nearest idiom (see above), else the
- *		recognised conditions and the rewritten subquery, ordered by (keys,
- *		time ascending with NULLs last, output columns), which both the
- *		merge and the lookup strategy read.
+ * asof_nearest_distance
+ *		Is the ORDER BY item dop, sorted by order, btree_gist's distance
+ *		between two times of a type we know (asof_distances), sorted
+ *		ascending with NULLs last?  Returns that type's entry, else NULL.
  */
-AsOfSpec *
-asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
-					   TargetEntry *order_tle)
+static const AsOfDistance *
+asof_nearest_distance(SortGroupClause *order, OpExpr *dop)
 {
-	OpExpr	   *dop = (OpExpr *) order_tle->expr;
 	const AsOfDistance *dist;
-	AsOfSpec   *spec;
-	Node	   *inner_arg;
-	Node	   *outer_arg;
-	Oid			time_opfamily;
+	Oid			opfamily;
 	Oid			opcintype;
-	Oid			leop;
 	int16		order_strategy;
-	AsOfCond	cond;
-	List	   *quals = NIL;
-	List	   *kept = NIL;
-	List	   *tlist = NIL;
-	ListCell   *lc;
-	Query	   *q;
-	int			noriginal = 0;
-	int			depth;
-	Index		next_ref = 1;
-	int			n;
-	char	   *kinds;
-	bool	   *fallible;
 
 	if (list_length(dop->args) != 2 || dop->opretset)
 		ASOF_NO("nearest: not a binary distance operator");
@@ -314,11 +294,35 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 
 	/* ORDER BY the distance ascending, NULLs last */
 	if (order->nulls_first ||
-		!wj_ordering_op_strategy(order->sortop, &time_opfamily,
+		!wj_ordering_op_strategy(order->sortop, &opfamily,
 								 &opcintype, &order_strategy) ||
 		order_strategy != BTLessStrategyNumber ||
 		opcintype != dist->result)
 		ASOF_NO("nearest: ORDER BY the distance is not ascending with NULLs last");
+	return dist;
+}
+
+/*
+ * asof_nearest_time
+ *		Which argument of the distance dop is the version time and which the
+ *		outer time, and the time condition the node sorts and compares them
+ *		with: "version time <= outer time" in the default btree opfamily of
+ *		the time type.  Returns a new spec holding that condition and the
+ *		distance's fields; NULL unless one argument is of the subquery's
+ *		relation and the other of the parent's, the outer time can be
+ *		computed for every outer row, and the opfamily has what the sorts
+ *		need.
+ */
+static AsOfSpec *
+asof_nearest_time(PlannerInfo *root, SortGroupClause *order, OpExpr *dop,
+				  const AsOfDistance *dist)
+{
+	AsOfSpec   *spec;
+	Node	   *inner_arg;
+	Node	   *outer_arg;
+	Oid			time_opfamily;
+	Oid			leop;
+	AsOfCond	cond;
 
 	/* One argument of the subquery's relation, the other of the parent's */
 	inner_arg = (Node *) linitial(dop->args);
@@ -363,11 +367,33 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	spec->near_func = get_opcode(dop->opno);
 	spec->near_ltop = order->sortop;
 	spec->near_type = dist->type;
+	return spec;
+}
+
+/*
+ * asof_nearest_quals
+ *		Sort the WHERE conjuncts of sq into equality keys, tolerance bounds
+ *		on the version time (which must keep the outer time inside the
+ *		window: asof_nearest_bound_ok) and filters on the subquery's
+ *		relation alone (appended to *kept); add the keys and bounds to spec
+ *		and decide whether NULL times take part (no bound).  Returns spec;
+ *		NULL unless every correlated condition is a key or a bound and the
+ *		outer expressions are computed for the rows PostgreSQL's plan
+ *		computes them for.
+ */
+static AsOfSpec *
+asof_nearest_quals(PlannerInfo *root, Query *sq, AsOfSpec *spec, List **kept)
+{
+	Oid			time_opfamily = spec->time->opfamily;
+	List	   *quals = NIL;
+	ListCell   *lc;
+	char	   *kinds;
+	bool	   *fallible;
 
 	/*
-	 * Sort the WHERE conjuncts into keys, tolerances and filters.  kinds[]
-	 * and fallible[] describe them for asof_order_ok, after a first entry
-	 * for the ORDER BY, which PostgreSQL computes after every filter.
+	 * kinds[] and fallible[] describe the conjuncts for asof_order_ok, after
+	 * a first entry for the ORDER BY, which PostgreSQL computes after every
+	 * filter.
 	 */
 	asof_flatten_and(sq->jointree->quals, &quals);
 	kinds = palloc0(list_length(quals) + 2);
@@ -377,12 +403,13 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	{
 		Node	   *clause = (Node *) lfirst(lc);
 		int			qi = foreach_current_index(lc) + 1;
+		AsOfCond	cond;
 		AsOfCond   *c;
 
 		kinds[qi] = 'F';
 		if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
 		{
-			kept = lappend(kept, clause);	/* filter on the relation alone */
+			*kept = lappend(*kept, clause);	/* filter on the relation alone */
 			continue;
 		}
 		if (!asof_split_comparison(root, clause, &cond))
@@ -402,20 +429,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 		}
 		else
 		{
-			List	   *opfamilies = get_mergejoin_opfamilies(cond.opno);
-			ListCell   *olc;
-			bool		found = false;
-
-			foreach(olc, opfamilies)
-			{
-				if (asof_cond_in_opfamily(c, lfirst_oid(olc), true) &&
-					c->strategy == BTEqualStrategyNumber)
-				{
-					found = true;
-					break;
-				}
-			}
-			if (!found)
+			if (!asof_cond_is_key(c))
 				ASOF_NO("nearest: a condition is neither a key nor a tolerance bound");
 			spec->keys = lappend(spec->keys, c);
 			kinds[qi] = 'K';
@@ -426,55 +440,38 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 					   kinds, fallible))
 		ASOF_NO("nearest: conditions that can fail come before filters");
 	spec->near_keep_nulls = (spec->tolerances == NIL);
+	return spec;
+}
 
-	/* The rewritten subquery, as in asof_recognise */
-	q = copyObject(sq);
-	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
-	q->sortClause = NIL;
-	q->limitCount = NULL;
-	q->limitOption = WJ_LIMIT_OPTION_NONE;
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+/*
+ * asof_nearest_rewrite
+ *		The rewritten subquery, as in asof_recognise: sq without the
+ *		correlated conditions, ORDER BY and LIMIT, with the inner keys and
+ *		time as output columns, always sorted by (keys, time ascending NULLs
+ *		last, output columns) for the merge; decides whether the lookup may
+ *		hash the keys (spec->near_hashable) and sets the columns' resno in
+ *		spec.  NULL when sq's output columns or the copy's references to the
+ *		parent query cannot be handled.
+ */
+static Query *
+asof_nearest_rewrite(Query *sq, AsOfSpec *spec, List *kept,
+					 const AsOfDistance *dist)
+{
+	Oid			time_opfamily = spec->time->opfamily;
+	Query	   *q;
+	ListCell   *lc;
+	int			noriginal;
+	int			depth;
+	Index		next_ref = 1;
 
-		if (tle->resjunk)
-			continue;
-		if (tle->resno != noriginal + 1)
-			ASOF_NO("nearest: junk output column before a real one");
-		tle->ressortgroupref = 0;
-		tlist = lappend(tlist, tle);
-		noriginal++;
-	}
-	q->targetList = tlist;
+	q = asof_strip_subquery(sq, kept, &noriginal);
+	if (q == NULL)
+		ASOF_NO("nearest: junk output column before a real one");
 
 	/* Sorted by (keys, time) for the merge; the lookup may hash the keys */
 	spec->hashed = false;
-	spec->near_hashable = (spec->keys != NIL);
-	foreach(lc, spec->keys)
-	{
-		AsOfCond   *c = (AsOfCond *) lfirst(lc);
-		Oid			lhs;
-		Oid			rhs;
-
-		if (c->innertype != c->outertype ||
-			!op_hashjoinable(c->opno, c->innertype) ||
-			!get_op_hash_functions(c->opno, &lhs, &rhs) || lhs != rhs)
-			spec->near_hashable = false;
-	}
-	n = 0;
-	foreach(lc, spec->keys)
-	{
-		AsOfCond   *c = (AsOfCond *) lfirst(lc);
-
-		c->resno = asof_target_resno(q, noriginal, c->inner, "asof_key",
-									 ++n, &spec->new_colnames);
-		asof_add_sort(q, c->resno,
-					  get_opfamily_member(c->opfamily, c->innertype,
-										  c->innertype, BTLessStrategyNumber),
-					  get_opfamily_member(c->opfamily, c->innertype,
-										  c->innertype, BTEqualStrategyNumber),
-					  false, &next_ref);
-	}
+	spec->near_hashable = asof_keys_hashable(spec->keys);
+	asof_add_key_columns(q, noriginal, spec, true, &next_ref);
 	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
 										  "asof_time", 0,
 										  &spec->new_colnames);
@@ -497,7 +494,41 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 	depth = -1;
 	if (asof_outer_refs_walker((Node *) q, &depth))
 		ASOF_NO("nearest: the rewritten subquery still refers to the outer query");
+	return q;
+}
 
+/*
+ * asof_recognise_nearest
+ *		asof_recognise for ORDER BY inner_time <-> outer_time: NULL unless
+ *		the subquery is exactly the nearest idiom (see above), else the
+ *		recognised conditions and the rewritten subquery, ordered by (keys,
+ *		time ascending with NULLs last, output columns), which both the
+ *		merge and the lookup strategy read.  The steps: the distance and its
+ *		ORDER BY (asof_nearest_distance), its arguments and the time
+ *		condition (asof_nearest_time), the WHERE conjuncts
+ *		(asof_nearest_quals), the rewritten subquery (asof_nearest_rewrite).
+ */
+AsOfSpec *
+asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
+					   TargetEntry *order_tle)
+{
+	OpExpr	   *dop = (OpExpr *) order_tle->expr;
+	const AsOfDistance *dist;
+	AsOfSpec   *spec;
+	List	   *kept = NIL;
+	Query	   *q;
+
+	dist = asof_nearest_distance(order, dop);
+	if (dist == NULL)
+		return NULL;
+	spec = asof_nearest_time(root, order, dop, dist);
+	if (spec == NULL)
+		return NULL;
+	if (asof_nearest_quals(root, sq, spec, &kept) == NULL)
+		return NULL;
+	q = asof_nearest_rewrite(sq, spec, kept, dist);
+	if (q == NULL)
+		return NULL;
 	spec->rewritten = q;
 	return spec;
 }

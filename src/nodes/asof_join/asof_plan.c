@@ -210,49 +210,37 @@ asof_adopt_rewritten_subquery(PlannerInfo *root, AsOfPath *apath)
 }
 
 /*
- * asof_plan_path
- *		PlanCustomPath: build the CustomScan from the chosen AsOfPath.  The
- *		outer child was planned by PostgreSQL (custom_plans); the inner child
- *		is planned here, only now that this path won.
+ * asof_plan_info_alloc
+ *		An empty AsOfPlanInfo in *info, with its per-key arrays sized for
+ *		nkeys keys and its per-bound arrays for ntol tolerance bounds (one
+ *		entry at least).
  */
-Plan *
-asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-			   List *tlist, List *clauses, List *custom_plans)
+static void
+asof_plan_info_alloc(AsOfPlanInfo *info, int nkeys, int ntol)
 {
-	AsOfPath   *apath = (AsOfPath *) best_path;
-	AsOfSpec   *spec = apath->spec;
-	Index		relid = apath->inner_relid;
-	RelOptInfo *innerrel = find_base_rel(root, relid);
-	CustomScan *cscan = makeNode(CustomScan);
-	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
-	Plan	   *subplan;
-	SubqueryScan *inner_plan;
-	List	   *inner_tlist = NIL;
-	List	   *scan_tlist = NIL;
-	List	   *joinquals = NIL;
-	List	   *otherquals = NIL;
-	List	   *vars;
-	AsOfPlanInfo info;
-	int			nkeys = list_length(spec->keys);
-	int			ntol = list_length(spec->tolerances);
-	int			i;
-	List	   *outer_keys = NIL;
-	List	   *tol_bounds = NIL;
-	List	   *show_keys = NIL;
-	List	   *show_tol = NIL;
+	memset(info, 0, sizeof(AsOfPlanInfo));
+	info->key_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(nkeys, 1));
+	info->key_attnos = palloc0(sizeof(AttrNumber) * Max(nkeys, 1));
+	info->key_hashfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
+	info->key_eqfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
+	info->tol_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(ntol, 1));
+	info->tol_strict = palloc0(sizeof(bool) * Max(ntol, 1));
+	info->tol_upper = palloc0(sizeof(bool) * Max(ntol, 1));
+}
+
+/*
+ * asof_split_quals
+ *		Which of the join's conditions decide whether an outer row has a
+ *		match (a LEFT join's conditions on the inner relation alone or from
+ *		its ON clause: *joinquals) and which filter the joined rows
+ *		(*otherquals: every condition of an inner join).
+ */
+static void
+asof_split_quals(AsOfPath *apath, RelOptInfo *rel, RelOptInfo *innerrel,
+				 List **joinquals, List **otherquals)
+{
 	ListCell   *lc;
-	int			resno;
 
-	memset(&info, 0, sizeof(AsOfPlanInfo));
-	info.key_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(nkeys, 1));
-	info.key_attnos = palloc0(sizeof(AttrNumber) * Max(nkeys, 1));
-	info.key_hashfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
-	info.key_eqfuncs = palloc0(sizeof(Oid) * Max(nkeys, 1));
-	info.tol_cmps = palloc0(sizeof(AsOfCmpInfo) * Max(ntol, 1));
-	info.tol_strict = palloc0(sizeof(bool) * Max(ntol, 1));
-	info.tol_upper = palloc0(sizeof(bool) * Max(ntol, 1));
-
-	/* Split the conditions: a LEFT join's match conditions, then filters */
 	foreach(lc, apath->restrictlist)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
@@ -260,20 +248,27 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		if (apath->jointype == JOIN_LEFT &&
 			(bms_is_subset(rinfo->required_relids, innerrel->relids) ||
 			 !RINFO_IS_PUSHED_DOWN(rinfo, rel->relids)))
-			joinquals = lappend(joinquals, rinfo->clause);
+			*joinquals = lappend(*joinquals, rinfo->clause);
 		else
-			otherquals = lappend(otherquals, rinfo->clause);
+			*otherquals = lappend(*otherquals, rinfo->clause);
 	}
+}
 
-	/* The inner child's plan, under the subroot that setrefs.c will use */
-	asof_adopt_rewritten_subquery(root, apath);
-	subplan = create_plan(apath->subroot, apath->inner_path);
+/*
+ * asof_inner_used_columns
+ *		The start of the inner child's target list: every column of the
+ *		subquery (relation relid) used above the join, in its target or its
+ *		conditions.  (The plan's tlist may be empty when a projection will
+ *		replace it, so the join's target is what tells what is used.)
+ */
+static List *
+asof_inner_used_columns(CustomPath *best_path, Index relid,
+						List *joinquals, List *otherquals)
+{
+	List	   *inner_tlist = NIL;
+	List	   *vars;
+	ListCell   *lc;
 
-	/*
-	 * The inner child outputs every column of the subquery used above it,
-	 * then the keys and the time.  (tlist may be empty when a projection
-	 * will replace it, so the join's target is what tells what is used.)
-	 */
 	vars = pull_var_clause((Node *) list_make3(best_path->path.pathtarget->exprs,
 											   joinquals, otherquals),
 						   PVC_RECURSE_AGGREGATES |
@@ -288,22 +283,40 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 									  var->vartype, var->vartypmod,
 									  var->varcollid);
 	}
-	i = 0;
+	return inner_tlist;
+}
+
+/*
+ * asof_plan_keys
+ *		Where the executor finds each key: its inner column (appended to
+ *		*inner_tlist when missing), its comparison and, when the keys are
+ *		hashed (spec->hashed, or a nearest join's lookup may hash them), its
+ *		hash and equality functions, in info.  Returns the outer key
+ *		expressions in *outer_keys and EXPLAIN's key conditions in
+ *		*show_keys.
+ */
+static void
+asof_plan_keys(AsOfSpec *spec, Index relid, List **inner_tlist,
+			   AsOfPlanInfo *info, List **outer_keys, List **show_keys)
+{
+	ListCell   *lc;
+	int			i = 0;
+
 	foreach(lc, spec->keys)
 	{
 		AsOfCond   *c = (AsOfCond *) lfirst(lc);
 		Var		   *var = asof_inner_var(relid, c);
 
-		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
-								   var->vartype, var->vartypmod,
-								   var->varcollid);
-		info.key_attnos[i] = resno;
-		outer_keys = lappend(outer_keys, c->outer);
-		show_keys = lappend(show_keys,
-							make_opclause(c->opno, BOOLOID, false,
-										  (Expr *) var, c->outer,
-										  InvalidOid, c->collation));
-		asof_set_cmp(&info.key_cmps[i], c);
+		info->key_attnos[i] = asof_add_inner_var(inner_tlist, relid,
+												 var->varattno, var->vartype,
+												 var->vartypmod,
+												 var->varcollid);
+		*outer_keys = lappend(*outer_keys, c->outer);
+		*show_keys = lappend(*show_keys,
+							 make_opclause(c->opno, BOOLOID, false,
+										   (Expr *) var, c->outer,
+										   InvalidOid, c->collation));
+		asof_set_cmp(&info->key_cmps[i], c);
 		if (spec->hashed || spec->near_hashable)
 		{
 			Oid			hashproc;
@@ -312,62 +325,90 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			if (!get_op_hash_functions(c->opno, &hashproc, &dummy))
 				elog(ERROR, "could not find hash function for operator %u",
 					 c->opno);
-			info.key_hashfuncs[i] = hashproc;
-			info.key_eqfuncs[i] = get_opcode(c->opno);
+			info->key_hashfuncs[i] = hashproc;
+			info->key_eqfuncs[i] = get_opcode(c->opno);
 		}
 		i++;
 	}
+}
+
+/*
+ * asof_plan_time
+ *		Where the executor finds the time: its inner column (appended to
+ *		*inner_tlist when missing) and comparison, and each tolerance
+ *		bound's comparison and strictness, in info.  Returns the node's
+ *		custom_exprs, which setrefs.c fixes: the outer keys, the outer time,
+ *		the tolerance bounds' outer expressions, the LEFT join's match
+ *		conditions, then what EXPLAIN shows: the key conditions, the time
+ *		condition (the distance ordering for a nearest join) and the
+ *		tolerance conditions.
+ */
+static List *
+asof_plan_time(AsOfSpec *spec, Index relid, List **inner_tlist,
+			   AsOfPlanInfo *info, List *outer_keys, List *show_keys,
+			   List *joinquals)
+{
+	Var		   *var = asof_inner_var(relid, spec->time);
+	List	   *tol_bounds = NIL;
+	List	   *show_tol = NIL;
+	List	   *exprs;
+	ListCell   *lc;
+	int			i = 0;
+
+	info->time_attno = asof_add_inner_var(inner_tlist, relid, var->varattno,
+										  var->vartype, var->vartypmod,
+										  var->varcollid);
+	asof_set_cmp(&info->time_cmp, spec->time);
+	foreach(lc, spec->tolerances)
 	{
-		Var		   *var = asof_inner_var(relid, spec->time);
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
 
-		resno = asof_add_inner_var(&inner_tlist, relid, var->varattno,
-								   var->vartype, var->vartypmod,
-								   var->varcollid);
-		info.time_attno = resno;
-		asof_set_cmp(&info.time_cmp, spec->time);
-		i = 0;
-		foreach(lc, spec->tolerances)
-		{
-			AsOfCond   *c = (AsOfCond *) lfirst(lc);
-
-			tol_bounds = lappend(tol_bounds, c->outer);
-			show_tol = lappend(show_tol,
-							   make_opclause(c->opno, BOOLOID, false,
-											 (Expr *) copyObject(var),
-											 c->outer, InvalidOid,
-											 c->collation));
-			info.tol_strict[i] = (c->strategy == BTLessStrategyNumber ||
-								  c->strategy == BTGreaterStrategyNumber);
-			asof_set_cmp(&info.tol_cmps[i], c);
-			i++;
-		}
-		cscan->custom_exprs = list_make1(outer_keys);
-		cscan->custom_exprs = lappend(cscan->custom_exprs,
-									  list_make1(spec->time->outer));
-		cscan->custom_exprs = lappend(cscan->custom_exprs, tol_bounds);
-		cscan->custom_exprs = lappend(cscan->custom_exprs, joinquals);
-		cscan->custom_exprs = lappend(cscan->custom_exprs, show_keys);
-		if (spec->nearest)
-			cscan->custom_exprs = lappend(cscan->custom_exprs,
-										  list_make1(asof_nearest_show(spec, var)));
-		else
-			cscan->custom_exprs = lappend(cscan->custom_exprs,
-										  list_make1(make_opclause(spec->time->opno,
-																   BOOLOID, false,
-																   (Expr *) var,
-																   spec->time->outer,
-																   InvalidOid,
-																   spec->time->collation)));
-		cscan->custom_exprs = lappend(cscan->custom_exprs, show_tol);
+		tol_bounds = lappend(tol_bounds, c->outer);
+		show_tol = lappend(show_tol,
+						   make_opclause(c->opno, BOOLOID, false,
+										 (Expr *) copyObject(var),
+										 c->outer, InvalidOid,
+										 c->collation));
+		info->tol_strict[i] = (c->strategy == BTLessStrategyNumber ||
+							   c->strategy == BTGreaterStrategyNumber);
+		asof_set_cmp(&info->tol_cmps[i], c);
+		i++;
 	}
+	exprs = list_make1(outer_keys);
+	exprs = lappend(exprs, list_make1(spec->time->outer));
+	exprs = lappend(exprs, tol_bounds);
+	exprs = lappend(exprs, joinquals);
+	exprs = lappend(exprs, show_keys);
+	if (spec->nearest)
+		exprs = lappend(exprs, list_make1(asof_nearest_show(spec, var)));
+	else
+		exprs = lappend(exprs,
+						list_make1(make_opclause(spec->time->opno,
+												 BOOLOID, false,
+												 (Expr *) var,
+												 spec->time->outer,
+												 InvalidOid,
+												 spec->time->collation)));
+	exprs = lappend(exprs, show_tol);
+	return exprs;
+}
 
-	/* The inner child: a SubqueryScan of the rewritten subquery */
-	inner_plan = makeNode(SubqueryScan);
+/*
+ * asof_inner_scan
+ *		The inner child: a SubqueryScan of the rewritten subquery's plan
+ *		subplan, outputting inner_tlist, costed from the path it was planned
+ *		from.
+ */
+static SubqueryScan *
+asof_inner_scan(AsOfPath *apath, Plan *subplan, List *inner_tlist)
+{
+	SubqueryScan *inner_plan = makeNode(SubqueryScan);
+
 	inner_plan->scan.plan.targetlist = inner_tlist;
 	inner_plan->scan.plan.qual = NIL;
 	inner_plan->scan.plan.lefttree = NULL;
 	inner_plan->scan.plan.righttree = NULL;
-	inner_plan->scan.scanrelid = relid;
+	inner_plan->scan.scanrelid = apath->inner_relid;
 	inner_plan->subplan = subplan;
 	inner_plan->scanstatus = SUBQUERY_SCAN_UNKNOWN;
 	wj_set_plan_disabled_nodes(&inner_plan->scan.plan,
@@ -379,9 +420,21 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	inner_plan->scan.plan.plan_width = apath->inner_path->pathtarget->width;
 	inner_plan->scan.plan.parallel_aware = false;
 	inner_plan->scan.plan.parallel_safe = apath->inner_path->parallel_safe;
+	return inner_plan;
+}
 
-	/* The scan tuple: outer child's columns, then inner child's */
-	resno = 1;
+/*
+ * asof_scan_tlist
+ *		The node's scan tuple: the outer child's columns, then the inner
+ *		child's.
+ */
+static List *
+asof_scan_tlist(Plan *outer_plan, List *inner_tlist)
+{
+	List	   *scan_tlist = NIL;
+	ListCell   *lc;
+	int			resno = 1;
+
 	foreach(lc, outer_plan->targetlist)
 	{
 		TargetEntry *tle = (TargetEntry *) lfirst(lc);
@@ -398,6 +451,66 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 							 makeTargetEntry((Expr *) copyObject(tle->expr),
 											 resno++, NULL, false));
 	}
+	return scan_tlist;
+}
+
+/*
+ * asof_plan_path
+ *		PlanCustomPath: build the CustomScan from the chosen AsOfPath.  The
+ *		outer child was planned by PostgreSQL (custom_plans); the inner child
+ *		is planned here, only now that this path won.  The steps: the join's
+ *		conditions (asof_split_quals), the inner child's plan, its target
+ *		list (asof_inner_used_columns, then the keys and the time:
+ *		asof_plan_keys, asof_plan_time), the inner SubqueryScan
+ *		(asof_inner_scan), the scan tuple (asof_scan_tlist), and the
+ *		private data, with the parallel lookup's split (asof_plan_split).
+ */
+Plan *
+asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+			   List *tlist, List *clauses, List *custom_plans)
+{
+	AsOfPath   *apath = (AsOfPath *) best_path;
+	AsOfSpec   *spec = apath->spec;
+	Index		relid = apath->inner_relid;
+	RelOptInfo *innerrel = find_base_rel(root, relid);
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
+	Plan	   *subplan;
+	SubqueryScan *inner_plan;
+	List	   *inner_tlist;
+	List	   *scan_tlist;
+	List	   *joinquals = NIL;
+	List	   *otherquals = NIL;
+	List	   *outer_keys = NIL;
+	List	   *show_keys = NIL;
+	AsOfPlanInfo info;
+	int			nkeys = list_length(spec->keys);
+	int			ntol = list_length(spec->tolerances);
+
+	asof_plan_info_alloc(&info, nkeys, ntol);
+
+	/* Split the conditions: a LEFT join's match conditions, then filters */
+	asof_split_quals(apath, rel, innerrel, &joinquals, &otherquals);
+
+	/* The inner child's plan, under the subroot that setrefs.c will use */
+	asof_adopt_rewritten_subquery(root, apath);
+	subplan = create_plan(apath->subroot, apath->inner_path);
+
+	/*
+	 * The inner child outputs every column of the subquery used above it,
+	 * then the keys and the time.
+	 */
+	inner_tlist = asof_inner_used_columns(best_path, relid, joinquals,
+										  otherquals);
+	asof_plan_keys(spec, relid, &inner_tlist, &info, &outer_keys, &show_keys);
+	cscan->custom_exprs = asof_plan_time(spec, relid, &inner_tlist, &info,
+										 outer_keys, show_keys, joinquals);
+
+	/* The inner child: a SubqueryScan of the rewritten subquery */
+	inner_plan = asof_inner_scan(apath, subplan, inner_tlist);
+
+	/* The scan tuple: outer child's columns, then inner child's */
+	scan_tlist = asof_scan_tlist(outer_plan, inner_tlist);
 
 	info.jointype = apath->jointype;
 	info.forward = spec->forward;

@@ -117,6 +117,11 @@ extern void asof_add_tie_breakers(Query *q, int noriginal, bool descending,
 extern bool asof_order_ok(PlannerInfo *root, List *clauses, const char *kinds,
 						  const bool *fallible);
 extern bool asof_outer_time_safe(Expr *expr);
+extern bool asof_cond_is_key(AsOfCond *cond);
+extern bool asof_keys_hashable(List *keys);
+extern Query *asof_strip_subquery(Query *sq, List *kept, int *noriginal);
+extern void asof_add_key_columns(Query *q, int noriginal, AsOfSpec *spec,
+								 bool sorted, Index *next_ref);
 extern AsOfSpec *asof_recognise(PlannerInfo *root, Query *sq);
 
 /* asof_nearest_recognise.c */

@@ -502,34 +502,130 @@ asof_outer_time_safe(Expr *expr)
 }
 
 /*
- * asof_recognise
- *		Analyse the LATERAL subquery sq of the parent query root.  Returns
- *		NULL unless it is exactly the as-of idiom described in the file
- *		header, else the recognised conditions and the rewritten subquery.
+ * asof_cond_is_key
+ *		Is cond an equality of one of the btree opfamilies its operator can
+ *		merge in, with what a sort on it needs?  Fills the opfamily fields of
+ *		cond from the last opfamily tried: the matching one when it is.
  */
-AsOfSpec *
-asof_recognise(PlannerInfo *root, Query *sq)
+bool
+asof_cond_is_key(AsOfCond *cond)
 {
-	AsOfSpec   *spec;
-	Node	   *limit;
-	SortGroupClause *order;
-	TargetEntry *order_tle;
-	Oid			time_opfamily;
-	Oid			opcintype;
-	int16		order_strategy;
-	List	   *quals = NIL;
-	List	   *kept = NIL;
-	ListCell   *lc;
-	Query	   *q;
-	List	   *tlist = NIL;
-	int			noriginal = 0;
-	int			depth;
-	Index		next_ref = 1;
-	int			n;
-	char	   *kinds;
-	bool	   *fallible;
+	List	   *opfamilies = get_mergejoin_opfamilies(cond->opno);
+	ListCell   *olc;
 
-	/* A plain SELECT ... FROM one relation ... ORDER BY one item LIMIT 1 */
+	foreach(olc, opfamilies)
+	{
+		if (asof_cond_in_opfamily(cond, lfirst_oid(olc), true) &&
+			cond->strategy == BTEqualStrategyNumber)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * asof_keys_hashable
+ *		Can the keys be hashed: there is one at least, and each has the same
+ *		type on both sides and one hash function for both?
+ */
+bool
+asof_keys_hashable(List *keys)
+{
+	bool		hashable = (keys != NIL);
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+		Oid			lhs;
+		Oid			rhs;
+
+		if (c->innertype != c->outertype ||
+			!op_hashjoinable(c->opno, c->innertype) ||
+			!get_op_hash_functions(c->opno, &lhs, &rhs) || lhs != rhs)
+			hashable = false;
+	}
+	return hashable;
+}
+
+/*
+ * asof_strip_subquery
+ *		The start of a rewritten subquery: a copy of sq whose only WHERE
+ *		conditions are kept, without ORDER BY and LIMIT, and without its junk
+ *		output columns; *noriginal is set to the number of its real ones.
+ *		NULL when a junk column comes before a real one (the caller says
+ *		why).
+ */
+Query *
+asof_strip_subquery(Query *sq, List *kept, int *noriginal)
+{
+	Query	   *q = copyObject(sq);
+	List	   *tlist = NIL;
+	ListCell   *lc;
+
+	*noriginal = 0;
+	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
+	q->sortClause = NIL;
+	q->limitCount = NULL;
+	q->limitOption = WJ_LIMIT_OPTION_NONE;
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = (TargetEntry *) lfirst(lc);
+
+		if (tle->resjunk)
+			continue;
+		if (tle->resno != *noriginal + 1)
+			return NULL;
+		tle->ressortgroupref = 0;
+		tlist = lappend(tlist, tle);
+		(*noriginal)++;
+	}
+	q->targetList = tlist;
+	return q;
+}
+
+/*
+ * asof_add_key_columns
+ *		Give every key of spec its output column of the rewritten subquery q
+ *		(an existing one with the same expression, else a new "asof_keyN"),
+ *		and, when sorted, an ascending ORDER BY item on it, in the keys'
+ *		order.
+ */
+void
+asof_add_key_columns(Query *q, int noriginal, AsOfSpec *spec, bool sorted,
+					 Index *next_ref)
+{
+	ListCell   *lc;
+	int			n = 0;
+
+	foreach(lc, spec->keys)
+	{
+		AsOfCond   *c = (AsOfCond *) lfirst(lc);
+
+		c->resno = asof_target_resno(q, noriginal, c->inner, "asof_key",
+									 ++n, &spec->new_colnames);
+		if (sorted)
+			asof_add_sort(q, c->resno,
+						  get_opfamily_member(c->opfamily, c->innertype,
+											  c->innertype,
+											  BTLessStrategyNumber),
+						  get_opfamily_member(c->opfamily, c->innertype,
+											  c->innertype,
+											  BTEqualStrategyNumber),
+						  false, next_ref);
+	}
+}
+
+/*
+ * asof_idiom_order
+ *		Is sq a plain SELECT ... FROM one relation ... ORDER BY one item
+ *		LIMIT 1, without volatile functions?  Returns its ORDER BY item, else
+ *		NULL.
+ */
+static SortGroupClause *
+asof_idiom_order(PlannerInfo *root, Query *sq)
+{
+	Node	   *limit;
+
 	if (sq->commandType != CMD_SELECT || sq->utilityStmt != NULL ||
 		sq->hasAggs || sq->hasWindowFuncs || sq->hasTargetSRFs ||
 		sq->hasSubLinks || sq->hasDistinctOn || sq->hasRecursive ||
@@ -554,19 +650,33 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	if (contain_volatile_functions((Node *) sq))
 		ASOF_NO("the subquery calls volatile functions");
 
-	/* ORDER BY the version time: DESC looks backward, ASC forward */
-	order = linitial_node(SortGroupClause, sq->sortClause);
-	order_tle = get_sortgroupclause_tle(order, sq->targetList);
-	if (IsA(order_tle->expr, OpExpr))
-		return asof_recognise_nearest(root, sq, order, order_tle);
-	if (!wj_ordering_op_strategy(order->sortop, &time_opfamily,
-								 &opcintype, &order_strategy))
-		ASOF_NO("the subquery's ORDER BY is not a btree ordering");
+	return linitial_node(SortGroupClause, sq->sortClause);
+}
+
+/*
+ * asof_sort_quals
+ *		Sort the WHERE conjuncts of sq into equality keys, the time condition
+ *		(the bound on the ORDER BY expression order_expr in the direction of
+ *		the ORDER BY), tolerance bounds (on it, in the other direction) and
+ *		filters on the subquery's relation alone (appended to *kept).
+ *		Returns a new spec holding the keys, time and tolerances, with
+ *		forward and strict set; NULL unless every correlated condition is
+ *		one of those, there is a time condition, and the outer expressions
+ *		are computed for the rows PostgreSQL's plan computes them for.
+ */
+static AsOfSpec *
+asof_sort_quals(PlannerInfo *root, Query *sq, Expr *order_expr,
+				Oid time_opfamily, bool forward, List **kept)
+{
+	AsOfSpec   *spec;
+	List	   *quals = NIL;
+	ListCell   *lc;
+	char	   *kinds;
+	bool	   *fallible;
 
 	spec = palloc0(sizeof(AsOfSpec));
-	spec->forward = (order_strategy == BTLessStrategyNumber);
+	spec->forward = forward;
 
-	/* Sort the WHERE conjuncts into keys, time, tolerances and filters */
 	asof_flatten_and(sq->jointree->quals, &quals);
 	kinds = palloc0(list_length(quals) + 1);
 	fallible = palloc0(sizeof(bool) * (list_length(quals) + 1));
@@ -580,7 +690,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 		kinds[qi] = 'F';
 		if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
 		{
-			kept = lappend(kept, clause);	/* filter on the relation alone */
+			*kept = lappend(*kept, clause);	/* filter on the relation alone */
 			continue;
 		}
 		if (!asof_split_comparison(root, clause, &cond))
@@ -588,7 +698,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 
 		c = palloc(sizeof(AsOfCond));
 		*c = cond;
-		if (equal(cond.inner, order_tle->expr) &&
+		if (equal(cond.inner, order_expr) &&
 			asof_cond_in_opfamily(c, time_opfamily, false) &&
 			c->strategy != BTEqualStrategyNumber)
 		{
@@ -614,26 +724,10 @@ asof_recognise(PlannerInfo *root, Query *sq)
 			}
 			continue;
 		}
-		else
-		{
-			List	   *opfamilies = get_mergejoin_opfamilies(cond.opno);
-			ListCell   *olc;
-			bool		found = false;
-
-			foreach(olc, opfamilies)
-			{
-				if (asof_cond_in_opfamily(c, lfirst_oid(olc), true) &&
-					c->strategy == BTEqualStrategyNumber)
-				{
-					found = true;
-					break;
-				}
-			}
-			if (!found)
-				ASOF_NO("a key condition is not a mergeable equality");
-			spec->keys = lappend(spec->keys, c);
-			kinds[qi] = 'K';
-		}
+		if (!asof_cond_is_key(c))
+			ASOF_NO("a key condition is not a mergeable equality");
+		spec->keys = lappend(spec->keys, c);
+		kinds[qi] = 'K';
 	}
 	if (spec->time == NULL)
 		ASOF_NO("no time condition on the ORDER BY column");
@@ -641,36 +735,31 @@ asof_recognise(PlannerInfo *root, Query *sq)
 		ASOF_NO("the outer time can raise an error for outer rows PostgreSQL's plan never computes it for");
 	if (!asof_order_ok(root, quals, kinds, fallible))
 		ASOF_NO("PostgreSQL would evaluate a fallible outer expression for other rows than the node");
+	return spec;
+}
 
-	/* The ORDER BY must be the matching direction of that same opfamily */
-	if (opcintype != spec->time->innertype ||
-		order_strategy != (spec->forward ? BTLessStrategyNumber :
-						   BTGreaterStrategyNumber))
-		ASOF_NO("the ORDER BY does not go the direction of the time condition");
+/*
+ * asof_rewrite
+ *		The rewritten subquery the node reads instead of sq: sq without the
+ *		correlated conditions, ORDER BY and LIMIT, with the inner keys and
+ *		time as output columns, sorted by (keys, time, output columns) -- by
+ *		(time, output columns) when the keys are hashed.  Decides
+ *		spec->hashed and sets the columns' resno in spec.  NULL when sq's
+ *		output columns or the copy's references to the parent query cannot
+ *		be handled.
+ */
+static Query *
+asof_rewrite(Query *sq, AsOfSpec *spec, List *kept, Oid time_opfamily)
+{
+	Query	   *q;
+	ListCell   *lc;
+	int			noriginal;
+	int			depth;
+	Index		next_ref = 1;
 
-	/*
-	 * Build the rewritten subquery: the same query without the correlated
-	 * conditions, ORDER BY and LIMIT, with the inner keys and time as output
-	 * columns, sorted by (keys, time, output columns).
-	 */
-	q = copyObject(sq);
-	q->jointree->quals = kept ? (Node *) make_ands_explicit(kept) : NULL;
-	q->sortClause = NIL;
-	q->limitCount = NULL;
-	q->limitOption = WJ_LIMIT_OPTION_NONE;
-	foreach(lc, q->targetList)
-	{
-		TargetEntry *tle = (TargetEntry *) lfirst(lc);
-
-		if (tle->resjunk)
-			continue;
-		if (tle->resno != noriginal + 1)
-			ASOF_NO("junk columns before the subquery's real columns");
-		tle->ressortgroupref = 0;
-		tlist = lappend(tlist, tle);
-		noriginal++;
-	}
-	q->targetList = tlist;
+	q = asof_strip_subquery(sq, kept, &noriginal);
+	if (q == NULL)
+		ASOF_NO("junk columns before the subquery's real columns");
 
 	/*
 	 * Strategy.  When every key has the same type on both sides and is
@@ -679,36 +768,9 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	 * much cheaper than by text keys).  Otherwise both are sorted by (keys,
 	 * time) and merged.
 	 */
-	spec->hashed = (spec->keys != NIL);
-	foreach(lc, spec->keys)
-	{
-		AsOfCond   *c = (AsOfCond *) lfirst(lc);
-		Oid			lhs;
-		Oid			rhs;
+	spec->hashed = asof_keys_hashable(spec->keys);
 
-		if (c->innertype != c->outertype ||
-			!op_hashjoinable(c->opno, c->innertype) ||
-			!get_op_hash_functions(c->opno, &lhs, &rhs) || lhs != rhs)
-			spec->hashed = false;
-	}
-
-	n = 0;
-	foreach(lc, spec->keys)
-	{
-		AsOfCond   *c = (AsOfCond *) lfirst(lc);
-
-		c->resno = asof_target_resno(q, noriginal, c->inner, "asof_key",
-									 ++n, &spec->new_colnames);
-		if (!spec->hashed)
-			asof_add_sort(q, c->resno,
-						  get_opfamily_member(c->opfamily, c->innertype,
-											  c->innertype,
-											  BTLessStrategyNumber),
-						  get_opfamily_member(c->opfamily, c->innertype,
-											  c->innertype,
-											  BTEqualStrategyNumber),
-						  false, &next_ref);
-	}
+	asof_add_key_columns(q, noriginal, spec, !spec->hashed, &next_ref);
 	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
 										  "asof_time", 0,
 										  &spec->new_colnames);
@@ -740,7 +802,59 @@ asof_recognise(PlannerInfo *root, Query *sq)
 	depth = -1;
 	if (asof_outer_refs_walker((Node *) q, &depth))
 		ASOF_NO("the rewritten subquery still refers to the outer query");
+	return q;
+}
 
+/*
+ * asof_recognise
+ *		Analyse the LATERAL subquery sq of the parent query root.  Returns
+ *		NULL unless it is exactly the as-of idiom described in the file
+ *		header, else the recognised conditions and the rewritten subquery.
+ *		The steps: the query's shape (asof_idiom_order), the ORDER BY (the
+ *		nearest idiom goes to asof_recognise_nearest), the WHERE conjuncts
+ *		(asof_sort_quals), the ORDER BY's direction against the time
+ *		condition, and the rewritten subquery (asof_rewrite).
+ */
+AsOfSpec *
+asof_recognise(PlannerInfo *root, Query *sq)
+{
+	AsOfSpec   *spec;
+	SortGroupClause *order;
+	TargetEntry *order_tle;
+	Oid			time_opfamily;
+	Oid			opcintype;
+	int16		order_strategy;
+	List	   *kept = NIL;
+	Query	   *q;
+
+	/* A plain SELECT ... FROM one relation ... ORDER BY one item LIMIT 1 */
+	order = asof_idiom_order(root, sq);
+	if (order == NULL)
+		return NULL;
+
+	/* ORDER BY the version time: DESC looks backward, ASC forward */
+	order_tle = get_sortgroupclause_tle(order, sq->targetList);
+	if (IsA(order_tle->expr, OpExpr))
+		return asof_recognise_nearest(root, sq, order, order_tle);
+	if (!wj_ordering_op_strategy(order->sortop, &time_opfamily,
+								 &opcintype, &order_strategy))
+		ASOF_NO("the subquery's ORDER BY is not a btree ordering");
+
+	/* Sort the WHERE conjuncts into keys, time, tolerances and filters */
+	spec = asof_sort_quals(root, sq, order_tle->expr, time_opfamily,
+						   order_strategy == BTLessStrategyNumber, &kept);
+	if (spec == NULL)
+		return NULL;
+
+	/* The ORDER BY must be the matching direction of that same opfamily */
+	if (opcintype != spec->time->innertype ||
+		order_strategy != (spec->forward ? BTLessStrategyNumber :
+						   BTGreaterStrategyNumber))
+		ASOF_NO("the ORDER BY does not go the direction of the time condition");
+
+	q = asof_rewrite(sq, spec, kept, time_opfamily);
+	if (q == NULL)
+		return NULL;
 	spec->rewritten = q;
 	return spec;
 }
