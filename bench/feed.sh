@@ -13,20 +13,22 @@
 #               from track_commit_timestamp
 #   writers     events/s of the 8 writers unpaced for --tput seconds with
 #               no views, with the three views without feeds, and with
-#               feeds; the ratio with feeds over without
-#   idle        the server's CPU (all processes, /proc/stat) over 30 s with
-#               the views scheduled and no writes, in % of one core
+#               feeds (two rounds, alternating); the ratio with feeds over
+#               without
+#   idle        the server's CPU (its processes, and those exited: the
+#               scheduler's workers) over 60 s with the views scheduled and
+#               no writes, in % of one core; and the whole machine's
 # Usage: bench/feed.sh [--rate EVENTS_PER_S] [--seconds N] [--tput N]
 #   --rate      the paced run's events/s (default 50000)
 #   --seconds   the paced run's length (default 60; the first 5 s are not
 #               counted)
-#   --tput      each unpaced run's length (default 30)
+#   --tput      each unpaced run's length (default 20)
 set -euo pipefail
 source "$(dirname "$0")/../scripts/common.sh"
 
 RATE=50000
 SECONDS_PER=60
-TPUT=30
+TPUT=20
 while [ $# -gt 0 ]; do
 	case "$1" in
 		--rate) RATE=$2; shift 2 ;;
@@ -126,21 +128,34 @@ echo "paced run: $RATE events/s asked, $(awk -v t="$tp" 'BEGIN { printf "%.0f", 
 psql -c "SELECT name, refreshes, feed_seq, last_refresh_ms FROM windowjoin.views ORDER BY 1"
 psql -f latency.sql
 
-# 2. unpaced: the writers' throughput with and without feeds
-psql -f setup.sql
-t_none=$(writers "$TPUT")
-psql -v feed=false -f views.sql >/dev/null
-t_views=$(writers "$TPUT")
-psql -f setup.sql
-psql -v feed=true -f views.sql >/dev/null
-t_feed=$(writers "$TPUT")
-awk -v a="$t_none" -v b="$t_views" -v c="$t_feed" 'BEGIN {
-	printf "writers unpaced (events/s): no views %.0f, three views %.0f, three views with feeds %.0f; feeds / no feeds %.3f\n",
+# 2. unpaced: the writers' throughput with no views, with the three views
+# without feeds and with feeds, each on a fresh table, in two rounds
+# (alternating, so that neither gains from going first); the mean of each
+declare -A tput=([none]=0 [views]=0 [feeds]=0)
+for round in 1 2; do
+	for mode in none views feeds; do
+		psql -f setup.sql
+		case $mode in
+			views) psql -v feed=false -f views.sql >/dev/null ;;
+			feeds) psql -v feed=true -f views.sql >/dev/null ;;
+		esac
+		t=$(writers "$TPUT")
+		echo "  round $round, $mode: $(awk -v t="$t" 'BEGIN { printf "%.0f", t * 100 }') events/s"
+		tput[$mode]=$(awk -v a="${tput[$mode]}" -v t="$t" 'BEGIN { print a + t / 2 }')
+	done
+done
+awk -v a="${tput[none]}" -v b="${tput[views]}" -v c="${tput[feeds]}" 'BEGIN {
+	printf "writers unpaced (events/s): no views %.0f, three views %.0f, three views with feeds %.0f; with feeds / without %.3f\n",
 		a * 100, b * 100, c * 100, c / b }'
 
-# 3. idle: the views scheduled, no writes; the server's processes (the
-# postmaster, its children, and the children that exited: the scheduler's
-# workers) and the whole machine
+# 3. idle: the three views with feeds over a fresh table, scheduled, no
+# writes (after 10 s, once autovacuum is done with the dropped tables);
+# the server's processes (the postmaster, its children, and the children
+# that exited: the scheduler's workers) and the whole machine
+psql -f setup.sql
+psql -v feed=true -f views.sql >/dev/null
+psql -c "INSERT INTO ev SELECT clock_timestamp() - interval '1 minute' + i * interval '1 ms', i % 100, i
+           FROM generate_series(1, 60000) i"
 pm=$(head -1 "$(psql -Atc 'SHOW data_directory')/postmaster.pid")
 pgcpu() {
 	local total
@@ -150,16 +165,16 @@ pgcpu() {
 	done
 	echo "$total"
 }
-sleep 5
+sleep 10
 c0=$(busy)
 p0=$(pgcpu)
-sleep 30
+sleep 60
 c1=$(busy)
 p1=$(pgcpu)
 awk -v a="$c0" -v b="$c1" -v p0="$p0" -v p1="$p1" -v hz="$(getconf CLK_TCK)" 'BEGIN {
 	split(a, x, " "); split(b, y, " ");
-	printf "idle server, three scheduled feed views, 30 s: the server %.2f%% of one core (machine %.2f%%)\n",
-		100 * (p1 - p0) / hz / 30, 100 * 2 * (y[1] - x[1]) / (y[2] - x[2]) }'
+	printf "idle server, three scheduled feed views, 60 s: the server %.2f%% of one core (machine %.2f%%)\n",
+		100 * (p1 - p0) / hz / 60, 100 * 2 * (y[1] - x[1]) / (y[2] - x[2]) }'
 RUN
 chmod +x "$work/run.sh"
 (cd "$work" && wj_virtualenv -o track_commit_timestamp=on -o windowjoin.scheduler_naptime=1s \
