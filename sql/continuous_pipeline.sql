@@ -127,7 +127,9 @@ SELECT name, late_rows > 0 AS saw_late, revisions > 0 AS revised FROM windowjoin
 -- The scheduler refreshes the stages upstream first, in one round: three
 -- stages due at once, the last stage longest overdue (so that by their
 -- last refresh alone it would go first, while its upstream watermarks are
--- still old), each refreshed once; the hour closes in s3 in that round
+-- still old), each refreshed once -- a stage's refresh wakes the next
+-- stage, which the round refreshes next anyway, and no more; the hour
+-- closes in s3 in that round
 --
 SELECT windowjoin.drop_view('pl.per_30min');
 SELECT windowjoin.drop_view('pl.top_keys');
@@ -135,19 +137,20 @@ CREATE TABLE sch (t timestamptz NOT NULL, x int);
 CREATE INDEX ON sch (t);
 INSERT INTO sch VALUES ('2024-02-01 00:00:01', 1);
 SELECT windowjoin.create_view('s1', $$SELECT window_start, window_end, count(*) AS n
-  FROM sch, tumble(t, interval '1 minute') GROUP BY 1, 2$$, schedule => interval '1 hour') IS NOT NULL AS created;
+  FROM sch, tumble(t, interval '1 minute') GROUP BY 1, 2$$) IS NOT NULL AS created;
 CREATE INDEX ON s1 (window_start);
 SELECT windowjoin.create_view('s2', $$SELECT w.window_start, w.window_end, sum(m.n) AS n
-  FROM s1 m, tumble(m.window_start, interval '10 minutes') w GROUP BY 1, 2$$,
-  schedule => interval '1 hour') IS NOT NULL AS created;
+  FROM s1 m, tumble(m.window_start, interval '10 minutes') w GROUP BY 1, 2$$) IS NOT NULL AS created;
 SELECT windowjoin.create_view('s3', $$SELECT w.window_start, w.window_end, sum(m.n) AS n
-  FROM s2 m, tumble(m.window_end, interval '1 hour') w GROUP BY 1, 2$$,
-  schedule => interval '1 hour') IS NOT NULL AS created;
+  FROM s2 m, tumble(m.window_end, interval '1 hour') w GROUP BY 1, 2$$) IS NOT NULL AS created;
+-- (no schedule yet: rows that close a scheduled view's window would wake
+-- its refresh at once, changefeed.md)
 INSERT INTO sch SELECT '2024-02-01'::timestamptz + i * interval '1 minute', 1 FROM generate_series(1, 70) i;
 -- (as the catalog's owner: the extension's write path has no way to
 -- pretend a view is overdue)
 UPDATE windowjoin.view_catalog
-   SET last_refresh = now() - CASE view_rel WHEN 'pl.s3'::regclass THEN interval '3 hours'
+   SET schedule = interval '1 hour',
+       last_refresh = now() - CASE view_rel WHEN 'pl.s3'::regclass THEN interval '3 hours'
                                             WHEN 'pl.s2'::regclass THEN interval '2 hours 30 minutes'
                                             ELSE interval '2 hours' END
  WHERE view_rel IN ('pl.s1'::regclass, 'pl.s2'::regclass, 'pl.s3'::regclass);

@@ -718,6 +718,26 @@ cv_take_woken(Oid dboid)
 }
 
 /*
+ * cv_unwake
+ *		A refresh of view is about to start, with a snapshot taken after
+ *		this: every window close published so far is in it.  (In a
+ *		pipeline, a stage's refresh wakes the next stage, which this round
+ *		refreshes next anyway: without this, the next round would refresh
+ *		it again for nothing.)
+ */
+static void
+cv_unwake(Oid dboid, Oid view)
+{
+	CvViewWake *w;
+
+	LWLockAcquire(cv_sched->lock, LW_EXCLUSIVE);
+	w = cv_wake_slot(dboid, view, false);
+	if (w != NULL)
+		w->woken = false;
+	LWLockRelease(cv_sched->lock);
+}
+
+/*
  * cv_views_woken
  *		Has a view of this database been woken since cv_take_woken?
  */
@@ -894,6 +914,7 @@ cv_refresh_one(Oid view)
 	MemoryContext outer = CurrentMemoryContext;
 	char	   *name = NULL;
 
+	cv_unwake(MyDatabaseId, view);
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	/* before the transaction's first snapshot */
