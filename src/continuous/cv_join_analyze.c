@@ -742,22 +742,23 @@ cv_join_quals_add(JoinExpr *j, Node *quals)
 		(Node *) make_andclause(list_make2(quals, j->quals));
 }
 
+/* the two sides of an interval or as-of join view's query */
+typedef struct CvBandSides
+{
+	JoinExpr   *j;				/* NULL: FROM l, r */
+	Index		lidx;
+	Index		ridx;
+	JoinType	jt;
+} CvBandSides;
+
 /*
- * cv_analyze_band_join
- *		An interval join of two tables or an as-of join of a table with a
- *		LATERAL lookup.
+ * cv_band_join_checks
+ *		What no interval or as-of join view may have: aggregates, volatile
+ *		functions, a column named as the view's own anchor columns.
  */
 static void
-cv_analyze_band_join(Query *q, CvShape *shape)
+cv_band_join_checks(Query *q)
 {
-	List	   *from = q->jointree->fromlist;
-	JoinExpr   *j = NULL;
-	Index		lidx = 0;
-	Index		ridx = 0;
-	RangeTblEntry *lrte;
-	RangeTblEntry *rrte;
-	JoinType	jt = JOIN_INNER;
-	CvBand		band;
 	ListCell   *lc;
 
 	cv_check_join_query(q);
@@ -779,43 +780,63 @@ cv_analyze_band_join(Query *q, CvShape *shape)
 							tle->resname),
 					 errhint("The view adds a column of that name; rename yours.")));
 	}
+}
 
-	/* FROM l JOIN r ON ..., or FROM l, r */
+/*
+ * cv_band_join_sides
+ *		FROM l JOIN r ON ..., or FROM l, r: the two sides and the join type.
+ */
+static void
+cv_band_join_sides(Query *q, CvBandSides *sides)
+{
+	List	   *from = q->jointree->fromlist;
+
+	memset(sides, 0, sizeof(*sides));
+	sides->jt = JOIN_INNER;
 	if (list_length(from) == 1 && IsA(linitial(from), JoinExpr))
 	{
-		j = linitial(from);
-		if (!IsA(j->larg, RangeTblRef) || !IsA(j->rarg, RangeTblRef))
+		sides->j = linitial(from);
+		if (!IsA(sides->j->larg, RangeTblRef) || !IsA(sides->j->rarg, RangeTblRef))
 			cv_unsupported("a join of more than two tables", NULL);
-		lidx = ((RangeTblRef *) j->larg)->rtindex;
-		ridx = ((RangeTblRef *) j->rarg)->rtindex;
-		jt = j->jointype;
+		sides->lidx = ((RangeTblRef *) sides->j->larg)->rtindex;
+		sides->ridx = ((RangeTblRef *) sides->j->rarg)->rtindex;
+		sides->jt = sides->j->jointype;
 	}
 	else if (list_length(from) == 2 && IsA(linitial(from), RangeTblRef) &&
 			 IsA(lsecond(from), RangeTblRef))
 	{
-		lidx = linitial_node(RangeTblRef, from)->rtindex;
-		ridx = lsecond_node(RangeTblRef, from)->rtindex;
+		sides->lidx = linitial_node(RangeTblRef, from)->rtindex;
+		sides->ridx = lsecond_node(RangeTblRef, from)->rtindex;
 	}
 	else
 		cv_unsupported("a join view other than \"l JOIN r\" of two tables",
 					   "Write FROM l [LEFT|RIGHT|FULL] JOIN r ON ..., or FROM l [LEFT] JOIN LATERAL (...) r ON true.");
-	if (jt != JOIN_INNER && jt != JOIN_LEFT && jt != JOIN_RIGHT && jt != JOIN_FULL)
+	if (sides->jt != JOIN_INNER && sides->jt != JOIN_LEFT &&
+		sides->jt != JOIN_RIGHT && sides->jt != JOIN_FULL)
 		cv_unsupported("this join type", NULL);
-	lrte = rt_fetch(lidx, q->rtable);
-	rrte = rt_fetch(ridx, q->rtable);
-	shape->source = cv_check_source(lrte);
-	memset(&band, 0, sizeof(band));
+}
+
+/*
+ * cv_band_join_right
+ *		The right side: an as-of lookup (LATERAL (SELECT ... FROM v WHERE
+ *		... ORDER BY ... LIMIT 1)) with an upper bound on the version time,
+ *		or a table with a time band bounded both ways.  Sets the right
+ *		source, the band and the join's kind.
+ */
+static void
+cv_band_join_right(Query *q, const CvBandSides *sides, CvShape *shape, CvBand *band)
+{
+	RangeTblEntry *rrte = rt_fetch(sides->ridx, q->rtable);
 
 	if (rrte->rtekind == RTE_SUBQUERY)
 	{
-		/* as-of: LATERAL (SELECT ... FROM v WHERE ... ORDER BY ... LIMIT 1) */
 		Query	   *sq = rrte->subquery;
 		RangeTblRef *vref;
 
 		if (!rrte->lateral || sq->limitCount == NULL || sq->sortClause == NIL)
 			cv_unsupported("a subquery in FROM other than an as-of lookup",
 						   "Write JOIN LATERAL (SELECT ... FROM versions v WHERE v.key = l.key AND v.t <= l.t ORDER BY v.t DESC LIMIT 1) r ON true.");
-		if (jt != JOIN_INNER && jt != JOIN_LEFT)
+		if (sides->jt != JOIN_INNER && sides->jt != JOIN_LEFT)
 			cv_unsupported("as-of joins other than inner and LEFT", NULL);
 		if (sq->hasAggs || sq->groupClause != NIL || sq->hasSubLinks ||
 			sq->cteList != NIL || sq->setOperations != NULL ||
@@ -824,26 +845,98 @@ cv_analyze_band_join(Query *q, CvShape *shape)
 			cv_unsupported("an as-of lookup other than one table's versions", NULL);
 		vref = linitial(sq->jointree->fromlist);
 		shape->source2 = cv_check_source(rt_fetch(vref->rtindex, sq->rtable));
-		cv_band_quals(sq->jointree->quals, lidx, 1, vref->rtindex, 0, &band);
-		if (band.lvar == NULL || !band.has_hi)
+		cv_band_quals(sq->jointree->quals, sides->lidx, 1, vref->rtindex, 0, band);
+		if (band->lvar == NULL || !band->has_hi)
 			cv_unsupported("an as-of join without an upper bound on the version time",
 						   "A backward lookup has v.t <= l.t; a forward or nearest one needs a tolerance, e.g. v.t <= l.t + interval '1 minute'.");
 		shape->join = "asof";
+		return;
 	}
-	else
+
+	shape->source2 = cv_check_source(rrte);
+	if (sides->j != NULL)
+		cv_band_quals(sides->j->quals, sides->lidx, 0, sides->ridx, 0, band);
+	if (sides->jt == JOIN_INNER)
+		cv_band_quals(q->jointree->quals, sides->lidx, 0, sides->ridx, 0, band);
+	if (band->lvar == NULL || !band->has_lo || !band->has_hi)
+		cv_unsupported("a join of two tables without a time band",
+					   "An interval join bounds the time difference both ways, e.g. r.t BETWEEN l.t - interval '2 seconds' AND l.t + interval '2 seconds'.");
+	if (band->lo > band->hi)
+		cv_unsupported("an interval join whose time band is empty", NULL);
+	shape->join = "interval";
+}
+
+/*
+ * cv_band_ranged_queries
+ *		The left query: left rows of [$1, $2) in WHERE, right rows of
+ *		[$3, $4) in the ON clause (for LEFT, the nullable side's),
+ *		right-padded rows left out.  And for RIGHT and FULL joins the right
+ *		query: right rows of [$1, $2) without a left match.
+ */
+static void
+cv_band_ranged_queries(Query *q, const CvBandSides *sides, const CvBand *band,
+					   CvShape *shape)
+{
+	Query	   *lq = copyObject(q);
+	JoinExpr   *lj = sides->j ? linitial(lq->jointree->fromlist) : NULL;
+	Var		   *lvar = cv_level0(band->lvar, sides->lidx);
+	JoinType	jt = sides->jt;
+
+	if (lj && lj->jointype == JOIN_FULL)
+		lj->jointype = JOIN_LEFT;
+	else if (lj && lj->jointype == JOIN_RIGHT)
+		lj->jointype = JOIN_INNER;
+	cv_add_quals(lq, cv_make_range_quals(lvar, 1, 2));
+	if (strcmp(shape->join, "interval") == 0)
 	{
-		shape->source2 = cv_check_source(rrte);
-		if (j != NULL)
-			cv_band_quals(j->quals, lidx, 0, ridx, 0, &band);
-		if (jt == JOIN_INNER)
-			cv_band_quals(q->jointree->quals, lidx, 0, ridx, 0, &band);
-		if (band.lvar == NULL || !band.has_lo || !band.has_hi)
-			cv_unsupported("a join of two tables without a time band",
-						   "An interval join bounds the time difference both ways, e.g. r.t BETWEEN l.t - interval '2 seconds' AND l.t + interval '2 seconds'.");
-		if (band.lo > band.hi)
-			cv_unsupported("an interval join whose time band is empty", NULL);
-		shape->join = "interval";
+		Node	   *rq = cv_make_range_quals(cv_level0(band->rvar, sides->ridx), 3, 4);
+
+		if (lj)
+			cv_join_quals_add(lj, rq);
+		else
+			cv_add_quals(lq, rq);
 	}
+	cv_add_anchor(lq, copyObject(lvar), jt == JOIN_RIGHT || jt == JOIN_FULL, false);
+	shape->ranged = lq;
+
+	if (jt == JOIN_RIGHT || jt == JOIN_FULL)
+	{
+		Query	   *rq = copyObject(q);
+		JoinExpr   *rj = linitial(rq->jointree->fromlist);
+		Var		   *rvar = cv_level0(band->rvar, sides->ridx);
+		NullTest   *nt = makeNode(NullTest);
+
+		rj->jointype = JOIN_RIGHT;
+		cv_add_quals(rq, cv_make_range_quals(rvar, 1, 2));
+		cv_join_quals_add(rj, cv_make_range_quals(cv_level0(band->lvar, sides->lidx), 3, 4));
+		nt->arg = (Expr *) cv_level0(band->lvar, sides->lidx);
+		nt->nulltesttype = IS_NULL;
+		nt->argisrow = false;
+		nt->location = -1;
+		cv_add_quals(rq, (Node *) nt);
+		cv_add_anchor(rq, copyObject(rvar), true, true);
+		shape->ranged_right = rq;
+	}
+}
+
+/*
+ * cv_analyze_band_join
+ *		An interval join of two tables or an as-of join of a table with a
+ *		LATERAL lookup.
+ */
+static void
+cv_analyze_band_join(Query *q, CvShape *shape)
+{
+	CvBandSides sides;
+	CvBand		band;
+	JoinType	jt;
+
+	cv_band_join_checks(q);
+	cv_band_join_sides(q, &sides);
+	jt = sides.jt;
+	shape->source = cv_check_source(rt_fetch(sides.lidx, q->rtable));
+	memset(&band, 0, sizeof(band));
+	cv_band_join_right(q, &sides, shape, &band);
 
 	shape->kind = shape->join;
 	shape->timeattno = band.lvar->varattno;
@@ -852,57 +945,10 @@ cv_analyze_band_join(Query *q, CvShape *shape)
 	shape->has_band_lo = band.has_lo;
 	shape->band_lo = band.lo;
 	shape->band_hi = band.hi;
-	shape->srcidx = lidx;
+	shape->srcidx = sides.lidx;
 	shape->jointype = jt == JOIN_LEFT ? "left" : jt == JOIN_RIGHT ? "right" :
 		jt == JOIN_FULL ? "full" : "inner";
-
-	/*
-	 * The left query: left rows of [$1, $2) in WHERE, right rows of [$3, $4)
-	 * in the ON clause (for LEFT, the nullable side's), right-padded rows
-	 * left out.
-	 */
-	{
-		Query	   *lq = copyObject(q);
-		JoinExpr   *lj = j ? linitial(lq->jointree->fromlist) : NULL;
-		Var		   *lvar = cv_level0(band.lvar, lidx);
-
-		if (lj && lj->jointype == JOIN_FULL)
-			lj->jointype = JOIN_LEFT;
-		else if (lj && lj->jointype == JOIN_RIGHT)
-			lj->jointype = JOIN_INNER;
-		cv_add_quals(lq, cv_make_range_quals(lvar, 1, 2));
-		if (strcmp(shape->join, "interval") == 0)
-		{
-			Node	   *rq = cv_make_range_quals(cv_level0(band.rvar, ridx), 3, 4);
-
-			if (lj)
-				cv_join_quals_add(lj, rq);
-			else
-				cv_add_quals(lq, rq);
-		}
-		cv_add_anchor(lq, copyObject(lvar), jt == JOIN_RIGHT || jt == JOIN_FULL, false);
-		shape->ranged = lq;
-	}
-
-	/* the right query: right rows of [$1, $2) without a left match */
-	if (jt == JOIN_RIGHT || jt == JOIN_FULL)
-	{
-		Query	   *rq = copyObject(q);
-		JoinExpr   *rj = linitial(rq->jointree->fromlist);
-		Var		   *rvar = cv_level0(band.rvar, ridx);
-		NullTest   *nt = makeNode(NullTest);
-
-		rj->jointype = JOIN_RIGHT;
-		cv_add_quals(rq, cv_make_range_quals(rvar, 1, 2));
-		cv_join_quals_add(rj, cv_make_range_quals(cv_level0(band.lvar, lidx), 3, 4));
-		nt->arg = (Expr *) cv_level0(band.lvar, lidx);
-		nt->nulltesttype = IS_NULL;
-		nt->argisrow = false;
-		nt->location = -1;
-		cv_add_quals(rq, (Node *) nt);
-		cv_add_anchor(rq, copyObject(rvar), true, true);
-		shape->ranged_right = rq;
-	}
+	cv_band_ranged_queries(q, &sides, &band, shape);
 }
 
 /*

@@ -621,9 +621,161 @@ cv_panes_from(const CvView *v, int64 panes_done)
 }
 
 /*
+ * cv_recompute_late_panes
+ *		Step 2a: whatever the late policy, a late change recomputes the
+ *		panes of its bin from the source, as later windows still hold its
+ *		rows.
+ */
+static void
+cv_recompute_late_panes(const CvView *v, const CvFold *f, const char *panes,
+						int64 old_wm, CvCounts *c)
+{
+	int64		panes_done = cv_bin(old_wm, v->stride, v->offset);
+	int64		panes_from = cv_panes_from(v, panes_done);
+	char	   *del = psprintf("DELETE FROM %s WHERE pane_start >= $1 AND pane_start < $2",
+							   panes);
+	char	   *ins = psprintf("INSERT INTO %s %s", panes, v->pane_query);
+
+	for (int i = 0; i < f->nlate_bins; i++)
+	{
+		int64		lo = Max(f->late_bins[i], panes_from);
+		int64		hi = Min(cv_add(f->late_bins[i],
+									v->kind == CV_HOP ? v->stride : v->size),
+							 panes_done);
+
+		if (lo >= hi)
+			continue;
+		cv_exec(v, del, 2, lo, hi);
+		c->panes += cv_exec(v, ins, 2, lo, hi);
+	}
+}
+
+/*
+ * cv_revise_windows
+ *		Step 2b: recompute the closed windows late changes touched, island
+ *		by island (the windows of overlapping late bins merged).
+ */
+static void
+cv_revise_windows(const CvView *v, const CvFold *f, const char *view,
+				  int64 old_wm, CvCounts *c)
+{
+	const char *finalcol = v->on_update ? ", true" : "";
+	CvRange    *r = palloc(f->nlate_bins * sizeof(CvRange));
+	char	   *del = psprintf("DELETE FROM %s WHERE window_end > $3 AND window_end <= $4 "
+							   "AND window_start >= $3%s", view,
+							   v->on_update ? " AND final" : "");
+	char	   *ins = psprintf("INSERT INTO %s SELECT q.*%s FROM (%s OFFSET 0) q "
+							   "WHERE q.window_start >= $3 AND q.window_end <= $4",
+							   view, finalcol, v->range_query);
+	int			i = 0;
+
+	for (int k = 0; k < f->nlate_bins; k++)
+	{
+		int64		b = f->late_bins[k];
+
+		r[k].lo = v->kind == CV_HOP ?
+			cv_add(cv_bin(cv_add(b, -v->size), v->stride, v->offset), v->stride) : b;
+		r[k].hi = cv_add(b, v->size);
+	}
+	qsort(r, f->nlate_bins, sizeof(CvRange), cv_cmp_range);
+	while (i < f->nlate_bins)
+	{
+		int64		lo = r[i].lo;
+		int64		hi = r[i].hi;
+		int64		upto;
+		uint64		n;
+
+		/* an island: every range starting at or before the end so far */
+		for (i++; i < f->nlate_bins && r[i].lo <= hi; i++)
+			hi = Max(hi, r[i].hi);
+		upto = Min(hi, old_wm);
+		c->removed += cv_exec(v, del, 4, lo, hi, lo, upto);
+		n = cv_exec(v, ins, 4, lo, hi, lo, upto);
+		c->revised += n;
+		c->inserted += n;
+	}
+}
+
+/*
+ * cv_emit_from_source
+ *		Step 3 without panes (or at the first refresh of a view with them):
+ *		the windows ending in (old watermark, e] from the source rows from
+ *		the start of the first of them.
+ */
+static void
+cv_emit_from_source(const CvView *v, const char *view, int64 old_wm, int64 e,
+					CvCounts *c)
+{
+	int64		lo;
+	uint64		n;
+
+	if (v->kind == CV_HOP)
+		lo = cv_add(cv_bin(cv_add(old_wm, -v->size), v->stride, v->offset), v->stride);
+	else if (v->kind == CV_CUMULATE)
+		lo = cv_bin(cv_bin(old_wm, v->stride, v->offset), v->size, v->offset);
+	else
+		lo = cv_bin(old_wm, v->size, v->offset);
+
+	/*
+	 * A tumbling window of a row in [lo, e) ends in (old watermark, e]: the
+	 * range query alone.  Hop and cumulate rows there belong to windows
+	 * ending outside too, kept out by a filter above the aggregation (OFFSET
+	 * 0: in the scan, the bounds on window_end would make the planner
+	 * expect 200 times fewer rows than the range holds, and sort them).
+	 */
+	if (v->kind == CV_TUMBLE && !v->on_update)
+		n = cv_exec(v, psprintf("INSERT INTO %s %s", view, v->range_query), 2, lo, e);
+	else
+		n = cv_exec(v, psprintf("INSERT INTO %s SELECT q.*%s FROM (%s OFFSET 0) q "
+								"WHERE q.window_end > $3 AND q.window_end <= $4",
+								view, v->on_update ? ", true" : "", v->range_query),
+					4, lo, e, old_wm, e);
+	c->emitted = n;
+	c->inserted += n;
+}
+
+/*
+ * cv_emit_from_panes
+ *		Step 3 with panes: the panes completed since the old watermark, then
+ *		the windows ending in (old watermark, new watermark] from their
+ *		panes; panes no window to come holds are purged.
+ */
+static void
+cv_emit_from_panes(const CvView *v, const char *view, const char *panes,
+				   int64 old_wm, int64 new_wm, CvCounts *c)
+{
+	int64		panes_done = cv_bin(new_wm, v->stride, v->offset);
+	int64		panes_from = cv_panes_from(v, panes_done);
+	int64		lo;
+
+	if (!TIMESTAMP_NOT_FINITE(old_wm))
+		lo = cv_bin(old_wm, v->stride, v->offset);
+	else
+	{
+		cv_exec(v, psprintf("DELETE FROM %s", panes), 0);
+		lo = panes_from;
+	}
+	if (panes_done > lo)
+		c->panes += cv_exec(v, psprintf("INSERT INTO %s %s", panes, v->pane_query),
+							2, lo, panes_done);
+	if (!TIMESTAMP_NOT_FINITE(old_wm) && panes_done > old_wm)
+	{
+		uint64		n;
+
+		n = cv_exec(v, psprintf("INSERT INTO %s SELECT q.*%s FROM (%s) q "
+								"WHERE q.window_end > $3 AND q.window_end <= $4",
+								view, v->on_update ? ", true" : "", v->combine_query),
+					4, cv_add(old_wm, -v->size), panes_done, old_wm, new_wm);
+		c->emitted = n;
+		c->inserted += n;
+	}
+	cv_exec(v, psprintf("DELETE FROM %s WHERE pane_start < $1", panes), 1, panes_from);
+}
+
+/*
  * cv_refresh_windows
- *		Steps 3 for tumble, hop and cumulate views: late panes, revisions,
- *		the windows that closed, the panes to purge.
+ *		Steps 2 and 3 for tumble, hop and cumulate views: late panes,
+ *		revisions, the windows that closed, the panes to purge.
  */
 void
 cv_refresh_windows(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm,
@@ -631,73 +783,12 @@ cv_refresh_windows(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm,
 {
 	const char *view = cv_relname(v->view);
 	const char *panes = OidIsValid(v->panes) ? cv_relname(v->panes) : NULL;
-	const char *finalcol = v->on_update ? ", true" : "";
-	const char *finalonly = v->on_update ? " AND final" : "";
 	int64		e;
 
-	/*
-	 * 2a. Whatever the late policy, a late change recomputes the panes of
-	 * its bin from the source, as later windows still hold its rows.
-	 */
 	if (panes != NULL && f->nlate_bins > 0 && !TIMESTAMP_NOT_FINITE(old_wm))
-	{
-		int64		panes_done = cv_bin(old_wm, v->stride, v->offset);
-		int64		panes_from = cv_panes_from(v, panes_done);
-		char	   *del = psprintf("DELETE FROM %s WHERE pane_start >= $1 AND pane_start < $2",
-								   panes);
-		char	   *ins = psprintf("INSERT INTO %s %s", panes, v->pane_query);
-
-		for (int i = 0; i < f->nlate_bins; i++)
-		{
-			int64		lo = Max(f->late_bins[i], panes_from);
-			int64		hi = Min(cv_add(f->late_bins[i],
-										v->kind == CV_HOP ? v->stride : v->size),
-								 panes_done);
-
-			if (lo >= hi)
-				continue;
-			cv_exec(v, del, 2, lo, hi);
-			c->panes += cv_exec(v, ins, 2, lo, hi);
-		}
-	}
-
-	/* 2b. revise closed windows touched by late changes, island by island */
+		cv_recompute_late_panes(v, f, panes, old_wm, c);
 	if (v->late == CV_LATE_REVISE && f->nlate_bins > 0)
-	{
-		CvRange    *r = palloc(f->nlate_bins * sizeof(CvRange));
-		char	   *del = psprintf("DELETE FROM %s WHERE window_end > $3 AND window_end <= $4 "
-								   "AND window_start >= $3%s", view, finalonly);
-		char	   *ins = psprintf("INSERT INTO %s SELECT q.*%s FROM (%s OFFSET 0) q "
-								   "WHERE q.window_start >= $3 AND q.window_end <= $4",
-								   view, finalcol, v->range_query);
-		int			i = 0;
-
-		for (int k = 0; k < f->nlate_bins; k++)
-		{
-			int64		b = f->late_bins[k];
-
-			r[k].lo = v->kind == CV_HOP ?
-				cv_add(cv_bin(cv_add(b, -v->size), v->stride, v->offset), v->stride) : b;
-			r[k].hi = cv_add(b, v->size);
-		}
-		qsort(r, f->nlate_bins, sizeof(CvRange), cv_cmp_range);
-		while (i < f->nlate_bins)
-		{
-			int64		lo = r[i].lo;
-			int64		hi = r[i].hi;
-			int64		upto;
-			uint64		n;
-
-			/* an island: every range starting at or before the end so far */
-			for (i++; i < f->nlate_bins && r[i].lo <= hi; i++)
-				hi = Max(hi, r[i].hi);
-			upto = Min(hi, old_wm);
-			c->removed += cv_exec(v, del, 4, lo, hi, lo, upto);
-			n = cv_exec(v, ins, 4, lo, hi, lo, upto);
-			c->revised += n;
-			c->inserted += n;
-		}
-	}
+		cv_revise_windows(v, f, view, old_wm, c);
 	*t2 = GetCurrentTimestamp();
 
 	/* 3. the windows that closed */
@@ -712,76 +803,11 @@ cv_refresh_windows(const CvView *v, const CvFold *f, int64 old_wm, int64 new_wm,
 	else
 		e = cv_bin(new_wm, v->size, v->offset);
 
-	/*
-	 * From the source, the rows from the start of the first window ending
-	 * after the old watermark (views without panes, and the first refresh
-	 * of one with panes).
-	 */
 	if (new_wm > old_wm && e > old_wm &&
 		(panes == NULL || TIMESTAMP_NOT_FINITE(old_wm)))
-	{
-		int64		lo;
-		uint64		n;
-
-		if (v->kind == CV_HOP)
-			lo = cv_add(cv_bin(cv_add(old_wm, -v->size), v->stride, v->offset), v->stride);
-		else if (v->kind == CV_CUMULATE)
-			lo = cv_bin(cv_bin(old_wm, v->stride, v->offset), v->size, v->offset);
-		else
-			lo = cv_bin(old_wm, v->size, v->offset);
-		/*
-		 * A tumbling window of a row in [lo, e) ends in (old watermark, e]:
-		 * the range query alone.  Hop and cumulate rows there belong to
-		 * windows ending outside too, kept out by a filter above the
-		 * aggregation (OFFSET 0: in the scan, the bounds on window_end would
-		 * make the planner expect 200 times fewer rows than the range holds,
-		 * and sort them).
-		 */
-		if (v->kind == CV_TUMBLE && !v->on_update)
-			n = cv_exec(v, psprintf("INSERT INTO %s %s", view, v->range_query), 2, lo, e);
-		else
-			n = cv_exec(v, psprintf("INSERT INTO %s SELECT q.*%s FROM (%s OFFSET 0) q "
-									"WHERE q.window_end > $3 AND q.window_end <= $4",
-									view, finalcol, v->range_query),
-						4, lo, e, old_wm, e);
-		c->emitted = n;
-		c->inserted += n;
-	}
-
-	/*
-	 * ... or, with panes: the panes completed since, then the windows
-	 * ending in (old watermark, new watermark] from their panes; panes no
-	 * window to come holds are purged.
-	 */
+		cv_emit_from_source(v, view, old_wm, e, c);
 	if (panes != NULL && new_wm > old_wm && !TIMESTAMP_NOT_FINITE(new_wm))
-	{
-		int64		panes_done = cv_bin(new_wm, v->stride, v->offset);
-		int64		panes_from = cv_panes_from(v, panes_done);
-		int64		lo;
-
-		if (!TIMESTAMP_NOT_FINITE(old_wm))
-			lo = cv_bin(old_wm, v->stride, v->offset);
-		else
-		{
-			cv_exec(v, psprintf("DELETE FROM %s", panes), 0);
-			lo = panes_from;
-		}
-		if (panes_done > lo)
-			c->panes += cv_exec(v, psprintf("INSERT INTO %s %s", panes, v->pane_query),
-								2, lo, panes_done);
-		if (!TIMESTAMP_NOT_FINITE(old_wm) && panes_done > old_wm)
-		{
-			uint64		n;
-
-			n = cv_exec(v, psprintf("INSERT INTO %s SELECT q.*%s FROM (%s) q "
-									"WHERE q.window_end > $3 AND q.window_end <= $4",
-									view, finalcol, v->combine_query),
-						4, cv_add(old_wm, -v->size), panes_done, old_wm, new_wm);
-			c->emitted = n;
-			c->inserted += n;
-		}
-		cv_exec(v, psprintf("DELETE FROM %s WHERE pane_start < $1", panes), 1, panes_from);
-	}
+		cv_emit_from_panes(v, view, panes, old_wm, new_wm, c);
 
 	/* emit => 'on_update': the open windows, not final */
 	if (v->on_update)

@@ -519,6 +519,145 @@ load_buckets(WindowJoinState *state, WjSide *side)
 }
 
 /*
+ * peek_time_windows
+ *		TIME mode (HOP and CUMULATE windows computed from the time): the
+ *		first and last window ends of the lookahead row; false when its time
+ *		is NULL or falls in no window (in a gap between hop windows).
+ */
+static inline bool
+peek_time_windows(WindowJoinState *state, WjSide *side, ExprContext *econtext)
+{
+	bool		isnull;
+	Datum		d = ExecEvalExpr(side->win_state[0], econtext, &isnull);
+	int64		t;
+	int64		count;
+
+	if (isnull)
+		return false;			/* a NULL time has no windows */
+	t = DatumGetInt64(d);
+	wj_check_finite(t);
+	if (state->kind == WJ_KIND_HOP)
+	{
+		int64		first_start = 0;
+
+		count = wj_hop_windows(t, state->every, state->size,
+							   state->offset, &first_start);
+		if (count == 0)
+			return false;		/* in a gap between windows */
+		(void) wj_timestamp_add(t, state->size);
+		side->peek_first_end = wj_timestamp_add(first_start, state->size);
+		side->peek_last_end = side->peek_first_end + (count - 1) * state->every;
+	}
+	else
+	{
+		int64		start;
+		int64		first_end;
+
+		count = wj_cumulate_windows(t, state->every, state->size,
+									state->offset, &start, &first_end);
+		side->peek_first_end = first_end;
+		side->peek_last_end = wj_timestamp_add(start, state->size);
+	}
+	if (side->have_prev && t < side->prev_win[0])
+		elog(ERROR, "window join input is not sorted by time");
+	side->prev_win[0] = t;
+	side->have_prev = true;
+	return true;
+}
+
+/*
+ * peek_group_windows
+ *		GROUP mode (the window columns of the input): the lookahead row's
+ *		window values; false when one is NULL, the row then kept aside on a
+ *		preserved side to be emitted null-extended.  From the buckets, the
+ *		window was computed when the row was put in its bucket.
+ */
+static inline bool
+peek_group_windows(WindowJoinState *state, WjSide *side, ExprContext *econtext,
+				   TupleTableSlot *slot, int64 bwin, bool bnull)
+{
+	bool		nowindow = false;
+	int			i;
+
+	if (side->buckets != NULL)
+	{
+		nowindow = bnull;
+		side->peek_win[0] = bwin;
+	}
+	else
+	{
+		for (i = 0; i < side->nwin; i++)
+		{
+			bool		isnull;
+			Datum		d = ExecEvalExpr(side->win_state[i], econtext, &isnull);
+
+			if (isnull)
+			{
+				nowindow = true;
+				break;
+			}
+			side->peek_win[i] = DatumGetInt64(d);
+		}
+	}
+	if (nowindow)
+	{
+		if (side->preserved)
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
+
+			if (side->orphans == NULL)
+				side->orphans =
+					tuplestore_begin_heap(false, false,
+										  Max(64, (int) (state->mem_limit / 1024 / 32)));
+			tuplestore_puttupleslot(side->orphans, slot);
+			side->have_orphans = true;
+			MemoryContextSwitchTo(oldcxt);
+		}
+		return false;
+	}
+	if (side->have_prev)
+	{
+		for (i = 0; i < side->nwin; i++)
+		{
+			if (side->peek_win[i] != side->prev_win[i])
+				break;
+		}
+		if (i < side->nwin && side->peek_win[i] < side->prev_win[i])
+			elog(ERROR, "window join input is not sorted by window");
+	}
+	memcpy(side->prev_win, side->peek_win, sizeof(int64) * side->nwin);
+	side->have_prev = true;
+	return true;
+}
+
+/*
+ * peek_key_hash
+ *		The hash of the lookahead row's equality keys; a NULL key never
+ *		matches.
+ */
+static inline void
+peek_key_hash(WindowJoinState *state, WjSide *side, ExprContext *econtext)
+{
+	side->peek_hash = 0;
+	side->peek_hashnull = false;
+	for (int i = 0; i < side->nkeys; i++)
+	{
+		bool		isnull;
+		Datum		d = ExecEvalExpr(side->key_state[i], econtext, &isnull);
+		uint32		h;
+
+		if (isnull)
+		{
+			side->peek_hashnull = true;
+			break;
+		}
+		h = DatumGetUInt32(FunctionCall1Coll(&side->hashfn[i],
+											 state->key_coll[i], d));
+		side->peek_hash = ((side->peek_hash << 1) | (side->peek_hash >> 31)) ^ h;
+	}
+}
+
+/*
  * fetch_next
  *		Advance a side's lookahead to its next row that belongs to some
  *		window, computing its window(s) and key hash.  Rows that are in no
@@ -537,11 +676,8 @@ fetch_next(WindowJoinState *state, WjSide *side)
 	for (;;)
 	{
 		TupleTableSlot *slot;
-		bool		isnull;
-		bool		nowindow = false;
 		int64		bwin = 0;
 		bool		bnull = false;
-		int			i;
 
 		CHECK_FOR_INTERRUPTS();
 
@@ -567,113 +703,11 @@ fetch_next(WindowJoinState *state, WjSide *side)
 								  econtext->ecxt_scantuple->tts_values + side->first_col,
 								  econtext->ecxt_scantuple->tts_isnull + side->first_col);
 
-		if (state->mode == WJ_MODE_TIME)
-		{
-			Datum		d = ExecEvalExpr(side->win_state[0], econtext, &isnull);
-			int64		t;
-			int64		count;
-
-			if (isnull)
-				continue;		/* a NULL time has no windows */
-			t = DatumGetInt64(d);
-			wj_check_finite(t);
-			if (state->kind == WJ_KIND_HOP)
-			{
-				int64		first_start = 0;
-
-				count = wj_hop_windows(t, state->every, state->size,
-									   state->offset, &first_start);
-				if (count == 0)
-					continue;	/* in a gap between windows */
-				(void) wj_timestamp_add(t, state->size);
-				side->peek_first_end = wj_timestamp_add(first_start, state->size);
-				side->peek_last_end = side->peek_first_end + (count - 1) * state->every;
-			}
-			else
-			{
-				int64		start;
-				int64		first_end;
-
-				count = wj_cumulate_windows(t, state->every, state->size,
-											state->offset, &start, &first_end);
-				side->peek_first_end = first_end;
-				side->peek_last_end = wj_timestamp_add(start, state->size);
-			}
-			if (side->have_prev && t < side->prev_win[0])
-				elog(ERROR, "window join input is not sorted by time");
-			side->prev_win[0] = t;
-			side->have_prev = true;
-		}
-		else
-		{
-			if (side->buckets != NULL)
-			{
-				/* computed when the row was put in its bucket */
-				nowindow = bnull;
-				side->peek_win[0] = bwin;
-			}
-			else
-			{
-				for (i = 0; i < side->nwin; i++)
-				{
-					Datum		d = ExecEvalExpr(side->win_state[i], econtext, &isnull);
-
-					if (isnull)
-					{
-						nowindow = true;
-						break;
-					}
-					side->peek_win[i] = DatumGetInt64(d);
-				}
-			}
-			if (nowindow)
-			{
-				if (side->preserved)
-				{
-					MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
-
-					if (side->orphans == NULL)
-						side->orphans =
-							tuplestore_begin_heap(false, false,
-												  Max(64, (int) (state->mem_limit / 1024 / 32)));
-					tuplestore_puttupleslot(side->orphans, slot);
-					side->have_orphans = true;
-					MemoryContextSwitchTo(oldcxt);
-				}
-				continue;
-			}
-			if (side->have_prev)
-			{
-				for (i = 0; i < side->nwin; i++)
-				{
-					if (side->peek_win[i] != side->prev_win[i])
-						break;
-				}
-				if (i < side->nwin && side->peek_win[i] < side->prev_win[i])
-					elog(ERROR, "window join input is not sorted by window");
-			}
-			memcpy(side->prev_win, side->peek_win, sizeof(int64) * side->nwin);
-			side->have_prev = true;
-		}
-
-		/* hash of the equality keys; a NULL key never matches */
-		side->peek_hash = 0;
-		side->peek_hashnull = false;
-		for (i = 0; i < side->nkeys; i++)
-		{
-			Datum		d = ExecEvalExpr(side->key_state[i], econtext, &isnull);
-			uint32		h;
-
-			if (isnull)
-			{
-				side->peek_hashnull = true;
-				break;
-			}
-			h = DatumGetUInt32(FunctionCall1Coll(&side->hashfn[i],
-												 state->key_coll[i], d));
-			side->peek_hash = ((side->peek_hash << 1) | (side->peek_hash >> 31)) ^ h;
-		}
-
+		if (state->mode == WJ_MODE_TIME ?
+			!peek_time_windows(state, side, econtext) :
+			!peek_group_windows(state, side, econtext, slot, bwin, bnull))
+			continue;
+		peek_key_hash(state, side, econtext);
 		side->peek = slot;
 		side->peek_valid = true;
 		return;
