@@ -67,7 +67,8 @@ SELECT windowjoin.create_view('bid_tumble',
      GROUP BY window_start, window_end$$, feed => true);
 -- the feed starts with the view as it is: the window closed at 08:17
 SELECT * FROM bid_tumble_feed ORDER BY seq;
-SELECT name, feed, feed_seq, feed_consumers, feed_backlog FROM windowjoin.views;
+SELECT name, feed, feed_seq, feed_consumers, feed_backlog FROM windowjoin.views
+ WHERE name = 'bid_tumble'::regclass;
 -- the next window closes: +1
 INSERT INTO bid VALUES ('2020-04-15 08:21', 7.00, 'G');
 SELECT windowjoin.refresh('bid_tumble');
@@ -152,7 +153,8 @@ SELECT windowjoin.alter_view('bid_tumble', feed_retention => '-1 second');
 SELECT windowjoin.alter_view('bid_tumble', feed => false);
 SELECT to_regclass('bid_tumble_feed') AS feed_table,
        (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'bid_tumble'::regclass) AS triggers,
-       (SELECT count(*) FROM windowjoin.feed_consumers) AS consumers;
+       (SELECT count(*) FROM windowjoin.feed_consumers
+         WHERE view_rel = 'bid_tumble'::regclass) AS consumers;
 SELECT windowjoin.alter_view('bid_tumble', feed => true);
 SELECT seq, change, window_start, total_price FROM bid_tumble_feed ORDER BY seq;
 SELECT windowjoin.alter_view('bid_tumble', feed => true);   -- already: nothing

@@ -77,6 +77,7 @@
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
 
+#include "src/common/agg_exact.h"
 #include "src/continuous/cv_shape.h"
 
 /* how one aggregate of the view's query is kept in pane columns */
@@ -123,8 +124,6 @@ cv_interval_usecs(Datum iv)
 static int
 cv_partial_kind(Aggref *agg)
 {
-	char	   *name;
-
 	if (agg->aggdistinct != NIL || agg->aggorder != NIL ||
 		agg->aggkind != AGGKIND_NORMAL || agg->agglevelsup != 0 ||
 		agg->aggdirectargs != NIL)
@@ -150,11 +149,9 @@ cv_partial_kind(Aggref *agg)
 		case F_EVERY:
 			return CVP_SAME;
 	}
-	if (get_func_namespace(agg->aggfnoid) != PG_CATALOG_NAMESPACE ||
-		list_length(agg->args) != 1)
-		return -1;
-	name = get_func_name(agg->aggfnoid);
-	if (name && (strcmp(name, "min") == 0 || strcmp(name, "max") == 0))
+	/* min and max of any type: a pane's is one of its rows' values */
+	if (list_length(agg->args) == 1 && wj_agg_combines_exactly(agg->aggfnoid) &&
+		wj_agg_picks_one(agg->aggfnoid))
 		return CVP_SAME;
 	return -1;
 }

@@ -40,7 +40,7 @@
  *	  errors PostgreSQL's plan would never evaluate;
  *	- all aggregates support partial aggregation, combining their partial
  *	  states gives exactly the result of aggregating the rows one by one
- *	  (see pane_combine_exact), and the grouping can hash.
+ *	  (src/common/agg_exact.c), and the grouping can hash.
  * It then competes on cost with PostgreSQL's plan.
  *
  * src/nodes/window_expand/window_expand_planner.c
@@ -74,6 +74,7 @@
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
 
+#include "src/common/agg_exact.h"
 #include "src/common/catalog_cache.h"
 #include "src/common/gucs.h"
 #include "src/common/input_paths.h"
@@ -428,58 +429,6 @@ estimate_panes(PlannerInfo *root, WindowAggSpec *spec, Expr *pane_expr,
 }
 
 /*
- * pane_combine_exact
- *		Does combining partial states of this aggregate give exactly what
- *		aggregating the rows one after the other gives?  Panes change the
- *		order and grouping of the additions, which is harmless for integer
- *		and numeric arithmetic, counts, min/max and bool/bit aggregates, but
- *		changes the last digits of floating-point sums (sum, avg, stddev,
- *		variance, regr_* of float4/float8 keep float states).  So: built-in
- *		aggregates only (a user-defined combine function's exactness is
- *		unknown), and no floating-point state unless the combine function
- *		merely picks one of the two (min, max).
- */
-static bool
-pane_combine_exact(Aggref *aggref)
-{
-	HeapTuple	tup;
-	Form_pg_aggregate agg;
-	bool		exact;
-
-	if (aggref->aggfnoid >= FirstNormalObjectId)
-		return false;
-	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggref->aggfnoid));
-	if (!HeapTupleIsValid(tup))
-		return false;
-	agg = (Form_pg_aggregate) GETSTRUCT(tup);
-	switch (agg->aggtranstype)
-	{
-		case FLOAT4OID:
-		case FLOAT8OID:
-		case FLOAT4ARRAYOID:
-		case FLOAT8ARRAYOID:
-			switch (agg->aggcombinefn)
-			{
-				case F_FLOAT4LARGER:
-				case F_FLOAT4SMALLER:
-				case F_FLOAT8LARGER:
-				case F_FLOAT8SMALLER:
-					exact = true;
-					break;
-				default:
-					exact = false;
-					break;
-			}
-			break;
-		default:
-			exact = OidIsValid(agg->aggcombinefn);
-			break;
-	}
-	ReleaseSysCache(tup);
-	return exact;
-}
-
-/*
  * pane_group_clause
  *		The pane's grouping clause, under a sort/group reference one above
  *		the query's highest (unused by the query); NULL (no path) when the
@@ -611,7 +560,7 @@ add_partial_aggregates(PlannerInfo *root, WindowAggSpec *spec, bool not_null,
 
 			if (aggref->agglevelsup != 0 ||
 				bms_is_member(spec->fn_relid, pull_varnos(root, node)) ||
-				!pane_combine_exact(aggref))
+				!wj_agg_combines_exactly(aggref->aggfnoid))
 				return false;
 			if (!not_null)
 			{
