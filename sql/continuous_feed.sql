@@ -230,7 +230,7 @@ SELECT view, count(*) AS rounds, count(*) FILTER (WHERE diff = 0 AND gapless) AS
 -- the views saw late rows and revisions, and their feeds removals
 SELECT v.name, v.revisions > 0 AS revised,
        v.late_rows > 0 AS had_late_rows
-  FROM windowjoin.views v WHERE v.name::text LIKE 'o\_%' ORDER BY 1::text;
+  FROM windowjoin.views v WHERE v.name::text LIKE 'o\_%' ORDER BY v.name::text;
 SELECT 'o_tumble', count(*) FILTER (WHERE change < 0) > 0 AS removals FROM o_tumble_feed
 UNION ALL SELECT 'o_session', count(*) FILTER (WHERE change < 0) > 0 FROM o_session_feed
 UNION ALL SELECT 'o_update', count(*) FILTER (WHERE change < 0) > 0 FROM o_update_feed;
