@@ -644,6 +644,19 @@ cv_catalog_is_03(void)
 }
 
 /*
+ * cv_catalog_has_feeds
+ *		Has the catalog the changefeed columns of 0.5 (a 0.4 catalog, before
+ *		ALTER EXTENSION windowjoin UPDATE, has none)?
+ */
+bool
+cv_catalog_has_feeds(void)
+{
+	Oid			cat = cv_catalog_relid();
+
+	return OidIsValid(cat) && get_attnum(cat, "feed_rel") != InvalidAttrNumber;
+}
+
+/*
  * cv_depended_on
  *		The relations (classid, objid) depends on with deptype.
  */
@@ -678,7 +691,7 @@ cv_depended_on(Oid classid, Oid objid, char deptype)
  *		rel (when valid) must be an ordinary table owned by owner; what
  *		names it in a message.
  */
-static void
+void
 cv_require_owned_table(Oid rel, Oid owner, const char *what)
 {
 	if (!OidIsValid(rel))
@@ -893,6 +906,25 @@ cv_record_triggers(HeapTuple tup, TupleDesc desc, int side, const ObjectAddress 
 }
 
 /*
+ * cv_record_view_table
+ *		A table of a view's (its log, late, pane or feed table) goes with
+ *		the view and with the extension.
+ */
+void
+cv_record_view_table(Oid rel, Oid view)
+{
+	ObjectAddress viewaddr;
+	ObjectAddress extaddr;
+	ObjectAddress addr;
+
+	ObjectAddressSet(viewaddr, RelationRelationId, view);
+	ObjectAddressSet(extaddr, ExtensionRelationId, get_extension_oid("windowjoin", false));
+	ObjectAddressSet(addr, RelationRelationId, rel);
+	recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
+	recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
+}
+
+/*
  * cv_record_dependencies
  *		The pg_depend entries of a catalog row (the file header): the view
  *		on its sources and their time columns, its own tables and derived
@@ -937,16 +969,11 @@ cv_record_dependencies(HeapTuple tup, TupleDesc desc)
 	{
 		Oid			rel;
 
-		/* (a 0.4 catalog has no feed_rel) */
-		if (strcmp(owned[i], "feed_rel") == 0 && SPI_fnumber(desc, "feed_rel") <= 0)
+		if (strcmp(owned[i], "feed_rel") == 0 && !cv_catalog_has_feeds())
 			continue;
 		rel = cv_oid_col(tup, desc, owned[i]);
-
-		if (!OidIsValid(rel))
-			continue;
-		ObjectAddressSet(addr, RelationRelationId, rel);
-		recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
-		recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
+		if (OidIsValid(rel))
+			cv_record_view_table(rel, view);
 	}
 	for (int i = 0; fns[i] != NULL; i++)
 	{

@@ -62,6 +62,9 @@ extern int64 cv_usecs_col(HeapTuple tup, TupleDesc desc, const char *name);
 extern bool cv_catalog_capture_target(Oid relid, const char *tgname,
 									  CvCaptureTarget *t);
 extern bool cv_catalog_is_03(void);
+extern bool cv_catalog_has_feeds(void);
+extern void cv_require_owned_table(Oid rel, Oid owner, const char *what);
+extern void cv_record_view_table(Oid rel, Oid view);
 
 /* a view side reading a source: its capture target and trigger names */
 typedef struct CvSourceTarget

@@ -51,12 +51,8 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
-#include "catalog/dependency.h"
-#include "catalog/pg_class.h"
-#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/async.h"
-#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -594,22 +590,13 @@ wj_feed_drop_consumer(PG_FUNCTION_ARGS)
 static void
 cv_require_feed_table(Oid view, Oid feed)
 {
-	ObjectAddress viewaddr;
-	ObjectAddress extaddr;
-	ObjectAddress addr;
-
-	if (get_rel_relkind(feed) != RELKIND_RELATION ||
-		cv_rel_owner(feed) != cv_rel_owner(view) ||
-		get_atttype(feed, 1) != INT8OID || get_atttype(feed, 2) != INT2OID)
+	cv_require_owned_table(feed, cv_rel_owner(view), "changefeed");
+	if (get_atttype(feed, 1) != INT8OID || get_atttype(feed, 2) != INT2OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("the changefeed of a continuous view must be a table of the view's owner"),
 				 errdetail("Relation %s is not.", cv_relation_text(feed))));
-	ObjectAddressSet(viewaddr, RelationRelationId, view);
-	ObjectAddressSet(extaddr, ExtensionRelationId, get_extension_oid("windowjoin", false));
-	ObjectAddressSet(addr, RelationRelationId, feed);
-	recordDependencyOn(&addr, &viewaddr, DEPENDENCY_AUTO);
-	recordDependencyOn(&addr, &extaddr, DEPENDENCY_AUTO);
+	cv_record_view_table(feed, view);
 }
 
 /*

@@ -321,7 +321,7 @@ cv_lock_view(Oid view, CvView *v)
 	v->view_rows = cv_col_int64(tup, desc, "view_rows");
 	/* (a 0.4 catalog, before ALTER EXTENSION windowjoin UPDATE, has no feeds) */
 	v->feed = InvalidOid;
-	if (SPI_fnumber(desc, "feed_rel") > 0)
+	if (cv_catalog_has_feeds())
 	{
 		v->feed = cv_oid_col(tup, desc, "feed_rel");
 		v->feed_seq = cv_col_int64(tup, desc, "feed_seq");

@@ -85,7 +85,7 @@ cv_bloated_state(List *views)
 									   "AND t.rel IS NOT NULL "
 									   "AND pg_catalog.pg_stat_get_dead_tuples(t.rel) OPERATOR(pg_catalog.>=) "
 									   "GREATEST($2, pg_catalog.pg_stat_get_live_tuples(t.rel))",
-									   get_attnum(cv_catalog_relid(), "feed_rel") != InvalidAttrNumber ?
+									   cv_catalog_has_feeds() ?
 									   ", (c.feed_rel)" : ""),
 							  2, argtypes, values, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the state of continuous views");
