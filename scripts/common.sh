@@ -204,6 +204,41 @@ wj_as_owner() {
 	fi
 }
 
+# --- the live-server tests (test/continuous/*.sh) -------------------------
+# The server binaries of MAJOR: Debian's for 15, ../shared/pg-versions' others.
+wj_bin() {
+	if [ "$1" = 15 ]; then echo /usr/lib/postgresql/15/bin; else echo "/opt/pg/$1/bin"; fi
+}
+
+# wj_live_install MAJOR INSTALLED: unless the caller holds the install lock
+# and has installed this tree (INSTALLED = 1: scripts/test), install what the
+# test needs and this tree for MAJOR, holding the lock.
+wj_live_install() {
+	[ "$2" -eq 1 ] && return 0
+	wj_ensure_deps
+	wj_lock
+	if [ "$1" = 15 ]; then
+		wj_build_install
+	else
+		wj_ensure_pg "$1"
+		wj_build_install_major "$1"
+	fi
+}
+
+# The role that owns a test's clusters: postgres when run as root.
+wj_cluster_owner() {
+	if [ "$(id -u)" -eq 0 ]; then echo postgres; else id -un; fi
+}
+
+# wj_live_dir NAME: a new directory /tmp/wj-NAME-XXXXXX for a test's
+# clusters, owned by wj_cluster_owner.
+wj_live_dir() {
+	local d
+	d=$(mktemp -d "/tmp/wj-$1-XXXXXX")
+	[ "$(id -u)" -eq 0 ] && chown postgres "$d"
+	echo "$d"
+}
+
 # Start a throwaway cluster of MAJOR that preloads windowjoin, in a new
 # directory under /tmp with its own socket directory and port; further
 # arguments are lines for its postgresql.conf ("shared_buffers=1GB").  Sets
@@ -211,9 +246,8 @@ wj_as_owner() {
 wj_cluster_start() {
 	local major=$1 bin="/opt/pg/$1/bin" owner line
 	shift
-	WJ_CLUSTER=$(mktemp -d "/tmp/wj-pg$major-XXXXXX")
-	owner=$(id -un)
-	[ "$(id -u)" -eq 0 ] && { chown postgres "$WJ_CLUSTER"; owner=postgres; }
+	WJ_CLUSTER=$(wj_live_dir "pg$major")
+	owner=$(wj_cluster_owner)
 	wj_as_owner "$bin/initdb" -D "$WJ_CLUSTER/data" -A trust -U "$owner" >/dev/null
 	cat >>"$WJ_CLUSTER/data/postgresql.conf" <<CONF
 listen_addresses = ''

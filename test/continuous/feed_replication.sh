@@ -35,25 +35,11 @@ while [ $# -gt 0 ]; do
 		*) echo "usage: $0 [--installed] [--pg MAJOR]" >&2; exit 2 ;;
 	esac
 done
-if [ "$installed" -eq 0 ]; then
-	wj_ensure_deps
-	wj_lock
-	if [ "$major" = 15 ]; then
-		wj_build_install
-	else
-		wj_ensure_pg "$major"
-		wj_build_install_major "$major"
-	fi
-fi
-if [ "$major" = 15 ]; then
-	bin=/usr/lib/postgresql/15/bin
-else
-	bin=/opt/pg/$major/bin
-fi
+wj_live_install "$major" "$installed"
+bin=$(wj_bin "$major")
 
-dir=$(mktemp -d /tmp/wj-feedrep-XXXXXX)
-owner=$(id -un)
-[ "$(id -u)" -eq 0 ] && { chown postgres "$dir"; owner=postgres; }
+dir=$(wj_live_dir feedrep)
+owner=$(wj_cluster_owner)
 pub_port=$((54200 + major))
 sub_port=$((54210 + major))
 stop_servers() {

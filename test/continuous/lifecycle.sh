@@ -19,7 +19,7 @@
 # Prints one "test continuous/NAME ... ok" line per part that passes.
 # Usage: test/continuous/lifecycle.sh [--installed] [--pg MAJOR]
 #   --installed: the caller holds the install lock and has installed this
-#   tree (scripts/test); otherwise this script does both (PostgreSQL 15).
+#   tree (scripts/test); otherwise this script does both (for MAJOR).
 set -euo pipefail
 source "$(dirname "$0")/../../scripts/common.sh"
 cd "$WJ_ROOT"
@@ -33,20 +33,11 @@ while [ $# -gt 0 ]; do
 		*) echo "usage: $0 [--installed] [--pg MAJOR]" >&2; exit 2 ;;
 	esac
 done
-if [ "$installed" -eq 0 ]; then
-	wj_ensure_deps
-	wj_lock
-	wj_build_install
-fi
-if [ "$major" = 15 ]; then
-	bin=/usr/lib/postgresql/15/bin
-else
-	bin=/opt/pg/$major/bin
-fi
+wj_live_install "$major" "$installed"
+bin=$(wj_bin "$major")
 
-dir=$(mktemp -d /tmp/wj-cv-XXXXXX)
-owner=$(id -un)
-[ "$(id -u)" -eq 0 ] && { chown postgres "$dir"; owner=postgres; }
+dir=$(wj_live_dir cv)
+owner=$(wj_cluster_owner)
 port=$((54100 + major))
 stop_server() {
 	wj_as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
