@@ -32,7 +32,7 @@ SELECT wj_test.on_off($q$SELECT g AS p FROM generate_series(1, 3) g
   ORDER BY CASE current_setting('windowjoin.enable_window_join') WHEN 'on' THEN g ELSE -g END$q$,
                       'window_join', ordered => 'p', cols => 'p');
 -- and the EXPLAIN ANALYZE masks: sizes; the figures of a spill; everything
-SELECT m, wj_test.mask('Rows: 4  Peak State Rows: 4  Peak State Bytes: 384  Batches: 2  Memory Usage: 25kB  Disk: 12kB', m)
+SELECT m, wj_test.mask('Rows: 4  Peak State Rows: 4  Peak State Memory: 1kB  Batches: 2  Memory Usage: 25kB  Disk: 12kB', m)
 FROM unnest(ARRAY['sizes', 'spill', 'all', 'none']) m;
 
 -- The example tables are tiny; make the planner prefer the node over

@@ -89,7 +89,7 @@
 --		a worker), with the numbers that depend on the platform (allocator,
 --		alignment, page size) replaced by N:
 --		  mask 'sizes' (default): byte counts and memory and disk sizes --
---		            Peak State Bytes (and Total, and a worker's), "Memory: NkB"
+--		            Peak State Memory (and Total, and a worker's), "Memory: NkB"
 --		            (and Peak, Average), "Memory Usage: NkB", "Disk: NkB",
 --		            "Disk Usage: NkB" (every node's spill line, as
 --		            HashAggregate's); row counts and settings shown (such
@@ -465,7 +465,7 @@ BEGIN
 	IF mask NOT IN ('sizes', 'spill') THEN
 		RAISE EXCEPTION 'wj_test.mask: unknown mask "%"', mask;
 	END IF;
-	line := regexp_replace(line, '(Peak State Bytes|Memory Usage|Memory|Disk Usage|Disk): [0-9]+', '\1: N', 'g');
+	line := regexp_replace(line, '(Peak State Memory|Memory Usage|Memory|Disk Usage|Disk): [0-9]+', '\1: N', 'g');
 	IF mask = 'spill' THEN
 		line := regexp_replace(line, '(Peak State Rows|Batches Sorted by Tuplesort|Batches|Batch Depth|Extra Chunks|Spilled Windows): [0-9]+', '\1: N', 'g');
 	END IF;
@@ -690,12 +690,12 @@ BEGIN
 		IF m IS NOT NULL THEN parts := m[1]::int; END IF;
 		m := regexp_match(line, 'Leader Rows: (\d+)');
 		IF m IS NOT NULL THEN leader := m[1]::numeric; END IF;
-		m := regexp_match(line, 'Worker \d+:  Peak State Rows: \d+  Peak State Bytes: \d+  Rows: (\d+)');
+		m := regexp_match(line, 'Worker \d+:  Peak State Rows: \d+  Peak State Memory: \d+kB  Rows: (\d+)');
 		IF m IS NOT NULL THEN
 			workers := workers + 1;
 			worker_rows := worker_rows + m[1]::numeric;
 		END IF;
-		IF line ~ 'Total Peak State (Rows|Bytes): \d+' THEN totals := totals + 1; END IF;
+		IF line ~ 'Total Peak State (Rows|Memory): \d+' THEN totals := totals + 1; END IF;
 	END LOOP;
 	result := format('worker lines = workers launched: %s, leader + workers = node rows: %s, totals shown: %s',
 					 workers = launched AND launched > 0,

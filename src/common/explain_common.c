@@ -6,7 +6,7 @@
  *	  specifications with their intervals, so that every node shows the
  *	  same thing with the same label and the same spelling.
  *
- * Peak state ("Peak State Rows", "Peak State Bytes") is shown by
+ * Peak state ("Peak State Rows", "Peak State Memory") is shown by
  * wj_explain_state() in state_stats.c, beside the accounting it reports.
  * What a node wrote to temporary files is shown by wj_explain_spill(), with
  * PostgreSQL's labels ("Batches", "Disk Usage") for every node that spills.

@@ -19,6 +19,35 @@
 #include "src/common/state_stats.h"
 
 /*
+ * wj_kb
+ *		Bytes in kB, rounded up, as PostgreSQL's EXPLAIN shows memory (a
+ *		Hash node's "Memory Usage").
+ */
+static inline int64
+wj_kb(int64 bytes)
+{
+	return (bytes + 1023) / 1024;
+}
+
+/*
+ * explain_kb
+ *		A property of bytes shown in kB: "label: NkB" in text, as a Hash
+ *		node shows its memory, and a number with unit kB in the structured
+ *		formats.
+ */
+static void
+explain_kb(const char *label, int64 bytes, ExplainState *es)
+{
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		appendStringInfoSpaces(es->str, es->indent * 2);
+		appendStringInfo(es->str, "%s: " INT64_FORMAT "kB\n", label, wj_kb(bytes));
+	}
+	else
+		ExplainPropertyInteger(label, "kB", wj_kb(bytes), es);
+}
+
+/*
  * wj_explain_state
  *		Show peak state rows and bytes; only under ANALYZE, since they are
  *		measured while the node runs.
@@ -29,7 +58,7 @@ wj_explain_state(WjStateStats *stats, ExplainState *es)
 	if (!es->analyze)
 		return;
 	ExplainPropertyInteger("Peak State Rows", NULL, stats->peak_rows, es);
-	ExplainPropertyInteger("Peak State Bytes", NULL, stats->peak_bytes, es);
+	explain_kb("Peak State Memory", stats->peak_bytes, es);
 }
 
 /*
@@ -160,16 +189,16 @@ wj_explain_workers(WjParallelInstr *pi, PlanState *ps, WjStateStats *stats,
 			appendStringInfoSpaces(es->str, es->indent * 2);
 			appendStringInfo(es->str,
 							 "Worker %d:  Peak State Rows: " INT64_FORMAT
-							 "  Peak State Bytes: " INT64_FORMAT
+							 "  Peak State Memory: " INT64_FORMAT "kB"
 							 "  Rows: %.0f\n",
-							 i, w->peak_rows, w->peak_bytes, w->rows_out);
+							 i, w->peak_rows, wj_kb(w->peak_bytes), w->rows_out);
 		}
 		else
 		{
 			ExplainOpenGroup("Worker", NULL, true, es);
 			ExplainPropertyInteger("Worker Number", NULL, i, es);
 			ExplainPropertyInteger("Peak State Rows", NULL, w->peak_rows, es);
-			ExplainPropertyInteger("Peak State Bytes", NULL, w->peak_bytes, es);
+			ExplainPropertyInteger("Peak State Memory", "kB", wj_kb(w->peak_bytes), es);
 			ExplainPropertyFloat("Rows", NULL, w->rows_out, 0, es);
 			ExplainCloseGroup("Worker", NULL, true, es);
 		}
@@ -177,5 +206,5 @@ wj_explain_workers(WjParallelInstr *pi, PlanState *ps, WjStateStats *stats,
 	if (es->format != EXPLAIN_FORMAT_TEXT)
 		ExplainCloseGroup("Workers State", "Workers State", false, es);
 	ExplainPropertyInteger("Total Peak State Rows", NULL, total_rows, es);
-	ExplainPropertyInteger("Total Peak State Bytes", NULL, total_bytes, es);
+	explain_kb("Total Peak State Memory", total_bytes, es);
 }

@@ -3,7 +3,7 @@
  * state_stats.h
  *	  Accounting of the rows and bytes a node holds in its state, so that
  *	  EXPLAIN ANALYZE can show the peak of each ("Peak State Rows", "Peak
- *	  State Bytes") and one can compare what each kind of node has to
+ *	  State Memory", in kB as PostgreSQL shows memory) and one can compare what each kind of node has to
  *	  remember.
  *
  * One meaning for every node.  A row is in the state from when the node
@@ -82,7 +82,7 @@ wj_state_clear(WjStateStats *stats)
 	stats->bytes = 0;
 }
 
-/* Report "Peak State Rows" and "Peak State Bytes" under EXPLAIN ANALYZE */
+/* Report "Peak State Rows" and "Peak State Memory" under EXPLAIN ANALYZE */
 extern void wj_explain_state(WjStateStats *stats, ExplainState *es);
 
 /*
