@@ -268,3 +268,41 @@ SELECT c.view_rel AS name,
 GRANT SELECT ON windowjoin.views TO PUBLIC;
 COMMENT ON VIEW windowjoin.views IS
   'continuous window views: watermark, lag, rows, state (pending changes), late rows, the last refresh''s steps, failures and changefeed positions';
+
+--------------------------------------------------------------------------
+-- The start of a view's first window not closed, computed by the C code
+-- the refresh and the pipelines use (cv_open_start in cv_refresh.c), not
+-- restated here in SQL.  A pure helper, like _bin.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION windowjoin._open_start(kind text, watermark timestamptz, size interval,
+                                       stride interval, "offset" interval)
+RETURNS timestamptz AS 'MODULE_PATHNAME', 'wj_cv_open_start'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OR REPLACE FUNCTION windowjoin._open_rows(c windowjoin.view_catalog) RETURNS bigint
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+  lo timestamptz;
+  lo2 timestamptz;
+BEGIN
+  IF c.distributed THEN
+    RETURN NULL;
+  END IF;
+  IF c.kind IN ('interval', 'asof') THEN
+    lo := least(c.watermark1, c.watermark2 - c.band_hi);
+    lo2 := coalesce(lo + c.band_lo, lo);
+    IF c.right_query IS NOT NULL THEN
+      lo2 := least(lo2, c.watermark2, c.watermark1 + c.band_lo);
+    END IF;
+  ELSE
+    lo := coalesce(windowjoin._open_start(c.kind, c.watermark, c.size,
+                                          coalesce(c.stride, c.size), c."offset"),
+                   c.open_from);
+    lo2 := lo;
+  END IF;
+  RETURN windowjoin._count_from(c.source_rel, c.time_column, c.time_type, lo)
+         + CASE WHEN c.join_kind IS NULL OR c.source2_rel = c.source_rel THEN 0
+                ELSE windowjoin._count_from(c.source2_rel, c.time_column2, c.time_type, lo2) END;
+END
+$$;

@@ -105,6 +105,8 @@ INSERT INTO attack VALUES
  ('windowjoin._show(timestamp with time zone,regtype)', $$SELECT windowjoin._show('-infinity', 'prv_alice.src'::regclass::oid::regtype)$$),
  ('windowjoin._bin(timestamp with time zone,interval,interval)', $$SELECT windowjoin._bin(now(), interval '0 s', interval '0 s')$$),
  ('windowjoin._bin(timestamp with time zone,interval,interval)', $$SELECT windowjoin._bin('294276-12-31', interval '-1 s', interval '100000 years')$$),
+ ('windowjoin._open_start(text,timestamp with time zone,interval,interval,interval)', $$SELECT windowjoin._open_start('hop', '-infinity', interval '1 minute', interval '0 s', interval '0 s')$$),
+ ('windowjoin._open_start(text,timestamp with time zone,interval,interval,interval)', $$SELECT windowjoin._open_start('hop', '4714-11-24 00:00:00+00 BC', interval '100000000 hours', interval '1 s', interval '-5 s')$$),
  -- counts run as their caller
  ('windowjoin._count(regclass)', $$SELECT windowjoin._count('prv_alice.src')$$),
  ('windowjoin._count_from(regclass,name,regtype,timestamp with time zone)',

@@ -121,7 +121,5 @@ cv_upstream_frontier(const CvView *v)
 	size = cv_usecs_col(tup, desc, "size");
 	stride = cv_usecs_col(tup, desc, "stride");
 	offset = cv_usecs_col(tup, desc, "offset");
-	if (strcmp(kind, "hop") == 0)
-		return cv_add(cv_bin(cv_add(wm, -size), stride, offset), stride);
-	return cv_bin(wm, size, offset);	/* tumble; cumulate's cycle */
+	return cv_open_start(kind, wm, size, stride, offset);
 }

@@ -80,6 +80,7 @@
 
 PG_FUNCTION_INFO_V1(wj_refresh);
 PG_FUNCTION_INFO_V1(wj_cv_bin);
+PG_FUNCTION_INFO_V1(wj_cv_open_start);
 
 #define CV_MAX_ARGS 4
 
@@ -125,6 +126,45 @@ wj_cv_bin(PG_FUNCTION_ARGS)
 	int64		offset = wj_interval_offset(PG_GETARG_INTERVAL_P(2));
 
 	PG_RETURN_TIMESTAMPTZ(cv_bin(PG_GETARG_TIMESTAMPTZ(0), stride, offset));
+}
+
+/*
+ * cv_open_start
+ *		The start of the first window of a tumble, hop or cumulate view
+ *		(kind as the catalog spells it) not closed at watermark wm: the
+ *		earliest window_start the view may still write.  A cumulate view's
+ *		windows of one cycle all start with it.
+ */
+int64
+cv_open_start(const char *kind, int64 wm, int64 size, int64 stride, int64 offset)
+{
+	if (TIMESTAMP_NOT_FINITE(wm))
+		return wm;
+	if (strcmp(kind, "hop") == 0)
+		return cv_add(cv_bin(cv_add(wm, -size), stride, offset), stride);
+	return cv_bin(wm, size, offset);	/* tumble; cumulate's cycle */
+}
+
+/*
+ * wj_cv_open_start
+ *		windowjoin._open_start(kind, watermark, size, stride, offset):
+ *		cv_open_start for windowjoin.views' count of the rows a view still
+ *		waits on (the caller passes the size as a tumble view's stride);
+ *		NULL for a kind without windows.
+ */
+Datum
+wj_cv_open_start(PG_FUNCTION_ARGS)
+{
+	char	   *kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	int64		size = wj_interval_duration(PG_GETARG_INTERVAL_P(2), "size");
+	int64		stride = wj_interval_duration(PG_GETARG_INTERVAL_P(3), "stride");
+	int64		offset = wj_interval_offset(PG_GETARG_INTERVAL_P(4));
+
+	if (strcmp(kind, "tumble") != 0 && strcmp(kind, "hop") != 0 &&
+		strcmp(kind, "cumulate") != 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(cv_open_start(kind, PG_GETARG_TIMESTAMPTZ(1), size,
+										stride, offset));
 }
 
 /*

@@ -137,6 +137,8 @@ typedef struct CvFold
 /* cv_refresh.c */
 extern int64 cv_add(int64 t, int64 delta);
 extern int64 cv_bin(int64 t, int64 stride, int64 offset);
+extern int64 cv_open_start(const char *kind, int64 wm, int64 size, int64 stride,
+						   int64 offset);
 
 /* cv_pipeline.c: cascaded views */
 extern const char *const cv_stage_sql;
