@@ -24,15 +24,26 @@
  * over the cell width, plus one; a few outliers far apart (which stretch
  * one bucket each) thus do not inflate the count the way the span would.
  *
+ * The grouped aggregation also asks how many distinct values its keys take.
+ * PostgreSQL's estimate_num_groups() gives an expression of a column the
+ * column's distinct count; for the remainder of an integer by a constant c
+ * (dev % 10, a user's way of bucketing) that can be far too many: there
+ * are at most 2|c| - 1 remainders, which wj_stats_key_groups takes as the
+ * bound of such a key.
+ *
  * src/common/stats_common.c
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "datatype/timestamp.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/timestamp.h"
@@ -175,4 +186,74 @@ wj_stats_time_cells(PlannerInfo *root, Node *expr, double width, double rows)
 	}
 	ReleaseVariableStats(vardata);
 	return cells;
+}
+
+/*
+ * mod_bound
+ *		For the remainder of an integer by a constant c (int2, int4 or int8
+ *		%), the most distinct values it can take, 2|c| - 1; 0 for any other
+ *		expression.
+ */
+static double
+mod_bound(Node *expr)
+{
+	OpExpr	   *op;
+	Const	   *c;
+	double		divisor;
+
+	if (!IsA(expr, OpExpr))
+		return 0;
+	op = (OpExpr *) expr;
+	if ((op->opfuncid != F_INT2MOD && op->opfuncid != F_INT4MOD &&
+		 op->opfuncid != F_INT8MOD) || list_length(op->args) != 2 ||
+		!IsA(lsecond(op->args), Const))
+		return 0;
+	c = (Const *) lsecond(op->args);
+	if (c->constisnull)
+		return 0;
+	switch (c->consttype)
+	{
+		case INT2OID:
+			divisor = DatumGetInt16(c->constvalue);
+			break;
+		case INT4OID:
+			divisor = DatumGetInt32(c->constvalue);
+			break;
+		case INT8OID:
+			divisor = (double) DatumGetInt64(c->constvalue);
+			break;
+		default:
+			return 0;
+	}
+	if (divisor == 0)
+		return 0;
+	return 2.0 * fabs(divisor) - 1.0;
+}
+
+/*
+ * wj_stats_key_groups
+ *		PostgreSQL's estimate of the distinct combinations of exprs among
+ *		rows rows, at most the product of each key's own estimate with the
+ *		remainders of an integer by a constant bounded (file header).
+ */
+double
+wj_stats_key_groups(PlannerInfo *root, List *exprs, double rows)
+{
+	double		groups = estimate_num_groups(root, exprs, rows, NULL, NULL);
+	double		bound = 1.0;
+	bool		bounded = false;
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+	{
+		Node	   *expr = (Node *) lfirst(lc);
+		double		b = mod_bound(expr);
+
+		if (b > 0)
+			bounded = true;
+		else
+			b = estimate_num_groups(root, list_make1(expr), rows, NULL, NULL);
+		bound *= b;
+	}
+	return bounded ? Min(groups, bound) : groups;
 }

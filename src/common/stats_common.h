@@ -28,4 +28,10 @@ extern double wj_stats_time_span(PlannerInfo *root, Node *expr, bool with_mcv);
 extern double wj_stats_time_cells(PlannerInfo *root, Node *expr, double width,
 								  double rows);
 
+/*
+ * The distinct combinations of exprs among rows rows: estimate_num_groups(),
+ * with remainders of an integer by a constant bounded (stats_common.c).
+ */
+extern double wj_stats_key_groups(PlannerInfo *root, List *exprs, double rows);
+
 #endif							/* STATS_COMMON_H */

@@ -55,7 +55,8 @@ typedef enum TaAggKind
 typedef struct TaAgg
 {
 	TaAggKind	kind;
-	Oid			argtype;		/* the argument's type (InvalidOid: count(*)) */
+	Oid			argtype;		/* the aggregate's argument type (InvalidOid:
+								 * count(*); ANYOID: count) */
 } TaAgg;
 
 /*

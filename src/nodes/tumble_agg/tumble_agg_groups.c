@@ -69,12 +69,20 @@ ta_reset_groups(TumbleAggState *state)
 
 /*
  * ta_build_hashtable
- *		The hash table on (start, keys), created on first need.
+ *		The hash table on (start, keys), created on first need, sized for
+ *		the planner's estimate of the groups as PostgreSQL's hash
+ *		aggregation sizes its table: a table that starts small and doubles
+ *		moves every group it holds at each doubling, and with many groups
+ *		each move is a cache miss.  The buckets made at once take at most a
+ *		quarter of the memory limit, so that a wrong estimate cannot make
+ *		the node spill before its first row (the table still grows past
+ *		that, as the groups come).
  */
 void
 ta_build_hashtable(TumbleAggState *state)
 {
 	MemoryContext old = MemoryContextSwitchTo(state->metacxt);
+	Size		budget = state->mem_limit / 4;
 
 	state->hashed_built = true;
 	if (state->intkeys)
@@ -83,14 +91,17 @@ ta_build_hashtable(TumbleAggState *state)
 
 		for (int k = 0; k < state->nkeys; k++)
 			types[k] = TupleDescAttr(state->hashdesc, k + 1)->atttypid;
-		state->inttable = ta_int_create(state->metacxt, state->nkeys, types);
+		state->inttable = ta_int_create(state->metacxt, state->nkeys, types,
+										state->est_groups, budget);
 		MemoryContextSwitchTo(old);
 		return;
 	}
 	state->hashtable = wj_build_tuple_hash_table(&state->css.ss.ps, state->hashdesc,
 												 state->nkeys + 1, state->hashcols,
 												 state->eqfuncoids, state->hashfuncs,
-												 state->collations, 1024,
+												 state->collations,
+												 ta_initial_buckets(state->est_groups, budget,
+																	sizeof(TupleHashEntryData)),
 												 state->metacxt, state->groupcxt,
 												 state->tempcxt, false);
 	MemoryContextSwitchTo(old);

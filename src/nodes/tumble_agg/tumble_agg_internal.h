@@ -66,6 +66,7 @@ typedef struct TumbleAggState
 	AttrNumber *argcols;		/* per aggregate: child column, 0 for none */
 	TaValue    *batchvals;		/* TA_BATCH rows of prepared values */
 	Size		mem_limit;
+	double		est_groups;		/* the planner's, for the hash table's size */
 	int64		floor_base;		/* (Unix epoch + offset) mod unit */
 
 	MemoryContext groupcxt;		/* cells, numeric values, hashed key tuples */

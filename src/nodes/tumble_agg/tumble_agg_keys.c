@@ -106,16 +106,34 @@ ta_int_key_type(Oid typid)
 }
 
 /*
+ * ta_initial_buckets
+ *		How many entries of entry_size bytes a hash table is first made for:
+ *		the groups expected, but no more than budget bytes of buckets (a
+ *		simplehash table takes twice its entries at most, rounded to a power
+ *		of two), and at least 1024.
+ */
+uint64
+ta_initial_buckets(double expected, Size budget, Size entry_size)
+{
+	double		fit = (double) budget / (2.0 * entry_size);
+
+	return (uint64) Max(1024.0, Min(expected, fit));
+}
+
+/*
  * ta_int_create
- *		An empty table in cxt for nkeys keys of the given types.
+ *		An empty table in cxt for nkeys keys of the given types, sized for
+ *		expected groups within budget bytes (ta_initial_buckets).
  */
 TaIntTable *
-ta_int_create(MemoryContext cxt, int nkeys, const Oid *types)
+ta_int_create(MemoryContext cxt, int nkeys, const Oid *types, double expected,
+			  Size budget)
 {
 	TaIntTable *table = MemoryContextAllocZero(cxt, sizeof(TaIntTable));
 
 	Assert(nkeys <= TA_INT_KEYS);
-	table->hash = taint_create(cxt, 1024, NULL);
+	table->hash = taint_create(cxt, ta_initial_buckets(expected, budget, sizeof(TaIntEntry)),
+							   NULL);
 	table->nkeys = nkeys;
 	memcpy(table->types, types, sizeof(Oid) * nkeys);
 	return table;

@@ -33,7 +33,9 @@ typedef struct TaIntTable TaIntTable;
 /* Can a key of this type be held as an int64 compared bitwise? */
 extern bool ta_int_key_type(Oid typid);
 
-extern TaIntTable *ta_int_create(MemoryContext cxt, int nkeys, const Oid *types);
+extern uint64 ta_initial_buckets(double expected, Size budget, Size entry_size);
+extern TaIntTable *ta_int_create(MemoryContext cxt, int nkeys, const Oid *types,
+								 double expected, Size budget);
 extern void ta_int_reset(TaIntTable *table);
 /* The cells of the group of (w, keys of slot columns keycols), *isnew set */
 extern TaCell **ta_int_lookup(TaIntTable *table, int64 w, bool wnull,

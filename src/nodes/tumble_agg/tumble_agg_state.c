@@ -50,6 +50,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 
@@ -665,68 +666,64 @@ ta_cells_read(TaCell *cells, const TaAgg *aggs, int naggs, const char *data,
 
 /*
  * ta_agg_supported
- *		Is name(argtype) (a pg_catalog aggregate; star for count(*)) one the
- *		node computes?  Fills *agg if so.
+ *		Is the aggregate aggfnoid (star for count(*)) one the node computes?
+ *		Fills *agg if so.  Aggregates are known by their OIDs, which are
+ *		fixed for PostgreSQL's built-in ones, not by their names: the
+ *		argument type the node reads each value as is the aggregate's own.
  */
 bool
-ta_agg_supported(const char *name, Oid argtype, bool star, TaAgg *agg)
+ta_agg_supported(Oid aggfnoid, bool star, TaAgg *agg)
 {
-	bool		is_int = argtype == INT2OID || argtype == INT4OID;
-	bool		is_float = argtype == FLOAT4OID || argtype == FLOAT8OID;
-
-	agg->argtype = argtype;
-	if (strcmp(name, "count") == 0)
+	agg->argtype = InvalidOid;
+	switch (aggfnoid)
 	{
-		agg->kind = star ? TA_COUNT_STAR : TA_COUNT;
-		agg->argtype = star ? InvalidOid : argtype;
-		return true;
+		case F_COUNT_:
+			agg->kind = TA_COUNT_STAR;
+			return star;
+		case F_COUNT_ANY:
+			agg->kind = TA_COUNT;
+			agg->argtype = ANYOID;
+			return !star;
+		default:
+			break;
 	}
 	if (star)
 		return false;
-	if (strcmp(name, "sum") == 0)
+	switch (aggfnoid)
 	{
-		if (is_int)
-			agg->kind = TA_SUM_INT;
-		else if (argtype == INT8OID)
-			agg->kind = TA_SUM_INT8;
-		else if (argtype == FLOAT4OID)
-			agg->kind = TA_SUM_FLOAT4;
-		else if (argtype == FLOAT8OID)
-			agg->kind = TA_SUM_FLOAT8;
-		else if (argtype == NUMERICOID)
-			agg->kind = TA_SUM_NUMERIC;
-		else
+#define TA_AGG(fn, k, t) case fn: agg->kind = k; agg->argtype = t; return true
+			TA_AGG(F_SUM_INT2, TA_SUM_INT, INT2OID);
+			TA_AGG(F_SUM_INT4, TA_SUM_INT, INT4OID);
+			TA_AGG(F_SUM_INT8, TA_SUM_INT8, INT8OID);
+			TA_AGG(F_SUM_FLOAT4, TA_SUM_FLOAT4, FLOAT4OID);
+			TA_AGG(F_SUM_FLOAT8, TA_SUM_FLOAT8, FLOAT8OID);
+			TA_AGG(F_SUM_NUMERIC, TA_SUM_NUMERIC, NUMERICOID);
+			TA_AGG(F_AVG_INT2, TA_AVG_INT, INT2OID);
+			TA_AGG(F_AVG_INT4, TA_AVG_INT, INT4OID);
+			TA_AGG(F_AVG_INT8, TA_AVG_INT8, INT8OID);
+			TA_AGG(F_AVG_FLOAT4, TA_AVG_FLOAT, FLOAT4OID);
+			TA_AGG(F_AVG_FLOAT8, TA_AVG_FLOAT, FLOAT8OID);
+			TA_AGG(F_AVG_NUMERIC, TA_AVG_NUMERIC, NUMERICOID);
+			TA_AGG(F_MIN_INT2, TA_MIN_INT, INT2OID);
+			TA_AGG(F_MIN_INT4, TA_MIN_INT, INT4OID);
+			TA_AGG(F_MIN_INT8, TA_MIN_INT, INT8OID);
+			TA_AGG(F_MIN_DATE, TA_MIN_INT, DATEOID);
+			TA_AGG(F_MIN_TIMESTAMP, TA_MIN_INT, TIMESTAMPOID);
+			TA_AGG(F_MIN_TIMESTAMPTZ, TA_MIN_INT, TIMESTAMPTZOID);
+			TA_AGG(F_MIN_FLOAT4, TA_MIN_FLOAT, FLOAT4OID);
+			TA_AGG(F_MIN_FLOAT8, TA_MIN_FLOAT, FLOAT8OID);
+			TA_AGG(F_MIN_NUMERIC, TA_MIN_NUMERIC, NUMERICOID);
+			TA_AGG(F_MAX_INT2, TA_MAX_INT, INT2OID);
+			TA_AGG(F_MAX_INT4, TA_MAX_INT, INT4OID);
+			TA_AGG(F_MAX_INT8, TA_MAX_INT, INT8OID);
+			TA_AGG(F_MAX_DATE, TA_MAX_INT, DATEOID);
+			TA_AGG(F_MAX_TIMESTAMP, TA_MAX_INT, TIMESTAMPOID);
+			TA_AGG(F_MAX_TIMESTAMPTZ, TA_MAX_INT, TIMESTAMPTZOID);
+			TA_AGG(F_MAX_FLOAT4, TA_MAX_FLOAT, FLOAT4OID);
+			TA_AGG(F_MAX_FLOAT8, TA_MAX_FLOAT, FLOAT8OID);
+			TA_AGG(F_MAX_NUMERIC, TA_MAX_NUMERIC, NUMERICOID);
+#undef TA_AGG
+		default:
 			return false;
-		return true;
 	}
-	if (strcmp(name, "avg") == 0)
-	{
-		if (is_int)
-			agg->kind = TA_AVG_INT;
-		else if (argtype == INT8OID)
-			agg->kind = TA_AVG_INT8;
-		else if (is_float)
-			agg->kind = TA_AVG_FLOAT;
-		else if (argtype == NUMERICOID)
-			agg->kind = TA_AVG_NUMERIC;
-		else
-			return false;
-		return true;
-	}
-	if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
-	{
-		bool		is_max = name[1] == 'a';
-
-		if (is_int || argtype == INT8OID || argtype == DATEOID ||
-			argtype == TIMESTAMPOID || argtype == TIMESTAMPTZOID)
-			agg->kind = is_max ? TA_MAX_INT : TA_MIN_INT;
-		else if (is_float)
-			agg->kind = is_max ? TA_MAX_FLOAT : TA_MIN_FLOAT;
-		else if (argtype == NUMERICOID)
-			agg->kind = is_max ? TA_MAX_NUMERIC : TA_MIN_NUMERIC;
-		else
-			return false;
-		return true;
-	}
-	return false;
 }

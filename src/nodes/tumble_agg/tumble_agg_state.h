@@ -108,7 +108,6 @@ extern void ta_cells_write(const TaCell *cells, const TaAgg *aggs, int naggs,
 						   StringInfo buf);
 extern void ta_cells_read(TaCell *cells, const TaAgg *aggs, int naggs,
 						  const char *data, Size len, MemoryContext groupcxt);
-extern bool ta_agg_supported(const char *name, Oid argtype, bool star,
-							 TaAgg *agg);
+extern bool ta_agg_supported(Oid aggfnoid, bool star, TaAgg *agg);
 
 #endif							/* TUMBLE_AGG_STATE_H */
