@@ -49,6 +49,7 @@
 #include "utils/timestamp.h"
 
 #include "src/common/stats_common.h"
+#include "src/common/window_arith.h"
 
 /*
  * stat_value_int64
@@ -58,17 +59,10 @@
 static bool
 stat_value_int64(Oid type, Datum d, int64 *result)
 {
+	if (wj_integer_value(type, d, result))
+		return true;
 	switch (type)
 	{
-		case INT2OID:
-			*result = DatumGetInt16(d);
-			return true;
-		case INT4OID:
-			*result = DatumGetInt32(d);
-			return true;
-		case INT8OID:
-			*result = DatumGetInt64(d);
-			return true;
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 			*result = DatumGetTimestamp(d);
@@ -198,36 +192,16 @@ static double
 mod_bound(Node *expr)
 {
 	OpExpr	   *op;
-	Const	   *c;
-	double		divisor;
+	int64		divisor;
 
 	if (!IsA(expr, OpExpr))
 		return 0;
 	op = (OpExpr *) expr;
 	if ((op->opfuncid != F_INT2MOD && op->opfuncid != F_INT4MOD &&
 		 op->opfuncid != F_INT8MOD) || list_length(op->args) != 2 ||
-		!IsA(lsecond(op->args), Const))
+		!wj_const_int64((Node *) lsecond(op->args), &divisor) || divisor == 0)
 		return 0;
-	c = (Const *) lsecond(op->args);
-	if (c->constisnull)
-		return 0;
-	switch (c->consttype)
-	{
-		case INT2OID:
-			divisor = DatumGetInt16(c->constvalue);
-			break;
-		case INT4OID:
-			divisor = DatumGetInt32(c->constvalue);
-			break;
-		case INT8OID:
-			divisor = (double) DatumGetInt64(c->constvalue);
-			break;
-		default:
-			return 0;
-	}
-	if (divisor == 0)
-		return 0;
-	return 2.0 * fabs(divisor) - 1.0;
+	return 2.0 * fabs((double) divisor) - 1.0;
 }
 
 /*

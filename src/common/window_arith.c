@@ -138,6 +138,44 @@ wj_const_usecs(Node *arg, int64 *usecs)
 }
 
 /*
+ * wj_integer_value
+ *		The value of an int2, int4 or int8 datum of type type; false for any
+ *		other type.
+ */
+bool
+wj_integer_value(Oid type, Datum d, int64 *value)
+{
+	switch (type)
+	{
+		case INT2OID:
+			*value = DatumGetInt16(d);
+			return true;
+		case INT4OID:
+			*value = DatumGetInt32(d);
+			return true;
+		case INT8OID:
+			*value = DatumGetInt64(d);
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * wj_const_int64
+ *		The value of a non-NULL int2, int4 or int8 constant.
+ */
+bool
+wj_const_int64(Node *arg, int64 *value)
+{
+	Const	   *c = (Const *) arg;
+
+	if (arg == NULL || !IsA(arg, Const) || c->constisnull)
+		return false;
+	return wj_integer_value(c->consttype, c->constvalue, value);
+}
+
+/*
  * wj_const_duration_usecs
  *		Like wj_const_usecs, but also require a valid window length: the
  *		planner must not fail on (nor plan around) an argument the executor

@@ -69,6 +69,12 @@ extern bool wj_const_usecs(Node *arg, int64 *usecs);
 /* The same, and a valid window length (at least WJ_MIN_WINDOW_USECS) */
 extern bool wj_const_duration_usecs(Node *arg, int64 *usecs);
 
+/* An int2, int4 or int8 datum's value; false for another type */
+extern bool wj_integer_value(Oid type, Datum d, int64 *value);
+
+/* A non-NULL int2, int4 or int8 constant's value; false otherwise */
+extern bool wj_const_int64(Node *arg, int64 *value);
+
 /* Rejects infinite timestamps */
 extern void wj_check_finite(int64 ts);
 

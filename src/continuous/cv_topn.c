@@ -60,6 +60,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
+#include "src/common/window_arith.h"
 #include "src/continuous/cv_shape.h"
 
 /* the ranking functions a Top-N may use */
@@ -100,7 +101,6 @@ cv_rank_limit(Query *q, AttrNumber *rnattno)
 	Oid			opno;
 	Node	   *l;
 	Node	   *r;
-	Const	   *c;
 	int64		n;
 	int			strategy;
 
@@ -128,22 +128,8 @@ cv_rank_limit(Query *q, AttrNumber *rnattno)
 		((Const *) r)->constisnull || !OidIsValid(opno))
 		cv_unsupported("conditions of a window Top-N other than one on its rank",
 					   "Write WHERE rn <= N, rn < N or rn = 1, N a constant.");
-	c = (Const *) r;
-	switch (c->consttype)
-	{
-		case INT2OID:
-			n = DatumGetInt16(c->constvalue);
-			break;
-		case INT4OID:
-			n = DatumGetInt32(c->constvalue);
-			break;
-		case INT8OID:
-			n = DatumGetInt64(c->constvalue);
-			break;
-		default:
-			cv_unsupported("a rank limit that is not an integer", NULL);
-			n = 0;				/* keep the compiler quiet */
-	}
+	if (!wj_const_int64(r, &n))
+		cv_unsupported("a rank limit that is not an integer", NULL);
 
 	/* what the operator is in the integer btree family, not its name */
 	strategy = get_op_opfamily_strategy(opno, INTEGER_BTREE_FAM_OID);

@@ -53,6 +53,7 @@
 #include "src/common/catalog_cache.h"
 #include "src/common/pg_compat.h"
 #include "src/common/time_shift.h"
+#include "src/common/window_arith.h"
 #include "src/nodes/asof_join/asof.h"
 #include "src/nodes/asof_join/asof_planner_internal.h"
 
@@ -176,17 +177,10 @@ asof_const_sign(Const *cst)
 
 	if (cst->constisnull)
 		return 2;
+	if (wj_const_int64((Node *) cst, &v))
+		return (v > 0) ? 1 : (v < 0) ? -1 : 0;
 	switch (cst->consttype)
 	{
-		case INT2OID:
-			v = DatumGetInt16(cst->constvalue);
-			break;
-		case INT4OID:
-			v = DatumGetInt32(cst->constvalue);
-			break;
-		case INT8OID:
-			v = DatumGetInt64(cst->constvalue);
-			break;
 		case INTERVALOID:
 			{
 				Interval   *iv = DatumGetIntervalP(cst->constvalue);
@@ -200,7 +194,6 @@ asof_const_sign(Const *cst)
 		default:
 			return 2;
 	}
-	return (v > 0) ? 1 : (v < 0) ? -1 : 0;
 }
 
 /*

@@ -181,22 +181,8 @@ run_condition_limit(List *run_condition, WindowFunc *wfunc, int64 *limit)
 		if (!wfunc_left && !equal(right, wfunc))
 			return false;
 		bound = (Const *) (wfunc_left ? right : left);
-		if (!IsA(bound, Const) || bound->constisnull)
+		if (!wj_const_int64((Node *) bound, &c))
 			return false;
-		switch (bound->consttype)
-		{
-			case INT8OID:
-				c = DatumGetInt64(bound->constvalue);
-				break;
-			case INT4OID:
-				c = DatumGetInt32(bound->constvalue);
-				break;
-			case INT2OID:
-				c = DatumGetInt16(bound->constvalue);
-				break;
-			default:
-				return false;
-		}
 		strategy = get_op_opfamily_strategy(op->opno, INTEGER_BTREE_FAM_OID);
 		if (!wfunc_left)
 			strategy = strategy == BTGreaterStrategyNumber ? BTLessStrategyNumber :
