@@ -32,6 +32,22 @@
 #include "src/common/agg_exact.h"
 
 /*
+ * builtin_aggregate
+ *		The pg_aggregate row of a built-in aggregate (the answers below hold
+ *		for PostgreSQL's own only), or NULL; the caller releases it.
+ */
+static HeapTuple
+builtin_aggregate(Oid aggfnoid)
+{
+	HeapTuple	tup;
+
+	if (aggfnoid >= FirstNormalObjectId)
+		return NULL;
+	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	return HeapTupleIsValid(tup) ? tup : NULL;
+}
+
+/*
  * wj_agg_combines_exactly
  *		Does combining partial states of aggregate aggfnoid give exactly
  *		what aggregating the rows one after the other gives (the file
@@ -40,14 +56,11 @@
 bool
 wj_agg_combines_exactly(Oid aggfnoid)
 {
-	HeapTuple	tup;
+	HeapTuple	tup = builtin_aggregate(aggfnoid);
 	Form_pg_aggregate agg;
 	bool		exact;
 
-	if (aggfnoid >= FirstNormalObjectId)
-		return false;
-	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
-	if (!HeapTupleIsValid(tup))
+	if (tup == NULL)
 		return false;
 	agg = (Form_pg_aggregate) GETSTRUCT(tup);
 	switch (agg->aggtranstype)
@@ -87,13 +100,10 @@ wj_agg_combines_exactly(Oid aggfnoid)
 bool
 wj_agg_picks_one(Oid aggfnoid)
 {
-	HeapTuple	tup;
+	HeapTuple	tup = builtin_aggregate(aggfnoid);
 	bool		picks;
 
-	if (aggfnoid >= FirstNormalObjectId)
-		return false;
-	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
-	if (!HeapTupleIsValid(tup))
+	if (tup == NULL)
 		return false;
 	picks = OidIsValid(((Form_pg_aggregate) GETSTRUCT(tup))->aggsortop);
 	ReleaseSysCache(tup);

@@ -419,14 +419,15 @@ serial_input(RelOptInfo *rel)
  * probe falls outside the part of the table the cache holds:
  * TA_MISS_OPERATORS times the fraction of the table beyond TA_CACHE_BYTES
  * are charged.  (All of them at once from 2 MB on made a participant
- * exchange its rows, a million through temporary files, for 29,000 groups
- * of 4 MB, twice as slow as the serial node.)  That charge only chooses between the
- * node's own ways of running in parallel (one table of every group
- * against small tables of a partition each: make_tumble_agg_path): the
- * cost the planner compares with PostgreSQL's plans leaves it out, as
- * cost_agg() leaves it out of a HashAggregate's, whose table misses as
- * often (the costing sweep, bench/costing_sweep.sh, found the node 1.2 to
- * 2.6 times faster than the HashAggregate chosen over it for the charge).
+ * exchange its rows, a million through temporary files, for 29,000
+ * groups of 4 MB, twice as slow as the serial node.)  That charge only
+ * chooses between the node's own ways of running in parallel (one table
+ * of every group against small tables of a partition each:
+ * make_tumble_agg_path): the cost the planner compares with PostgreSQL's
+ * plans leaves it out, as cost_agg() leaves it out of a HashAggregate's,
+ * whose table misses as often (the costing sweep, bench/costing_sweep.sh,
+ * found the node 1.2 to 4.2 times faster than the HashAggregate chosen
+ * over it for the charge).
  * Groups beyond the memory limit are written out as partial rows
  * and read back sorted.  Each time the table fills it is written out and
  * starts empty, so a row whose group is not in memory when it arrives

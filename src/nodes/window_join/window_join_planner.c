@@ -730,13 +730,20 @@ tumble_time_var(Node *expr)
 }
 
 /*
+ * The buckets' memory per byte of tuples: each bucket's chunks double, so
+ * its last chunk, about half of it, is partly empty when the input ends,
+ * and a window of few rows still takes a whole first chunk
+ * (window_join_buckets.c).
+ */
+#define WJ_BUCKET_SLACK		1.5
+
+/*
  * wj_window_bucket_bytes
  *		The memory the buckets of rows rows of target take: each row a
  *		MinimalTuple with a null bitmap (its window columns are stored as
- *		NULL), and the buckets' chunks, which double, half full on average
- *		at the end of the input (window_join_buckets.c).  Counting the
- *		tuples alone, 100,000 rows of 16 bytes were planned within 4 MB and
- *		held 8 MB at run time, which then sorted them after all.
+ *		NULL), times WJ_BUCKET_SLACK.  Counting the tuples alone, 100,000
+ *		rows of 16 bytes were planned within 4 MB and held 8 MB at run
+ *		time, which then sorted them after all.
  */
 static double
 wj_window_bucket_bytes(double rows, PathTarget *target)
@@ -745,7 +752,7 @@ wj_window_bucket_bytes(double rows, PathTarget *target)
 								 BITMAPLEN(list_length(target->exprs))) +
 		MAXALIGN(target->width);
 
-	return rows * tuple * 1.5;
+	return rows * tuple * WJ_BUCKET_SLACK;
 }
 
 /*
