@@ -25,6 +25,21 @@
 #include "src/common/explain_common.h"
 
 /*
+ * wj_explain_context
+ *		The deparse context of a custom scan's EXPLAIN; *useprefix says
+ *		whether column names need their relation's name, as PostgreSQL's
+ *		own nodes decide (more than one relation, or VERBOSE).
+ */
+List *
+wj_explain_context(CustomScanState *node, List *ancestors, ExplainState *es,
+				   bool *useprefix)
+{
+	*useprefix = list_length(es->rtable) > 1 || es->verbose;
+	return set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
+									ancestors);
+}
+
+/*
  * wj_join_type_name
  *		The name EXPLAIN shows for a join type.
  */

@@ -13,10 +13,15 @@
 
 #include "commands/explain.h"
 #include "datatype/timestamp.h"
+#include "nodes/extensible.h"
 #include "nodes/nodes.h"
 #include "nodes/pg_list.h"
 
 #include "src/common/pg_compat.h"		/* ExplainState, ExplainProperty*() */
+
+/* The deparse context of a custom scan's EXPLAIN, and its column prefixing */
+extern List *wj_explain_context(CustomScanState *node, List *ancestors,
+								ExplainState *es, bool *useprefix);
 
 /* "Inner", "Left", ... for EXPLAIN's Join Type line */
 extern const char *wj_join_type_name(JoinType jointype);

@@ -70,6 +70,67 @@ wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel, List *child_paths,
 }
 
 /*
+ * wj_custom_path
+ *		A node's new CustomPath producing rel's rows in target over the
+ *		child paths (its custom_paths, the outer one first): parallel safe
+ *		by the one rule (exprs: the node's own expressions), parallel aware
+ *		if partial, with the outer child's workers and the children's
+ *		disabled nodes.  The caller sets the rows, costs, pathkeys, flags
+ *		and private data.
+ */
+CustomPath *
+wj_custom_path(PlannerInfo *root, RelOptInfo *rel, PathTarget *target,
+			   List *child_paths, List *exprs, bool partial,
+			   const CustomPathMethods *methods)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	int			disabled = 0;
+	ListCell   *lc;
+
+	foreach(lc, child_paths)
+		disabled += wj_path_disabled_nodes((Path *) lfirst(lc));
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = partial;
+	cpath->path.parallel_safe = wj_path_parallel_safe(root, rel, child_paths,
+													  exprs);
+	cpath->path.parallel_workers =
+		((Path *) linitial(child_paths))->parallel_workers;
+	wj_set_path_disabled_nodes(&cpath->path, disabled);
+	cpath->custom_paths = child_paths;
+	cpath->methods = methods;
+	return cpath;
+}
+
+/*
+ * wj_custom_scan
+ *		A node's new CustomScan for best_path: tlist and qual computed over
+ *		a scan tuple of scan_tlist, reading custom_plans.  The caller sets
+ *		custom_exprs, custom_private and, for a join, custom_relids.
+ */
+CustomScan *
+wj_custom_scan(CustomPath *best_path, List *tlist, List *qual,
+			   List *custom_plans, List *scan_tlist,
+			   const CustomScanMethods *methods)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = qual;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = NIL;
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = NULL;
+	cscan->methods = methods;
+	return cscan;
+}
+
+/*
  * wj_parallel_divisor
  *		The share of a partial path's total rows that one participant
  *		processes, as the planner's own costing assumes: one per worker,

@@ -11,6 +11,7 @@
 #ifndef INPUT_PATHS_H
 #define INPUT_PATHS_H
 
+#include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
 
 /* The cheapest unparameterized path of rel delivering rows in pathkeys order */
@@ -37,6 +38,24 @@ extern Path *wj_sorted_input(PlannerInfo *root, RelOptInfo *rel, List *pathkeys)
  */
 extern bool wj_path_parallel_safe(PlannerInfo *root, RelOptInfo *rel,
 								  List *child_paths, List *exprs);
+
+/*
+ * A node's new CustomPath over child_paths (the outer one first), safe by
+ * that rule, with the outer child's workers; the caller sets the rest
+ */
+extern CustomPath *wj_custom_path(PlannerInfo *root, RelOptInfo *rel,
+								  PathTarget *target, List *child_paths,
+								  List *exprs, bool partial,
+								  const CustomPathMethods *methods);
+
+/*
+ * A node's new CustomScan for best_path over custom_plans; the caller sets
+ * custom_exprs, custom_private and custom_relids
+ */
+extern CustomScan *wj_custom_scan(CustomPath *best_path, List *tlist,
+								  List *qual, List *custom_plans,
+								  List *scan_tlist,
+								  const CustomScanMethods *methods);
 
 /* The cheapest partial path of rel in pathkeys order (a Sort per worker) */
 extern Path *wj_partial_outer_input(PlannerInfo *root, RelOptInfo *rel,

@@ -365,10 +365,10 @@ wj_set_sort_direction(SortGroupClause *sgc)
 #define wj_set_path_disabled_nodes(path, n) ((path)->disabled_nodes = (n))
 #define wj_set_plan_disabled_nodes(plan, n) ((plan)->disabled_nodes = (n))
 #else
-#define wj_path_disabled_nodes(path) 0
-#define wj_plan_disabled_nodes(plan) 0
-#define wj_set_path_disabled_nodes(path, n) ((void) 0)
-#define wj_set_plan_disabled_nodes(plan, n) ((void) 0)
+#define wj_path_disabled_nodes(path) ((void) (path), 0)
+#define wj_plan_disabled_nodes(plan) ((void) (plan), 0)
+#define wj_set_path_disabled_nodes(path, n) ((void) (path), (void) (n))
+#define wj_set_plan_disabled_nodes(plan, n) ((void) (plan), (void) (n))
 #endif
 
 /*

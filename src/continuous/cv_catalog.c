@@ -4,7 +4,7 @@
  *	  The continuous views' catalog, windowjoin.view_catalog: the one path
  *	  by which it is written, and the checks every writer passes.
  *
- * Security model (docs/continuous.md, "Security model").  The catalog is
+ * Security model (docs/continuous-trust.md, "Security model").  The catalog is
  * the extension's: no role but the extension's owner holds INSERT,
  * UPDATE or DELETE on it, and a role reads (through row level security)
  * only the rows of views it has the privileges of the owner of.  Every

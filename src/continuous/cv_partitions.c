@@ -31,7 +31,7 @@
  * The rows are logged by capture's own path (cv_log_relation), so the next
  * refresh folds them as any other change: rows of closed windows are late,
  * and revise, are dropped or are logged as the view's late policy says
- * (docs/continuous.md, "DDL on sources").
+ * (docs/continuous-trust.md, "DDL on sources").
  *
  * src/continuous/cv_partitions.c
  *

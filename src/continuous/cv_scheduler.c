@@ -31,7 +31,7 @@
  * Workers exit after each round rather than staying connected so that
  * DROP DATABASE and CREATE DATABASE never wait for them.
  *
- * Failures (docs/continuous.md, "Failures"): a view whose catalog row
+ * Failures (docs/continuous-trust.md, "Failures"): a view whose catalog row
  * another session holds (a manual refresh, perhaps left open in a
  * transaction) is skipped for this round without waiting (SKIP LOCKED),
  * so it never holds up the others.  A refresh that fails is rolled back,

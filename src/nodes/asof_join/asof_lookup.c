@@ -14,9 +14,9 @@
  *
  * If the versions exceed work_mem * hash_mem_multiplier while loading, the
  * node falls back at run time: the table is emptied, the inner child
- * restarted and the outer rows sorted by the node itself -- by time for the
- * sweep (asof_sort_outer), by (keys, time) for the nearest merge
- * (asof_nearest_sort_outer) -- and the strategy fallen back to takes them:
+ * restarted and the outer rows sorted by the node itself (asof_sort_outer)
+ * -- by time for the sweep, by (keys, time) for the nearest merge -- and
+ * the strategy fallen back to takes them:
  * a sweep in this table, or a merge, each with a state of its own made at
  * begin (asof_sweep_begin_in, asof_merge_begin_sorted) and run through its
  * strategy table (AsOfLookupState.fb).
@@ -55,7 +55,6 @@
 #include "src/nodes/asof_join/asof_merge.h"
 #include "src/nodes/asof_join/asof_sweep.h"
 
-static void asof_nearest_sort_outer(AsOfJoinState *s);
 static void asof_nearest_sort_begin(AsOfJoinState *s);
 static TupleTableSlot *asof_fetch_outer(AsOfJoinState *s);
 
@@ -356,27 +355,46 @@ asof_lookup_put(AsOfJoinState *s, TupleTableSlot *inner)
 
 /*
  * asof_sort_outer
- *		Lookup strategy's fallback: read every outer row into a tuplesort,
- *		with its time as an extra column, ordered as the sweep needs.
+ *		Lookup strategy's fallback: read every outer row into a tuplesort
+ *		with extra columns after the outer ones, ordered as the strategy
+ *		fallen back to needs: the row's time for the sweep; its keys and
+ *		then its time, NULLs last, for the nearest merge.
+ *
+ * Rows with a NULL key match nothing: no time (sorted last).  A shifted
+ * time sorts like its base, which cannot be out of range.
  */
 static void
 asof_sort_outer(AsOfJoinState *s)
 {
 	AsOfLookupState *ls = asof_lookup_state(s);
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	AttrNumber	attno = s->nouter + 1;
-	bool		nulls_first = false;
 	TupleTableSlot *in = ls->sort_in_slot;
-	int			i;
+	bool		nearest = (s->near != NULL);
+	int			tcol = s->nouter + (nearest ? s->nkeys : 0);
 
-	ls->sorted.sort = tuplesort_begin_heap(ls->sort_desc, 1, &attno,
-										 &ls->time_sortop, &ls->time_collation,
-										 &nulls_first, work_mem, NULL,
-										 TUPLESORT_NONE);
+	if (nearest)
+		ls->sorted.sort = tuplesort_begin_heap(ls->sort_desc, s->nkeys + 1,
+											 ls->near_sortattnos,
+											 ls->near_sortops,
+											 ls->near_sortcolls,
+											 ls->near_nullsfirst,
+											 work_mem, NULL, TUPLESORT_NONE);
+	else
+	{
+		AttrNumber	attno = tcol + 1;
+		bool		nulls_first = false;
+
+		ls->sorted.sort = tuplesort_begin_heap(ls->sort_desc, 1, &attno,
+											 &ls->time_sortop,
+											 &ls->time_collation,
+											 &nulls_first, work_mem, NULL,
+											 TUPLESORT_NONE);
+	}
 	for (;;)
 	{
 		TupleTableSlot *outer;
 		TupleTableSlot *scan;
+		bool		anynull = false;
 
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
@@ -388,27 +406,29 @@ asof_sort_outer(AsOfJoinState *s)
 		ExecClearTuple(in);
 		memcpy(in->tts_values, scan->tts_values, s->nouter * sizeof(Datum));
 		memcpy(in->tts_isnull, scan->tts_isnull, s->nouter * sizeof(bool));
-
-		/*
-		 * Rows with a NULL key match nothing: no time (sorted last).  A
-		 * shifted time sorts like its base, which cannot be out of range.
-		 */
-		in->tts_values[s->nouter] = (Datum) 0;
-		in->tts_isnull[s->nouter] = true;
-		for (i = 0; i < s->nkeys; i++)
+		for (int i = 0; i < s->nkeys; i++)
 		{
 			bool		isnull;
+			Datum		key;
 
-			(void) ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-											 &isnull);
-			if (isnull)
-				break;
+			key = ExecEvalExprSwitchContext(s->outer_key[i], econtext,
+											&isnull);
+			if (nearest)
+			{
+				in->tts_values[s->nouter + i] = key;
+				in->tts_isnull[s->nouter + i] = isnull;
+			}
+			anynull |= isnull;
+			if (anynull && !nearest)
+				break;			/* the sweep's row needs no other key */
 		}
-		if (i == s->nkeys)
-			in->tts_values[s->nouter] =
+		in->tts_values[tcol] = (Datum) 0;
+		in->tts_isnull[tcol] = true;
+		if (!anynull)
+			in->tts_values[tcol] =
 				ExecEvalExprSwitchContext(s->has_shift ? s->time_base :
 										  s->outer_time, econtext,
-										  &in->tts_isnull[s->nouter]);
+										  &in->tts_isnull[tcol]);
 		ExecStoreVirtualTuple(in);
 		tuplesort_puttupleslot(ls->sorted.sort, in);
 	}
@@ -752,72 +772,7 @@ asof_lookup_fall_back(AsOfJoinState *s)
 		return;
 	ls->split_part = -1;			/* every version, for the sweep */
 	asof_restart_inner(s);
-	if (s->near != NULL)
-		asof_nearest_sort_outer(s);
-	else
-		asof_sort_outer(s);
-}
-
-/*
- * asof_nearest_sort_outer
- *		Lookup's fallback: read every outer row into a tuplesort, with its
- *		keys and time as extra columns, ordered by them (NULLs last) as the
- *		merge needs.
- */
-static void
-asof_nearest_sort_outer(AsOfJoinState *s)
-{
-	AsOfLookupState *ls = asof_lookup_state(s);
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *in = ls->sort_in_slot;
-	bool		anynull;
-	int			i;
-
-	ls->sorted.sort = tuplesort_begin_heap(ls->sort_desc, s->nkeys + 1,
-										 ls->near_sortattnos, ls->near_sortops,
-										 ls->near_sortcolls, ls->near_nullsfirst,
-										 work_mem, NULL, TUPLESORT_NONE);
-	for (;;)
-	{
-		TupleTableSlot *outer;
-		TupleTableSlot *scan;
-
-		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
-		outer = asof_fetch_outer(s);
-		if (TupIsNull(outer))
-			break;
-		scan = asof_form(s, outer);
-		econtext->ecxt_scantuple = scan;
-		ExecClearTuple(in);
-		memcpy(in->tts_values, scan->tts_values, s->nouter * sizeof(Datum));
-		memcpy(in->tts_isnull, scan->tts_isnull, s->nouter * sizeof(bool));
-		anynull = false;
-		for (i = 0; i < s->nkeys; i++)
-		{
-			in->tts_values[s->nouter + i] =
-				ExecEvalExprSwitchContext(s->outer_key[i], econtext,
-										  &in->tts_isnull[s->nouter + i]);
-			anynull |= in->tts_isnull[s->nouter + i];
-		}
-
-		/*
-		 * As in asof_sort_outer: no time for rows with a NULL key, and a
-		 * shifted time sorts like its base
-		 */
-		in->tts_values[s->nouter + s->nkeys] = (Datum) 0;
-		in->tts_isnull[s->nouter + s->nkeys] = true;
-		if (!anynull)
-			in->tts_values[s->nouter + s->nkeys] =
-				ExecEvalExprSwitchContext(s->has_shift ? s->time_base :
-										  s->outer_time, econtext,
-										  &in->tts_isnull[s->nouter + s->nkeys]);
-		ExecStoreVirtualTuple(in);
-
-		tuplesort_puttupleslot(ls->sorted.sort, in);
-	}
-	ResetExprContext(econtext);
-	tuplesort_performsort(ls->sorted.sort);
+	asof_sort_outer(s);
 }
 
 /*

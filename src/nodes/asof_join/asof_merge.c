@@ -17,7 +17,7 @@
  * time (PREV) and the group of equal (keys, time) read ahead (AHEAD) are
  * kept, and asof_nearest_choose (asof_nearest.c) picks the closer.  The
  * lookup strategy's fallback for the nearest direction also merges here,
- * its outer rows sorted by (keys, time) by asof_nearest_sort_outer.
+ * its outer rows sorted by (keys, time) by asof_sort_outer.
  *
  * For a shifted outer time out of range, asof_merge_key_seen and
  * asof_nearest_key_seen tell whether the outer keys have any version,

@@ -60,7 +60,7 @@
  *	search counts the versions at or before the outer time, the next one
  *	(the last of its equal-time run) is the other neighbour.  If the
  *	versions exceed the memory limit, the outer rows are sorted by (keys,
- *	time) and merged instead (asof_nearest_sort_outer).
+ *	time) and merged instead (asof_sort_outer).
  *
  * Without tolerance, NULL times take part as in PostgreSQL's plan, where
  * the ORDER BY puts NULL distances last: an outer row with a NULL time gets

@@ -394,23 +394,15 @@ asof_nearest_quals(PlannerInfo *root, Query *sq, AsOfSpec *spec, List **kept)
 	kinds[0] = 'T';
 	foreach(lc, quals)
 	{
-		Node	   *clause = (Node *) lfirst(lc);
 		int			qi = foreach_current_index(lc) + 1;
-		AsOfCond	cond;
 		AsOfCond   *c;
 
-		kinds[qi] = 'F';
-		if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
-		{
-			*kept = lappend(*kept, clause);	/* filter on the relation alone */
-			continue;
-		}
-		if (!asof_split_comparison(root, clause, &cond))
+		if (!asof_correlated_cond(root, lfirst(lc), kept, &c))
 			ASOF_NO("nearest: a condition between the version and the outer row is not a comparison");
-
-		c = palloc(sizeof(AsOfCond));
-		*c = cond;
-		if (equal(cond.inner, spec->time->inner) &&
+		kinds[qi] = 'F';
+		if (c == NULL)
+			continue;			/* a filter on the relation alone */
+		if (equal(c->inner, spec->time->inner) &&
 			asof_cond_in_opfamily(c, time_opfamily, false) &&
 			c->strategy != BTEqualStrategyNumber)
 		{
@@ -438,56 +430,18 @@ asof_nearest_quals(PlannerInfo *root, Query *sq, AsOfSpec *spec, List **kept)
 
 /*
  * asof_nearest_rewrite
- *		The rewritten subquery, as in asof_recognise: sq without the
- *		correlated conditions, ORDER BY and LIMIT, with the inner keys and
- *		time as output columns, always sorted by (keys, time ascending NULLs
- *		last, output columns) for the merge; decides whether the lookup may
- *		hash the keys (spec->near_hashable) and sets the columns' resno in
- *		spec.  NULL when sq's output columns or the copy's references to the
- *		parent query cannot be handled.
+ *		The rewritten subquery, as in asof_recognise, always sorted by (keys,
+ *		time ascending NULLs last, output columns) for the merge; decides
+ *		whether the lookup may hash the keys (spec->near_hashable).  Among
+ *		versions with equal keys and time the executor takes the one whose
+ *		output row sorts last, as for the other directions.
  */
 static Query *
-asof_nearest_rewrite(Query *sq, AsOfSpec *spec, List *kept,
-					 const AsOfDistance *dist)
+asof_nearest_rewrite(Query *sq, AsOfSpec *spec, List *kept)
 {
-	Oid			time_opfamily = spec->time->opfamily;
-	Query	   *q;
-	ListCell   *lc;
-	int			noriginal;
-	int			depth;
-	Index		next_ref = 1;
-
-	q = asof_strip_subquery(sq, kept, &noriginal);
-	if (q == NULL)
-		ASOF_NO("nearest: junk output column before a real one");
-
-	/* Sorted by (keys, time) for the merge; the lookup may hash the keys */
 	spec->hashed = false;
 	spec->near_hashable = asof_keys_hashable(spec->keys);
-	asof_add_key_columns(q, noriginal, spec, true, &next_ref);
-	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
-										  "asof_time", 0,
-										  &spec->new_colnames);
-	asof_add_sort(q, spec->time->resno,
-				  get_opfamily_member(time_opfamily, dist->type, dist->type,
-									  BTLessStrategyNumber),
-				  get_opfamily_member(time_opfamily, dist->type, dist->type,
-									  BTEqualStrategyNumber),
-				  false, &next_ref);
-	foreach(lc, spec->tolerances)
-		((AsOfCond *) lfirst(lc))->resno = spec->time->resno;
-
-	/*
-	 * Tie breakers: among versions with equal keys and time the executor
-	 * takes the one whose output row sorts last, as for the other
-	 * directions.
-	 */
-	asof_add_tie_breakers(q, noriginal, false, &next_ref);
-
-	depth = -1;
-	if (asof_outer_refs_walker((Node *) q, &depth))
-		ASOF_NO("nearest: the rewritten subquery still refers to the outer query");
-	return q;
+	return asof_rewrite_subquery(sq, spec, kept, true, false, false);
 }
 
 /*
@@ -519,7 +473,7 @@ asof_recognise_nearest(PlannerInfo *root, Query *sq, SortGroupClause *order,
 		return NULL;
 	if (asof_nearest_quals(root, sq, spec, &kept) == NULL)
 		return NULL;
-	q = asof_nearest_rewrite(sq, spec, kept, dist);
+	q = asof_nearest_rewrite(sq, spec, kept);
 	if (q == NULL)
 		return NULL;
 	spec->rewritten = q;

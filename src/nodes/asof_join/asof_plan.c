@@ -35,8 +35,8 @@
 
 #include <math.h>
 
-#include "access/nbtree.h"
 #include "access/htup_details.h"
+#include "access/nbtree.h"
 #include "access/stratnum.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_language.h"
@@ -45,11 +45,6 @@
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
-
-#include "src/common/join_nulling.h"
-#include "src/nodes/asof_join/asof.h"
-#include "src/nodes/asof_join/asof_planner_internal.h"
-#include "src/parallel/keypart.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -64,10 +59,7 @@
 #include "optimizer/tlist.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
-#include "src/common/pg_compat.h"
-#include "src/common/plan_private.h"
 #include "rewrite/rewriteManip.h"
-#include "src/common/time_shift.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 #include "utils/fmgroids.h"
@@ -75,7 +67,16 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
+
 #include "src/common/gucs.h"
+#include "src/common/input_paths.h"
+#include "src/common/join_nulling.h"
+#include "src/common/pg_compat.h"
+#include "src/common/plan_private.h"
+#include "src/common/time_shift.h"
+#include "src/nodes/asof_join/asof.h"
+#include "src/nodes/asof_join/asof_planner_internal.h"
+#include "src/parallel/keypart.h"
 
 static void asof_plan_split(PlannerInfo *root, AsOfPath *apath,
 							Plan *subplan, Plan *inner_plan,
@@ -473,7 +474,8 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	AsOfSpec   *spec = apath->spec;
 	Index		relid = apath->inner_relid;
 	RelOptInfo *innerrel = find_base_rel(root, relid);
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan;
+	List	   *time_exprs;
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
 	Plan	   *subplan;
 	SubqueryScan *inner_plan;
@@ -503,8 +505,8 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	inner_tlist = asof_inner_used_columns(best_path, relid, joinquals,
 										  otherquals);
 	asof_plan_keys(spec, relid, &inner_tlist, &info, &outer_keys, &show_keys);
-	cscan->custom_exprs = asof_plan_time(spec, relid, &inner_tlist, &info,
-										 outer_keys, show_keys, joinquals);
+	time_exprs = asof_plan_time(spec, relid, &inner_tlist, &info, outer_keys,
+								show_keys, joinquals);
 
 	/* The inner child: a SubqueryScan of the rewritten subquery */
 	inner_plan = asof_inner_scan(apath, subplan, inner_tlist);
@@ -527,14 +529,11 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	if (spec->nearest)
 		asof_nearest_info(spec, &info);
 
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = otherquals;
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = list_make2(outer_plan, inner_plan);
-	cscan->custom_scan_tlist = scan_tlist;
+	cscan = wj_custom_scan(best_path, tlist, otherquals,
+						   list_make2(outer_plan, inner_plan), scan_tlist,
+						   &wj_asof_scan_methods);
+	cscan->custom_exprs = time_exprs;
 	cscan->custom_private = asof_info_to_private(&info);
-	cscan->methods = &wj_asof_scan_methods;
 
 	wj_custom_join_nullingrels(cscan, rel);
 	return &cscan->scan.plan;

@@ -105,23 +105,18 @@ extern bool asof_outer_refs_walker(Node *node, int *depth);
 extern void asof_flatten_and(Node *node, List **result);
 extern bool asof_split_comparison(PlannerInfo *root, Node *clause,
 								  AsOfCond *cond);
+extern bool asof_correlated_cond(PlannerInfo *root, Node *clause, List **kept,
+								 AsOfCond **cond);
 extern bool asof_cond_in_opfamily(AsOfCond *cond, Oid opfamily,
 								  bool need_sort);
-extern AttrNumber asof_target_resno(Query *q, int noriginal, Expr *expr,
-									const char *prefix, int n,
-									List **new_colnames);
-extern void asof_add_sort(Query *q, AttrNumber resno, Oid sortop, Oid eqop,
-						  bool nulls_first, Index *next_ref);
-extern void asof_add_tie_breakers(Query *q, int noriginal, bool descending,
-								  Index *next_ref);
 extern bool asof_order_ok(PlannerInfo *root, List *clauses, const char *kinds,
 						  const bool *fallible);
 extern bool asof_outer_time_safe(Expr *expr);
 extern bool asof_cond_is_key(AsOfCond *cond);
 extern bool asof_keys_hashable(List *keys);
-extern Query *asof_strip_subquery(Query *sq, List *kept, int *noriginal);
-extern void asof_add_key_columns(Query *q, int noriginal, AsOfSpec *spec,
-								 bool sorted, Index *next_ref);
+extern Query *asof_rewrite_subquery(Query *sq, AsOfSpec *spec, List *kept,
+									bool sort_keys, bool time_desc,
+									bool ties_desc);
 extern AsOfSpec *asof_recognise(PlannerInfo *root, Query *sq);
 
 /* asof_nearest_recognise.c */

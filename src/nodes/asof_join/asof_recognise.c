@@ -243,6 +243,32 @@ asof_split_comparison(PlannerInfo *root, Node *clause, AsOfCond *cond)
 }
 
 /*
+ * asof_correlated_cond
+ *		One WHERE conjunct of the subquery: a filter on its relation alone
+ *		is appended to *kept (*cond NULL); else *cond is the comparison of an
+ *		inner and an outer expression it is, palloc'd.  False when it is
+ *		neither.
+ */
+bool
+asof_correlated_cond(PlannerInfo *root, Node *clause, List **kept,
+					 AsOfCond **cond)
+{
+	AsOfCond	c;
+
+	*cond = NULL;
+	if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
+	{
+		*kept = lappend(*kept, clause);
+		return true;
+	}
+	if (!asof_split_comparison(root, clause, &c))
+		return false;
+	*cond = palloc(sizeof(AsOfCond));
+	**cond = c;
+	return true;
+}
+
+/*
  * asof_cond_in_opfamily
  *		Check that cond's operator is in the btree opfamily and that the
  *		opfamily has what the merge needs: a comparison support function
@@ -285,7 +311,7 @@ asof_cond_in_opfamily(AsOfCond *cond, Oid opfamily, bool need_sort)
  *		Column of the rewritten subquery that outputs expr: an existing
  *		output column with the same expression, else a new one.
  */
-AttrNumber
+static AttrNumber
 asof_target_resno(Query *q, int noriginal, Expr *expr, const char *prefix,
 				  int n, List **new_colnames)
 {
@@ -324,7 +350,7 @@ asof_target_resno(Query *q, int noriginal, Expr *expr, const char *prefix,
  * asof_add_sort
  *		Append an ORDER BY item on output column resno to q.
  */
-void
+static void
 asof_add_sort(Query *q, AttrNumber resno, Oid sortop, Oid eqop,
 			  bool nulls_first, Index *next_ref)
 {
@@ -348,7 +374,7 @@ asof_add_sort(Query *q, AttrNumber resno, Oid sortop, Oid eqop,
  *		that has a btree ordering: ascending NULLS LAST, or descending NULLS
  *		FIRST when descending (columns without one are skipped).
  */
-void
+static void
 asof_add_tie_breakers(Query *q, int noriginal, bool descending,
 					  Index *next_ref)
 {
@@ -555,7 +581,7 @@ asof_keys_hashable(List *keys)
  *		NULL when a junk column comes before a real one (the caller says
  *		why).
  */
-Query *
+static Query *
 asof_strip_subquery(Query *sq, List *kept, int *noriginal)
 {
 	Query	   *q = copyObject(sq);
@@ -590,7 +616,7 @@ asof_strip_subquery(Query *sq, List *kept, int *noriginal)
  *		and, when sorted, an ascending ORDER BY item on it, in the keys'
  *		order.
  */
-void
+static void
 asof_add_key_columns(Query *q, int noriginal, AsOfSpec *spec, bool sorted,
 					 Index *next_ref)
 {
@@ -682,23 +708,15 @@ asof_sort_quals(PlannerInfo *root, Query *sq, Expr *order_expr,
 	fallible = palloc0(sizeof(bool) * (list_length(quals) + 1));
 	foreach(lc, quals)
 	{
-		Node	   *clause = (Node *) lfirst(lc);
 		int			qi = foreach_current_index(lc);
-		AsOfCond	cond;
 		AsOfCond   *c;
 
-		kinds[qi] = 'F';
-		if (!(asof_levels(clause) & (ASOF_LEVEL1 | ASOF_OTHER)))
-		{
-			*kept = lappend(*kept, clause);	/* filter on the relation alone */
-			continue;
-		}
-		if (!asof_split_comparison(root, clause, &cond))
+		if (!asof_correlated_cond(root, lfirst(lc), kept, &c))
 			ASOF_NO("a condition on the outer row is not a comparison of an inner and an outer expression");
-
-		c = palloc(sizeof(AsOfCond));
-		*c = cond;
-		if (equal(cond.inner, order_expr) &&
+		kinds[qi] = 'F';
+		if (c == NULL)
+			continue;			/* a filter on the relation alone */
+		if (equal(c->inner, order_expr) &&
 			asof_cond_in_opfamily(c, time_opfamily, false) &&
 			c->strategy != BTEqualStrategyNumber)
 		{
@@ -739,18 +757,21 @@ asof_sort_quals(PlannerInfo *root, Query *sq, Expr *order_expr,
 }
 
 /*
- * asof_rewrite
+ * asof_rewrite_subquery
  *		The rewritten subquery the node reads instead of sq: sq without the
  *		correlated conditions, ORDER BY and LIMIT, with the inner keys and
- *		time as output columns, sorted by (keys, time, output columns) -- by
- *		(time, output columns) when the keys are hashed.  Decides
- *		spec->hashed and sets the columns' resno in spec.  NULL when sq's
- *		output columns or the copy's references to the parent query cannot
- *		be handled.
+ *		time as output columns, sorted by (keys, time, output columns): the
+ *		keys left out unless sort_keys, the time descending if time_desc,
+ *		the output columns (the tie breakers) descending with NULLs first if
+ *		ties_desc.  Sets the columns' resno in spec.  NULL when sq's output
+ *		columns or the copy's references to the parent query cannot be
+ *		handled.
  */
-static Query *
-asof_rewrite(Query *sq, AsOfSpec *spec, List *kept, Oid time_opfamily)
+Query *
+asof_rewrite_subquery(Query *sq, AsOfSpec *spec, List *kept, bool sort_keys,
+					  bool time_desc, bool ties_desc)
 {
+	Oid			time_type = spec->time->innertype;
 	Query	   *q;
 	ListCell   *lc;
 	int			noriginal;
@@ -761,6 +782,37 @@ asof_rewrite(Query *sq, AsOfSpec *spec, List *kept, Oid time_opfamily)
 	if (q == NULL)
 		ASOF_NO("junk columns before the subquery's real columns");
 
+	asof_add_key_columns(q, noriginal, spec, sort_keys, &next_ref);
+	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
+										  "asof_time", 0,
+										  &spec->new_colnames);
+	asof_add_sort(q, spec->time->resno,
+				  get_opfamily_member(spec->time->opfamily, time_type,
+									  time_type,
+									  time_desc ? BTGreaterStrategyNumber :
+									  BTLessStrategyNumber),
+				  get_opfamily_member(spec->time->opfamily, time_type,
+									  time_type, BTEqualStrategyNumber),
+				  false, &next_ref);
+	foreach(lc, spec->tolerances)
+		((AsOfCond *) lfirst(lc))->resno = spec->time->resno;
+	asof_add_tie_breakers(q, noriginal, ties_desc, &next_ref);
+
+	/* Nothing of the parent query may remain in it */
+	depth = -1;
+	if (asof_outer_refs_walker((Node *) q, &depth))
+		ASOF_NO("the rewritten subquery still refers to the outer query");
+	return q;
+}
+
+/*
+ * asof_rewrite
+ *		asof_rewrite_subquery for the forward and backward idioms: decides
+ *		spec->hashed and how the rewritten subquery is sorted.
+ */
+static Query *
+asof_rewrite(Query *sq, AsOfSpec *spec, List *kept)
+{
 	/*
 	 * Strategy.  When every key has the same type on both sides and is
 	 * hashable, both inputs are sorted by time alone and the executor keeps
@@ -770,39 +822,17 @@ asof_rewrite(Query *sq, AsOfSpec *spec, List *kept, Oid time_opfamily)
 	 */
 	spec->hashed = asof_keys_hashable(spec->keys);
 
-	asof_add_key_columns(q, noriginal, spec, !spec->hashed, &next_ref);
-	spec->time->resno = asof_target_resno(q, noriginal, spec->time->inner,
-										  "asof_time", 0,
-										  &spec->new_colnames);
-	/* the hashed forward sweep goes from the latest time down */
-	asof_add_sort(q, spec->time->resno,
-				  get_opfamily_member(time_opfamily, spec->time->innertype,
-									  spec->time->innertype,
-									  (spec->hashed && spec->forward) ?
-									  BTGreaterStrategyNumber :
-									  BTLessStrategyNumber),
-				  get_opfamily_member(time_opfamily, spec->time->innertype,
-									  spec->time->innertype,
-									  BTEqualStrategyNumber),
-				  false, &next_ref);
-	foreach(lc, spec->tolerances)
-		((AsOfCond *) lfirst(lc))->resno = spec->time->resno;
-
 	/*
-	 * Tie breakers: among versions with equal keys and time, the executor
-	 * takes the one whose output row sorts last in ascending order with
-	 * NULLs last.  The hashed sweeps and the backward merge keep the last
+	 * The hashed forward sweep goes from the latest time down.  Tie
+	 * breakers: among versions with equal keys and time, the executor takes
+	 * the one whose output row sorts last in ascending order with NULLs
+	 * last.  The hashed sweeps and the backward merge keep the last
 	 * candidate of the stream; the forward merge keeps the first one, so it
 	 * sorts the tie breakers descending with NULLs first.
 	 */
-	asof_add_tie_breakers(q, noriginal, spec->forward && !spec->hashed,
-						  &next_ref);
-
-	/* Nothing of the parent query may remain in it */
-	depth = -1;
-	if (asof_outer_refs_walker((Node *) q, &depth))
-		ASOF_NO("the rewritten subquery still refers to the outer query");
-	return q;
+	return asof_rewrite_subquery(sq, spec, kept, !spec->hashed,
+								 spec->hashed && spec->forward,
+								 spec->forward && !spec->hashed);
 }
 
 /*
@@ -852,7 +882,7 @@ asof_recognise(PlannerInfo *root, Query *sq)
 						   BTGreaterStrategyNumber))
 		ASOF_NO("the ORDER BY does not go the direction of the time condition");
 
-	q = asof_rewrite(sq, spec, kept, time_opfamily);
+	q = asof_rewrite(sq, spec, kept);
 	if (q == NULL)
 		return NULL;
 	spec->rewritten = q;

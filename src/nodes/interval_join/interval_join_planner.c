@@ -949,19 +949,10 @@ ij_make_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 	CustomPath *cpath;
 	bool		partial = outer->parallel_workers > 0;
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = joinrel;
-	cpath->path.pathtarget = joinrel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = partial;
-	cpath->path.parallel_safe =
-		wj_path_parallel_safe(root, joinrel, list_make2(outer, inner), NIL);
-	cpath->path.parallel_workers = outer->parallel_workers;
+	cpath = wj_custom_path(root, joinrel, joinrel->reltarget,
+						   list_make2(outer, inner), NIL, partial,
+						   &ij_path_methods);
 	cpath->path.rows = info->rows;
-	wj_set_path_disabled_nodes(&cpath->path,
-							   wj_path_disabled_nodes(outer) +
-							   wj_path_disabled_nodes(inner));
 	if (partial)
 		cpath->path.rows = clamp_row_est(info->rows /
 										 wj_parallel_divisor(outer));
@@ -970,9 +961,7 @@ ij_make_path(PlannerInfo *root, RelOptInfo *joinrel, IJInfo *info,
 		cpath->path.pathkeys = build_join_pathkeys(root, joinrel,
 												   info->jointype, outer_pks);
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->custom_paths = list_make2(outer, inner);
 	cpath->custom_private = list_make1(info);
-	cpath->methods = &ij_path_methods;
 	ij_cost_path(root, cpath, info, joinrel, outer, inner);
 	return (Path *) cpath;
 }
@@ -1083,7 +1072,7 @@ ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	IJInfo	   *info = (IJInfo *) linitial(best_path->custom_private);
 	Plan	   *outer_plan = (Plan *) linitial(custom_plans);
 	Plan	   *inner_plan = (Plan *) lsecond(custom_plans);
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan;
 	IntervalJoinPlanInfo plan_info;
 	List	   *outer_keys = NIL,
 			   *inner_keys = NIL,
@@ -1160,11 +1149,9 @@ ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 							 &plan_info.keypart);
 	}
 
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = info->otherquals;
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = list_make2(outer_plan, inner_plan);
+	cscan = wj_custom_scan(best_path, tlist, info->otherquals,
+						   list_make2(outer_plan, inner_plan), scan_tlist,
+						   &wj_interval_scan_methods);
 	cscan->custom_exprs = list_make4(key_clauses,
 									 list_make2(info->lower->rinfo->clause,
 												info->upper->rinfo->clause),
@@ -1172,9 +1159,7 @@ ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 									 ij_filter_in_pg_order(root,
 														   info->filter_rinfos));
 	cscan->custom_private = interval_join_info_to_private(&plan_info);
-	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(rel->relids);
-	cscan->methods = &wj_interval_scan_methods;
 
 	return cscan;
 }

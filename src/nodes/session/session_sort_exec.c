@@ -842,13 +842,11 @@ static void
 session_sort_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	SessionSortState *state = (SessionSortState *) node;
-	List	   *context;
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix;
+	List	   *context = wj_explain_context(node, ancestors, es, &useprefix);
 	List	   *keys = NIL;
 	int			i;
 
-	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
-									   ancestors);
 	for (i = 0; i < state->npart; i++)
 		keys = lappend(keys, key_text(state, state->attnos[i], context, useprefix));
 	if (keys != NIL)

@@ -222,7 +222,7 @@ static Plan *
 plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				  List *tlist, List *clauses, List *custom_plans)
 {
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan;
 	SessionSortPathInfo *pinfo = linitial(best_path->custom_private);
 	Plan	   *child = (Plan *) linitial(custom_plans);
 	List	   *scan_tlist = NIL;
@@ -262,20 +262,14 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		info.nullsfirst = lappend_int(info.nullsfirst, pk->pk_nulls_first);
 	}
 
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = NIL;
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_relids = NULL;
-	cscan->methods = &wj_session_sort_scan_methods;
+	cscan = wj_custom_scan(best_path, tlist, NIL, custom_plans, scan_tlist,
+						   pinfo->session != NULL ?
+						   &wj_session_window_scan_methods :
+						   &wj_session_sort_scan_methods);
 	if (pinfo->session != NULL)
 	{
 		info.has_gap = true;
 		info.gap = copyObject(pinfo->gap);
-		cscan->methods = &wj_session_window_scan_methods;
 	}
 	/* a partial path is key-partitioned (wj_keypart_units) */
 	wj_keypart_plan_none(&info.keypart);
@@ -313,7 +307,7 @@ static Path *
 create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 						 List *pathkeys, List *part_exprs, Expr *time_expr)
 {
-	CustomPath *cpath = makeNode(CustomPath);
+	CustomPath *cpath;
 	double		rows = Max(subpath->rows, 1.0);
 	double		groups = 1.0;
 	double		per_group;
@@ -363,25 +357,16 @@ create_session_sort_path(PlannerInfo *root, RelOptInfo *rel, Path *subpath,
 						log2(Min(batches, fanout) + 1.0));
 	}
 
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = rel;
-	cpath->path.pathtarget = subpath->pathtarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	/* the rule of every windowjoin node (input_paths.h) */
-	cpath->path.parallel_safe =
-		wj_path_parallel_safe(root, rel, list_make1(subpath),
-							  lappend(list_copy(part_exprs), time_expr));
+	cpath = wj_custom_path(root, rel, subpath->pathtarget, list_make1(subpath),
+						   lappend(list_copy(part_exprs), time_expr), false,
+						   &session_sort_path_methods);
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = subpath->rows;
-	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(subpath));
 	cpath->path.startup_cost = subpath->total_cost + run;
 	cpath->path.total_cost = cpath->path.startup_cost + cpu_operator_cost * rows;
 	cpath->path.pathkeys = pathkeys;
 	cpath->flags = 0;
-	cpath->custom_paths = list_make1(subpath);
 	cpath->custom_private = list_make1(palloc0(sizeof(SessionSortPathInfo)));
-	cpath->methods = &session_sort_path_methods;
 	return &cpath->path;
 }
 

@@ -387,36 +387,47 @@ ssort_route_row(SessionSortState *state, int64 ts, bool null_time,
 	}
 }
 
+/* What partition_rows does with one row of a partition */
+typedef void (*SSortRowFn) (SessionSortState *state, SSortPartition *part,
+							SSortEntry *entry, bool null_time, void *arg);
+
 /*
- * write_partition
- *		While starting a split: write a partition held in memory to the tape
- *		of its key range.
+ * partition_rows
+ *		Call fn for every row a partition holds in memory: those with a
+ *		time, then those with a NULL time.
  */
 static void
-write_partition(SessionSortState *state, SSortPartition *part, SSortBatch *batch)
+partition_rows(SessionSortState *state, SSortPartition *part, SSortRowFn fn,
+			   void *arg)
 {
-	SSortChain *chains[2];
-	int			c;
+	SSortChain *chains[2] = {&part->timed, &part->untimed};
 
-	chains[0] = &part->timed;
-	chains[1] = &part->untimed;
-	for (c = 0; c < 2; c++)
+	for (int c = 0; c < 2; c++)
 	{
-		SSortBlock *block;
-
-		for (block = chains[c]->head; block != NULL; block = block->next)
+		for (SSortBlock *block = chains[c]->head; block != NULL;
+			 block = block->next)
 		{
-			int			i;
-
 			CHECK_FOR_INTERRUPTS();
-			for (i = 0; i < block->used; i++)
-			{
-				tape_write(state, batch, block->entries[i].ts, c == 1,
-						   block->entries[i].tuple);
-				sample_row(state, batch, part->keys, part->keynulls);
-			}
+			for (int i = 0; i < block->used; i++)
+				fn(state, part, &block->entries[i], c == 1, arg);
 		}
 	}
+}
+
+/*
+ * write_row
+ *		partition_rows' step while starting a split: a row held in memory
+ *		onto the tape of its key range, the batch arg, sampled for the
+ *		batch's own key ranges.
+ */
+static void
+write_row(SessionSortState *state, SSortPartition *part, SSortEntry *entry,
+		  bool null_time, void *arg)
+{
+	SSortBatch *batch = (SSortBatch *) arg;
+
+	tape_write(state, batch, entry->ts, null_time, entry->tuple);
+	sample_row(state, batch, part->keys, part->keynulls);
 }
 
 /*
@@ -564,7 +575,7 @@ start_split(SessionSortState *state, bool exhausted)
 		SSortPartition *part = state->parts[i];
 		int			r = find_range(state, part->keys, part->keynulls);
 
-		write_partition(state, part, split->ranges[r]);
+		partition_rows(state, part, write_row, split->ranges[r]);
 		if (r == 0 && split->first_min == NULL)
 			split->first_min = copy_key(state, part->keys, part->keynulls);
 		if (r == split->nbounds)
@@ -653,6 +664,20 @@ start_tuplesort(SessionSortState *state)
 }
 
 /*
+ * sort_row
+ *		partition_rows' step for spill_to_tuplesort: a row into the
+ *		tuplesort.
+ */
+static void
+sort_row(SessionSortState *state, SSortPartition *part, SSortEntry *entry,
+		 bool null_time, void *arg)
+{
+	tuplesort_puttupleslot(state->tuplesort,
+						   ssort_fill_slot(state, state->child_slot, part,
+										   entry, null_time));
+}
+
+/*
  * spill_to_tuplesort
  *		The rows no longer fit: move every stored row to a tuplesort and
  *		free the memory.
@@ -670,9 +695,6 @@ spill_to_tuplesort(SessionSortState *state)
 		InitTupleHashIterator(state->hashtable, &iter);
 	for (;;)
 	{
-		SSortChain *chains[2];
-		int			c;
-
 		if (state->npart > 0)
 		{
 			entry = ScanTupleHashTable(state->hashtable, &iter);
@@ -682,24 +704,7 @@ spill_to_tuplesort(SessionSortState *state)
 		}
 		else
 			part = &state->single;
-		chains[0] = &part->timed;
-		chains[1] = &part->untimed;
-		for (c = 0; c < 2; c++)
-		{
-			SSortBlock *block;
-
-			for (block = chains[c]->head; block != NULL; block = block->next)
-			{
-				int			i;
-
-				CHECK_FOR_INTERRUPTS();
-				for (i = 0; i < block->used; i++)
-					tuplesort_puttupleslot(state->tuplesort,
-										   ssort_fill_slot(state, state->child_slot,
-													 part, &block->entries[i],
-													 c == 1));
-			}
-		}
+		partition_rows(state, part, sort_row, NULL);
 		if (state->npart == 0)
 			break;
 	}

@@ -74,6 +74,7 @@
 #include "utils/syscache.h"
 
 #include "src/common/catalog_cache.h"
+#include "src/common/grouping.h"
 #include "src/common/gucs.h"
 #include "src/common/input_paths.h"
 #include "src/common/pg_compat.h"
@@ -473,7 +474,7 @@ static CustomPath *
 make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
 					 Path *child, double groups, double out_rows, bool parallel)
 {
-	CustomPath *cpath = makeNode(CustomPath);
+	CustomPath *cpath;
 	TaPathInfo *copy = palloc(sizeof(TaPathInfo));
 	double		rows = child->rows;
 	double		width = 16.0 + 8.0 * pi->info.nkeys + sizeof(TaCell) * pi->info.naggs;
@@ -518,26 +519,17 @@ make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
 			cost += groups_exchange;
 	}
 
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = output_rel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = parallel;
-	cpath->path.parallel_safe =
-		wj_path_parallel_safe(root, output_rel, list_make1(child),
-							  output_rel->reltarget->exprs);
-	cpath->path.parallel_workers = child->parallel_workers;
+	cpath = wj_custom_path(root, output_rel, output_rel->reltarget,
+						   list_make1(child), output_rel->reltarget->exprs,
+						   parallel, &tumble_agg_path_methods);
 	cpath->path.rows = parallel ?
 		clamp_row_est(out_rows / wj_parallel_divisor(child)) : out_rows;
-	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(child));
 	cpath->path.startup_cost = child->total_cost + cost;
 	cpath->path.total_cost = cpath->path.startup_cost +
 		cpath->path.rows * (cpu_tuple_cost + output_rel->reltarget->cost.per_tuple);
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
-	cpath->custom_paths = list_make1(child);
 	cpath->custom_private = list_make1(copy);
-	cpath->methods = &tumble_agg_path_methods;
 	return cpath;
 }
 
@@ -557,20 +549,14 @@ group_by_bin(PlannerInfo *root, RelOptInfo *data_rel, PathTarget *target,
 	TaBin		first = {0};
 	bool		have_bin = false;
 	ListCell   *lc;
-	int			i;
 
-	i = 0;
 	foreach(lc, target->exprs)
 	{
 		Expr	   *expr = (Expr *) lfirst(lc);
-		Index		sgref = get_pathtarget_sortgroupref(target, i);
-		SortGroupClause *sgc = NULL;
+		SortGroupClause *sgc = wj_group_clause(root, target,
+											   foreach_current_index(lc));
 		TaBin		bin = {0};
 
-		i++;
-		if (sgref != 0)
-			sgc = get_sortgroupref_clause_noerr(sgref,
-												root->parse->groupClause);
 		if (sgc == NULL)
 		{
 			*non_group = lappend(*non_group, expr);
@@ -835,7 +821,7 @@ static Plan *
 plan_tumble_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				List *tlist, List *clauses, List *custom_plans)
 {
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan;
 	TaPathInfo *pi = (TaPathInfo *) linitial(best_path->custom_private);
 	List	   *scan_tlist = NIL;
 	List	   *all;
@@ -849,16 +835,10 @@ plan_tumble_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 							 makeTargetEntry((Expr *) copyObject(lfirst(lc)), resno++,
 											 NULL, false));
 
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = (List *) copyObject(pi->having);
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = NIL;
+	cscan = wj_custom_scan(best_path, tlist, (List *) copyObject(pi->having),
+						   custom_plans, scan_tlist,
+						   &wj_tumble_agg_scan_methods);
 	cscan->custom_private = tumble_agg_info_to_private(&pi->info);
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_relids = NULL;
-	cscan->methods = &wj_tumble_agg_scan_methods;
 	return &cscan->scan.plan;
 }
 

@@ -483,9 +483,6 @@ ta_cell_merge(TaCell *cell, const TaCell *other, const TaAgg *agg,
 
 	switch (agg->kind)
 	{
-		case TA_COUNT_STAR:
-		case TA_COUNT:
-			break;
 		case TA_SUM_INT:
 		case TA_AVG_INT:
 			cell->i += other->i;
@@ -549,6 +546,9 @@ ta_cell_merge(TaCell *cell, const TaCell *other, const TaAgg *agg,
 			if (other->has_d)
 				ta_minmax_numeric(cell, other->d, agg->kind == TA_MAX_NUMERIC, groupcxt);
 			break;
+		case TA_COUNT_STAR:
+		case TA_COUNT:
+			break;				/* the count alone, added below */
 	}
 	cell->n += other->n;
 }

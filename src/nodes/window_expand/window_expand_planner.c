@@ -76,6 +76,7 @@
 
 #include "src/common/agg_exact.h"
 #include "src/common/catalog_cache.h"
+#include "src/common/grouping.h"
 #include "src/common/gucs.h"
 #include "src/common/input_paths.h"
 #include "src/common/pg_compat.h"
@@ -476,20 +477,15 @@ split_grouping(PlannerInfo *root, WindowAggSpec *spec, bool not_null,
 	PathTarget *grouping_target = pp->grouping_target;
 	bool		grouped_by_window = false;
 	ListCell   *lc;
-	int			i;
 
-	i = 0;
 	foreach(lc, grouping_target->exprs)
 	{
 		Expr	   *expr = (Expr *) lfirst(lc);
-		Index		sgref = get_pathtarget_sortgroupref(grouping_target, i);
-		SortGroupClause *sgc = NULL;
+		SortGroupClause *sgc = wj_group_clause(root, grouping_target,
+											   foreach_current_index(lc));
+		Index		sgref;
 		Relids		varnos;
 
-		i++;
-		if (sgref != 0)
-			sgc = get_sortgroupref_clause_noerr(sgref,
-												root->parse->groupClause);
 		if (sgc == NULL)
 		{
 			*non_group = lappend(*non_group, expr);
@@ -497,6 +493,7 @@ split_grouping(PlannerInfo *root, WindowAggSpec *spec, bool not_null,
 		}
 		if (!sgc->hashable || contain_volatile_functions((Node *) expr))
 			return false;
+		sgref = sgc->tleSortGroupRef;
 
 		varnos = pull_varnos(root, (Node *) expr);
 		if (bms_is_member(spec->fn_relid, varnos))
@@ -886,24 +883,15 @@ make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
 	else
 		windows_per_pane = ((double) (spec->size / spec->every) + 1.0) / 2.0;
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = expand_target;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe =
-		wj_path_parallel_safe(root, output_rel, list_make1(path),
-							  expand_target->exprs);
-	cpath->path.parallel_workers = path->parallel_workers;
+	cpath = wj_custom_path(root, output_rel, expand_target, list_make1(path),
+						   expand_target->exprs, false,
+						   &window_expand_path_methods);
 	cpath->path.rows = clamp_row_est(path->rows * windows_per_pane);
-	wj_set_path_disabled_nodes(&cpath->path, wj_path_disabled_nodes(path));
 	cpath->path.startup_cost = path->total_cost;
 	cpath->path.total_cost = path->total_cost +
 		cpath->path.rows * (cpu_tuple_cost + expand_target->cost.per_tuple);
 	cpath->path.pathkeys = NIL;
 	cpath->flags = 0;
-	cpath->custom_paths = list_make1(path);
 	info = palloc(sizeof(WindowExpandPlanInfo));
 	info->kind = spec->kind;
 	info->every = spec->every;
@@ -911,7 +899,6 @@ make_expand_path(PlannerInfo *root, RelOptInfo *output_rel,
 	info->offset = spec->offset;
 	info->pane = spec->pane;
 	cpath->custom_private = list_make1(info);
-	cpath->methods = &window_expand_path_methods;
 	return cpath;
 }
 
@@ -924,7 +911,7 @@ static Plan *
 plan_window_expand(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				   List *tlist, List *clauses, List *custom_plans)
 {
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan;
 	Plan	   *child = (Plan *) linitial(custom_plans);
 	List	   *scan_tlist = NIL;
 	ListCell   *lc;
@@ -960,17 +947,10 @@ plan_window_expand(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		resno++;
 	}
 
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = NIL;
+	cscan = wj_custom_scan(best_path, tlist, NIL, custom_plans, scan_tlist,
+						   &wj_window_expand_scan_methods);
 	cscan->custom_private =
 		window_expand_info_to_private(linitial(best_path->custom_private));
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_relids = NULL;
-	cscan->methods = &wj_window_expand_scan_methods;
 	return &cscan->scan.plan;
 }
 

@@ -742,13 +742,7 @@ take_peek(WindowJoinState *state, WjSide *side)
 		wjoin_queue_append_file(state, side, row);
 	else
 	{
-		if (side->tail)
-			side->tail->next = row;
-		else
-			side->head = row;
-		side->tail = row;
-		if (side->is_inner)
-			wjoin_chain_row(state, row);
+		wjoin_side_append(state, side, row);
 		if (wjoin_state_memory(state) > state->budget)
 			wjoin_spill_state(state);
 	}

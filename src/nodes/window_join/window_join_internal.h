@@ -287,6 +287,23 @@ wjoin_chain_row(WindowJoinState *state, WjRow *row)
 }
 
 /*
+ * wjoin_side_append
+ *		Put a row in memory at the end of its side's rows; an inner row also
+ *		at the end of its hash chain.
+ */
+static inline void
+wjoin_side_append(WindowJoinState *state, WjSide *side, WjRow *row)
+{
+	if (side->tail)
+		side->tail->next = row;
+	else
+		side->head = row;
+	side->tail = row;
+	if (side->is_inner)
+		wjoin_chain_row(state, row);
+}
+
+/*
  * wjoin_state_memory
  *		Bytes the buffered rows and the hash chains take now.
  */

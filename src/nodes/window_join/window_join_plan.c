@@ -143,26 +143,14 @@ wj_make_join_path(PlannerInfo *root, RelOptInfo *joinrel, JoinType jointype,
 			 state_bytes, get_hash_memory_limit());
 	}
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = joinrel;
-	cpath->path.pathtarget = joinrel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = partial;
-	cpath->path.parallel_safe =
-		wj_path_parallel_safe(root, joinrel,
-							  list_make2(outer_path, inner_path), node_exprs);
-	cpath->path.parallel_workers = outer_path->parallel_workers;
+	cpath = wj_custom_path(root, joinrel, joinrel->reltarget,
+						   list_make2(outer_path, inner_path), node_exprs,
+						   partial, &wj_window_join_path_methods);
 	cpath->path.rows = rows;
-	wj_set_path_disabled_nodes(&cpath->path,
-							   wj_path_disabled_nodes(outer_path) +
-							   wj_path_disabled_nodes(inner_path));
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 	cpath->path.pathkeys = NIL;
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->custom_paths = list_make2(outer_path, inner_path);
-	cpath->methods = &wj_window_join_path_methods;
 	cpath->custom_private = list_make1(pinfo);
 
 	elog(DEBUG2, "windowjoin: window join %spath cost %.2f..%.2f rows %.0f (inputs %.2f, %.2f)",
@@ -315,7 +303,7 @@ window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 					  List *tlist, List *clauses, List *custom_plans,
 					  WjKeyPartMode mode)
 {
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan;
 	WjPathInfo *pinfo = (WjPathInfo *) linitial(best_path->custom_private);
 	List	   *wclauses = pinfo->wclauses;
 	List	   *kclauses = pinfo->kclauses;
@@ -381,15 +369,10 @@ window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	outer_extra_exprs = extra_exprs(outer_extras, &outer_extra_is_expr);
 	inner_extra_exprs = extra_exprs(inner_extras, &inner_extra_is_expr);
 
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = extract_actual_clauses(oclauses, false);
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->methods = &wj_window_join_scan_methods;
-
-	cscan->custom_exprs = NIL;
+	cscan = wj_custom_scan(best_path, tlist,
+						   extract_actual_clauses(oclauses, false),
+						   custom_plans, scan_tlist,
+						   &wj_window_join_scan_methods);
 	cscan->custom_exprs = lappend(cscan->custom_exprs,
 								  extract_actual_clauses(jclauses, false));
 	cscan->custom_exprs = lappend(cscan->custom_exprs,

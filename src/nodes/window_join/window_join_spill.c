@@ -244,13 +244,7 @@ wjoin_unspill_state(WindowJoinState *state)
 		{
 			CHECK_FOR_INTERRUPTS();
 			wj_state_add(&state->stats, (int64) row->size);
-			if (side->tail)
-				side->tail->next = row;
-			else
-				side->head = row;
-			side->tail = row;
-			if (side->is_inner)
-				wjoin_chain_row(state, row);
+			wjoin_side_append(state, side, row);
 		}
 	}
 	wjoin_close_queue_files(state);

@@ -1322,13 +1322,11 @@ window_topn_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	WindowTopNState *state = (WindowTopNState *) node;
 	static const char *const names[] = {"row_number()", "rank()", "dense_rank()"};
-	List	   *context;
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+	bool		useprefix;
+	List	   *context = wj_explain_context(node, ancestors, es, &useprefix);
 	List	   *keys = NIL;
 	int			i;
 
-	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan,
-									   ancestors);
 	for (i = 0; i < state->npart; i++)
 		keys = lappend(keys, key_text(state, state->part_cols[i], InvalidOid,
 									  false, false, context, useprefix));

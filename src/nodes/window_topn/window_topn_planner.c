@@ -551,7 +551,7 @@ static Plan *
 plan_window_topn(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				 List *tlist, List *clauses, List *custom_plans)
 {
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan;
 	WtnPathInfo *pi = (WtnPathInfo *) linitial(best_path->custom_private);
 	Path	   *child = (Path *) linitial(best_path->custom_paths);
 	List	   *scan_tlist = NIL;
@@ -570,16 +570,11 @@ plan_window_topn(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		wj_window_func_scans_planned++;
 	}
 
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = NIL;
+	cscan = wj_custom_scan(best_path, tlist,
+						   extract_actual_clauses(clauses, false),
+						   custom_plans, scan_tlist,
+						   &wj_window_topn_scan_methods);
 	cscan->custom_private = window_topn_info_to_private(&pi->info);
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_relids = NULL;
-	cscan->methods = &wj_window_topn_scan_methods;
 	return &cscan->scan.plan;
 }
 
