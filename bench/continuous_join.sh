@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# W9: continuous join views (docs/continuous.md, "Join views"), in one run:
+# W9: continuous join views (docs/continuous-joins.md), in one run:
 #   refresh   histories of 1M and 10M rows per side, 100 rows a second per
 #             side, then batches of 1k, 10k and 100k new rows per side
 #             appended in time order with up to 2 s of disorder; the time of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Changefeeds under load (docs/continuous.md, "Changefeed"): 8 writers
+# Changefeeds under load (docs/changefeed.md): 8 writers
 # (pgbench, one transaction of 100 events each, event time = the clock)
 # insert into one table while three scheduled views with feeds keep it:
 # TUMBLE 1 s, HOP 1 s / 5 s and CUMULATE 1 s / 10 s, each per key (100

@@ -1,4 +1,4 @@
--- Continuous join views (docs/continuous.md, "Join views"): each source has
+-- Continuous join views (docs/continuous-joins.md): each source has
 -- its own change log and watermark; a join row is written once, when both
 -- watermarks have passed what can still change it.
 SET TimeZone = 'UTC';

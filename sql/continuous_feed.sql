@@ -1,5 +1,5 @@
 --
--- Changefeeds of continuous views (docs/continuous.md, "Changefeed"):
+-- Changefeeds of continuous views (docs/changefeed.md):
 -- Flink's Bid example with a feed (emitted windows +1, a revision -1/+1);
 -- the oracle -- after every refresh of a random out-of-order stream with
 -- late rows, updates and deletes, the feed's signed rows sum to the view

@@ -1,5 +1,5 @@
 --
--- Continuous join views (docs/continuous.md, "Join views"): Flink's window
+-- Continuous join views (docs/continuous-joins.md): Flink's window
 -- join example as views of every join type; the oracle (after every
 -- refresh the view equals the batch join over what is final) under random
 -- out-of-order streams on both sides with late rows, updates and deletes,
@@ -76,7 +76,7 @@ SELECT * FROM seed_in ORDER BY window_start, num;
 --
 -- The oracle.  cj.spec holds each view's "final" test over the batch
 -- query's rows q: window joins, window_end <= the view's watermark;
--- interval and as-of joins, by the frontiers (docs/continuous.md):
+-- interval and as-of joins, by the frontiers (docs/continuous-joins.md):
 -- FL = least(left wm, right wm - hi) for rows of a left row (its time
 -- selected as l_t), FR = least(right wm, left wm + lo) for the right rows
 -- without a match (l_t null, the right time selected as r_t).

@@ -1,6 +1,6 @@
 --
--- Continuous views' privileges, function by function (docs/continuous.md,
--- "Security model"):
+-- Continuous views' privileges, function by function
+-- (docs/continuous-trust.md, "Security model"):
 --
 -- 1. Every function of the extension that PUBLIC may execute is called by
 --    an ordinary role (wj_prv_mallory) against another role's

@@ -1,5 +1,5 @@
 --
--- Continuous views you can trust (docs/continuous.md, "Security model",
+-- Continuous views you can trust (docs/continuous-trust.md, "Security model",
 -- "DDL on sources", "Failures"): every path of the hostile review of 0.3,
 -- tried as two ordinary roles (wj_sec_alice, wj_sec_mallory) and a
 -- database owner (wj_sec_dbowner), each of which must now fail safely with

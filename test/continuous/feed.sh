@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Changefeeds against a live server (docs/continuous.md, "Changefeed"), in
+# Changefeeds against a live server (docs/changefeed.md), in
 # a throwaway cluster of its own that preloads windowjoin, so that it can
 # be crashed:
 #   wake        a scheduled view with a feed and a 1-hour schedule: the

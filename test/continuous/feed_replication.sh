@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A continuous view's changefeed through PostgreSQL's logical replication
-# (docs/continuous.md, "Changefeed"), between two throwaway clusters:
+# (docs/changefeed.md), between two throwaway clusters:
 #   publisher   preloads windowjoin, wal_level = logical; a tumbling-window
 #               view of bid with feed => true and a 1-second schedule,
 #               published with its feed (the view's table REPLICA
