@@ -106,21 +106,22 @@ wj_custom_path(PlannerInfo *root, RelOptInfo *rel, PathTarget *target,
 
 /*
  * wj_custom_scan
- *		A node's new CustomScan for best_path: tlist and qual computed over
- *		a scan tuple of scan_tlist, reading custom_plans.  The caller sets
- *		custom_exprs, custom_private and, for a join, custom_relids.
+ *		A node's new CustomScan (flags: its path's, CUSTOMPATH_*): tlist and
+ *		qual computed over a scan tuple of scan_tlist, reading custom_plans.
+ *		The caller sets custom_exprs, custom_private and, for a join,
+ *		custom_relids; a node inserted into a finished plan (KeyExchange)
+ *		also its costs and parallel flags.
  */
 CustomScan *
-wj_custom_scan(CustomPath *best_path, List *tlist, List *qual,
-			   List *custom_plans, List *scan_tlist,
-			   const CustomScanMethods *methods)
+wj_custom_scan(uint32 flags, List *tlist, List *qual, List *custom_plans,
+			   List *scan_tlist, const CustomScanMethods *methods)
 {
 	CustomScan *cscan = makeNode(CustomScan);
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = qual;
 	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
+	cscan->flags = flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = NIL;

@@ -49,12 +49,11 @@ extern CustomPath *wj_custom_path(PlannerInfo *root, RelOptInfo *rel,
 								  const CustomPathMethods *methods);
 
 /*
- * A node's new CustomScan for best_path over custom_plans; the caller sets
- * custom_exprs, custom_private and custom_relids
+ * A node's new CustomScan over custom_plans, with its path's flags; the
+ * caller sets custom_exprs, custom_private and custom_relids
  */
-extern CustomScan *wj_custom_scan(CustomPath *best_path, List *tlist,
-								  List *qual, List *custom_plans,
-								  List *scan_tlist,
+extern CustomScan *wj_custom_scan(uint32 flags, List *tlist, List *qual,
+								  List *custom_plans, List *scan_tlist,
 								  const CustomScanMethods *methods);
 
 /* The cheapest partial path of rel in pathkeys order (a Sort per worker) */

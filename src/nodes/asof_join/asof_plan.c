@@ -529,7 +529,7 @@ asof_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	if (spec->nearest)
 		asof_nearest_info(spec, &info);
 
-	cscan = wj_custom_scan(best_path, tlist, otherquals,
+	cscan = wj_custom_scan(best_path->flags, tlist, otherquals,
 						   list_make2(outer_plan, inner_plan), scan_tlist,
 						   &wj_asof_scan_methods);
 	cscan->custom_exprs = time_exprs;

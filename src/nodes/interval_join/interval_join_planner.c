@@ -1149,7 +1149,7 @@ ij_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 							 &plan_info.keypart);
 	}
 
-	cscan = wj_custom_scan(best_path, tlist, info->otherquals,
+	cscan = wj_custom_scan(best_path->flags, tlist, info->otherquals,
 						   list_make2(outer_plan, inner_plan), scan_tlist,
 						   &wj_interval_scan_methods);
 	cscan->custom_exprs = list_make4(key_clauses,

@@ -44,9 +44,10 @@
 #include "utils/ruleutils.h"
 
 #include "src/common/exec_common.h"
+#include "src/common/input_paths.h"
+#include "src/common/pg_compat.h"
 #include "src/nodes/key_exchange/key_exchange.h"
 #include "src/parallel/keypart.h"
-#include "src/common/pg_compat.h"
 #include "src/parallel/row_exchange.h"
 
 typedef struct KeyExchangeState
@@ -118,7 +119,7 @@ Plan *
 wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 					   int units, int grain)
 {
-	CustomScan *cscan = makeNode(CustomScan);
+	CustomScan *cscan;
 	Plan	   *sort = input;
 	Plan	   *child;
 	List	   *scan_tlist = NIL;
@@ -144,8 +145,8 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 							 makeTargetEntry(copyObject(tle->expr), tle->resno,
 											 NULL, tle->resjunk));
 	}
-	cscan->scan.plan.targetlist = copyObject(scan_tlist);
-	cscan->scan.plan.qual = NIL;
+	cscan = wj_custom_scan(0, copyObject(scan_tlist), NIL, list_make1(child),
+						   scan_tlist, &key_exchange_scan_methods);
 	/* all of the child is read and exchanged before the first row */
 	cscan->scan.plan.startup_cost = child->total_cost +
 		child->plan_rows * WJ_KEYPART_PART_OPS * cpu_operator_cost +
@@ -156,19 +157,12 @@ wj_key_exchange_insert(Plan *input, Expr *key, Expr *hash31, Param *param,
 	cscan->scan.plan.plan_width = child->plan_width;
 	cscan->scan.plan.parallel_aware = true;
 	cscan->scan.plan.parallel_safe = true;
-	cscan->scan.scanrelid = 0;
-	cscan->flags = 0;
-	cscan->custom_plans = list_make1(child);
 	cscan->custom_exprs = list_make3(copyObject(key), param, hash31);
 	{
 		WjKeyPartPlan kp = {units, grain, param->paramid, true};
 
-		cscan->custom_private = NIL;
 		wj_keypart_plan_put(&cscan->custom_private, &kp);
 	}
-	cscan->custom_scan_tlist = scan_tlist;
-	cscan->custom_relids = NULL;
-	cscan->methods = &key_exchange_scan_methods;
 	if (sort == NULL)
 		return &cscan->scan.plan;
 	sort->lefttree = &cscan->scan.plan;

@@ -262,7 +262,7 @@ plan_session_sort(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		info.nullsfirst = lappend_int(info.nullsfirst, pk->pk_nulls_first);
 	}
 
-	cscan = wj_custom_scan(best_path, tlist, NIL, custom_plans, scan_tlist,
+	cscan = wj_custom_scan(best_path->flags, tlist, NIL, custom_plans, scan_tlist,
 						   pinfo->session != NULL ?
 						   &wj_session_window_scan_methods :
 						   &wj_session_sort_scan_methods);

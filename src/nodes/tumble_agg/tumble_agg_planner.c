@@ -835,7 +835,7 @@ plan_tumble_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 							 makeTargetEntry((Expr *) copyObject(lfirst(lc)), resno++,
 											 NULL, false));
 
-	cscan = wj_custom_scan(best_path, tlist, (List *) copyObject(pi->having),
+	cscan = wj_custom_scan(best_path->flags, tlist, (List *) copyObject(pi->having),
 						   custom_plans, scan_tlist,
 						   &wj_tumble_agg_scan_methods);
 	cscan->custom_private = tumble_agg_info_to_private(&pi->info);

@@ -947,7 +947,7 @@ plan_window_expand(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		resno++;
 	}
 
-	cscan = wj_custom_scan(best_path, tlist, NIL, custom_plans, scan_tlist,
+	cscan = wj_custom_scan(best_path->flags, tlist, NIL, custom_plans, scan_tlist,
 						   &wj_window_expand_scan_methods);
 	cscan->custom_private =
 		window_expand_info_to_private(linitial(best_path->custom_private));

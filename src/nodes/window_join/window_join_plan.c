@@ -369,7 +369,7 @@ window_join_make_plan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	outer_extra_exprs = extra_exprs(outer_extras, &outer_extra_is_expr);
 	inner_extra_exprs = extra_exprs(inner_extras, &inner_extra_is_expr);
 
-	cscan = wj_custom_scan(best_path, tlist,
+	cscan = wj_custom_scan(best_path->flags, tlist,
 						   extract_actual_clauses(oclauses, false),
 						   custom_plans, scan_tlist,
 						   &wj_window_join_scan_methods);

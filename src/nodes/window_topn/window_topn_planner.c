@@ -570,7 +570,7 @@ plan_window_topn(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		wj_window_func_scans_planned++;
 	}
 
-	cscan = wj_custom_scan(best_path, tlist,
+	cscan = wj_custom_scan(best_path->flags, tlist,
 						   extract_actual_clauses(clauses, false),
 						   custom_plans, scan_tlist,
 						   &wj_window_topn_scan_methods);
