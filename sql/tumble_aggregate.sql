@@ -284,20 +284,84 @@ RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
 -- a table of groups beyond 8 MB: its buckets and cells on memory advised
--- for huge pages (huge_pages.c), 300,000 groups of two rows each
+-- for huge pages (huge_pages.c), 300,000 groups of two rows each (two keys,
+-- so that it is a hash table)
 CREATE TABLE big AS SELECT timestamp '2024-01-01' + (i % 1000) * interval '1 minute'
     + (i % 7) * interval '1 second' AS t, (i / 2000) AS k, (i % 100000)::numeric / 100 AS v
   FROM generate_series(0, 599999) i;
-SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(v)::text AS sv, max(v)::text AS mv
-  FROM big, tumble(t, interval '1 minute') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg',
+SELECT wj_test.on_off($$SELECT window_start, k, k % 3 AS k3, count(*), sum(v)::text AS sv,
+  max(v)::text AS mv FROM big, tumble(t, interval '1 minute') GROUP BY 1, 2, 3$$,
+  'window_aggregate', 'TumbleAgg',
   settings => 'work_mem=64MB, enable_hashagg=off, enable_sort=off') AS large_hashed;
 SET enable_hashagg = off;
 SET enable_sort = off;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k, k % 3 AS k3, count(*) FROM big,
+  tumble(t, interval '1 minute') GROUP BY 1, 2, 3$$) l WHERE l ~ 'Strategy|Groups:';
+-- ... and with one key, the same groups in a dense array of 1,000 x 300
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(v)::text AS sv, max(v)::text AS mv
+  FROM big, tumble(t, interval '1 minute') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg',
+  settings => 'work_mem=64MB, enable_hashagg=off, enable_sort=off') AS large_dense_keyed;
+SET work_mem = '64MB';
 SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k, count(*) FROM big,
   tumble(t, interval '1 minute') GROUP BY 1, 2$$) l WHERE l ~ 'Strategy|Groups:';
+RESET work_mem;
 RESET enable_hashagg;
 RESET enable_sort;
 DROP TABLE big;
+
+-- one integer key: the dense array by window and key (no hashing).  Keys
+-- that first come in the middle and grow the array both ways, negative
+-- keys, keys of each integer-like type; a NULL key, an infinite window,
+-- keys too sparse or beyond int64's span turn it hashed mid-input
+CREATE TABLE dk AS SELECT timestamp '2024-01-01' + ((i * 7919) % 5000) * interval '1 minute' AS t,
+    ((i::int8 * 104729) % 700)::int - 200 AS k, (i % 1000)::numeric / 10 AS v, i
+  FROM generate_series(0, 99999) i;
+ANALYZE dk;
+SET enable_hashagg = off;
+SET enable_sort = off;
+SELECT wj_test.on_off(format($$SELECT window_start, %s AS key, count(*), sum(v)::text AS sv,
+  avg(i)::text AS ai, min(i), max(v) FROM dk, tumble(t, interval '2 hours') GROUP BY 1, 2$$, e),
+  'window_aggregate', 'TumbleAgg') AS dense_keyed, e
+FROM unnest(ARRAY['k', 'k::int2', 'k::int8 * 3', '(k > 100)', 'date ''2024-01-01'' + k',
+                  'k::oid', '(t + k * interval ''1 second'')::timestamp']) e;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k, count(*) FROM dk,
+  tumble(t, interval '2 hours') GROUP BY 1, 2$$) l WHERE l ~ 'Strategy|Groups:';
+INSERT INTO dk VALUES ('2024-01-02', NULL, 1, 1);
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(v)::text AS sv FROM dk,
+  tumble(t, interval '2 hours') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS null_key;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k, count(*) FROM dk,
+  tumble(t, interval '2 hours') GROUP BY 1, 2$$) l WHERE l ~ 'Strategy|Groups:';
+DELETE FROM dk WHERE k IS NULL;
+INSERT INTO dk VALUES ('infinity', 1, 1, 1), ('-infinity', 2, 2, 2);
+SELECT wj_test.on_off($$SELECT date_bin('2 hours', t, timestamp '2024-01-01') AS w, k, count(*),
+  sum(v)::text AS sv FROM dk GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS infinite_window;
+DELETE FROM dk WHERE t IN ('infinity', '-infinity');
+SELECT wj_test.on_off($$SELECT window_start, k::int8 * 1000003 AS sparse, count(*) FROM dk,
+  tumble(t, interval '2 hours') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS sparse_keys;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k::int8 * 1000003 AS sparse, count(*)
+  FROM dk, tumble(t, interval '2 hours') GROUP BY 1, 2$$) l WHERE l ~ 'Strategy|Groups:';
+SELECT wj_test.on_off($$SELECT window_start, CASE WHEN k < 0 THEN -9223372036854775807
+  WHEN k > 400 THEN 9223372036854775807 ELSE k END AS extreme, count(*) FROM dk,
+  tumble(t, interval '1 hour') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg') AS extreme_keys;
+-- ... written out and merged back when memory is short
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(v)::text AS sv, min(v)::text AS mv
+  FROM dk, tumble(t, interval '2 hours') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg',
+  settings => 'work_mem=64kB, hash_mem_multiplier=1, enable_hashagg=off, enable_sort=off')
+  AS dense_keyed_spilled;
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k, count(*) FROM dk,
+  tumble(t, interval '2 hours') GROUP BY 1, 2$$, 'spill') l WHERE l ~ 'Strategy|Batches';
+RESET work_mem;
+RESET hash_mem_multiplier;
+-- ... and in parallel, each window partition's array by window and key
+SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(v)::text AS sv FROM dk,
+  tumble(t, interval '2 hours') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg|Gather',
+  settings => 'parallel_setup_cost=0, parallel_tuple_cost=0, min_parallel_table_scan_size=0,
+  max_parallel_workers_per_gather=2') AS dense_keyed_parallel;
+RESET enable_hashagg;
+RESET enable_sort;
+DROP TABLE dk;
 
 -- rescan: the aggregate under a nested loop, once per outer row
 SELECT wj_test.on_off($$SELECT o.x, (SELECT count(*) FROM (SELECT window_start, count(*)

@@ -71,7 +71,8 @@ wj_alloc_huge(MemoryContext cxt, Size size, bool zero)
 
 /*
  * wj_alloc_huge_array
- *		A zeroed array of size bytes from cxt, aligned to a cache line; from
+ *		An array of size bytes (not zeroed: the caller zeroes what it uses,
+ *		so that pages it never uses are never touched) from cxt, aligned to a cache line; from
  *		WJ_HUGE_ALIGN_MIN on, when the caller can spare the slack (huge_ok),
  *		aligned to a huge page and all of it advised.  *raw is what to pfree.
  */
@@ -89,12 +90,10 @@ wj_alloc_huge_array(MemoryContext cxt, Size size, bool huge_ok, void **raw)
 		p = (char *) TYPEALIGN(WJ_HUGE_PAGE_SIZE, *raw);
 		/* only a hint: without transparent huge pages it fails, harmlessly */
 		(void) madvise(p, span, MADV_HUGEPAGE);
-		memset(p, 0, size);
 		return p;
 	}
 #endif
 	*raw = MemoryContextAllocExtended(cxt, size + PG_CACHE_LINE_SIZE, MCXT_ALLOC_HUGE);
 	p = (char *) TYPEALIGN(PG_CACHE_LINE_SIZE, *raw);
-	memset(p, 0, size);
 	return p;
 }

@@ -21,7 +21,7 @@
 /* size bytes from cxt (zeroed if zero), on huge pages where possible */
 extern void *wj_alloc_huge(MemoryContext cxt, Size size, bool zero);
 
-/* a zeroed array of size bytes, all of it on huge pages where possible */
+/* an array of size bytes (not zeroed), all of it on huge pages where possible */
 extern void *wj_alloc_huge_array(MemoryContext cxt, Size size, bool huge_ok,
 								 void **raw);
 

@@ -12,7 +12,8 @@
  *
  *	dense	 without keys, an array of windows indexed by (start - base) /
  *			 unit, grown as windows appear (a NULL or infinite time has a
- *			 group of its own beside it): no hashing at all;
+ *			 group of its own beside it); with one integer key, an array of
+ *			 windows by key values (key - kbase): no hashing at all;
  *	hashed	 a TupleHashTable on (start, keys) (execGrouping.c), whose
  *			 entries point to the cells.  A dense array turns hashed when
  *			 its windows would be sparse or exceed the memory limit.
@@ -360,9 +361,9 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 	{
 		int			n = 0;
 		int64		before = state->groups;
-		bool		dense = state->dense;	/* (keyless if so) */
+		bool		dense = state->dense;
 
-		/* the windows, the keys' hashes, the values */
+		/* the windows, the keys (hashed, their buckets prefetched), the values */
 		while (n < TA_BATCH)
 		{
 			TupleTableSlot *slot;
@@ -381,6 +382,20 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 			if (!dense)
 				hashes[n] = ta_int_key(state->inttable, starts[n], start_nulls[n], slot,
 									   state->inkeycols, &keys[n]);
+			else if (state->dkeyed)
+			{
+				/* the dense array's key: keys[n].k[0], NULL as keys[n].nulls */
+				Datum		d = slot_getattr(slot, state->inkeycols[0], &isnull);
+
+				keys[n].nulls = isnull;
+				keys[n].k[0] = isnull ? 0 :
+					ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid, d);
+			}
+			else
+			{
+				keys[n].nulls = 0;
+				keys[n].k[0] = 0;
+			}
 			for (int a = 0; a < state->naggs; a++)
 			{
 				Datum		v = (Datum) 0;
@@ -397,7 +412,7 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 		/*
 		 * The groups' cells.  A dense array that grows (or turns into a
 		 * table) moves the cells found so far: then start over, finding
-		 * them again.
+		 * them again (in the table, if it turned into one).
 		 */
 		for (int i = 0; i < n; i++)
 		{
@@ -413,9 +428,11 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 					*p = ta_new_cells(state);
 				cells[i] = *p;
 			}
-			else
+			else if ((cells[i] = ta_dense_hit(state, starts[i], start_nulls[i],
+											   keys[i].k[0], keys[i].nulls != 0)) == NULL)
 			{
-				cells[i] = ta_group_cells(state, starts[i], start_nulls[i], NULL, NULL);
+				cells[i] = ta_group_cells_int(state, starts[i], start_nulls[i],
+											  keys[i].k[0], keys[i].nulls != 0);
 				if (state->layout != layout)
 				{
 					i = -1;		/* moved: find them all again */
@@ -861,6 +878,7 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 	for (k = 0; k < state->nkeys; k++)
 		if (!ta_int_key_type(TupleDescAttr(state->hashdesc, k + 1)->atttypid))
 			state->intkeys = false;
+	state->dkeyed = state->nkeys == 1 && state->intkeys;
 	state->floor_base = wj_window_base(state->info.unit, state->info.offset);
 	state->keyslot = ExecInitExtraTupleSlot(estate, state->hashdesc, &TTSOpsMinimalTuple);
 	state->partslot = ExecInitExtraTupleSlot(estate, state->partdesc, &TTSOpsVirtual);
@@ -984,7 +1002,7 @@ tumble_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		}
 		ExplainPropertyText("Group Keys", buf.data, es);
 	}
-	ExplainPropertyText("Strategy", state->nkeys > 0 ? "hashed" :
+	ExplainPropertyText("Strategy", state->nkeys > 0 && !state->dkeyed ? "hashed" :
 						state->hashed_built ? "dense, then hashed" : "dense", es);
 	if (node->ss.ps.plan->parallel_aware)
 		ExplainPropertyText(state->info.exchange_rows ? "Rows Exchanged" : "Groups Exchanged",

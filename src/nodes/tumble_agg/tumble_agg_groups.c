@@ -4,14 +4,17 @@
  *	  TumbleAgg's group store: the window of a row's time, and where the
  *	  cells of each (window, keys) group live (see tumble_agg_exec.c).
  *
- * Without keys the groups are a dense array of windows indexed by
+ Without keys the groups are a dense array of windows indexed by
  * (start - base) / stride (the window length; in a parallel window
  * partition, which holds every n-th window, n times that), grown as
- * windows appear, with the NULL and
- * infinite windows beside it; it turns into a hash table when it would
- * grow sparse or beyond the memory limit.  With keys, or after that, a
- * simplehash table on integers (tumble_agg_keys.c) when every key is
- * integer-like, else execGrouping.c's TupleHashTable.  Cells are cut
+ * windows appear, with the NULL and infinite windows beside it.  With one
+ * integer-like key (an item, a device) the array has a second dimension,
+ * the key's value less a base: slot (window, key - kbase), grown as keys
+ * appear; a NULL key or an infinite window turns it hashed.  Either array
+ * turns into a hash table when it would grow sparse or beyond the memory
+ * limit.  With more keys, or after that, a simplehash table on integers
+ * (tumble_agg_keys.c) when every key is integer-like, else execGrouping.c's
+ * TupleHashTable.  Cells are cut
  * from blocks of the group context, each group's on cache lines of its
  * own.
  *
@@ -56,13 +59,15 @@ ta_reset_groups(TumbleAggState *state)
 	state->dcells_raw = NULL;
 	state->dused = NULL;
 	state->dnwin = 0;
+	state->dkbase = 0;
+	state->dnkey = 1;
 	state->dgroups = 0;
 	memset(state->special, 0, sizeof(state->special));
 	if (state->inttable != NULL)
 		ta_int_reset(state->inttable);
 	if (state->hashtable != NULL)
 		ResetTupleHashTable(state->hashtable);
-	state->dense = state->nkeys == 0 && !state->hashed_built;
+	state->dense = (state->nkeys == 0 || state->dkeyed) && !state->hashed_built;
 	state->groups = 0;
 	wj_state_clear(&state->stats);
 }
@@ -189,6 +194,26 @@ ta_hashed_cells(TumbleAggState *state, int64 start, bool start_null,
 }
 
 /*
+ * ta_int_key_slot
+ *		Group (start, key) of an array with a key dimension in keyvslot, as
+ *		the integer table reads and returns keys: (window, key).
+ */
+static TupleTableSlot *
+ta_int_key_slot(TumbleAggState *state, int64 start, bool start_null, int64 key,
+				bool key_null)
+{
+	TupleTableSlot *keys = state->keyvslot;
+
+	ExecClearTuple(keys);
+	keys->tts_values[0] = Int64GetDatum(start);
+	keys->tts_isnull[0] = start_null;
+	keys->tts_values[1] = key_null ? (Datum) 0 :
+		ta_int64_datum(TupleDescAttr(state->hashdesc, 1)->atttypid, key);
+	keys->tts_isnull[1] = key_null;
+	return ExecStoreVirtualTuple(keys);
+}
+
+/*
  * ta_dense_to_hashed
  *		Move the dense array's groups into the hash table.
  */
@@ -198,8 +223,7 @@ ta_dense_to_hashed(TumbleAggState *state)
 	TaCell	   *dcells = state->dcells;
 	bool	   *dused = state->dused;
 	TaCell	   *special[TA_NSPECIAL];
-	int64		base = state->dbase;
-	int64		n = state->dnwin;
+	int64		nslots = state->dnwin * state->dnkey;
 	int64		groups = state->groups;
 
 	memcpy(special, state->special, sizeof(special));
@@ -208,14 +232,19 @@ ta_dense_to_hashed(TumbleAggState *state)
 	ta_build_hashtable(state);
 	state->groups = 0;
 	wj_state_clear(&state->stats);
-	for (int64 w = 0; w < n; w++)
+	for (int64 i = 0; i < nslots; i++)
 	{
+		int64		start = state->dbase + (i / state->dnkey) * state->dstride;
+		TupleTableSlot *keys = NULL;
 		TaCell	   *cells;
 
-		if (!dused[w])
+		if (!dused[i])
 			continue;
-		cells = ta_hashed_cells(state, base + w * state->dstride, false, NULL, NULL);
-		memcpy(cells, &dcells[w * state->naggs], sizeof(TaCell) * state->naggs);
+		if (state->dkeyed)
+			keys = ta_int_key_slot(state, start, false, state->dkbase + i % state->dnkey,
+								   false);
+		cells = ta_hashed_cells(state, start, false, keys, state->partkeycols);
+		memcpy(cells, &dcells[i * state->naggs], sizeof(TaCell) * state->naggs);
 	}
 	for (int s = 0; s < TA_NSPECIAL; s++)
 	{
@@ -223,6 +252,7 @@ ta_dense_to_hashed(TumbleAggState *state)
 
 		if (special[s] == NULL)
 			continue;
+		Assert(!state->dkeyed);
 		cells = ta_hashed_cells(state, s == TA_SPECIAL_NEG_INF ? DT_NOBEGIN : DT_NOEND,
 								s == TA_SPECIAL_NULL, NULL, NULL);
 		memcpy(cells, special[s], sizeof(TaCell) * state->naggs);
@@ -245,90 +275,178 @@ ta_huge_ok(TumbleAggState *state, Size size)
 }
 
 /*
+ * ta_dense_alloc
+ *		A dense array of nwin x nkey slots in state's fields, none used (the
+ *		cells are zeroed as their slot is first used); the old one is left
+ *		to the caller.
+ */
+static void
+ta_dense_alloc(TumbleAggState *state, int64 nwin, int64 nkey)
+{
+	Size		cellbytes = sizeof(TaCell) * state->naggs + 1;
+	Size		size = (Size) (nwin * nkey) * cellbytes;
+
+	state->dcells = wj_alloc_huge_array(state->groupcxt, size, ta_huge_ok(state, size),
+										&state->dcells_raw);
+	state->dused = (bool *) (state->dcells + nwin * nkey * state->naggs);
+	memset(state->dused, 0, nwin * nkey);
+	state->dnwin = nwin;
+	state->dnkey = nkey;
+	state->layout++;
+}
+
+/*
+ * ta_dense_range
+ *		The new span of one dimension of the dense array (windows or keys),
+ *		in units of its step, so that it holds v: *lo its first value and
+ *		the result its length, twice the old or enough, the old values
+ *		keeping their places relative to each other.  -1 on overflow.
+ */
+static int64
+ta_dense_range(int64 v, int64 base, int64 n, int64 step, int64 *lo)
+{
+	int64		span;
+	int64		need;
+	int64		grown;
+
+	if (v < base)
+	{
+		/* steps from v to the old last value */
+		if (pg_sub_s64_overflow(base, v, &span))
+			return -1;
+		need = (span + step - 1) / step + n;
+	}
+	else
+	{
+		if (pg_sub_s64_overflow(v, base, &span))
+			return -1;
+		need = span / step + 1;
+	}
+	grown = Max(need, 2 * n);
+	if (v < base)
+	{
+		if (pg_mul_s64_overflow(grown - n, step, &span) ||
+			pg_sub_s64_overflow(base, span, lo))
+			return -1;
+	}
+	else
+		*lo = base;
+	return grown;
+}
+
+/*
  * ta_dense_cells
- *		The dense array's cells of window start (finite), growing the array;
- *		NULL when the array should turn hashed.
+ *		The dense array's cells of window start (finite) and key (0 without
+ *		a key), growing the array; NULL when the array should turn hashed:
+ *		it would grow sparse or beyond the memory limit.
+ *
+ * The array is window-major: dnkey slots per window.  When a window or a
+ * key falls outside it, a larger array is made (twice the dimension that
+ * grew, or enough) and the used slots are copied over; the slots of the
+ * new array are not touched until used, so that a span the data never
+ * fill costs address space, not pages.
  */
 static TaCell *
-ta_dense_cells(TumbleAggState *state, int64 start)
+ta_dense_cells(TumbleAggState *state, int64 start, int64 key)
 {
 	int64		stride = state->dstride;
+	int64		slot;
 	int64		w;
-	Size		cellbytes = sizeof(TaCell) * state->naggs + 1;
+	int64		k;
+	TaCell	   *cells;
 
 	if (state->dnwin == 0)
 	{
-		int64		n = TA_DENSE_MIN_WINDOWS;
+		int64		nwin = state->dkeyed ? TA_DENSE_MIN_KEYED : TA_DENSE_MIN_WINDOWS;
+		int64		nkey = state->dkeyed ? TA_DENSE_MIN_KEYS : 1;
 
-		if (pg_sub_s64_overflow(start, (n / 2) * stride, &state->dbase))
+		if (pg_sub_s64_overflow(start, (nwin / 2) * stride, &state->dbase) ||
+			pg_sub_s64_overflow(key, nkey / 2, &state->dkbase))
 			return NULL;
-		state->dcells = wj_alloc_huge_array(state->groupcxt, n * cellbytes,
-											ta_huge_ok(state, n * cellbytes),
-											&state->dcells_raw);
-		state->dused = (bool *) (state->dcells + n * state->naggs);
-		state->dnwin = n;
+		ta_dense_alloc(state, nwin, nkey);
 	}
-	if (pg_sub_s64_overflow(start, state->dbase, &w))
+	if (pg_sub_s64_overflow(start, state->dbase, &w) ||
+		pg_sub_s64_overflow(key, state->dkbase, &k))
 		return NULL;
-	if (start < state->dbase || w / stride >= state->dnwin)
+	if (start < state->dbase || w / stride >= state->dnwin ||
+		key < state->dkbase || k >= state->dnkey)
 	{
-		/* grow to hold start: twice the span, or enough */
-		int64		lo = Min(start, state->dbase);
-		int64		hi = Max(start, state->dbase + (state->dnwin - 1) * stride);
-		int64		need = (hi - lo) / stride + 1;
-		int64		n = Max(need, state->dnwin * 2);
-		int64		shift;
-		TaCell	   *cells;
-		bool	   *used;
-		void	   *raw;
+		int64		wlo = state->dbase;
+		int64		klo = state->dkbase;
+		int64		nwin = state->dnwin;
+		int64		nkey = state->dnkey;
+		double		slots;
+		double		groups = Max((double) state->dgroups, state->est_groups);
+		TaCell	   *oldcells = state->dcells;
+		bool	   *oldused = state->dused;
+		void	   *oldraw = state->dcells_raw;
+		int64		oldnwin = state->dnwin;
+		int64		oldnkey = state->dnkey;
+		int64		wshift;
+		int64		kshift;
 
-		if ((double) n * cellbytes > (double) state->mem_limit ||
-			(n > TA_DENSE_SPARSE_FROM && n > TA_DENSE_SPARSITY * state->dgroups) ||
-			(double) n * (double) stride > (double) PG_INT64_MAX / 4)
+		if (start < state->dbase || w / stride >= state->dnwin)
+			nwin = ta_dense_range(start, state->dbase, state->dnwin, stride, &wlo);
+		if (key < state->dkbase || k >= state->dnkey)
+			nkey = ta_dense_range(key, state->dkbase, state->dnkey, 1, &klo);
+		if (nwin < 0 || nkey < 0)
 			return NULL;
-		/* the old windows keep their place relative to each other */
-		if (start < state->dbase)
-			lo = state->dbase - (n - state->dnwin) * stride;
-		else
-			lo = state->dbase;
-		shift = (state->dbase - lo) / stride;
-		cells = wj_alloc_huge_array(state->groupcxt, n * cellbytes,
-									ta_huge_ok(state, n * cellbytes), &raw);
-		used = (bool *) (cells + n * state->naggs);
-		memcpy(cells + shift * state->naggs, state->dcells,
-			   sizeof(TaCell) * state->naggs * state->dnwin);
-		memcpy(used + shift, state->dused, state->dnwin);
-		pfree(state->dcells_raw);
-		state->dcells_raw = raw;
-		state->dcells = cells;
-		state->layout++;
-		state->dused = used;
-		state->dbase = lo;
-		state->dnwin = n;
+		slots = (double) nwin * (double) nkey;
+		if (slots * (sizeof(TaCell) * state->naggs + 1) > (double) state->mem_limit ||
+			(slots > TA_DENSE_SPARSE_FROM && slots > TA_DENSE_SPARSITY * groups) ||
+			(double) nwin * (double) stride > (double) PG_INT64_MAX / 4)
+			return NULL;
+
+		/* the used slots move to their places in the new array */
+		wshift = (state->dbase - wlo) / stride;
+		kshift = state->dkbase - klo;
+		ta_dense_alloc(state, nwin, nkey);
+		for (int64 i = 0; i < oldnwin * oldnkey; i++)
+		{
+			int64		to;
+
+			if (!oldused[i])
+				continue;
+			to = (i / oldnkey + wshift) * nkey + i % oldnkey + kshift;
+			memcpy(&state->dcells[to * state->naggs], &oldcells[i * state->naggs],
+				   sizeof(TaCell) * state->naggs);
+			state->dused[to] = true;
+		}
+		pfree(oldraw);
+		state->dbase = wlo;
+		state->dkbase = klo;
+		w = start - wlo;
+		k = key - klo;
 	}
-	w = (start - state->dbase) / stride;
-	if (!state->dused[w])
+	slot = (w / stride) * state->dnkey + k;
+	cells = &state->dcells[slot * state->naggs];
+	if (!state->dused[slot])
 	{
-		state->dused[w] = true;
+		state->dused[slot] = true;
+		memset(cells, 0, sizeof(TaCell) * state->naggs);
 		state->dgroups++;
 		state->groups++;
 		wj_state_add(&state->stats, sizeof(TaCell) * state->naggs);
 	}
-	return &state->dcells[w * state->naggs];
+	return cells;
 }
 
 /*
- * ta_group_cells
- *		The cells of group (start, keys): dense or hashed.
+ * ta_group_cells_int
+ *		The cells of group (start, key) where the one key is integer-like
+ *		(as int64; or no key, then key is 0): dense or hashed.  The dense
+ *		array keys the NULL and infinite windows beside it when it has no
+ *		key, and turns hashed at one when it has a key (or at a NULL key).
  */
 TaCell *
-ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
-			   TupleTableSlot *keys, const AttrNumber *keycols)
+ta_group_cells_int(TumbleAggState *state, int64 start, bool start_null,
+				   int64 key, bool key_null)
 {
+	TupleTableSlot *keys = NULL;
+
 	if (state->dense)
 	{
 		int			s = -1;
-		TaCell	   *cells;
 
 		if (start_null)
 			s = TA_SPECIAL_NULL;
@@ -336,16 +454,48 @@ ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
 			s = TA_SPECIAL_NEG_INF;
 		else if (start == DT_NOEND)
 			s = TA_SPECIAL_POS_INF;
-		if (s >= 0)
+		if (s >= 0 && !state->dkeyed)
 		{
 			if (state->special[s] == NULL)
 				state->special[s] = ta_new_cells(state);
 			return state->special[s];
 		}
-		cells = ta_dense_cells(state, start);
-		if (cells != NULL)
-			return cells;
+		if (s < 0 && !key_null)
+		{
+			TaCell	   *cells = ta_dense_cells(state, start, key);
+
+			if (cells != NULL)
+				return cells;
+		}
 		ta_dense_to_hashed(state);
+	}
+	if (state->dkeyed)
+		keys = ta_int_key_slot(state, start, start_null, key, key_null);
+	return ta_hashed_cells(state, start, start_null, keys, state->partkeycols);
+}
+
+/*
+ * ta_group_cells
+ *		The cells of group (start, keys): dense or hashed.  keys are the
+ *		values of columns keycols of slot keys (a child or a partial row).
+ */
+TaCell *
+ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
+			   TupleTableSlot *keys, const AttrNumber *keycols)
+{
+	if (state->dense)
+	{
+		int64		key = 0;
+		bool		key_null = false;
+
+		if (state->dkeyed)
+		{
+			Datum		d = slot_getattr(keys, keycols[0], &key_null);
+
+			if (!key_null)
+				key = ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid, d);
+		}
+		return ta_group_cells_int(state, start, start_null, key, key_null);
 	}
 	return ta_hashed_cells(state, start, start_null, keys, keycols);
 }
@@ -443,7 +593,7 @@ ta_groups_start(TumbleAggState *state)
  *		The next group's cells, its window start, and its keys in *keys
  *		(columns 2 .., the window in column 1; NULL without keys); NULL at
  *		the end.  Dense groups come the NULL and infinite windows first,
- *		then in window order.
+ *		then in window order (and key order within a window).
  */
 TaCell *
 ta_groups_next(TumbleAggState *state, int64 *start, bool *start_null,
@@ -463,15 +613,18 @@ ta_groups_next(TumbleAggState *state, int64 *start, bool *start_null,
 				return state->special[s];
 			}
 		}
-		while (state->dpos < state->dnwin)
+		while (state->dpos < state->dnwin * state->dnkey)
 		{
-			int64		w = state->dpos++;
+			int64		i = state->dpos++;
 
-			if (state->dused[w])
+			if (state->dused[i])
 			{
-				*start = state->dbase + w * state->dstride;
+				*start = state->dbase + (i / state->dnkey) * state->dstride;
 				*start_null = false;
-				return &state->dcells[w * state->naggs];
+				if (state->dkeyed)
+					*keys = ta_int_key_slot(state, *start, false,
+											state->dkbase + i % state->dnkey, false);
+				return &state->dcells[i * state->naggs];
 			}
 		}
 		return NULL;

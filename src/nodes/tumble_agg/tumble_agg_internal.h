@@ -11,6 +11,7 @@
 #ifndef TUMBLE_AGG_INTERNAL_H
 #define TUMBLE_AGG_INTERNAL_H
 
+#include "datatype/timestamp.h"
 #include "nodes/execnodes.h"
 #include "utils/tuplesort.h"
 
@@ -22,13 +23,17 @@
 #include "src/nodes/tumble_agg/tumble_agg_state.h"
 
 /*
- * a dense array is given up when it would have more than this many windows
- * per group, once it has TA_DENSE_SPARSE_FROM windows
+ * a dense array is given up when it would have more than this many slots
+ * per group (counting the groups it holds or the planner expects), once it
+ * has TA_DENSE_SPARSE_FROM slots
  */
 #define TA_DENSE_SPARSITY		8
 #define TA_DENSE_SPARSE_FROM	(1 << 20)
-/* ... and windows it may start with */
+/* ... and windows it may start with: without a key, and with one */
 #define TA_DENSE_MIN_WINDOWS	1024
+#define TA_DENSE_MIN_KEYED		32
+/* ... and key values it may start with */
+#define TA_DENSE_MIN_KEYS		32
 
 /* the blocks group states are cut from */
 #define TA_BUMP_BLOCK			(256 * 1024)
@@ -76,8 +81,11 @@ typedef struct TumbleAggState
 
 	/* dense strategy */
 	bool		dense;
+	bool		dkeyed;			/* the array has a key dimension (one integer
+								 * key): slot w * dnkey + (key - dkbase) */
 	int64		layout;			/* bumped when the dense array moves */
-	TaCell	   *dcells;			/* dnwin * naggs cells, on cache lines */
+	TaCell	   *dcells;			/* dnwin * dnkey slots of naggs cells, on
+								 * cache lines; a slot's zeroed when first used */
 	void	   *dcells_raw;		/* (their allocation) */
 	char	   *bump_next;		/* ta_new_cells' free space */
 	char	   *bump_end;
@@ -86,7 +94,9 @@ typedef struct TumbleAggState
 	int64		dstride;		/* between the windows of dcells: the unit, or
 								 * unit x nparts in a window partition */
 	int64		dnwin;
-	int64		dgroups;		/* windows used */
+	int64		dkbase;			/* key of a window's first slot */
+	int64		dnkey;			/* slots per window: 1 without a key */
+	int64		dgroups;		/* slots used */
 	TaCell	   *special[TA_NSPECIAL];
 
 	/* hashed strategy: integer keys, or keys of any type */
@@ -153,8 +163,42 @@ extern TaCell *ta_hashed_cells(TumbleAggState *state, int64 start, bool start_nu
 							   TupleTableSlot *keys, const AttrNumber *keycols);
 extern TaCell *ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
 							  TupleTableSlot *keys, const AttrNumber *keycols);
+extern TaCell *ta_group_cells_int(TumbleAggState *state, int64 start, bool start_null,
+								  int64 key, bool key_null);
 
 extern void ta_groups_start(TumbleAggState *state);
+
+/*
+ * ta_dense_hit
+ *		The cells of group (start, key) when the dense array holds it
+ *		already, else NULL (then ta_group_cells_int): the common case of a
+ *		row, without a call.  The differences are taken unsigned, so that a
+ *		value below the base wraps past the array's end; an array spans at
+ *		most PG_INT64_MAX / 4 (ta_dense_cells), so no wrapped difference
+ *		lands inside it.
+ */
+static inline TaCell *
+ta_dense_hit(TumbleAggState *state, int64 start, bool start_null, int64 key,
+			 bool key_null)
+{
+	uint64		w;
+	uint64		k;
+	uint64		slot;
+
+	if (!state->dense || start_null || key_null || TIMESTAMP_NOT_FINITE(start) ||
+		state->dnwin == 0)
+		return NULL;
+	k = (uint64) key - (uint64) state->dkbase;
+	if (k >= (uint64) state->dnkey)
+		return NULL;
+	w = ((uint64) start - (uint64) state->dbase) / (uint64) state->dstride;
+	if (w >= (uint64) state->dnwin)
+		return NULL;
+	slot = w * state->dnkey + k;
+	if (!state->dused[slot])
+		return NULL;
+	return &state->dcells[slot * state->naggs];
+}
 extern TaCell *ta_groups_next(TumbleAggState *state, int64 *start, bool *start_null,
 							  TupleTableSlot **keys);
 
