@@ -382,19 +382,30 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 			if (!dense)
 				hashes[n] = ta_int_key(state->inttable, starts[n], start_nulls[n], slot,
 									   state->inkeycols, &keys[n]);
-			else if (state->dkeyed)
-			{
-				/* the dense array's key: keys[n].k[0], NULL as keys[n].nulls */
-				Datum		d = slot_getattr(slot, state->inkeycols[0], &isnull);
-
-				keys[n].nulls = isnull;
-				keys[n].k[0] = isnull ? 0 :
-					ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid, d);
-			}
 			else
 			{
+				int64		s;
+
+				/* the dense array's key: keys[n].k[0], NULL as keys[n].nulls */
 				keys[n].nulls = 0;
 				keys[n].k[0] = 0;
+				if (state->dkeyed)
+				{
+					Datum		d = slot_getattr(slot, state->inkeycols[0], &isnull);
+
+					keys[n].nulls = isnull;
+					if (!isnull)
+						keys[n].k[0] = ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid,
+													  d);
+				}
+				/* its slot's flag and cells, for the lookup a batch later */
+				s = ta_dense_slot(state, starts[n], start_nulls[n], keys[n].k[0],
+								  keys[n].nulls != 0);
+				if (s >= 0)
+				{
+					__builtin_prefetch(&state->dused[s]);
+					__builtin_prefetch(&state->dcells[s * state->naggs]);
+				}
 			}
 			for (int a = 0; a < state->naggs; a++)
 			{

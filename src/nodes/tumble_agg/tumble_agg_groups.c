@@ -265,13 +265,17 @@ ta_dense_to_hashed(TumbleAggState *state)
 /*
  * ta_huge_ok
  *		Whether a dense array of size bytes may take the slack of huge pages
- *		(wj_alloc_huge_array): when the array and its slack are small beside
- *		the memory limit, so that they do not bring a spill forward.
+ *		(wj_alloc_huge_array: its size rounded up to 2 MB, and 2 MB more):
+ *		when the array and its slack fit the memory limit and the slack is
+ *		at most an eighth of it, so that it does not bring a spill forward.
  */
 static bool
 ta_huge_ok(TumbleAggState *state, Size size)
 {
-	return (double) size * 4 <= (double) state->mem_limit;
+	double		slack = 2.0 * WJ_HUGE_ALIGN_MIN;
+
+	return (double) size + slack <= (double) state->mem_limit &&
+		8.0 * slack <= (double) state->mem_limit;
 }
 
 /*
@@ -299,8 +303,13 @@ ta_dense_alloc(TumbleAggState *state, int64 nwin, int64 nkey)
  * ta_dense_range
  *		The new span of one dimension of the dense array (windows or keys),
  *		in units of its step, so that it holds v: *lo its first value and
- *		the result its length, twice the old or enough, the old values
- *		keeping their places relative to each other.  -1 on overflow.
+ *		the result its length, what it needs and half as much again on the
+ *		side it grows, the old values keeping their places relative to each
+ *		other.  -1 on overflow.  (Half, not twice: the rows of a random
+ *		order reach the ends of a span early, and a doubled span per
+ *		dimension could leave three quarters of the array unused; rows in
+ *		time order grow it window after window, and half keeps the copies
+ *		to about three times the final array.)
  */
 static int64
 ta_dense_range(int64 v, int64 base, int64 n, int64 step, int64 *lo)
@@ -322,7 +331,7 @@ ta_dense_range(int64 v, int64 base, int64 n, int64 step, int64 *lo)
 			return -1;
 		need = span / step + 1;
 	}
-	grown = Max(need, 2 * n);
+	grown = need + Max(need / 2, 1);
 	if (v < base)
 	{
 		if (pg_mul_s64_overflow(grown - n, step, &span) ||
@@ -341,8 +350,8 @@ ta_dense_range(int64 v, int64 base, int64 n, int64 step, int64 *lo)
  *		it would grow sparse or beyond the memory limit.
  *
  * The array is window-major: dnkey slots per window.  When a window or a
- * key falls outside it, a larger array is made (twice the dimension that
- * grew, or enough) and the used slots are copied over; the slots of the
+ * key falls outside it, a larger array is made (the dimension that grew to
+ * what it needs and half as much again) and the used slots are copied over; the slots of the
  * new array are not touched until used, so that a span the data never
  * fill costs address space, not pages.
  */

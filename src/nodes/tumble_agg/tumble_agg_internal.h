@@ -169,36 +169,49 @@ extern TaCell *ta_group_cells_int(TumbleAggState *state, int64 start, bool start
 extern void ta_groups_start(TumbleAggState *state);
 
 /*
+ * ta_dense_slot
+ *		The dense array's slot of group (start, key) when the array spans it
+ *		(used or not), else -1.  The differences are taken unsigned, so that
+ *		a value below the base wraps past the array's end; an array spans at
+ *		most PG_INT64_MAX / 4 (ta_dense_cells), so no wrapped difference
+ *		lands inside it.
+ */
+static inline int64
+ta_dense_slot(TumbleAggState *state, int64 start, bool start_null, int64 key,
+			  bool key_null)
+{
+	uint64		w;
+	uint64		k;
+
+	if (!state->dense || start_null || key_null || TIMESTAMP_NOT_FINITE(start) ||
+		state->dnwin == 0)
+		return -1;
+	k = (uint64) key - (uint64) state->dkbase;
+	if (k >= (uint64) state->dnkey)
+		return -1;
+	w = ((uint64) start - (uint64) state->dbase) / (uint64) state->dstride;
+	if (w >= (uint64) state->dnwin)
+		return -1;
+	return (int64) (w * state->dnkey + k);
+}
+
+/*
  * ta_dense_hit
  *		The cells of group (start, key) when the dense array holds it
  *		already, else NULL (then ta_group_cells_int): the common case of a
- *		row, without a call.  The differences are taken unsigned, so that a
- *		value below the base wraps past the array's end; an array spans at
- *		most PG_INT64_MAX / 4 (ta_dense_cells), so no wrapped difference
- *		lands inside it.
+ *		row, without a call.
  */
 static inline TaCell *
 ta_dense_hit(TumbleAggState *state, int64 start, bool start_null, int64 key,
 			 bool key_null)
 {
-	uint64		w;
-	uint64		k;
-	uint64		slot;
+	int64		slot = ta_dense_slot(state, start, start_null, key, key_null);
 
-	if (!state->dense || start_null || key_null || TIMESTAMP_NOT_FINITE(start) ||
-		state->dnwin == 0)
-		return NULL;
-	k = (uint64) key - (uint64) state->dkbase;
-	if (k >= (uint64) state->dnkey)
-		return NULL;
-	w = ((uint64) start - (uint64) state->dbase) / (uint64) state->dstride;
-	if (w >= (uint64) state->dnwin)
-		return NULL;
-	slot = w * state->dnkey + k;
-	if (!state->dused[slot])
+	if (slot < 0 || !state->dused[slot])
 		return NULL;
 	return &state->dcells[slot * state->naggs];
 }
+
 extern TaCell *ta_groups_next(TumbleAggState *state, int64 *start, bool *start_null,
 							  TupleTableSlot **keys);
 
