@@ -354,11 +354,46 @@ SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k, count(*) FROM dk
   tumble(t, interval '2 hours') GROUP BY 1, 2$$, 'spill') l WHERE l ~ 'Strategy|Batches';
 RESET work_mem;
 RESET hash_mem_multiplier;
--- ... and in parallel, each window partition's array by window and key
-SELECT wj_test.on_off($$SELECT window_start, k, count(*), sum(v)::text AS sv FROM dk,
-  tumble(t, interval '2 hours') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg|Gather',
-  settings => 'parallel_setup_cost=0, parallel_tuple_cost=0, min_parallel_table_scan_size=0,
-  max_parallel_workers_per_gather=2') AS dense_keyed_parallel;
+-- ... and in parallel, each participant's array handed over in shared
+-- memory (tumble_agg_shared.c); or, from a participant whose array turned
+-- hashed (a NULL key) or holds a numeric beyond 128 bits (NaN), its groups
+-- through the temporary files, merged with the others' arrays
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT wj_test.plan_lines($$SELECT window_start, k % 7 AS km, count(*), sum(v) FROM dk,
+  tumble(t, interval '1 day') GROUP BY 1, 2$$, 'TumbleAgg|Exchanged') AS shared_plan;
+SELECT l FROM wj_test.explain_analyze($$SELECT window_start, k % 7 AS km, count(*), sum(v) FROM dk,
+  tumble(t, interval '1 day') GROUP BY 1, 2$$) l WHERE l ~ 'Exchanged';
+SELECT wj_test.on_off($$SELECT window_start, k % 7 AS km, count(*), sum(v)::text AS sv, avg(i)::text AS ai,
+  max(i) FROM dk, tumble(t, interval '1 day') GROUP BY 1, 2$$, 'window_aggregate',
+  'TumbleAgg|Gather') AS dense_keyed_parallel;
+SELECT wj_test.on_off($$SELECT window_start, count(*), sum(v)::text AS sv FROM dk,
+  tumble(t, interval '10 minutes') GROUP BY 1$$, 'window_aggregate', 'TumbleAgg|Gather')
+  AS dense_parallel;
+INSERT INTO dk SELECT '2024-01-02', NULL, 1, 1 FROM generate_series(1, 3);
+INSERT INTO dk SELECT '2024-01-02 10:00', 5, 'NaN', 1 FROM generate_series(1, 3);
+SELECT wj_test.on_off($$SELECT window_start, k % 7 AS km, count(*), sum(v)::text AS sv, avg(v)::text AS av
+  FROM dk, tumble(t, interval '1 day') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg|Gather')
+  AS shared_and_files;
+DELETE FROM dk WHERE k IS NULL OR v = 'NaN';
+-- ... with less memory than a participant's array: its groups go to the
+-- files as they fill it, the rest in shared memory
+SELECT wj_test.on_off($$SELECT window_start, k % 7 AS km, count(*), sum(v)::text AS sv FROM dk,
+  tumble(t, interval '1 day') GROUP BY 1, 2$$, 'window_aggregate', 'TumbleAgg|Gather',
+  settings => 'work_mem=1MB, hash_mem_multiplier=1') AS shared_spilled;
+-- ... and rescanned: a Gather under a nested loop starts over each time,
+-- the arrays of the last run freed
+SELECT wj_test.on_off($$SELECT s.x, q.c FROM generate_series(-6, 6, 3) s(x)
+  JOIN (SELECT km, count(*) AS c FROM (SELECT window_start, k % 7 AS km, count(*) FROM dk,
+        tumble(t, interval '1 day') GROUP BY 1, 2) g GROUP BY km) q ON q.km = s.x$$,
+  'window_aggregate', 'TumbleAgg|Gather|Nested Loop',
+  settings => 'enable_hashjoin=off, enable_mergejoin=off, enable_material=off') AS shared_rescan;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
 RESET enable_hashagg;
 RESET enable_sort;
 DROP TABLE dk;

@@ -86,6 +86,8 @@ typedef struct TumbleAggPlanInfo
 	List	   *input_cols;		/* integers, see above */
 	bool		parallel;		/* parallel-aware: groups or rows exchanged */
 	bool		exchange_rows;	/* parallel: the input rows, not groups */
+	bool		exchange_shared;	/* parallel groups: dense arrays in shared
+									 * memory where they can be */
 } TumbleAggPlanInfo;
 
 /* window partitions when rows are exchanged (the planner costs their tables) */

@@ -294,7 +294,7 @@ ta_spill(TumbleAggState *state)
  *		After a new group: over the limit?  Then spill (serial) or write the
  *		groups to the exchange (parallel, while consuming).
  */
-static void
+void
 ta_check_memory(TumbleAggState *state, bool exchanging)
 {
 	if ((state->groups & 255) != 0 || ta_group_bytes(state) <= state->mem_limit)
@@ -543,7 +543,10 @@ ta_produce(void *arg, WjExchange *ex)
 	if (!state->info.exchange_rows)
 	{
 		ta_consume(state, true);
-		ta_dump_groups(state, ta_sink_exchange);
+		/* a dense array into shared memory, else partial rows into files */
+		if (!state->info.exchange_shared ||
+			!ta_shared_publish(state, state->sharedarrays, state->area))
+			ta_dump_groups(state, ta_sink_exchange);
 		return;
 	}
 	for (;;)
@@ -787,11 +790,16 @@ ta_next_group(ScanState *ss)
 						state->from_exchange = false;
 					}
 					else
+					{
 						while ((slot = wj_exchange_read(&state->ex, state->readslot)) != NULL)
 						{
 							CHECK_FOR_INTERRUPTS();
 							ta_merge_partial(state, slot);
 						}
+						if (state->info.exchange_shared)
+							ta_shared_merge(state, state->sharedarrays, state->area, p,
+											state->nparts);
+					}
 					ta_finish_input(state);
 					continue;
 				}
@@ -1017,6 +1025,8 @@ tumble_agg_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 						state->hashed_built ? "dense, then hashed" : "dense", es);
 	if (node->ss.ps.plan->parallel_aware)
 		ExplainPropertyText(state->info.exchange_rows ? "Rows Exchanged" : "Groups Exchanged",
+							state->info.exchange_shared ?
+							"partitioned by window, dense arrays in shared memory" :
 							"partitioned by window", es);
 	if (es->analyze)
 	{
@@ -1046,13 +1056,21 @@ ta_nparts(TumbleAggState *state, int nparticipants)
 
 /*
  * The node's part of the DSM segment: each worker's figures for EXPLAIN
- * ANALYZE (state_stats.h), then the exchange of window partitions.  A
- * worker finds the exchange after the figures of the planned workers.
+ * ANALYZE (state_stats.h), the participants' published dense arrays
+ * (tumble_agg_shared.c), then the exchange of window partitions.  A worker
+ * finds each after the figures of the planned workers.
  */
 static Size
 ta_instr_size(int nworkers)
 {
-	return MAXALIGN(wj_instr_size(nworkers));
+	return add_size(MAXALIGN(wj_instr_size(nworkers)), ta_shared_size(nworkers + 1));
+}
+
+/* where the published arrays are in the node's part */
+static TaSharedArrays *
+ta_shared_space(void *coordinate, int nworkers)
+{
+	return (TaSharedArrays *) ((char *) coordinate + MAXALIGN(wj_instr_size(nworkers)));
 }
 
 /* EstimateDSMCustomScan: the workers' figures and the exchange */
@@ -1077,6 +1095,9 @@ tumble_agg_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	TumbleAggState *state = (TumbleAggState *) node;
 
 	wj_instr_init_dsm(&state->pinstr, pcxt, coordinate);
+	state->sharedarrays = ta_shared_space(coordinate, pcxt->nworkers);
+	ta_shared_init(state->sharedarrays, pcxt->nworkers + 1);
+	state->area = node->ss.ps.state->es_query_dsa;
 	wj_exchange_init_dsm(&state->ex,
 						 (char *) coordinate + ta_instr_size(pcxt->nworkers), pcxt,
 						 ta_nparts(state, pcxt->nworkers + 1), "wjtumble");
@@ -1092,7 +1113,10 @@ static void
 tumble_agg_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 							void *coordinate)
 {
-	wj_exchange_reinit_dsm(&((TumbleAggState *) node)->ex);
+	TumbleAggState *state = (TumbleAggState *) node;
+
+	ta_shared_reset(state->sharedarrays, state->area);
+	wj_exchange_reinit_dsm(&state->ex);
 }
 
 /* InitializeWorkerCustomScan: attach to the exchange */
@@ -1102,6 +1126,8 @@ tumble_agg_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordina
 	TumbleAggState *state = (TumbleAggState *) node;
 
 	wj_instr_init_worker(&state->pinstr, coordinate);
+	state->sharedarrays = ta_shared_space(coordinate, state->pinstr.shared->nworkers);
+	state->area = node->ss.ps.state->es_query_dsa;
 	wj_exchange_init_worker(&state->ex, (char *) coordinate +
 							ta_instr_size(state->pinstr.shared->nworkers));
 	state->nparts = state->ex.shared->nparts;
@@ -1116,6 +1142,8 @@ tumble_agg_shutdown(CustomScanState *node)
 	wj_instr_shutdown(&state->pinstr, &node->ss.ps, &state->stats);
 	wj_exchange_close(&state->ex);
 	state->ex.shared = NULL;
+	state->sharedarrays = NULL;
+	state->area = NULL;
 	state->leader.pcxt = NULL;
 }
 

@@ -20,6 +20,7 @@
 #include "src/common/state_stats.h"
 #include "src/nodes/tumble_agg/tumble_agg.h"
 #include "src/nodes/tumble_agg/tumble_agg_keys.h"
+#include "src/nodes/tumble_agg/tumble_agg_shared.h"
 #include "src/nodes/tumble_agg/tumble_agg_state.h"
 
 /*
@@ -138,6 +139,9 @@ typedef struct TumbleAggState
 
 	/* parallel */
 	WjExchange	ex;
+	TaSharedArrays *sharedarrays;	/* groups exchange: the published dense
+									 * arrays (tumble_agg_shared.c) */
+	dsa_area   *area;			/* the query's, where they are */
 	WjLeaderShare leader;		/* the leader's share under a Gather */
 	int			nparts;
 	TupleTableSlot *readslot;	/* a partial row read back */
@@ -167,6 +171,8 @@ extern TaCell *ta_group_cells_int(TumbleAggState *state, int64 start, bool start
 								  int64 key, bool key_null);
 
 extern void ta_groups_start(TumbleAggState *state);
+/* tumble_agg_exec.c: over the memory limit after a new group?  Then spill */
+extern void ta_check_memory(TumbleAggState *state, bool exchanging);
 
 /*
  * ta_dense_slot

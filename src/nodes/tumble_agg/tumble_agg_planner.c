@@ -81,6 +81,7 @@
 #include "src/common/stats_common.h"
 #include "src/common/window_arith.h"
 #include "src/nodes/tumble_agg/tumble_agg.h"
+#include "src/nodes/tumble_agg/tumble_agg_keys.h"
 #include "src/nodes/tumble_agg/tumble_agg_state.h"
 #include "src/parallel/row_exchange.h"
 
@@ -408,18 +409,20 @@ serial_input(RelOptInfo *rel)
 
 /* a table of groups larger than this misses the cache on every probe */
 #define TA_CACHE_BYTES			(2.0 * 1024 * 1024)
-#define TA_MISS_OPERATORS		6.0
+/* ... each cache line it misses worth this many operators */
+#define TA_MISS_OPERATORS		3.0
 
 /*
  * ta_aggregate_cost
  *		The cost of aggregating rows into a table of groups (each width
  *		bytes), per_row each.
  *
- * With misses, a table beyond the cache costs a row a miss or two (on its
- * bucket, on its cells), each worth some twenty operators, as often as its
- * probe falls outside the part of the table the cache holds:
- * TA_MISS_OPERATORS times the fraction of the table beyond TA_CACHE_BYTES
- * are charged.  (All of them at once from 2 MB on made a participant
+ * With miss_lines, a table beyond the cache costs a row that many cache
+ * misses (two for a hash table: its bucket and its cells; one for a dense
+ * array's slot), each worth some twenty operators, as often as its probe
+ * falls outside the part of the table the cache holds: TA_MISS_OPERATORS
+ * per line times the fraction of the table beyond TA_CACHE_BYTES are
+ * charged.  (All of them at once from 2 MB on made a participant
  * exchange its rows, a million through temporary files, for 29,000
  * groups of 4 MB, twice as slow as the serial node.)  That charge only
  * chooses between the node's own ways of running in parallel (one table
@@ -441,12 +444,12 @@ serial_input(RelOptInfo *rel)
  */
 static Cost
 ta_aggregate_cost(double rows, double groups, double width, Cost per_row,
-				  bool misses)
+				  double miss_lines)
 {
 	Cost		cost;
 
-	if (misses && groups * width > TA_CACHE_BYTES)
-		per_row += TA_MISS_OPERATORS * cpu_operator_cost *
+	if (miss_lines > 0 && groups * width > TA_CACHE_BYTES)
+		per_row += miss_lines * TA_MISS_OPERATORS * cpu_operator_cost *
 			(1.0 - TA_CACHE_BYTES / (groups * width));
 	cost = rows * per_row;
 	if (groups * width > (double) get_hash_memory_limit())
@@ -461,6 +464,30 @@ ta_aggregate_cost(double rows, double groups, double width, Cost per_row,
 			2.0 * cpu_operator_cost * partial * log2(Max(partial, 2.0));
 	}
 	return cost;
+}
+
+/*
+ * ta_dense_groups
+ *		Whether the groups go into a dense array (tumble_agg_groups.c) that
+ *		parallel participants can hand over in shared memory: no key or one
+ *		integer-like key, aggregates whose states hold no pointer (not a
+ *		numeric min or max), and groups of bytes (spread over an array half
+ *		as large again in each dimension) within the memory limit.  At run
+ *		time a NULL key, a sparse key or a numeric state beyond 128 bits
+ *		still takes the temporary files.
+ */
+static bool
+ta_dense_groups(TaPathInfo *pi, double bytes)
+{
+	if (pi->info.nkeys > 1 ||
+		(pi->info.nkeys == 1 &&
+		 !ta_int_key_type(exprType((Node *) linitial(pi->key_exprs)))))
+		return false;
+	for (int a = 0; a < pi->info.naggs; a++)
+		if (pi->info.aggs[a].kind == TA_MIN_NUMERIC ||
+			pi->info.aggs[a].kind == TA_MAX_NUMERIC)
+			return false;
+	return bytes * 2.25 <= (double) get_hash_memory_limit();
 }
 
 /*
@@ -493,7 +520,7 @@ make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
 	 */
 	per_row = cpu_operator_cost * (1.0 + (pi->info.nkeys > 0 ? 1.0 + pi->info.nkeys : 0.0) +
 								   0.5 * pi->info.naggs);
-	cost = ta_aggregate_cost(rows, groups, width, per_row, false);
+	cost = ta_aggregate_cost(rows, groups, width, per_row, 0);
 
 	/*
 	 * In parallel (rows: a participant's share), the groups are exchanged,
@@ -501,20 +528,29 @@ make_tumble_agg_path(PlannerInfo *root, RelOptInfo *output_rel, TaPathInfo *pi,
 	 * TA_ROW_PARTS partitions, whichever costs less counting the cache
 	 * misses of a large table: where a participant meets nearly every
 	 * group, its table is as large as the whole result and saves little
-	 * writing, while a partition's table is small.
+	 * writing, while a partition's table is small.  Groups in a dense array
+	 * (ta_dense_groups) miss one cache line a row, not two, and are handed
+	 * over in shared memory (tumble_agg_shared.c): a copy and a merge of
+	 * each group's cells, instead of a partial row written to a temporary
+	 * file and read back.
 	 */
 	if (parallel)
 	{
+		bool		dense = ta_dense_groups(pi, groups * width);
+		double		lines = dense ? 1.0 : 2.0;
 		Cost		rows_exchange = rows * cpu_operator_cost +
 			wj_exchange_cost(rows, child->pathtarget->width);
-		Cost		groups_exchange = wj_exchange_cost(groups, (int) width);
+		Cost		groups_exchange = dense ?
+			cpu_operator_cost * groups * (1.0 + pi->info.naggs) :
+			wj_exchange_cost(groups, (int) width);
 
 		copy->info.exchange_rows =
-			rows_exchange + ta_aggregate_cost(rows, groups / TA_ROW_PARTS, width, per_row, true) <
-			groups_exchange + ta_aggregate_cost(rows, groups, width, per_row, true);
+			rows_exchange + ta_aggregate_cost(rows, groups / TA_ROW_PARTS, width, per_row, lines) <
+			groups_exchange + ta_aggregate_cost(rows, groups, width, per_row, lines);
+		copy->info.exchange_shared = dense && !copy->info.exchange_rows;
 		if (copy->info.exchange_rows)
 			cost = rows_exchange +
-				ta_aggregate_cost(rows, groups / TA_ROW_PARTS, width, per_row, false);
+				ta_aggregate_cost(rows, groups / TA_ROW_PARTS, width, per_row, 0);
 		else
 			cost += groups_exchange;
 	}

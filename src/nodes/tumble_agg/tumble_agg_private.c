@@ -45,6 +45,7 @@ tumble_agg_info_to_private(const TumbleAggPlanInfo *info)
 	wj_private_put_int_list(&priv, info->input_cols);
 	wj_private_put_bool(&priv, info->parallel);
 	wj_private_put_bool(&priv, info->exchange_rows);
+	wj_private_put_bool(&priv, info->exchange_shared);
 	return priv;
 }
 
@@ -81,5 +82,6 @@ tumble_agg_info_from_private(List *priv, TumbleAggPlanInfo *info)
 	info->input_cols = wj_private_get_int_list(&r);
 	info->parallel = wj_private_get_bool(&r);
 	info->exchange_rows = wj_private_get_bool(&r);
+	info->exchange_shared = wj_private_get_bool(&r);
 	wj_private_reader_done(&r);
 }
