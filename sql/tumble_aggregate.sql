@@ -388,7 +388,7 @@ SELECT wj_test.on_off($$SELECT window_start, k % 7 AS km, count(*), sum(v)::text
 SELECT wj_test.on_off($$SELECT s.x, q.c FROM generate_series(-6, 6, 3) s(x)
   JOIN (SELECT km, count(*) AS c FROM (SELECT window_start, k % 7 AS km, count(*) FROM dk,
         tumble(t, interval '1 day') GROUP BY 1, 2) g GROUP BY km) q ON q.km = s.x$$,
-  'window_aggregate', 'TumbleAgg|Gather|Nested Loop',
+  'window_aggregate', 'TumbleAgg|Nested Loop',
   settings => 'enable_hashjoin=off, enable_mergejoin=off, enable_material=off') AS shared_rescan;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

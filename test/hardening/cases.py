@@ -77,8 +77,8 @@ CASES = [
      "SELECT count(*) FROM (SELECT k, window_start, count(*), sum(v) FROM a, "
      "tumble(t, interval '1 second') GROUP BY k, window_start, window_end) x",
      "TumbleAgg"),
-    ("TumbleAgg date_bin 100 ms, no key (dense, then spills)", NO_PG_AGG,
-     "SELECT count(*) FROM (SELECT date_bin('100 ms', t, timestamp '2024-01-01'), "
+    ("TumbleAgg date_bin 10 ms, no key (dense, then spills)", NO_PG_AGG,
+     "SELECT count(*) FROM (SELECT date_bin('10 ms', t, timestamp '2024-01-01'), "
      "count(*), avg(v) FROM a GROUP BY 1) x",
      "TumbleAgg"),
     # the window function itself (SessionWindow, chosen on cost, would
