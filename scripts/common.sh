@@ -160,9 +160,10 @@ wj_virtualenv() {
 # 15 is Debian's, installed by wj_ensure_deps and tested by scripts/test
 # itself.  17 and 18 are assembled in /opt/pg/MAJOR by
 # ../shared/pg-versions/install.sh (server, contrib, PGXS and pg_regress;
-# no psql: the system's psql 15 talks to them).  wj_test_major builds and
-# installs the extension there and runs the regression suite and the
-# parallel-forced pass against a throwaway cluster.
+# no psql: the system's psql 15 talks to them).  wj_test_major MAJOR [FORCED]
+# builds and installs the extension there and runs the regression suite
+# and (unless FORCED is 0) the parallel-forced pass against a throwaway
+# cluster.
 
 # pg_config of a major
 wj_pg_config() {
@@ -299,17 +300,19 @@ wj_cluster_stop() {
 # build is installed machine-wide, in /opt/pg/MAJOR).
 wj_test_major() (
 	major=$1
+	forced=${2:-1}
 	cd "$WJ_ROOT"
 	wj_ensure_pg "$major" || exit 1
 	echo "== PostgreSQL $major: $("/opt/pg/$major/bin/postgres" --version)"
 	wj_build_install_major "$major" || exit 1
 	wj_virtualenv_major "$major" -o "max_worker_processes = 16" -o "max_parallel_workers = 12" \
-		wj_major_suites "$major"
+		wj_major_suites "$major" "$forced"
 )
 
-# wj_test_major's two passes, inside the throwaway cluster of MAJOR.
+# wj_test_major's two passes, inside the throwaway cluster of MAJOR (the
+# parallel-forced one unless FORCED is 0).
 wj_major_suites() {
-	local major=$1 status=0 start
+	local major=$1 forced=${2:-1} status=0 start
 	set -o pipefail
 	export PG_CONFIG
 	PG_CONFIG=$(wj_pg_config "$major")
@@ -323,6 +326,7 @@ wj_major_suites() {
 		head -200 regression.diffs 2>/dev/null || true
 	fi
 	echo "PostgreSQL $major: regression suite $((SECONDS - start)) s"
+	[ "$forced" -eq 1 ] || return $status
 	start=$SECONDS
 	test/parallel/run.sh 2>&1 |
 		sed "s/(parallel plans forced)/(parallel plans forced, PostgreSQL $major)/" ||

@@ -211,7 +211,7 @@ ta_sink_sort(TumbleAggState *state, int64 start, bool start_null,
  *		The exchange partition of a window: windows in turn; a NULL or
  *		infinite one in the first.
  */
-static int
+int
 ta_part_of(TumbleAggState *state, int64 start, bool start_null)
 {
 	int64		w;
@@ -797,8 +797,7 @@ ta_next_group(ScanState *ss)
 							ta_merge_partial(state, slot);
 						}
 						if (state->info.exchange_shared)
-							ta_shared_merge(state, state->sharedarrays, state->area, p,
-											state->nparts);
+							ta_shared_merge(state, state->sharedarrays, state->area, p);
 					}
 					ta_finish_input(state);
 					continue;

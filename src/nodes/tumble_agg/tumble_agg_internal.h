@@ -173,6 +173,8 @@ extern TaCell *ta_group_cells_int(TumbleAggState *state, int64 start, bool start
 extern void ta_groups_start(TumbleAggState *state);
 /* tumble_agg_exec.c: over the memory limit after a new group?  Then spill */
 extern void ta_check_memory(TumbleAggState *state, bool exchanging);
+/* ... and the exchange partition of a window */
+extern int	ta_part_of(TumbleAggState *state, int64 start, bool start_null);
 
 /*
  * ta_dense_slot

@@ -154,13 +154,12 @@ ta_shared_publish(TumbleAggState *state, TaSharedArrays *sh, dsa_area *area)
 
 /*
  * ta_shared_merge
- *		Merge every published array's windows of partition part (of nparts:
- *		window w = (start - offset) / unit is in partition w mod nparts)
- *		into the state's groups.
+ *		Merge every published array's windows of partition part (as
+ *		ta_part_of assigns them) into the state's groups.
  */
 void
 ta_shared_merge(TumbleAggState *state, TaSharedArrays *sh, dsa_area *area,
-				int part, int nparts)
+				int part)
 {
 	for (int i = 0; i < sh->nparticipants; i++)
 	{
@@ -168,8 +167,6 @@ ta_shared_merge(TumbleAggState *state, TaSharedArrays *sh, dsa_area *area,
 		Size		cellbytes = sizeof(TaCell) * arr->naggs;
 		char	   *cells;
 		bool	   *used;
-		int64		first;
-		int64		step;
 
 		if (!DsaPointerIsValid(arr->cells))
 			continue;
@@ -177,14 +174,13 @@ ta_shared_merge(TumbleAggState *state, TaSharedArrays *sh, dsa_area *area,
 		cells = dsa_get_address(area, arr->cells);
 		used = (bool *) (cells + arr->dnwin * arr->dnkey * cellbytes);
 
-		/* the array's first window of the partition, then every nparts-th */
-		first = (arr->dbase - state->info.offset) / state->info.unit;
-		first = ((part - first) % nparts + nparts) % nparts;
-		step = nparts;
-		for (int64 w = first; w < arr->dnwin; w += step)
+		/* the array's windows of the partition (ta_part_of's rule) */
+		for (int64 w = 0; w < arr->dnwin; w++)
 		{
 			int64		start = arr->dbase + w * arr->dstride;
 
+			if (ta_part_of(state, start, false) != part)
+				continue;
 			CHECK_FOR_INTERRUPTS();
 			for (int64 k = 0; k < arr->dnkey; k++)
 			{

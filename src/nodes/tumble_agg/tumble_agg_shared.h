@@ -43,6 +43,6 @@ extern void ta_shared_reset(TaSharedArrays *sh, dsa_area *area);
 extern bool ta_shared_publish(struct TumbleAggState *state, TaSharedArrays *sh,
 							  dsa_area *area);
 extern void ta_shared_merge(struct TumbleAggState *state, TaSharedArrays *sh,
-							dsa_area *area, int part, int nparts);
+							dsa_area *area, int part);
 
 #endif							/* TUMBLE_AGG_SHARED_H */
