@@ -390,6 +390,16 @@ SELECT wj_test.on_off($$SELECT s.x, q.c FROM generate_series(-6, 6, 3) s(x)
         tumble(t, interval '1 day') GROUP BY 1, 2) g GROUP BY km) q ON q.km = s.x$$,
   'window_aggregate', 'TumbleAgg|Nested Loop',
   settings => 'enable_hashjoin=off, enable_mergejoin=off, enable_material=off') AS shared_rescan;
+-- ... and under a node that exchanges what it reads (a session window over
+-- the groups, its key partitions exchanged): there the leader runs its
+-- share of the aggregation even when it would leave it to the workers, as a
+-- leader whose child returned nothing could end the write phase alone,
+-- before a worker attached, and every group would be lost
+SELECT wj_test.on_off($$SELECT km, (w).window_start, (w).window_end, sum(c) AS c FROM (
+  SELECT *, session(window_start, interval '1 day') OVER (PARTITION BY km ORDER BY window_start) AS w
+  FROM (SELECT window_start, k % 7 AS km, count(*) AS c FROM dk, tumble(t, interval '1 day')
+        GROUP BY 1, 2) g) s GROUP BY 1, 2, 3$$, 'window_aggregate', 'TumbleAgg|SessionWindow',
+  settings => 'windowjoin.leader_participation=off') AS under_exchange;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;

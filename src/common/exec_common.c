@@ -12,7 +12,8 @@
  * Under a Gather, the leader of a key-partitioned node claims partitions
  * only in the cases wj_leader_takes_share lists, and the leader of a node
  * that splits a partial outer input may leave its share to the workers
- * (wj_leader_steps_back); finding whether a Parallel Append lies between
+ * (wj_leader_steps_back), unless a Parallel Append or another parallel-aware
+ * custom scan lies between it and its Gather; finding whether one lies between
  * the node and its Gather takes a walk of the plan tree from the top, as
  * the node has no link to its parents.
  *
@@ -75,12 +76,13 @@ wj_plan_children(Plan *plan)
 /*
  * find_in_plan
  *		Search the plan tree under plan for target; when found, set
- *		*pappend to whether a parallel-aware Append lies between target and
- *		the nearest Gather or Gather Merge above it (pappend: whether one
- *		lies between plan and that Gather), and return true.
+ *		*result to whether a parallel-aware Append, or a parallel-aware
+ *		custom scan, lies between target and the nearest Gather or Gather
+ *		Merge above it (shared: whether one lies between plan and that
+ *		Gather), and return true.
  */
 static bool
-find_in_plan(Plan *plan, Plan *target, bool pappend, bool *result)
+find_in_plan(Plan *plan, Plan *target, bool shared, bool *result)
 {
 	List	   *children;
 	ListCell   *lc;
@@ -88,49 +90,56 @@ find_in_plan(Plan *plan, Plan *target, bool pappend, bool *result)
 	if (plan == NULL)
 		return false;
 	check_stack_depth();
-	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
-		pappend = false;
-	else if (IsA(plan, Append) && plan->parallel_aware)
-		pappend = true;
 	if (plan == target)
 	{
-		*result = pappend;
+		*result = shared;
 		return true;
 	}
+	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
+		shared = false;
+	else if ((IsA(plan, Append) || IsA(plan, CustomScan)) && plan->parallel_aware)
+		shared = true;
 	children = wj_plan_children(plan);
-	if (find_in_plan(plan->lefttree, target, pappend, result) ||
-		find_in_plan(plan->righttree, target, pappend, result))
+	if (find_in_plan(plan->lefttree, target, shared, result) ||
+		find_in_plan(plan->righttree, target, shared, result))
 		return true;
 	foreach(lc, children)
 	{
-		if (find_in_plan((Plan *) lfirst(lc), target, pappend, result))
+		if (find_in_plan((Plan *) lfirst(lc), target, shared, result))
 			return true;
 	}
 	return false;
 }
 
 /*
- * below_parallel_append
- *		Whether a Parallel Append lies between node and the Gather (or
- *		Gather Merge) above it; true if the node is not found.
+ * leader_must_share
+ *		Whether the leader must run its share of node: when a Parallel
+ *		Append lies between node and the Gather (or Gather Merge) above it
+ *		(see wj_leader_takes_share), or a parallel-aware custom scan -- a
+ *		node that exchanges rows (row_exchange.c) takes, in each
+ *		participant, what its child returns there as that participant's
+ *		share to write, and a participant that finds the write phase over
+ *		writes nothing: a leader whose child returned no rows at once could
+ *		finish it alone, before any worker attached, and the workers' rows
+ *		would be lost.  True if the node is not found.
  */
 static bool
-below_parallel_append(PlanState *node)
+leader_must_share(PlanState *node)
 {
 	PlannedStmt *stmt = node->state->es_plannedstmt;
-	bool		pappend = true;
+	bool		shared = true;
 	ListCell   *lc;
 
-	if (!find_in_plan(stmt->planTree, node->plan, false, &pappend))
+	if (!find_in_plan(stmt->planTree, node->plan, false, &shared))
 	{
 		foreach(lc, stmt->subplans)
 		{
 			if (find_in_plan((Plan *) lfirst(lc), node->plan, false,
-							 &pappend))
+							 &shared))
 				break;
 		}
 	}
-	return pappend;
+	return shared;
 }
 
 /*
@@ -144,7 +153,8 @@ below_parallel_append(PlanState *node)
  *		so that no share is left undone; and
  *		always below a Parallel Append, which takes a participant's empty
  *		result for a sign that the subplan's work is all handed out and lets
- *		no one else start it.  Gather and Gather Merge launch their workers
+ *		no one else start it, or below a parallel-aware custom scan
+ *		(leader_must_share).  Gather and Gather Merge launch their workers
  *		before they first run the leader's copy of the plan, so the count is
  *		final when this is asked, at the start of a scan.
  */
@@ -155,7 +165,7 @@ wj_leader_takes_share(PlanState *node, ParallelContext *pcxt,
 	if (IsParallelWorker() || pcxt == NULL ||
 		pcxt->nworkers_launched < participants)
 		return true;
-	return below_parallel_append(node);
+	return leader_must_share(node);
 }
 
 /*
@@ -194,7 +204,8 @@ wj_online_cpus(void)
  *				alone on two CPUs are faster than with the leader
  *				(docs/parallel.md).
  *
- *		Never below a Parallel Append (see wj_leader_takes_share).  This is
+ *		Never below a Parallel Append or a parallel-aware custom scan
+ *		(leader_must_share).  This is
  *		asked at the start of a scan, when the count of workers is final.
  */
 bool
@@ -206,5 +217,5 @@ wj_leader_steps_back(PlanState *node, ParallelContext *pcxt)
 	if (wj_leader_participation == WJ_LEADER_AUTO &&
 		pcxt->nworkers_launched < wj_online_cpus())
 		return false;
-	return !below_parallel_append(node);
+	return !leader_must_share(node);
 }
