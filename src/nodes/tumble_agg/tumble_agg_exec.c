@@ -846,6 +846,7 @@ tumble_agg_begin(CustomScanState *node, EState *estate, int eflags)
 
 	state->mem_limit = (Size) get_hash_memory_limit();
 	state->est_groups = cscan->scan.plan.plan_rows;
+	state->est_rows = child_plan->plan_rows;
 	state->groupcxt = AllocSetContextCreate(CurrentMemoryContext, "TumbleAgg groups",
 											ALLOCSET_DEFAULT_SIZES);
 	state->metacxt = AllocSetContextCreate(CurrentMemoryContext, "TumbleAgg hash table",

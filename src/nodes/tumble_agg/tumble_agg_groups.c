@@ -403,6 +403,8 @@ ta_dense_cells(TumbleAggState *state, int64 start, int64 key)
 		slots = (double) nwin * (double) nkey;
 		if (slots * (sizeof(TaCell) * state->naggs + 1) > (double) state->mem_limit ||
 			(slots > TA_DENSE_SPARSE_FROM && slots > TA_DENSE_SPARSITY * groups) ||
+			(state->dkeyed && slots > TA_DENSE_KEYED_FREE &&
+			 state->est_rows < slots / 2) ||
 			(double) nwin * (double) stride > (double) PG_INT64_MAX / 4)
 			return NULL;
 

@@ -35,6 +35,12 @@
 #define TA_DENSE_MIN_KEYED		32
 /* ... and key values it may start with */
 #define TA_DENSE_MIN_KEYS		32
+/*
+ * an array with a key dimension beyond TA_DENSE_KEYED_FREE slots is kept
+ * only while the input rows expected are at least half its slots: sparser,
+ * its slots cost more pages and misses than a hash table of the groups
+ */
+#define TA_DENSE_KEYED_FREE		65536
 
 /* the blocks group states are cut from */
 #define TA_BUMP_BLOCK			(256 * 1024)
@@ -73,6 +79,7 @@ typedef struct TumbleAggState
 	TaValue    *batchvals;		/* TA_BATCH rows of prepared values */
 	Size		mem_limit;
 	double		est_groups;		/* the planner's, for the hash table's size */
+	double		est_rows;		/* the planner's input rows (ta_dense_cells) */
 	int64		floor_base;		/* (Unix epoch + offset) mod unit */
 
 	MemoryContext groupcxt;		/* cells, numeric values, hashed key tuples */
