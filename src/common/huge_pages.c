@@ -71,10 +71,11 @@ wj_alloc_huge(MemoryContext cxt, Size size, bool zero)
 
 /*
  * wj_alloc_huge_array
- *		An array of size bytes (not zeroed: the caller zeroes what it uses,
- *		so that pages it never uses are never touched) from cxt, aligned to a cache line; from
+ *		An array of size bytes from cxt, aligned to a cache line; from
  *		WJ_HUGE_ALIGN_MIN on, when the caller can spare the slack (huge_ok),
- *		aligned to a huge page and all of it advised.  *raw is what to pfree.
+ *		aligned to a huge page and all of it advised.  Not zeroed: the
+ *		caller zeroes what it uses, so that pages it never uses are never
+ *		touched.  *raw is what to pfree.
  */
 void *
 wj_alloc_huge_array(MemoryContext cxt, Size size, bool huge_ok, void **raw)

@@ -66,12 +66,12 @@ exchange_sts(WjExchangeShared *sh, int p)
 }
 
 /*
- * participant_number
+ * wj_participant_number
  *		This process's number among the participants: 0 for the leader,
  *		1 + ParallelWorkerNumber for a worker.
  */
-static int
-participant_number(void)
+int
+wj_participant_number(void)
 {
 	return IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
 }
@@ -249,7 +249,7 @@ wj_exchange_write_all(WjExchange *ex, MemoryContext cxt,
 {
 	WjExchangeShared *sh = ex->shared;
 	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
-	int			me = participant_number();
+	int			me = wj_participant_number();
 	int			p;
 
 	ex->sts = palloc(sizeof(SharedTuplestoreAccessor *) * sh->nparts);

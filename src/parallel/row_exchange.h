@@ -47,6 +47,9 @@ typedef struct WjExchange
 	int			reading;		/* partition being read, or -1 */
 } WjExchange;
 
+/* 0 for the leader, 1 + ParallelWorkerNumber for a worker */
+extern int	wj_participant_number(void);
+
 extern Cost wj_exchange_cost(double rows, int width);
 extern Size wj_exchange_estimate(int nparticipants, int nparts);
 extern void wj_exchange_init_dsm(WjExchange *ex, void *space,

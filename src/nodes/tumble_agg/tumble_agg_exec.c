@@ -391,12 +391,8 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 				keys[n].k[0] = 0;
 				if (state->dkeyed)
 				{
-					Datum		d = slot_getattr(slot, state->inkeycols[0], &isnull);
-
+					keys[n].k[0] = ta_dense_key(state, slot, state->inkeycols[0], &isnull);
 					keys[n].nulls = isnull;
-					if (!isnull)
-						keys[n].k[0] = ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid,
-													  d);
 				}
 				/* its slot's flag and cells, for the lookup a batch later */
 				s = ta_dense_slot(state, starts[n], start_nulls[n], keys[n].k[0],

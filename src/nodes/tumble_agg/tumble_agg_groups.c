@@ -4,7 +4,7 @@
  *	  TumbleAgg's group store: the window of a row's time, and where the
  *	  cells of each (window, keys) group live (see tumble_agg_exec.c).
  *
- Without keys the groups are a dense array of windows indexed by
+ * Without keys the groups are a dense array of windows indexed by
  * (start - base) / stride (the window length; in a parallel window
  * partition, which holds every n-th window, n times that), grown as
  * windows appear, with the NULL and infinite windows beside it.  With one
@@ -14,9 +14,8 @@
  * turns into a hash table when it would grow sparse or beyond the memory
  * limit.  With more keys, or after that, a simplehash table on integers
  * (tumble_agg_keys.c) when every key is integer-like, else execGrouping.c's
- * TupleHashTable.  Cells are cut
- * from blocks of the group context, each group's on cache lines of its
- * own.
+ * TupleHashTable.  Cells are cut from blocks of the group context, each
+ * group's on cache lines of its own.
  *
  * src/nodes/tumble_agg/tumble_agg_groups.c
  *
@@ -351,9 +350,9 @@ ta_dense_range(int64 v, int64 base, int64 n, int64 step, int64 *lo)
  *
  * The array is window-major: dnkey slots per window.  When a window or a
  * key falls outside it, a larger array is made (the dimension that grew to
- * what it needs and half as much again) and the used slots are copied over; the slots of the
- * new array are not touched until used, so that a span the data never
- * fill costs address space, not pages.
+ * what it needs and half as much again) and the used slots are copied
+ * over; the slots of the new array are not touched until used, so that a
+ * span the data never fill costs address space, not pages.
  */
 static TaCell *
 ta_dense_cells(TumbleAggState *state, int64 start, int64 key)
@@ -500,12 +499,7 @@ ta_group_cells(TumbleAggState *state, int64 start, bool start_null,
 		bool		key_null = false;
 
 		if (state->dkeyed)
-		{
-			Datum		d = slot_getattr(keys, keycols[0], &key_null);
-
-			if (!key_null)
-				key = ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid, d);
-		}
+			key = ta_dense_key(state, keys, keycols[0], &key_null);
 		return ta_group_cells_int(state, start, start_null, key, key_null);
 	}
 	return ta_hashed_cells(state, start, start_null, keys, keycols);

@@ -184,6 +184,20 @@ extern void ta_check_memory(TumbleAggState *state, bool exchanging);
 extern int	ta_part_of(TumbleAggState *state, int64 start, bool start_null);
 
 /*
+ * ta_dense_key
+ *		The one integer key of the dense array from column col of slot, as
+ *		int64 (0 when NULL, *isnull set).
+ */
+static inline int64
+ta_dense_key(TumbleAggState *state, TupleTableSlot *slot, AttrNumber col,
+			 bool *isnull)
+{
+	Datum		d = slot_getattr(slot, col, isnull);
+
+	return *isnull ? 0 : ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid, d);
+}
+
+/*
  * ta_dense_slot
  *		The dense array's slot of group (start, key) when the array spans it
  *		(used or not), else -1.  The differences are taken unsigned, so that

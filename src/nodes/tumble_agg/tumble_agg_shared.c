@@ -27,7 +27,6 @@
  */
 #include "postgres.h"
 
-#include "access/parallel.h"
 #include "miscadmin.h"
 #include "utils/dsa.h"
 
@@ -83,7 +82,7 @@ ta_shared_reset(TaSharedArrays *sh, dsa_area *area)
 bool
 ta_shared_publish(TumbleAggState *state, TaSharedArrays *sh, dsa_area *area)
 {
-	int			me = IsParallelWorker() ? ParallelWorkerNumber + 1 : 0;
+	int			me = wj_participant_number();
 	int			naggs = state->naggs;
 	int64		wlo = PG_INT64_MAX;
 	int64		whi = -1;
