@@ -408,6 +408,23 @@ RESET enable_hashagg;
 RESET enable_sort;
 DROP TABLE dk;
 
+-- the groups the planner expects: distinct windows times keys; an hour's
+-- window over a day of rows is 24 windows a key (1,200 groups here), not one
+-- per histogram bucket it overlaps (124 a key, the estimate before)
+CREATE TABLE est AS SELECT timestamp '2024-01-01' + ((i * 7919) % 86400) * interval '1 second' AS t,
+  i % 50 AS k FROM generate_series(1, 20000) i;
+ANALYZE est;
+SET enable_hashagg = off;
+SET enable_sort = off;
+SELECT j ->> 'Custom Plan Provider' AS node, (j ->> 'Plan Rows')::float8 AS plan_rows
+FROM wj_test.explain_json($$SELECT window_start, k, count(*) FROM est, tumble(t, interval '1 hour')
+  GROUP BY 1, 2$$) j;
+SELECT count(*) AS groups FROM (SELECT window_start, k FROM est, tumble(t, interval '1 hour')
+  GROUP BY 1, 2) g;
+RESET enable_hashagg;
+RESET enable_sort;
+DROP TABLE est;
+
 -- rescan: the aggregate under a nested loop, once per outer row
 SELECT wj_test.on_off($$SELECT o.x, (SELECT count(*) FROM (SELECT window_start, count(*)
   FROM m, tumble(t, interval '1 hour') WHERE m.k = o.x GROUP BY 1) q) AS windows

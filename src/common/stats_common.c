@@ -141,14 +141,19 @@ wj_stats_time_span(PlannerInfo *root, Node *expr, bool with_mcv)
 }
 
 /*
- * wj_stats_time_cells
+ * time_cells
  *		Into how many cells of the given width (in the expression's units)
  *		the values of rows rows of expr fall, according to its histogram;
- *		-1 when it has none (or not of a time type).  A bucket with an
- *		infinite bound counts one cell per row it holds.
+ *		-1 when it has none (or not of a time type).  Each bucket adds at
+ *		most one cell per row it holds (a bucket with an infinite bound:
+ *		one per row).  With once, a bucket adds the cells that start within
+ *		it (the first bucket also the cell it starts in), so that a cell
+ *		wider than a bucket counts once, not once per bucket it spans;
+ *		cells are then counted from the origin 0, which moves the count by
+ *		at most one.  Without, a bucket adds every cell it overlaps.
  */
-double
-wj_stats_time_cells(PlannerInfo *root, Node *expr, double width, double rows)
+static double
+time_cells(PlannerInfo *root, Node *expr, double width, double rows, bool once)
 {
 	VariableStatData vardata;
 	AttStatsSlot sslot;
@@ -172,14 +177,46 @@ wj_stats_time_cells(PlannerInfo *root, Node *expr, double width, double rows)
 
 				if (stat_value_int64(sslot.valuetype, sslot.values[i - 1], &lo) &&
 					stat_value_int64(sslot.valuetype, sslot.values[i], &hi))
-					n = Min(n, ((double) hi - (double) lo) / width + 1.0);
+					n = Min(n, once ?
+							floor((double) hi / width) - floor((double) lo / width) +
+							(i == 1 ? 1.0 : 0.0) :
+							((double) hi - (double) lo) / width + 1.0);
 				cells += n;
 			}
+			if (once)
+				cells = Max(cells, 1.0);
 		}
 		free_attstatsslot(&sslot);
 	}
 	ReleaseVariableStats(vardata);
 	return cells;
+}
+
+/*
+ * wj_stats_time_cells
+ *		The cells of the given width rows rows of expr overlap, bucket by
+ *		bucket of its histogram (time_cells); -1 without one.  A cell that
+ *		spans several buckets counts in each: the panes and partitions
+ *		their callers cost are per bucket of rows.
+ */
+double
+wj_stats_time_cells(PlannerInfo *root, Node *expr, double width, double rows)
+{
+	return time_cells(root, expr, width, rows, false);
+}
+
+/*
+ * wj_stats_time_windows
+ *		The distinct cells (windows) of the given width that rows rows of
+ *		expr fall into, according to its histogram (time_cells); -1 without
+ *		one.  A TumbleAgg's groups are windows times keys: an hour's window
+ *		over a day of rows is 24 groups a key, where the overlap count of a
+ *		100-bucket histogram says 124.
+ */
+double
+wj_stats_time_windows(PlannerInfo *root, Node *expr, double width, double rows)
+{
+	return time_cells(root, expr, width, rows, true);
 }
 
 /*

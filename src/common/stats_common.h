@@ -23,10 +23,14 @@ extern double wj_stats_time_span(PlannerInfo *root, Node *expr, bool with_mcv);
 
 /*
  * Into how many cells of the given width expr's values fall among rows
- * rows, according to its histogram (bucket by bucket); -1 without one.
+ * rows, according to its histogram; -1 without one.  _cells counts each
+ * bucket's cells (a cell spanning buckets in each), _windows the distinct
+ * ones (a cell spanning buckets once).
  */
 extern double wj_stats_time_cells(PlannerInfo *root, Node *expr, double width,
 								  double rows);
+extern double wj_stats_time_windows(PlannerInfo *root, Node *expr, double width,
+									double rows);
 
 /*
  * The distinct combinations of exprs among rows rows: estimate_num_groups(),
