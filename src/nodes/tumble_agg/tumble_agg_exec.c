@@ -391,7 +391,8 @@ ta_consume_batched(TumbleAggState *state, bool exchanging)
 				keys[n].k[0] = 0;
 				if (state->dkeyed)
 				{
-					keys[n].k[0] = ta_dense_key(state, slot, state->inkeycols[0], &isnull);
+					keys[n].k[0] = ta_dense_key(state, slot, state->inkeycols[0],
+												&isnull);
 					keys[n].nulls = isnull;
 				}
 				/* its slot's flag and cells, for the lookup a batch later */

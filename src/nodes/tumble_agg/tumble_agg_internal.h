@@ -194,7 +194,9 @@ ta_dense_key(TumbleAggState *state, TupleTableSlot *slot, AttrNumber col,
 {
 	Datum		d = slot_getattr(slot, col, isnull);
 
-	return *isnull ? 0 : ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid, d);
+	if (*isnull)
+		return 0;
+	return ta_datum_int64(TupleDescAttr(state->hashdesc, 1)->atttypid, d);
 }
 
 /*

@@ -738,7 +738,7 @@ estimate_groups(PlannerInfo *root, RelOptInfo *data_rel,
 	double		groups;
 
 	groups = wj_stats_time_windows(root, (Node *) pi->time_expr,
-								 (double) pi->info.unit, data_rel->rows);
+								   (double) pi->info.unit, data_rel->rows);
 	if (groups > 0 && pi->key_exprs != NIL)
 		groups *= wj_stats_key_groups(root, pi->key_exprs, data_rel->rows);
 	if (groups <= 0)
