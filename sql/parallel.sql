@@ -688,6 +688,47 @@ SELECT count(*), sum(total) FROM (SELECT window_start, sum(v) AS total
     FROM pw, hop(t, interval '1 minute', interval '3 minutes') GROUP BY 1, window_end) w;
 SET max_parallel_workers_per_gather = 2;
 
+-- Below a Parallel Hash Join the leader takes its share even when it would
+-- step back: a participant that reaches the join after the others built
+-- its table skips the inner side's plan, and one that arrives after they
+-- probed it returns at once.  A leader that left its share to the workers
+-- could build and probe alone, with none of the rows (found by the
+-- parallel fuzzer: a TumbleAgg on both sides of a Parallel Hash Anti Join
+-- returned no row of 6).  leader_participation = off: the leader steps back
+-- wherever it may; five runs, as the workers' start is a race.
+CREATE TABLE phl (k int, t timestamp, v int);
+CREATE TABLE phr (k int, t timestamp, v int);
+INSERT INTO phl SELECT i % 3, '2024-01-01'::timestamp + i * interval '7 minutes', i
+  FROM generate_series(1, 6) i;
+INSERT INTO phr VALUES (1, '2024-01-01 00:07', 1);
+ANALYZE phl;
+ANALYZE phr;
+SET windowjoin.leader_participation = off;
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+\set phq 'SELECT L.c FROM (SELECT k, window_start, window_end, count(*) AS c FROM phl, tumble(t, interval \'10 minutes\') GROUP BY 1, 2, 3) L WHERE NOT EXISTS (SELECT 1 FROM (SELECT k, window_start, window_end, max(v) FROM phr, tumble(t, interval \'10 minutes\') GROUP BY 1, 2, 3) R WHERE R.k = L.k AND R.window_start = L.window_start AND R.window_end = L.window_end)'
+SELECT wj_test.plan_lines(:'phq', 'Gather|Hash|TumbleAgg');
+CREATE FUNCTION ph_runs(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+  n bigint;
+  counts bigint[] := '{}';
+BEGIN
+  FOR i IN 1..5 LOOP
+    EXECUTE 'SELECT count(*) FROM (' || q || ') x' INTO n;
+    counts := counts || n;
+  END LOOP;
+  RETURN array_to_string(counts, ' ');
+END $$;
+SELECT ph_runs(:'phq') AS rows_of_five_runs;
+SET windowjoin.enable_window_aggregate = off;
+SELECT ph_runs(:'phq') AS rows_nodes_off;
+RESET windowjoin.enable_window_aggregate;
+RESET windowjoin.leader_participation;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+DROP FUNCTION ph_runs(text);
+DROP TABLE phl, phr;
+
 -- Errors raised inside a worker reach the client (the leader does not run
 -- the node here)
 SET parallel_leader_participation = off;

@@ -76,10 +76,10 @@ wj_plan_children(Plan *plan)
 /*
  * find_in_plan
  *		Search the plan tree under plan for target; when found, set
- *		*result to whether a parallel-aware Append, or a parallel-aware
- *		custom scan, lies between target and the nearest Gather or Gather
- *		Merge above it (shared: whether one lies between plan and that
- *		Gather), and return true.
+ *		*result to whether a parallel-aware Append, Hash Join or Hash, or a
+ *		parallel-aware custom scan, lies between target and the nearest
+ *		Gather or Gather Merge above it (shared: whether one lies between
+ *		plan and that Gather), and return true.
  */
 static bool
 find_in_plan(Plan *plan, Plan *target, bool shared, bool *result)
@@ -97,7 +97,8 @@ find_in_plan(Plan *plan, Plan *target, bool shared, bool *result)
 	}
 	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
 		shared = false;
-	else if ((IsA(plan, Append) || IsA(plan, CustomScan)) && plan->parallel_aware)
+	else if ((IsA(plan, Append) || IsA(plan, CustomScan) ||
+			  IsA(plan, HashJoin) || IsA(plan, Hash)) && plan->parallel_aware)
 		shared = true;
 	children = wj_plan_children(plan);
 	if (find_in_plan(plan->lefttree, target, shared, result) ||
@@ -115,7 +116,14 @@ find_in_plan(Plan *plan, Plan *target, bool shared, bool *result)
  * leader_must_share
  *		Whether the leader must run its share of node: when a Parallel
  *		Append lies between node and the Gather (or Gather Merge) above it
- *		(see wj_leader_takes_share), or a parallel-aware custom scan -- a
+ *		(see wj_leader_takes_share); a Parallel Hash Join, on either side
+ *		of it -- a participant that reaches the join once the others have
+ *		built its table skips the inner side's plan, and one that arrives
+ *		once they have probed it returns at once, so a leader that left its
+ *		share would lose its rows (the parallel fuzzer found a TumbleAgg on
+ *		both sides of a Parallel Hash Anti Join, the leader alone building
+ *		and probing, returning none of the rows); or a parallel-aware custom
+ *		scan -- a
  *		node that exchanges rows (row_exchange.c) takes, in each
  *		participant, what its child returns there as that participant's
  *		share to write, and a participant that finds the write phase over
