@@ -118,6 +118,19 @@ enum
  */
 #define WJ_STATE_ROW_OVERHEAD	104
 
+/*
+ * A row in a TUMBLE input's buckets (window_join_buckets.c): the hash of its
+ * equality keys, computed as it is read, then its MinimalTuple.  The
+ * planner counts the header too (wj_window_bucket_bytes).
+ */
+typedef struct WjBucketRow
+{
+	uint32		hash;
+	bool		hashnull;		/* some key is NULL: it never matches */
+} WjBucketRow;
+
+#define WJ_BUCKET_ROW_HEADER	MAXALIGN(sizeof(WjBucketRow))
+
 /* window_join_planner.c */
 extern List *window_join_info_to_private(const WindowJoinPlanInfo *info);
 extern void window_join_info_from_private(List *priv, WindowJoinPlanInfo *info);

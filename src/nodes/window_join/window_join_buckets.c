@@ -6,9 +6,12 @@
  *
  * INTERFACE ROUTINES (window_join_internal.h)
  *		wjoin_buckets_create	the buckets of one side
- *		wjoin_buckets_put		one input row and its window value
+ *		wjoin_buckets_put		one input row, its window value and key hash
  *		wjoin_buckets_done		all rows are in: order the windows
- *		wjoin_buckets_next		the next row, in window order
+ *		wjoin_buckets_sorted	did the rows go past work_mem into a sort
+ *		wjoin_buckets_next_row	the next row in window order, in memory
+ *		wjoin_buckets_row_slot	such a row in a slot
+ *		wjoin_buckets_next_sorted	the next row in window order, sorted
  *		wjoin_buckets_restore	put a row's derived columns back
  *		wjoin_buckets_reset		drop every row (rescan)
  *		wjoin_buckets_explain	the EXPLAIN lines of both sides' buckets
@@ -21,11 +24,13 @@
  * input has few windows for its rows (a day of five-minute windows is 288),
  * so instead of sorting n rows the node distributes them: a simplehash
  * table maps each window value to its bucket, and the row's MinimalTuple is
- * copied to the end of its bucket's chain of chunks.  When the input ends
- * the buckets (not the rows) are sorted by window, rows whose window is
- * NULL first, and the rows are returned bucket by bucket, chunk by chunk.
- * A window's rows are thus contiguous in memory when the join reads them,
- * where a sort leaves them scattered.  Chunks are carved from slabs that
+ * formed at the end of its bucket's chain of chunks, after the hash of its
+ * equality keys (computed from the input's slot as it comes in: the join
+ * need not deform the row again to find it).  When the input ends the
+ * buckets (not the rows) are sorted by window, rows whose window is NULL
+ * first, and the rows are returned bucket by bucket, chunk by chunk, with
+ * their hash (wjoin_buckets_next_row).  A window's rows are thus contiguous
+ * in memory when the join reads them, where a sort leaves them scattered.  Chunks are carved from slabs that
  * grow with the input (huge_pages.h: on huge pages from 8 MB of rows on),
  * chunk sizes doubling per bucket, so that small inputs and a thousand
  * small windows stay small.  While a bucket fills, the free space of its
@@ -44,8 +49,9 @@
  * (tuplesort_begin_heap, which spills to temporary files within work_mem):
  * every row so far, then the rest of the input, each row with its window
  * value as one extra column, the sort key.  The rows then come out of the
- * tuplesort in the same order, with that extra last column, which the join
- * ignores (it reads the side's own columns only).  EXPLAIN ANALYZE shows
+ * tuplesort in the same order, in a slot (wjoin_buckets_next_sorted), with
+ * that extra last column, which the join ignores (it reads the side's own
+ * columns only), and the join copies them as it copies a sorted input's.  EXPLAIN ANALYZE shows
  * per side the windows and the memory of the buckets, or that the side was
  * sorted.
  *
@@ -78,7 +84,10 @@
 #define WJB_SLAB			((Size) 1024 * 1024)
 #define WJB_HUGE_SLAB		((Size) 16 * 1024 * 1024)
 
-/* A piece of a bucket's chain: MinimalTuples, each MAXALIGNed */
+/*
+ * A piece of a bucket's chain: rows, each a WjBucketRow and its MinimalTuple
+ * (WJB_ROW_TUPLE), MAXALIGNed
+ */
 typedef struct WjbChunk
 {
 	struct WjbChunk *next;
@@ -89,6 +98,10 @@ typedef struct WjbChunk
 } WjbChunk;
 
 #define WJB_CHUNK_HEADER	MAXALIGN(offsetof(WjbChunk, data))
+
+/* A row in a bucket (WjBucketRow, window_join.h): its tuple, its bytes */
+#define WJB_ROW_TUPLE(row)	((MinimalTuple) ((char *) (row) + WJ_BUCKET_ROW_HEADER))
+#define WJB_ROW_SIZE(row)	MAXALIGN(WJ_BUCKET_ROW_HEADER + WJB_ROW_TUPLE(row)->t_len)
 
 /*
  * One window's rows.  While rows come in, the free space of the tail chunk
@@ -444,12 +457,12 @@ start_sort(WjBuckets *b)
 
 			while (off < chunk->used)
 			{
-				MinimalTuple tup = (MinimalTuple) (chunk->data + off);
+				WjBucketRow *row = (WjBucketRow *) (chunk->data + off);
 
 				CHECK_FOR_INTERRUPTS();
-				ExecStoreMinimalTuple(tup, b->slot, false);
+				ExecStoreMinimalTuple(WJB_ROW_TUPLE(row), b->slot, false);
 				sort_put(b, b->slot, bucket->window, bucket->isnull);
-				off += MAXALIGN(tup->t_len);
+				off += WJB_ROW_SIZE(row);
 			}
 		}
 	}
@@ -469,16 +482,19 @@ start_sort(WjBuckets *b)
 /*
  * wjoin_buckets_put
  *		Add one input row (any slot of the side's row type) to the bucket
- *		of its window value; isnull for a row without one.
+ *		of its window value; isnull for a row without one.  hash and
+ *		hashnull are its equality keys', kept with it in memory (not in
+ *		the sort past work_mem: the join computes them again from there).
  */
 void
 wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
-				  bool isnull)
+				  bool isnull, uint32 hash, bool hashnull)
 {
 	WjbBucket  *bucket;
 	MinimalTuple tup;
 	bool		should_free;
 	Size		len;
+	WjBucketRow *row;
 	int			i;
 
 	Assert(!b->done);
@@ -523,10 +539,11 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 						(hasnull ? BITMAPLEN(natts) : 0));
 		data_len = heap_compute_data_size(desc, slot->tts_values, nulls);
 		tlen = hoff + data_len;
-		len = MAXALIGN(tlen);
+		len = MAXALIGN(WJ_BUCKET_ROW_HEADER + tlen);
 		if ((Size) (bucket->end - bucket->free) < len)
 			new_chunk(b, bucket, len);
-		mtup = (MinimalTuple) bucket->free;
+		row = (WjBucketRow *) bucket->free;
+		mtup = WJB_ROW_TUPLE(row);
 		memset(mtup, 0, tlen);
 		mtup->t_len = (uint32) tlen;
 		mtup->t_infomask2 = (uint16) natts;	/* HeapTupleHeaderSetNatts */
@@ -538,13 +555,16 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 	else
 	{
 		tup = ExecFetchSlotMinimalTuple(slot, &should_free);
-		len = MAXALIGN(tup->t_len);
+		len = MAXALIGN(WJ_BUCKET_ROW_HEADER + tup->t_len);
 		if ((Size) (bucket->end - bucket->free) < len)
 			new_chunk(b, bucket, len);
-		memcpy(bucket->free, tup, tup->t_len);
+		row = (WjBucketRow *) bucket->free;
+		memcpy(WJB_ROW_TUPLE(row), tup, tup->t_len);
 		if (should_free)
 			pfree(tup);
 	}
+	row->hash = hash;
+	row->hashnull = hashnull;
 	bucket->free += len;
 
 	if (b->allocated > b->limit)
@@ -600,39 +620,44 @@ wjoin_buckets_done(WjBuckets *b)
 }
 
 /*
- * wjoin_buckets_next
- *		The next row in window order, and its window value (isnull: it has
- *		none), or NULL at the end.  The slot's tuple stays valid until the
- *		buckets are reset.
+ * wjoin_buckets_sorted
+ *		Did the rows go past work_mem into the tuplesort (read them with
+ *		wjoin_buckets_next_sorted), or are they in the buckets
+ *		(wjoin_buckets_next_row)?  Valid once wjoin_buckets_done is called.
  */
-TupleTableSlot *
-wjoin_buckets_next(WjBuckets *b, int64 *window, bool *isnull)
+bool
+wjoin_buckets_sorted(WjBuckets *b)
 {
 	Assert(b->done);
-	if (b->sort != NULL)
-	{
-		int			natts = b->desc->natts;
+	return b->sort != NULL;
+}
 
-		if (!tuplesort_gettupleslot(b->sort, true, false, b->sort_out, NULL))
-			return NULL;
-		slot_getallattrs(b->sort_out);
-		*window = DatumGetInt64(b->sort_out->tts_values[natts]);
-		*isnull = b->sort_out->tts_isnull[natts];
-		return b->sort_out;
-	}
+/*
+ * wjoin_buckets_next_row
+ *		The next row in window order, where it lies in its bucket, its
+ *		window value (isnull: it has none) and its key hash (as put), or
+ *		NULL at the end.  The row stays valid until the buckets are reset.
+ */
+MinimalTuple
+wjoin_buckets_next_row(WjBuckets *b, int64 *window, bool *isnull,
+					   uint32 *hash, bool *hashnull)
+{
+	Assert(b->done && b->sort == NULL);
 	for (;;)
 	{
 		WjbChunk   *chunk = b->chunk;
 
 		if (chunk != NULL && b->off < chunk->used)
 		{
-			MinimalTuple tup = (MinimalTuple) (chunk->data + b->off);
+			WjBucketRow *row = (WjBucketRow *) (chunk->data + b->off);
 			WjbBucket  *bucket = &b->buckets[b->order[b->cur]];
 
-			b->off += MAXALIGN(tup->t_len);
+			b->off += WJB_ROW_SIZE(row);
 			*window = bucket->window;
 			*isnull = bucket->isnull;
-			return ExecStoreMinimalTuple(tup, b->slot, false);
+			*hash = row->hash;
+			*hashnull = row->hashnull;
+			return WJB_ROW_TUPLE(row);
 		}
 		if (chunk != NULL && chunk->next != NULL)
 		{
@@ -650,6 +675,37 @@ wjoin_buckets_next(WjBuckets *b, int64 *window, bool *isnull)
 		b->chunk = b->buckets[b->order[b->cur]].head;
 		b->off = 0;
 	}
+}
+
+/*
+ * wjoin_buckets_row_slot
+ *		A row of wjoin_buckets_next_row in a slot of the side's row type
+ *		(its derived columns NULL), valid until the next call.
+ */
+TupleTableSlot *
+wjoin_buckets_row_slot(WjBuckets *b, MinimalTuple tuple)
+{
+	return ExecStoreMinimalTuple(tuple, b->slot, false);
+}
+
+/*
+ * wjoin_buckets_next_sorted
+ *		Past work_mem: the next row in window order out of the tuplesort, and
+ *		its window value (isnull: it has none), or NULL at the end.  The
+ *		slot's tuple stays valid until the next call.
+ */
+TupleTableSlot *
+wjoin_buckets_next_sorted(WjBuckets *b, int64 *window, bool *isnull)
+{
+	int			natts = b->desc->natts;
+
+	Assert(b->done && b->sort != NULL);
+	if (!tuplesort_gettupleslot(b->sort, true, false, b->sort_out, NULL))
+		return NULL;
+	slot_getallattrs(b->sort_out);
+	*window = DatumGetInt64(b->sort_out->tts_values[natts]);
+	*isnull = b->sort_out->tts_isnull[natts];
+	return b->sort_out;
 }
 
 /*

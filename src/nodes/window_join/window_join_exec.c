@@ -442,6 +442,22 @@ emit(WindowJoinState *state)
 }
 
 /*
+ * copy_row
+ *		Copy a MinimalTuple into a WjRow allocated in cxt.
+ */
+static inline WjRow *
+copy_row(MinimalTuple mtup, MemoryContext cxt)
+{
+	Size		size = WJ_ROW_HEADER + mtup->t_len;
+	WjRow	   *row = (WjRow *) MemoryContextAlloc(cxt, size);
+
+	memset(row, 0, sizeof(WjRow));
+	memcpy(WJ_ROW_TUPLE(row), mtup, mtup->t_len);
+	row->size = size;
+	return row;
+}
+
+/*
  * make_row
  *		Copy a child's current tuple into a WjRow allocated in cxt.
  */
@@ -453,17 +469,12 @@ make_row(WindowJoinState *state, TupleTableSlot *slot, MemoryContext cxt)
 	MinimalTuple mtup;
 	bool		should_free;
 	WjRow	   *row;
-	Size		size;
 
 	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	mtup = ExecFetchSlotMinimalTuple(slot, &should_free);
 	MemoryContextSwitchTo(oldcxt);
 
-	size = WJ_ROW_HEADER + mtup->t_len;
-	row = (WjRow *) MemoryContextAlloc(cxt, size);
-	memset(row, 0, sizeof(WjRow));
-	memcpy(WJ_ROW_TUPLE(row), mtup, mtup->t_len);
-	row->size = size;
+	row = copy_row(mtup, cxt);
 	if (should_free)
 		pfree(mtup);
 	return row;
@@ -483,10 +494,40 @@ store_row(WindowJoinState *state, TupleTableSlot *slot)
 }
 
 /*
+ * key_hash
+ *		The hash of the equality keys of the row in the scan tuple (this
+ *		side's part of it); *hashnull when a key is NULL: it never matches.
+ */
+static inline uint32
+key_hash(WindowJoinState *state, WjSide *side, ExprContext *econtext,
+		 bool *hashnull)
+{
+	uint32		hash = 0;
+
+	*hashnull = false;
+	for (int i = 0; i < side->nkeys; i++)
+	{
+		bool		isnull;
+		Datum		d = ExecEvalExpr(side->key_state[i], econtext, &isnull);
+		uint32		h;
+
+		if (isnull)
+		{
+			*hashnull = true;
+			return 0;
+		}
+		h = DatumGetUInt32(FunctionCall1Coll(&side->hashfn[i],
+											 state->key_coll[i], d));
+		hash = ((hash << 1) | (hash >> 31)) ^ h;
+	}
+	return hash;
+}
+
+/*
  * load_buckets
  *		Read a side's unsorted input whole into its buckets, by the window
- *		value of each row (window_join_buckets.c), for fetch_next to read in
- *		window order.
+ *		value of each row (window_join_buckets.c), with the hash of its
+ *		keys, for fetch_next to read in window order.
  */
 static void
 load_buckets(WindowJoinState *state, WjSide *side)
@@ -499,6 +540,8 @@ load_buckets(WindowJoinState *state, WjSide *side)
 		MemoryContext oldcxt;
 		Datum		d;
 		bool		isnull;
+		uint32		hash;
+		bool		hashnull;
 
 		CHECK_FOR_INTERRUPTS();
 
@@ -509,9 +552,11 @@ load_buckets(WindowJoinState *state, WjSide *side)
 		fill_from_slot(state, side, slot);
 		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
 		d = ExecEvalExpr(side->win_state[0], econtext, &isnull);
+		hash = key_hash(state, side, econtext, &hashnull);
 		oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 		wjoin_buckets_put(side->buckets, slot,
-						  isnull ? 0 : DatumGetInt64(d), isnull);
+						  isnull ? 0 : DatumGetInt64(d), isnull,
+						  hash, hashnull);
 		MemoryContextSwitchTo(oldcxt);
 	}
 	wjoin_buckets_done(side->buckets);
@@ -638,23 +683,7 @@ peek_group_windows(WindowJoinState *state, WjSide *side, ExprContext *econtext,
 static inline void
 peek_key_hash(WindowJoinState *state, WjSide *side, ExprContext *econtext)
 {
-	side->peek_hash = 0;
-	side->peek_hashnull = false;
-	for (int i = 0; i < side->nkeys; i++)
-	{
-		bool		isnull;
-		Datum		d = ExecEvalExpr(side->key_state[i], econtext, &isnull);
-		uint32		h;
-
-		if (isnull)
-		{
-			side->peek_hashnull = true;
-			break;
-		}
-		h = DatumGetUInt32(FunctionCall1Coll(&side->hashfn[i],
-											 state->key_coll[i], d));
-		side->peek_hash = ((side->peek_hash << 1) | (side->peek_hash >> 31)) ^ h;
-	}
+	side->peek_hash = key_hash(state, side, econtext, &side->peek_hashnull);
 }
 
 /*
@@ -670,8 +699,44 @@ fetch_next(WindowJoinState *state, WjSide *side)
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
 
 	side->peek_valid = false;
+	side->peek_tuple = NULL;
 	if (side->exhausted)
 		return;
+	if (side->buckets != NULL && !side->buckets_loaded)
+		load_buckets(state, side);
+
+	/*
+	 * A row in the buckets has its window and key hash from when it was
+	 * put there: nothing to deform or compute (take_peek copies it).
+	 */
+	if (side->buckets != NULL && !wjoin_buckets_sorted(side->buckets))
+	{
+		for (;;)
+		{
+			int64		bwin;
+			bool		bnull;
+			MinimalTuple tuple;
+
+			CHECK_FOR_INTERRUPTS();
+
+			tuple = wjoin_buckets_next_row(side->buckets, &bwin, &bnull,
+										   &side->peek_hash,
+										   &side->peek_hashnull);
+			if (tuple == NULL)
+			{
+				side->exhausted = true;
+				return;
+			}
+			if (!peek_group_windows(state, side, econtext,
+									bnull ? wjoin_buckets_row_slot(side->buckets, tuple) : NULL,
+									bwin, bnull))
+				continue;
+			side->peek = NULL;
+			side->peek_tuple = tuple;
+			side->peek_valid = true;
+			return;
+		}
+	}
 
 	for (;;)
 	{
@@ -682,11 +747,7 @@ fetch_next(WindowJoinState *state, WjSide *side)
 		CHECK_FOR_INTERRUPTS();
 
 		if (side->buckets != NULL)
-		{
-			if (!side->buckets_loaded)
-				load_buckets(state, side);
-			slot = wjoin_buckets_next(side->buckets, &bwin, &bnull);
-		}
+			slot = wjoin_buckets_next_sorted(side->buckets, &bwin, &bnull);
 		else
 			slot = ExecProcNode(side->ps);
 		if (TupIsNull(slot))
@@ -725,7 +786,18 @@ take_peek(WindowJoinState *state, WjSide *side)
 {
 	WjRow	   *row;
 
-	if (state->spilled)
+	if (side->peek_tuple != NULL && state->spilled)
+	{
+		/* a row of the buckets */
+		MemoryContextReset(state->rowcxt);
+		row = copy_row(side->peek_tuple, state->rowcxt);
+	}
+	else if (side->peek_tuple != NULL)
+	{
+		row = copy_row(side->peek_tuple, state->bufcxt);
+		wj_state_add(&state->stats, (int64) row->size);
+	}
+	else if (state->spilled)
 	{
 		MemoryContextReset(state->rowcxt);
 		row = make_row(state, side->peek, state->rowcxt);
@@ -1330,6 +1402,7 @@ static void
 reset_side(WjSide *side)
 {
 	side->peek_valid = false;
+	side->peek_tuple = NULL;
 	side->exhausted = false;
 	side->have_prev = false;
 	if (side->orphans)

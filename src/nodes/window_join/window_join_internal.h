@@ -80,10 +80,17 @@ extern WjBuckets *wjoin_buckets_create(TupleDesc desc, List *derived,
 									   List *steps, Const *size,
 									   MemoryContext parent);
 extern void wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot,
-							  int64 window, bool isnull);
+							  int64 window, bool isnull, uint32 hash,
+							  bool hashnull);
 extern void wjoin_buckets_done(WjBuckets *b);
-extern TupleTableSlot *wjoin_buckets_next(WjBuckets *b, int64 *window,
-										  bool *isnull);
+extern bool wjoin_buckets_sorted(WjBuckets *b);
+extern MinimalTuple wjoin_buckets_next_row(WjBuckets *b, int64 *window,
+										   bool *isnull, uint32 *hash,
+										   bool *hashnull);
+extern TupleTableSlot *wjoin_buckets_row_slot(WjBuckets *b,
+											  MinimalTuple tuple);
+extern TupleTableSlot *wjoin_buckets_next_sorted(WjBuckets *b, int64 *window,
+												 bool *isnull);
 extern void wjoin_buckets_restore(WjBuckets *b, int64 window, Datum *values,
 								  bool *isnull);
 extern void wjoin_buckets_reset(WjBuckets *b);
@@ -121,8 +128,9 @@ typedef struct WjSide
 	/* GROUP: an unsorted input grouped by window here, or NULL */
 	WjBuckets  *buckets;
 	bool		buckets_loaded; /* the input has been read into them */
-	/* lookahead */
+	/* lookahead: a slot, or (GROUP, from the buckets) a row in them */
 	TupleTableSlot *peek;
+	MinimalTuple peek_tuple;
 	bool		peek_valid;
 	bool		exhausted;
 	int64		peek_first_end;

@@ -739,17 +739,18 @@ tumble_time_var(Node *expr)
 
 /*
  * wj_window_bucket_bytes
- *		The memory the buckets of rows rows of target take: each row a
- *		MinimalTuple with a null bitmap (its window columns are stored as
- *		NULL), times WJ_BUCKET_SLACK.  Counting the tuples alone, 100,000
- *		rows of 16 bytes were planned within 4 MB and held 8 MB at run
- *		time, which then sorted them after all.
+ *		The memory the buckets of rows rows of target take: each row its
+ *		key hash and a MinimalTuple with a null bitmap (its window columns
+ *		are stored as NULL), times WJ_BUCKET_SLACK.  Counting the tuples
+ *		alone, 100,000 rows of 16 bytes were planned within 4 MB and held
+ *		8 MB at run time, which then sorted them after all.
  */
 static double
 wj_window_bucket_bytes(double rows, PathTarget *target)
 {
-	double		tuple = MAXALIGN(SizeofMinimalTupleHeader +
-								 BITMAPLEN(list_length(target->exprs))) +
+	double		tuple = WJ_BUCKET_ROW_HEADER +
+		MAXALIGN(SizeofMinimalTupleHeader +
+				 BITMAPLEN(list_length(target->exprs))) +
 		MAXALIGN(target->width);
 
 	return rows * tuple * WJ_BUCKET_SLACK;
