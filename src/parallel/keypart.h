@@ -105,6 +105,9 @@ typedef struct WjKeyPart
 	int			subparts;		/* sub-partitions joined one after the
 								 * other (exchanged joins), else 1 */
 	int			sub;			/* the one being joined */
+	bool		whole;			/* the partition was claimed whole (its
+								 * sub-partitions joined in turn), not a
+								 * sub-partition alone */
 	bool		finished;		/* no partition left to claim */
 	bool		leader_tried;	/* the leader tried its own partition */
 	uint32		local;			/* counter when there is no DSM segment */
