@@ -362,6 +362,34 @@ SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.k AS ak, a.t AS at, b.k A
   ON a.k = b.k AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'$q$,
   key_partitioned => true);
 DROP FUNCTION kx_spread(text);
+-- Where the exchanged rows go: chunks in shared memory, within
+-- work_mem x hash_mem_multiplier per planned participant, and past it the
+-- temporary files; the rows are the same either way
+CREATE FUNCTION kx_where(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  m text[];
+BEGIN
+  FOR m IN SELECT regexp_match(l, 'Rows Exchanged: (\d+) in shared memory \(peak (\d+)kB\), (\d+) in temporary files')
+           FROM wj_test.explain(q, 'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF') l
+           WHERE l ~ 'Rows Exchanged' LOOP
+    RETURN NEXT format('rows: %s, in shared memory: %s, in files: %s, peak within the budget: %s',
+                       m[1]::bigint + m[3]::bigint, m[1]::bigint > 0, m[3]::bigint > 0,
+                       m[2]::bigint * 1024 <= pg_size_bytes(current_setting('work_mem')) *
+                         current_setting('hash_mem_multiplier')::float8 * 3);
+  END LOOP;
+END $$;
+SELECT kx_where($q$SELECT count(*) FROM kxa a FULL JOIN kxb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'$q$);
+SET work_mem = '64kB';
+SET hash_mem_multiplier = 1;
+SELECT kx_where($q$SELECT count(*) FROM kxa a FULL JOIN kxb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'$q$);
+SELECT wj_test.split_check('IntervalJoin', $q$SELECT a.k AS ak, a.t AS at, b.k AS bk, b.t AS bt FROM kxa a FULL JOIN kxb b
+  ON a.k = b.k AND b.t BETWEEN a.t - interval '2 seconds' AND a.t + interval '2 seconds'$q$,
+  key_partitioned => true);
+RESET work_mem;
+RESET hash_mem_multiplier;
+DROP FUNCTION kx_where(text);
 DROP TABLE kxa, kxb;
 -- A parallel plan run without parallel mode: the lazily evaluated query of
 -- a set-returning SQL function may be run again, so its Gather runs the plan

@@ -354,7 +354,8 @@ key_exchange_rescan(CustomScanState *node)
 
 /*
  * key_exchange_explain
- *		ExplainCustomScan: the key and the number of partitions.
+ *		ExplainCustomScan: the key and the number of partitions; under
+ *		ANALYZE where the rows went (shared memory, temporary files).
  */
 static void
 key_exchange_explain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -376,6 +377,7 @@ key_exchange_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 						   state->nparts / WJ_KEYPART_SUBPARTS, es);
 	ExplainPropertyInteger("Sub-partitions Each", NULL, WJ_KEYPART_SUBPARTS,
 						   es);
+	wj_exchange_explain(&state->ex, es);
 }
 
 /*
@@ -397,7 +399,8 @@ key_exchange_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *
 {
 	KeyExchangeState *state = (KeyExchangeState *) node;
 
-	wj_exchange_init_dsm(&state->ex, coordinate, pcxt, state->nparts,
+	wj_exchange_init_dsm(&state->ex, coordinate, pcxt,
+						 node->ss.ps.state->es_query_dsa, state->nparts,
 						 "wjkeyx");
 }
 
@@ -414,7 +417,8 @@ key_exchange_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void
 static void
 key_exchange_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 {
-	wj_exchange_init_worker(&((KeyExchangeState *) node)->ex, coordinate);
+	wj_exchange_init_worker(&((KeyExchangeState *) node)->ex, coordinate,
+							node->ss.ps.state->es_query_dsa);
 }
 
 static void

@@ -941,7 +941,8 @@ session_sort_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *
 	if (state->kp_exchange)
 		wj_exchange_init_dsm(&state->ex,
 							 (char *) coordinate + sh->exchange_offset,
-							 pcxt, state->kp.parts, "wjsession");
+							 pcxt, node->ss.ps.state->es_query_dsa,
+							 state->kp.parts, "wjsession");
 }
 
 static void
@@ -966,7 +967,8 @@ session_sort_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordi
 						 (char *) coordinate + SSORT_SHARED_SIZE);
 	if (state->kp_exchange)
 		wj_exchange_init_worker(&state->ex,
-								(char *) coordinate + sh->exchange_offset);
+								(char *) coordinate + sh->exchange_offset,
+								node->ss.ps.state->es_query_dsa);
 }
 
 static void

@@ -1097,6 +1097,7 @@ tumble_agg_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 	state->area = node->ss.ps.state->es_query_dsa;
 	wj_exchange_init_dsm(&state->ex,
 						 (char *) coordinate + ta_instr_size(pcxt->nworkers), pcxt,
+						 node->ss.ps.state->es_query_dsa,
 						 ta_nparts(state, pcxt->nworkers + 1), "wjtumble");
 	if (state->ex.shared != NULL)
 	{
@@ -1126,7 +1127,8 @@ tumble_agg_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordina
 	state->sharedarrays = ta_shared_space(coordinate, state->pinstr.shared->nworkers);
 	state->area = node->ss.ps.state->es_query_dsa;
 	wj_exchange_init_worker(&state->ex, (char *) coordinate +
-							ta_instr_size(state->pinstr.shared->nworkers));
+							ta_instr_size(state->pinstr.shared->nworkers),
+							node->ss.ps.state->es_query_dsa);
 	state->nparts = state->ex.shared->nparts;
 }
 

@@ -483,6 +483,7 @@ window_expand_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 
 	state->leader.pcxt = pcxt;
 	wj_exchange_init_dsm(&state->ex, coordinate, pcxt,
+						 node->ss.ps.state->es_query_dsa,
 						 expand_nparts(pcxt->nworkers + 1), "wjexpand");
 	if (state->ex.shared != NULL)
 		state->nparts = state->ex.shared->nparts;
@@ -510,7 +511,8 @@ window_expand_initialize_worker(CustomScanState *node, shm_toc *toc,
 {
 	WindowExpandState *state = (WindowExpandState *) node;
 
-	wj_exchange_init_worker(&state->ex, coordinate);
+	wj_exchange_init_worker(&state->ex, coordinate,
+							node->ss.ps.state->es_query_dsa);
 	state->nparts = state->ex.shared->nparts;
 }
 
