@@ -442,54 +442,40 @@ emit(WindowJoinState *state)
 }
 
 /*
- * copy_row
- *		Copy a MinimalTuple into a WjRow allocated in cxt.
+ * make_row
+ *		Copy a side's lookahead row -- a row of its buckets, or else its
+ *		child's current tuple -- into a WjRow: in the state's memory, counted
+ *		in its figures, or, once the state has spilled, in rowcxt (one row
+ *		at a time, on its way to the side's file).
  */
-static inline WjRow *
-copy_row(MinimalTuple mtup, MemoryContext cxt)
+static WjRow *
+make_row(WindowJoinState *state, WjSide *side)
 {
-	Size		size = WJ_ROW_HEADER + mtup->t_len;
-	WjRow	   *row = (WjRow *) MemoryContextAlloc(cxt, size);
+	MinimalTuple mtup = side->peek_tuple;
+	bool		should_free = false;
+	MemoryContext cxt = state->spilled ? state->rowcxt : state->bufcxt;
+	WjRow	   *row;
+	Size		size;
 
+	if (mtup == NULL)
+	{
+		ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+		MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+
+		mtup = ExecFetchSlotMinimalTuple(side->peek, &should_free);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	if (state->spilled)
+		MemoryContextReset(state->rowcxt);
+	size = WJ_ROW_HEADER + mtup->t_len;
+	row = (WjRow *) MemoryContextAlloc(cxt, size);
 	memset(row, 0, sizeof(WjRow));
 	memcpy(WJ_ROW_TUPLE(row), mtup, mtup->t_len);
 	row->size = size;
-	return row;
-}
-
-/*
- * make_row
- *		Copy a child's current tuple into a WjRow allocated in cxt.
- */
-static WjRow *
-make_row(WindowJoinState *state, TupleTableSlot *slot, MemoryContext cxt)
-{
-	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-	MemoryContext oldcxt;
-	MinimalTuple mtup;
-	bool		should_free;
-	WjRow	   *row;
-
-	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	mtup = ExecFetchSlotMinimalTuple(slot, &should_free);
-	MemoryContextSwitchTo(oldcxt);
-
-	row = copy_row(mtup, cxt);
 	if (should_free)
 		pfree(mtup);
-	return row;
-}
-
-/*
- * store_row
- *		Copy a child's current tuple into the state memory.
- */
-static WjRow *
-store_row(WindowJoinState *state, TupleTableSlot *slot)
-{
-	WjRow	   *row = make_row(state, slot, state->bufcxt);
-
-	wj_state_add(&state->stats, (int64) row->size);
+	if (!state->spilled)
+		wj_state_add(&state->stats, (int64) size);
 	return row;
 }
 
@@ -676,17 +662,6 @@ peek_group_windows(WindowJoinState *state, WjSide *side, ExprContext *econtext,
 }
 
 /*
- * peek_key_hash
- *		The hash of the lookahead row's equality keys; a NULL key never
- *		matches.
- */
-static inline void
-peek_key_hash(WindowJoinState *state, WjSide *side, ExprContext *econtext)
-{
-	side->peek_hash = key_hash(state, side, econtext, &side->peek_hashnull);
-}
-
-/*
  * fetch_next
  *		Advance a side's lookahead to its next row that belongs to some
  *		window, computing its window(s) and key hash.  Rows that are in no
@@ -768,7 +743,7 @@ fetch_next(WindowJoinState *state, WjSide *side)
 			!peek_time_windows(state, side, econtext) :
 			!peek_group_windows(state, side, econtext, slot, bwin, bnull))
 			continue;
-		peek_key_hash(state, side, econtext);
+		side->peek_hash = key_hash(state, side, econtext, &side->peek_hashnull);
 		side->peek = slot;
 		side->peek_valid = true;
 		return;
@@ -784,26 +759,7 @@ fetch_next(WindowJoinState *state, WjSide *side)
 static void
 take_peek(WindowJoinState *state, WjSide *side)
 {
-	WjRow	   *row;
-
-	if (side->peek_tuple != NULL && state->spilled)
-	{
-		/* a row of the buckets */
-		MemoryContextReset(state->rowcxt);
-		row = copy_row(side->peek_tuple, state->rowcxt);
-	}
-	else if (side->peek_tuple != NULL)
-	{
-		row = copy_row(side->peek_tuple, state->bufcxt);
-		wj_state_add(&state->stats, (int64) row->size);
-	}
-	else if (state->spilled)
-	{
-		MemoryContextReset(state->rowcxt);
-		row = make_row(state, side->peek, state->rowcxt);
-	}
-	else
-		row = store_row(state, side->peek);
+	WjRow	   *row = make_row(state, side);
 
 	row->first_end = side->peek_first_end;
 	row->last_end = side->peek_last_end;
