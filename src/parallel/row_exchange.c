@@ -65,6 +65,7 @@
 #include "storage/spin.h"
 #include "utils/memutils.h"
 
+#include "src/common/minimal_tuple.h"
 #include "src/common/pg_compat.h"
 #include "src/parallel/row_exchange.h"
 
@@ -460,13 +461,15 @@ new_chunk(WjExchange *ex, int p, Size need)
 
 /*
  * put_memory
- *		Copy a row into partition p's chunk in shared memory; false if it
- *		has to go to the files (no area, or past the budget).
+ *		Copy or form slot's row (as wj_minimal_prepare prepared it in form)
+ *		into partition p's chunk in shared memory; false if it has to go to
+ *		the files (no area, or past the budget).
  */
 static bool
-put_memory(WjExchange *ex, int p, MinimalTuple tuple)
+put_memory(WjExchange *ex, int p, TupleTableSlot *slot,
+		   const WjMinimalForm *form)
 {
-	Size		len = MAXALIGN(tuple->t_len);
+	Size		len = MAXALIGN(form->len);
 	WjExchangeChunk *chunk = ex->wchunk[p];
 
 	if (ex->area == NULL || ex->mem_full)
@@ -479,7 +482,7 @@ put_memory(WjExchange *ex, int p, MinimalTuple tuple)
 			return false;
 		chunk = ex->wchunk[p];
 	}
-	memcpy(chunk->data + chunk->used, tuple, tuple->t_len);
+	wj_minimal_write(slot, form, (MinimalTuple) (chunk->data + chunk->used));
 	chunk->used += len;
 	return true;
 }
@@ -530,20 +533,23 @@ wj_exchange_write(WjExchange *ex, PlanState *child, MemoryContext cxt,
 void
 wj_exchange_put(WjExchange *ex, int part, TupleTableSlot *slot)
 {
-	bool		should_free;
-	MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
+	WjMinimalForm form;
 
 	Assert(ex->sts != NULL && !ex->written &&
 		   part >= 0 && part < ex->shared->nparts);
-	if (put_memory(ex, part, tuple))
+	(void) wj_minimal_prepare(slot, NULL, &form);
+	if (put_memory(ex, part, slot, &form))
 		ex->nrows_memory++;
 	else
 	{
+		bool		should_free;
+		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
+
 		sts_puttuple(ex->sts[part], NULL, tuple);
 		ex->nrows_files++;
+		if (should_free)
+			pfree(tuple);
 	}
-	if (should_free)
-		pfree(tuple);
 }
 
 /*

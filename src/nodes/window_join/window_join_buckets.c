@@ -73,6 +73,7 @@
 #include "catalog/pg_operator.h"
 
 #include "src/common/huge_pages.h"
+#include "src/common/minimal_tuple.h"
 #include "src/common/window_arith.h"
 #include "src/nodes/window_join/window_join_internal.h"
 
@@ -491,8 +492,7 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 				  bool isnull, uint32 hash, bool hashnull)
 {
 	WjbBucket  *bucket;
-	MinimalTuple tup;
-	bool		should_free;
+	WjMinimalForm form;
 	Size		len;
 	WjBucketRow *row;
 	int			i;
@@ -509,60 +509,24 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 	bucket = &b->buckets[i];
 
 	/*
-	 * A virtual slot's row (a scan's projection), or any row with columns
-	 * to drop, is formed as a MinimalTuple straight into the chunk, as
-	 * heap_form_minimal_tuple would form it in memory of its own; any other
-	 * slot's is copied.
+	 * The row is copied (a tuple's slot) or formed (a projection's, or any
+	 * row with columns to drop) straight into the chunk.
 	 */
-	if (TTS_IS_VIRTUAL(slot) || b->dropped != NULL)
+	if (b->dropped != NULL)
 	{
-		TupleDesc	desc = slot->tts_tupleDescriptor;
-		int			natts = desc->natts;
-		bool	   *nulls;
-		bool		hasnull = false;
-		Size		hoff;
-		Size		data_len;
-		Size		tlen;
-		MinimalTuple mtup;
+		int			natts = slot->tts_tupleDescriptor->natts;
 
 		slot_getallattrs(slot);
-		nulls = slot->tts_isnull;
-		if (b->dropped != NULL)
-		{
-			for (i = 0; i < natts; i++)
-				b->nulls[i] = nulls[i] || b->dropped[i];
-			nulls = b->nulls;
-		}
 		for (i = 0; i < natts; i++)
-			hasnull |= nulls[i];
-		hoff = MAXALIGN(SizeofMinimalTupleHeader +
-						(hasnull ? BITMAPLEN(natts) : 0));
-		data_len = heap_compute_data_size(desc, slot->tts_values, nulls);
-		tlen = hoff + data_len;
-		len = MAXALIGN(WJ_BUCKET_ROW_HEADER + tlen);
-		if ((Size) (bucket->end - bucket->free) < len)
-			new_chunk(b, bucket, len);
-		row = (WjBucketRow *) bucket->free;
-		mtup = WJB_ROW_TUPLE(row);
-		memset(mtup, 0, tlen);
-		mtup->t_len = (uint32) tlen;
-		mtup->t_infomask2 = (uint16) natts;	/* HeapTupleHeaderSetNatts */
-		mtup->t_hoff = (uint8) (hoff + MINIMAL_TUPLE_OFFSET);
-		heap_fill_tuple(desc, slot->tts_values, nulls,
-						(char *) mtup + hoff, data_len, &mtup->t_infomask,
-						hasnull ? mtup->t_bits : NULL);
+			b->nulls[i] = slot->tts_isnull[i] || b->dropped[i];
 	}
-	else
-	{
-		tup = ExecFetchSlotMinimalTuple(slot, &should_free);
-		len = MAXALIGN(WJ_BUCKET_ROW_HEADER + tup->t_len);
-		if ((Size) (bucket->end - bucket->free) < len)
-			new_chunk(b, bucket, len);
-		row = (WjBucketRow *) bucket->free;
-		memcpy(WJB_ROW_TUPLE(row), tup, tup->t_len);
-		if (should_free)
-			pfree(tup);
-	}
+	len = MAXALIGN(WJ_BUCKET_ROW_HEADER +
+				   wj_minimal_prepare(slot, b->dropped != NULL ? b->nulls : NULL,
+									  &form));
+	if ((Size) (bucket->end - bucket->free) < len)
+		new_chunk(b, bucket, len);
+	row = (WjBucketRow *) bucket->free;
+	wj_minimal_write(slot, &form, WJB_ROW_TUPLE(row));
 	row->hash = hash;
 	row->hashnull = hashnull;
 	bucket->free += len;
