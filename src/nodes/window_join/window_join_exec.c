@@ -11,8 +11,9 @@
  * ALGORITHM
  *
  * Both inputs arrive sorted (PostgreSQL's Sort or a presorted path, see
- * window_join_planner.c).  Each side has a one-row lookahead ("peek") and a
- * FIFO buffer of the rows of the windows that are still open.  The inner
+ * window_join_planner.c).  Each side has a one-row lookahead ("peek", read
+ * with its window(s) and key hash by window_join_input.c) and a FIFO buffer
+ * of the rows of the windows that are still open.  The inner
  * side's buffered rows are also chained by the hash of their equality keys
  * in a simplehash table, so a window's join is a hash join over the rows of
  * that window only.  Rows are copied into the buffer once, whatever the
@@ -326,44 +327,6 @@ window_join_begin(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
- * scan_open / scan_close
- *		Bracket writes into the scan tuple's arrays, which stay allocated
- *		while the virtual slot is cleared.
- */
-static inline TupleTableSlot *
-scan_open(WindowJoinState *state)
-{
-	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
-
-	if (!TTS_EMPTY(scan))
-		ExecClearTuple(scan);
-	return scan;
-}
-
-static inline void
-scan_close(TupleTableSlot *scan)
-{
-	ExecStoreVirtualTuple(scan);
-}
-
-/*
- * fill_from_slot
- *		Copy a child's current tuple into its side's part of the scan tuple.
- */
-static void
-fill_from_slot(WindowJoinState *state, WjSide *side, TupleTableSlot *slot)
-{
-	TupleTableSlot *scan = scan_open(state);
-
-	slot_getallattrs(slot);
-	memcpy(scan->tts_values + side->first_col, slot->tts_values,
-		   sizeof(Datum) * side->ncols);
-	memcpy(scan->tts_isnull + side->first_col, slot->tts_isnull,
-		   sizeof(bool) * side->ncols);
-	scan_close(scan);
-}
-
-/*
  * fill_from_row
  *		Put a buffered row, and its side's window columns, into the scan
  *		tuple.
@@ -371,7 +334,7 @@ fill_from_slot(WindowJoinState *state, WjSide *side, TupleTableSlot *slot)
 static void
 fill_from_row(WindowJoinState *state, WjSide *side, WjRow *row)
 {
-	TupleTableSlot *scan = scan_open(state);
+	TupleTableSlot *scan = wjoin_scan_open(state);
 	MinimalTuple mtup = WJ_ROW_TUPLE(row);
 	HeapTupleData htup;
 
@@ -392,7 +355,7 @@ fill_from_row(WindowJoinState *state, WjSide *side, WjRow *row)
 		wjoin_buckets_restore(side->buckets, state->group_window,
 							  scan->tts_values + side->first_col,
 							  scan->tts_isnull + side->first_col);
-	scan_close(scan);
+	wjoin_scan_close(scan);
 }
 
 /*
@@ -402,7 +365,7 @@ fill_from_row(WindowJoinState *state, WjSide *side, WjRow *row)
 static void
 fill_nulls(WindowJoinState *state, WjSide *side)
 {
-	TupleTableSlot *scan = scan_open(state);
+	TupleTableSlot *scan = wjoin_scan_open(state);
 	int			i;
 
 	for (i = 0; i < side->ncols; i++)
@@ -415,7 +378,7 @@ fill_nulls(WindowJoinState *state, WjSide *side)
 		scan->tts_values[side->first_extra + i] = (Datum) 0;
 		scan->tts_isnull[side->first_extra + i] = true;
 	}
-	scan_close(scan);
+	wjoin_scan_close(scan);
 }
 
 /*
@@ -439,343 +402,6 @@ emit(WindowJoinState *state)
 	if (state->css.ss.ps.ps_ProjInfo)
 		return ExecProject(state->css.ss.ps.ps_ProjInfo);
 	return state->css.ss.ss_ScanTupleSlot;
-}
-
-/*
- * make_row
- *		Copy a side's lookahead row -- a row of its buckets, or else its
- *		child's current tuple -- into a WjRow: in the state's memory, counted
- *		in its figures, or, once the state has spilled, in rowcxt (one row
- *		at a time, on its way to the side's file).
- */
-static WjRow *
-make_row(WindowJoinState *state, WjSide *side)
-{
-	MinimalTuple mtup = side->peek_tuple;
-	bool		should_free = false;
-	MemoryContext cxt = state->spilled ? state->rowcxt : state->bufcxt;
-	WjRow	   *row;
-	Size		size;
-
-	if (mtup == NULL)
-	{
-		ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-		MemoryContext oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-
-		mtup = ExecFetchSlotMinimalTuple(side->peek, &should_free);
-		MemoryContextSwitchTo(oldcxt);
-	}
-	if (state->spilled)
-		MemoryContextReset(state->rowcxt);
-	size = WJ_ROW_HEADER + mtup->t_len;
-	row = (WjRow *) MemoryContextAlloc(cxt, size);
-	memset(row, 0, sizeof(WjRow));
-	memcpy(WJ_ROW_TUPLE(row), mtup, mtup->t_len);
-	row->size = size;
-	if (should_free)
-		pfree(mtup);
-	if (!state->spilled)
-		wj_state_add(&state->stats, (int64) size);
-	return row;
-}
-
-/*
- * key_hash
- *		The hash of the equality keys of the row in the scan tuple (this
- *		side's part of it); *hashnull when a key is NULL: it never matches.
- */
-static inline uint32
-key_hash(WindowJoinState *state, WjSide *side, ExprContext *econtext,
-		 bool *hashnull)
-{
-	uint32		hash = 0;
-
-	*hashnull = false;
-	for (int i = 0; i < side->nkeys; i++)
-	{
-		bool		isnull;
-		Datum		d = ExecEvalExpr(side->key_state[i], econtext, &isnull);
-		uint32		h;
-
-		if (isnull)
-		{
-			*hashnull = true;
-			return 0;
-		}
-		h = DatumGetUInt32(FunctionCall1Coll(&side->hashfn[i],
-											 state->key_coll[i], d));
-		hash = ((hash << 1) | (hash >> 31)) ^ h;
-	}
-	return hash;
-}
-
-/*
- * load_buckets
- *		Read a side's unsorted input whole into its buckets, by the window
- *		value of each row (window_join_buckets.c), with the hash of its
- *		keys, for fetch_next to read in window order.
- */
-static void
-load_buckets(WindowJoinState *state, WjSide *side)
-{
-	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-
-	for (;;)
-	{
-		TupleTableSlot *slot;
-		MemoryContext oldcxt;
-		Datum		d;
-		bool		isnull;
-		uint32		hash;
-		bool		hashnull;
-
-		CHECK_FOR_INTERRUPTS();
-
-		slot = ExecProcNode(side->ps);
-		if (TupIsNull(slot))
-			break;
-		ResetExprContext(econtext);
-		fill_from_slot(state, side, slot);
-		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
-		d = ExecEvalExpr(side->win_state[0], econtext, &isnull);
-		hash = key_hash(state, side, econtext, &hashnull);
-		oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-		wjoin_buckets_put(side->buckets, slot,
-						  isnull ? 0 : DatumGetInt64(d), isnull,
-						  hash, hashnull);
-		MemoryContextSwitchTo(oldcxt);
-	}
-	wjoin_buckets_done(side->buckets);
-	side->buckets_loaded = true;
-}
-
-/*
- * peek_time_windows
- *		TIME mode (HOP and CUMULATE windows computed from the time): the
- *		first and last window ends of the lookahead row; false when its time
- *		is NULL or falls in no window (in a gap between hop windows).
- */
-static inline bool
-peek_time_windows(WindowJoinState *state, WjSide *side, ExprContext *econtext)
-{
-	bool		isnull;
-	Datum		d = ExecEvalExpr(side->win_state[0], econtext, &isnull);
-	int64		t;
-	int64		count;
-
-	if (isnull)
-		return false;			/* a NULL time has no windows */
-	t = DatumGetInt64(d);
-	wj_check_finite(t);
-	if (state->kind == WJ_KIND_HOP)
-	{
-		int64		first_start = 0;
-
-		count = wj_hop_windows(t, state->every, state->size,
-							   state->offset, &first_start);
-		if (count == 0)
-			return false;		/* in a gap between windows */
-		(void) wj_timestamp_add(t, state->size);
-		side->peek_first_end = wj_timestamp_add(first_start, state->size);
-		side->peek_last_end = side->peek_first_end + (count - 1) * state->every;
-	}
-	else
-	{
-		int64		start;
-		int64		first_end;
-
-		count = wj_cumulate_windows(t, state->every, state->size,
-									state->offset, &start, &first_end);
-		side->peek_first_end = first_end;
-		side->peek_last_end = wj_timestamp_add(start, state->size);
-	}
-	if (side->have_prev && t < side->prev_win[0])
-		elog(ERROR, "window join input is not sorted by time");
-	side->prev_win[0] = t;
-	side->have_prev = true;
-	return true;
-}
-
-/*
- * peek_group_windows
- *		GROUP mode (the window columns of the input): the lookahead row's
- *		window values; false when one is NULL, the row then kept aside on a
- *		preserved side to be emitted null-extended.  From the buckets, the
- *		window was computed when the row was put in its bucket.
- */
-static inline bool
-peek_group_windows(WindowJoinState *state, WjSide *side, ExprContext *econtext,
-				   TupleTableSlot *slot, int64 bwin, bool bnull)
-{
-	bool		nowindow = false;
-	int			i;
-
-	if (side->buckets != NULL)
-	{
-		nowindow = bnull;
-		side->peek_win[0] = bwin;
-	}
-	else
-	{
-		for (i = 0; i < side->nwin; i++)
-		{
-			bool		isnull;
-			Datum		d = ExecEvalExpr(side->win_state[i], econtext, &isnull);
-
-			if (isnull)
-			{
-				nowindow = true;
-				break;
-			}
-			side->peek_win[i] = DatumGetInt64(d);
-		}
-	}
-	if (nowindow)
-	{
-		if (side->preserved)
-		{
-			MemoryContext oldcxt = MemoryContextSwitchTo(state->nodecxt);
-
-			if (side->orphans == NULL)
-				side->orphans =
-					tuplestore_begin_heap(false, false,
-										  Max(64, (int) (state->mem_limit / 1024 / 32)));
-			tuplestore_puttupleslot(side->orphans, slot);
-			side->have_orphans = true;
-			MemoryContextSwitchTo(oldcxt);
-		}
-		return false;
-	}
-	if (side->have_prev)
-	{
-		for (i = 0; i < side->nwin; i++)
-		{
-			if (side->peek_win[i] != side->prev_win[i])
-				break;
-		}
-		if (i < side->nwin && side->peek_win[i] < side->prev_win[i])
-			elog(ERROR, "window join input is not sorted by window");
-	}
-	memcpy(side->prev_win, side->peek_win, sizeof(int64) * side->nwin);
-	side->have_prev = true;
-	return true;
-}
-
-/*
- * fetch_next
- *		Advance a side's lookahead to its next row that belongs to some
- *		window, computing its window(s) and key hash.  Rows that are in no
- *		window are skipped, or (GROUP mode, preserved side) kept aside to be
- *		emitted null-extended.
- */
-static void
-fetch_next(WindowJoinState *state, WjSide *side)
-{
-	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-
-	side->peek_valid = false;
-	side->peek_tuple = NULL;
-	if (side->exhausted)
-		return;
-	if (side->buckets != NULL && !side->buckets_loaded)
-		load_buckets(state, side);
-
-	/*
-	 * A row in the buckets has its window and key hash from when it was
-	 * put there: nothing to deform or compute (take_peek copies it).
-	 */
-	if (side->buckets != NULL && !wjoin_buckets_sorted(side->buckets))
-	{
-		for (;;)
-		{
-			int64		bwin;
-			bool		bnull;
-			MinimalTuple tuple;
-
-			CHECK_FOR_INTERRUPTS();
-
-			tuple = wjoin_buckets_next_row(side->buckets, &bwin, &bnull,
-										   &side->peek_hash,
-										   &side->peek_hashnull);
-			if (tuple == NULL)
-			{
-				side->exhausted = true;
-				return;
-			}
-			if (!peek_group_windows(state, side, econtext,
-									bnull ? wjoin_buckets_row_slot(side->buckets, tuple) : NULL,
-									bwin, bnull))
-				continue;
-			side->peek = NULL;
-			side->peek_tuple = tuple;
-			side->peek_valid = true;
-			return;
-		}
-	}
-
-	for (;;)
-	{
-		TupleTableSlot *slot;
-		int64		bwin = 0;
-		bool		bnull = false;
-
-		CHECK_FOR_INTERRUPTS();
-
-		if (side->buckets != NULL)
-			slot = wjoin_buckets_next_sorted(side->buckets, &bwin, &bnull);
-		else
-			slot = ExecProcNode(side->ps);
-		if (TupIsNull(slot))
-		{
-			side->exhausted = true;
-			return;
-		}
-
-		ResetExprContext(econtext);
-		fill_from_slot(state, side, slot);
-		econtext->ecxt_scantuple = state->css.ss.ss_ScanTupleSlot;
-		if (side->buckets != NULL && !bnull)
-			wjoin_buckets_restore(side->buckets, bwin,
-								  econtext->ecxt_scantuple->tts_values + side->first_col,
-								  econtext->ecxt_scantuple->tts_isnull + side->first_col);
-
-		if (state->mode == WJ_MODE_TIME ?
-			!peek_time_windows(state, side, econtext) :
-			!peek_group_windows(state, side, econtext, slot, bwin, bnull))
-			continue;
-		side->peek_hash = key_hash(state, side, econtext, &side->peek_hashnull);
-		side->peek = slot;
-		side->peek_valid = true;
-		return;
-	}
-}
-
-/*
- * take_peek
- *		Move a side's lookahead row into the state (memory, or the side's
- *		file once spilled) and fetch the next one.  Spills the state when it
- *		would exceed its budget.
- */
-static void
-take_peek(WindowJoinState *state, WjSide *side)
-{
-	WjRow	   *row = make_row(state, side);
-
-	row->first_end = side->peek_first_end;
-	row->last_end = side->peek_last_end;
-	row->hash = side->peek_hash;
-	row->hashnull = side->peek_hashnull;
-
-	if (state->spilled)
-		wjoin_queue_append_file(state, side, row);
-	else
-	{
-		wjoin_side_append(state, side, row);
-		if (wjoin_state_memory(state) > state->budget)
-			wjoin_spill_state(state);
-	}
-
-	fetch_next(state, side);
 }
 
 /*
@@ -914,7 +540,7 @@ set_extras(WindowJoinState *state, WjSide *side, int64 start, int64 end)
 	if (side->nextras == 0)
 		return;
 	value = Int64GetDatum(state->kind == WJ_KIND_HOP ? start : end);
-	scan = scan_open(state);
+	scan = wjoin_scan_open(state);
 	for (i = 0; i < side->nextras; i++)
 	{
 		side->extra_values[i] = side->extra_is_expr[i] ? (Datum) 0 : value;
@@ -922,7 +548,7 @@ set_extras(WindowJoinState *state, WjSide *side, int64 start, int64 end)
 		scan->tts_values[side->first_extra + i] = side->extra_values[i];
 		scan->tts_isnull[side->first_extra + i] = side->extra_nulls[i];
 	}
-	scan_close(scan);
+	wjoin_scan_close(scan);
 
 	scandesc = scan->tts_tupleDescriptor;
 	econtext->ecxt_scantuple = scan;
@@ -977,7 +603,7 @@ next_window(WindowJoinState *state)
 		{
 			while (sides[s]->peek_valid &&
 				   compare_windows(sides[s]->peek_win, win, nwin) == 0)
-				take_peek(state, sides[s]);
+				wjoin_take_peek(state, sides[s]);
 		}
 	}
 	else
@@ -1015,7 +641,7 @@ next_window(WindowJoinState *state)
 		for (s = 0; s < 2; s++)
 		{
 			while (sides[s]->peek_valid && sides[s]->peek_first_end <= end)
-				take_peek(state, sides[s]);
+				wjoin_take_peek(state, sides[s]);
 		}
 		/* back to memory once the open windows fit well again */
 		if (state->spilled &&
@@ -1076,7 +702,7 @@ window_join_exec(CustomScanState *node)
 					state->phase = WJ_PHASE_DONE;
 					return NULL;
 				}
-				fetch_next(state, &state->outer);
+				wjoin_fetch_next(state, &state->outer);
 
 				/*
 				 * With no outer row in any window, an inner row can only be
@@ -1088,7 +714,7 @@ window_join_exec(CustomScanState *node)
 				 */
 				if (!state->outer.peek_valid && !state->inner.preserved)
 					state->inner.exhausted = true;
-				fetch_next(state, &state->inner);
+				wjoin_fetch_next(state, &state->inner);
 				/* rows without a window seen so far go out first */
 				state->phase = WJ_PHASE_ORPHANS;
 				state->after_orphans = WJ_PHASE_NEXT_WINDOW;
@@ -1306,7 +932,7 @@ window_join_exec(CustomScanState *node)
 						break;
 					}
 					fill_nulls(state, other);
-					fill_from_slot(state, side, side->orphan_slot);
+					wjoin_fill_from_slot(state, side, side->orphan_slot);
 					result = emit(state);
 					if (result)
 						return result;

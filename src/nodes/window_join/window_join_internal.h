@@ -10,6 +10,8 @@
  *	window_join_exec.c		the node's callbacks (begin, exec, end, rescan,
  *							parallel), the open windows' rows in memory,
  *							the window-by-window join
+ *	window_join_input.c		each side's lookahead row, its window(s) and
+ *							key hash, and its move into the state
  *	window_join_spill.c		past the memory budget: the open windows' rows
  *							in temporary files, and a spilled window joined
  *							batch by batch
@@ -273,6 +275,33 @@ extern bool wjoin_spill_next_batch(WindowJoinState *state);
 extern void wjoin_spill_load_chunk(WindowJoinState *state);
 extern WjRow *wjoin_spill_next_outer(WindowJoinState *state);
 extern WjPhase wjoin_spill_after_chunk(WindowJoinState *state);
+
+/* window_join_input.c: the inputs' lookahead rows, into the state */
+extern void wjoin_fill_from_slot(WindowJoinState *state, WjSide *side,
+								 TupleTableSlot *slot);
+extern void wjoin_fetch_next(WindowJoinState *state, WjSide *side);
+extern void wjoin_take_peek(WindowJoinState *state, WjSide *side);
+
+/*
+ * wjoin_scan_open / wjoin_scan_close
+ *		Bracket writes into the scan tuple's arrays, which stay allocated
+ *		while the virtual slot is cleared.
+ */
+static inline TupleTableSlot *
+wjoin_scan_open(WindowJoinState *state)
+{
+	TupleTableSlot *scan = state->css.ss.ss_ScanTupleSlot;
+
+	if (!TTS_EMPTY(scan))
+		ExecClearTuple(scan);
+	return scan;
+}
+
+static inline void
+wjoin_scan_close(TupleTableSlot *scan)
+{
+	ExecStoreVirtualTuple(scan);
+}
 
 /*
  * wjoin_chain_row
