@@ -87,6 +87,8 @@ void
 wj_minimal_write(TupleTableSlot *slot, const WjMinimalForm *form,
 				 MinimalTuple dest)
 {
+	/* heap_fill_tuple aligns by address */
+	Assert((char *) dest == (char *) MAXALIGN(dest));
 	if (form->src != NULL)
 	{
 		memcpy(dest, form->src, form->len);
@@ -95,7 +97,8 @@ wj_minimal_write(TupleTableSlot *slot, const WjMinimalForm *form,
 	}
 	memset(dest, 0, form->len);
 	dest->t_len = (uint32) form->len;
-	dest->t_infomask2 = (uint16) slot->tts_tupleDescriptor->natts;	/* HeapTupleHeaderSetNatts */
+	/* as HeapTupleHeaderSetNatts */
+	dest->t_infomask2 = (uint16) slot->tts_tupleDescriptor->natts;
 	dest->t_hoff = (uint8) (form->hoff + MINIMAL_TUPLE_OFFSET);
 	heap_fill_tuple(slot->tts_tupleDescriptor, slot->tts_values, form->nulls,
 					(char *) dest + form->hoff, form->data_len,

@@ -76,6 +76,10 @@
 #define WJ_EXCHANGE_LAST_CHUNK	((Size) 1024 * 1024)
 #define WJ_EXCHANGE_CHUNK_HEADER	MAXALIGN(offsetof(WjExchangeChunk, data))
 
+/* rows are written at chunk->data + a MAXALIGNed offset */
+StaticAssertDecl(offsetof(WjExchangeChunk, data) == WJ_EXCHANGE_CHUNK_HEADER,
+				 "exchange chunk data must be MAXALIGNed");
+
 static void finish_chunk(WjExchange *ex, int p);
 
 /*
@@ -463,7 +467,7 @@ new_chunk(WjExchange *ex, int p, Size need)
  * put_memory
  *		Copy or form slot's row (as wj_minimal_prepare prepared it in form)
  *		into partition p's chunk in shared memory; false if it has to go to
- *		the files (no area, or past the budget).
+ *		the files (past the budget).
  */
 static bool
 put_memory(WjExchange *ex, int p, TupleTableSlot *slot,
@@ -472,8 +476,6 @@ put_memory(WjExchange *ex, int p, TupleTableSlot *slot,
 	Size		len = MAXALIGN(form->len);
 	WjExchangeChunk *chunk = ex->wchunk[p];
 
-	if (ex->area == NULL || ex->mem_full)
-		return false;
 	if (chunk == NULL ||
 		chunk->size - WJ_EXCHANGE_CHUNK_HEADER - chunk->used < len)
 	{
@@ -534,22 +536,26 @@ void
 wj_exchange_put(WjExchange *ex, int part, TupleTableSlot *slot)
 {
 	WjMinimalForm form;
+	bool		should_free;
+	MinimalTuple tuple;
 
 	Assert(ex->sts != NULL && !ex->written &&
 		   part >= 0 && part < ex->shared->nparts);
-	(void) wj_minimal_prepare(slot, NULL, &form);
-	if (put_memory(ex, part, slot, &form))
-		ex->nrows_memory++;
-	else
+	if (ex->area != NULL && !ex->mem_full)
 	{
-		bool		should_free;
-		MinimalTuple tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
-
-		sts_puttuple(ex->sts[part], NULL, tuple);
-		ex->nrows_files++;
-		if (should_free)
-			pfree(tuple);
+		(void) wj_minimal_prepare(slot, NULL, &form);
+		if (put_memory(ex, part, slot, &form))
+		{
+			ex->nrows_memory++;
+			return;
+		}
 	}
+	/* no area, or the chunks' budget is spent: to the files */
+	tuple = ExecFetchSlotMinimalTuple(slot, &should_free);
+	sts_puttuple(ex->sts[part], NULL, tuple);
+	ex->nrows_files++;
+	if (should_free)
+		pfree(tuple);
 }
 
 /*

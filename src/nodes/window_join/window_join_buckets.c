@@ -24,9 +24,9 @@
  * input has few windows for its rows (a day of five-minute windows is 288),
  * so instead of sorting n rows the node distributes them: a simplehash
  * table maps each window value to its bucket, and the row's MinimalTuple is
- * formed at the end of its bucket's chain of chunks, after the hash of its
- * equality keys (computed from the input's slot as it comes in: the join
- * need not deform the row again to find it).  When the input ends the
+ * copied or formed (minimal_tuple.h) at the end of its bucket's chain of
+ * chunks, after the hash of its equality keys (computed from the input's
+ * slot as it comes in: the join need not deform the row again to find it).  When the input ends the
  * buckets (not the rows) are sorted by window, rows whose window is NULL
  * first, and the rows are returned bucket by bucket, chunk by chunk, with
  * their hash (wjoin_buckets_next_row).  A window's rows are thus contiguous
@@ -99,6 +99,10 @@ typedef struct WjbChunk
 } WjbChunk;
 
 #define WJB_CHUNK_HEADER	MAXALIGN(offsetof(WjbChunk, data))
+
+/* rows are written at chunk->data + a MAXALIGNed offset */
+StaticAssertDecl(offsetof(WjbChunk, data) == WJB_CHUNK_HEADER,
+				 "bucket chunk data must be MAXALIGNed");
 
 /* A row in a bucket (WjBucketRow, window_join.h): its tuple, its bytes */
 #define WJB_ROW_TUPLE(row)	((MinimalTuple) ((char *) (row) + WJ_BUCKET_ROW_HEADER))
@@ -521,7 +525,8 @@ wjoin_buckets_put(WjBuckets *b, TupleTableSlot *slot, int64 window,
 			b->nulls[i] = slot->tts_isnull[i] || b->dropped[i];
 	}
 	len = MAXALIGN(WJ_BUCKET_ROW_HEADER +
-				   wj_minimal_prepare(slot, b->dropped != NULL ? b->nulls : NULL,
+				   wj_minimal_prepare(slot,
+									  b->dropped != NULL ? b->nulls : NULL,
 									  &form));
 	if ((Size) (bucket->end - bucket->free) < len)
 		new_chunk(b, bucket, len);

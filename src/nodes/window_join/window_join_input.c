@@ -4,7 +4,7 @@
  *	  WindowJoin's intake: each side's one-row lookahead, its window(s) and
  *	  key hash, and the move of that row into the state of open windows.
  *
- * INTERFACE ROUTINES
+ * INTERFACE ROUTINES (window_join_internal.h)
  *		wjoin_fetch_next		advance a side's lookahead to its next row
  *		wjoin_take_peek			move the lookahead row into the state
  *		wjoin_fill_from_slot	a child's row into its side of the scan tuple
@@ -27,7 +27,8 @@
  *	  waits in a tuplestore to be emitted null-extended;
  *	- the hash of its equality keys (a NULL key never matches), computed
  *	  once per row: a row from the buckets carries the one computed when
- *	  it was put there, and is taken without being deformed.
+ *	  it was put there, and is taken without being deformed (buckets that
+ *	  went into a sort past work_mem compute it again as they are read).
  *
  * Both inputs must be in window order; a row out of order is a can't-happen
  * error (the planner put the sort there).  Taking the lookahead copies it
@@ -58,7 +59,8 @@
  *		Copy a child's current tuple into its side's part of the scan tuple.
  */
 void
-wjoin_fill_from_slot(WindowJoinState *state, WjSide *side, TupleTableSlot *slot)
+wjoin_fill_from_slot(WindowJoinState *state, WjSide *side,
+					 TupleTableSlot *slot)
 {
 	TupleTableSlot *scan = wjoin_scan_open(state);
 
@@ -142,7 +144,7 @@ key_hash(WindowJoinState *state, WjSide *side, ExprContext *econtext,
  * load_buckets
  *		Read a side's unsorted input whole into its buckets, by the window
  *		value of each row (window_join_buckets.c), with the hash of its
- *		keys, for fetch_next to read in window order.
+ *		keys, for wjoin_fetch_next to read in window order.
  */
 static void
 load_buckets(WindowJoinState *state, WjSide *side)
@@ -311,7 +313,7 @@ wjoin_fetch_next(WindowJoinState *state, WjSide *side)
 
 	/*
 	 * A row in the buckets has its window and key hash from when it was
-	 * put there: nothing to deform or compute (take_peek copies it).
+	 * put there: nothing to deform or compute (wjoin_take_peek copies it).
 	 */
 	if (side->buckets != NULL && !wjoin_buckets_sorted(side->buckets))
 	{
