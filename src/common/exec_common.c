@@ -120,11 +120,10 @@ find_in_plan(Plan *plan, Plan *target, bool shared, bool *result)
  *		of it -- a participant that reaches the join once the others have
  *		built its table skips the inner side's plan, and one that arrives
  *		once they have probed it returns at once, so a leader that left its
- *		share would lose its rows (the parallel fuzzer found a TumbleAgg on
- *		both sides of a Parallel Hash Anti Join, the leader alone building
- *		and probing, returning none of the rows); or a parallel-aware custom
- *		scan -- a
- *		node that exchanges rows (row_exchange.c) takes, in each
+ *		share would lose its rows (a TumbleAgg on both sides of a Parallel
+ *		Hash Anti Join: the leader alone built and probed, returning none of
+ *		the rows); or a parallel-aware custom scan -- a node that exchanges
+ *		rows (row_exchange.c) takes, in each
  *		participant, what its child returns there as that participant's
  *		share to write, and a participant that finds the write phase over
  *		writes nothing: a leader whose child returned no rows at once could

@@ -26,12 +26,13 @@
  * table maps each window value to its bucket, and the row's MinimalTuple is
  * copied or formed (minimal_tuple.h) at the end of its bucket's chain of
  * chunks, after the hash of its equality keys (computed from the input's
- * slot as it comes in: the join need not deform the row again to find it).  When the input ends the
- * buckets (not the rows) are sorted by window, rows whose window is NULL
- * first, and the rows are returned bucket by bucket, chunk by chunk, with
- * their hash (wjoin_buckets_next_row).  A window's rows are thus contiguous
- * in memory when the join reads them, where a sort leaves them scattered.  Chunks are carved from slabs that
- * grow with the input (huge_pages.h: on huge pages from 8 MB of rows on),
+ * slot as it comes in: the join need not deform the row again to find it).
+ * When the input ends the buckets (not the rows) are sorted by window, rows
+ * whose window is NULL first, and the rows are returned bucket by bucket,
+ * chunk by chunk, with their hash (wjoin_buckets_next_row).  A window's
+ * rows are thus contiguous in memory when the join reads them, where a sort
+ * leaves them scattered.  Chunks are carved from slabs that grow with the
+ * input (huge_pages.h: on huge pages from 8 MB of rows on),
  * chunk sizes doubling per bucket, so that small inputs and a thousand
  * small windows stay small.  While a bucket fills, the free space of its
  * last chunk is kept in the bucket, so that a row touches no chunk header.
